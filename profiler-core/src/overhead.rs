@@ -1,0 +1,151 @@
+//! Self-calibration: the profiler measures what it costs per call.
+//!
+//! On a private thread and a hidden slot, it times a loop of empty annotated
+//! calls against the same loop unannotated (the cost added to the caller),
+//! and reads the median duration those empty calls recorded (the floor that
+//! every sample carries). Profiles report both; opt-in subtraction removes
+//! the floor from brick samples and says so in the profile's notes.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::histogram::bucket_bounds;
+use crate::profile::Overhead;
+use crate::record::{Amounts, Recording};
+use crate::state::{self, DEVICE_EVENTS, ENABLED, PAUSED, SYNC_EACH};
+
+/// Calls per timed round.
+const CALLS: u32 = 20_000;
+/// Timed rounds (the median is kept).
+const ROUNDS: usize = 7;
+
+/// A calibration result, in the units the snapshot needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Measured {
+    per_call_ns: f64,
+    pub(crate) floor_ticks: u64,
+    floor_ns: f64,
+}
+
+impl Measured {
+    pub(crate) fn report(self, subtracted: bool) -> Overhead {
+        Overhead {
+            per_call_ns: self.per_call_ns,
+            floor_ns: self.floor_ns,
+            subtracted,
+        }
+    }
+}
+
+#[inline(never)]
+fn plain(x: u64) -> u64 {
+    black_box(x)
+}
+
+#[inline(never)]
+fn annotated(recording: Recording, slot: u32, x: u64) -> u64 {
+    let _guard = recording.enter_slot(slot, Amounts::NONE);
+    black_box(x)
+}
+
+/// Measures the profiler's per-call cost now (a few milliseconds, on a
+/// private thread) and reports it in every later [`Profile`](crate::Profile).
+pub fn calibrate_overhead() -> Overhead {
+    let measured = std::thread::scope(|s| s.spawn(measure).join()).unwrap_or(Measured {
+        per_call_ns: 0.0,
+        floor_ticks: 0,
+        floor_ns: 0.0,
+    });
+    let mut facts = crate::control::run_facts();
+    facts.overhead = Some(measured);
+    measured.report(facts.subtract_overhead)
+}
+
+/// The last calibration, if any.
+#[must_use]
+pub fn overhead() -> Option<Overhead> {
+    let facts = crate::control::run_facts();
+    facts.overhead.map(|m| m.report(facts.subtract_overhead))
+}
+
+/// Subtracts the measured floor from every brick sample in later snapshots
+/// (calibrating first if needed). Profiles say so in `run.notes`.
+pub fn set_subtract_overhead(on: bool) {
+    if on && overhead().is_none() {
+        calibrate_overhead();
+    }
+    crate::control::run_facts().subtract_overhead = on;
+}
+
+fn measure() -> Measured {
+    crate::slab::mark_internal_thread();
+    let slot = crate::site::intern_hidden("__profiler_overhead");
+    // Record as an enabled brick would, whatever the user's settings.
+    let word = (state::load() | ENABLED) & !(PAUSED | SYNC_EACH | DEVICE_EVENTS);
+    let recording = Recording::from_state(word);
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    for round in 0..=ROUNDS {
+        let t0 = Instant::now();
+        for i in 0..CALLS {
+            plain(u64::from(i));
+        }
+        let t1 = Instant::now();
+        for i in 0..CALLS {
+            annotated(recording, slot, u64::from(i));
+        }
+        let t2 = Instant::now();
+        if round > 0 {
+            // Round 0 warms caches and allocates the thread's storage.
+            let added = (t2 - t1).as_nanos() as f64 - (t1 - t0).as_nanos() as f64;
+            rounds.push(added.max(0.0) / f64::from(CALLS));
+        }
+    }
+    rounds.sort_by(f64::total_cmp);
+    let per_call_ns = rounds[rounds.len() / 2];
+    let floor_ticks = crate::slab::with_slab(state::load(), |slab, _| {
+        let cell = slab.cell(slot);
+        let counts: Vec<u64> = cell
+            .hist
+            .iter()
+            .map(|b| b.load(std::sync::atomic::Ordering::Relaxed))
+            .collect();
+        median_ticks(&counts)
+    })
+    .unwrap_or(0);
+    let floor_ns = floor_ticks as f64 * crate::clock::ns_per_tick();
+    Measured {
+        per_call_ns,
+        floor_ticks,
+        floor_ns,
+    }
+}
+
+/// Lower bound of the bucket holding the median sample (a conservative
+/// floor: subtraction never removes more than the profiler's own cost).
+fn median_ticks(counts: &[u64]) -> u64 {
+    let total: u64 = counts.iter().sum();
+    let mut seen = 0;
+    for (i, c) in counts.iter().enumerate() {
+        seen += c;
+        if seen * 2 >= total && total > 0 {
+            return bucket_bounds(i).0;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::histogram::{BUCKETS, bucket};
+
+    #[test]
+    fn median_is_the_lower_bound_of_the_middle_bucket() {
+        let mut counts = vec![0u64; BUCKETS];
+        counts[bucket(10)] = 3;
+        counts[bucket(100)] = 5;
+        counts[bucket(1000)] = 1;
+        assert_eq!(median_ticks(&counts), bucket_bounds(bucket(100)).0);
+        assert_eq!(median_ticks(&vec![0; BUCKETS]), 0);
+    }
+}

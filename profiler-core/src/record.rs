@@ -1,0 +1,286 @@
+//! The recording hot path: what an annotated call runs.
+//!
+//! `recording()` is one relaxed load. While enabled, `enter` reads the clock
+//! and returns a [`BrickGuard`]; its `Drop` reads the clock again and adds
+//! the sample to the calling thread's slab with plain loads and stores. No
+//! allocation (after a thread's first call), no lock, no string work. Sync
+//! hooks and device events take a separate cold path.
+
+use crate::layers::{self, NO_LAYER};
+use crate::site::BrickSite;
+use crate::slab::with_slab;
+use crate::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
+use crate::sync::{DeviceEvent, Pending};
+use crate::timeline::EventKind;
+
+/// Per-call amounts given to `#[brick(..., elements = e, bytes = b, flops = f, layer = l)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Amounts {
+    /// Elements (tokens, rows, ...) processed.
+    pub elements: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Floating-point operations performed.
+    pub flops: u64,
+    /// Explicit layer index, or `u32::MAX` for "the enclosing layer scope".
+    pub layer: u32,
+}
+
+impl Amounts {
+    /// No amounts, no explicit layer.
+    pub const NONE: Amounts = Amounts {
+        elements: 0,
+        bytes: 0,
+        flops: 0,
+        layer: NO_LAYER,
+    };
+}
+
+/// Proof that the profiler was recording when a call started.
+#[derive(Debug, Clone, Copy)]
+pub struct Recording(u64);
+
+/// `Some` while the profiler is enabled and not paused: one relaxed load.
+#[inline(always)]
+#[must_use]
+pub fn recording() -> Option<Recording> {
+    let state = state::load();
+    if state::is_recording(state) {
+        Some(Recording(state))
+    } else {
+        None
+    }
+}
+
+/// Marks an inert guard (recording was off when the call started).
+const INERT_SLOT: u32 = u32::MAX;
+
+impl Recording {
+    /// Records under an explicit state word (overhead calibration).
+    pub(crate) const fn from_state(state: u64) -> Self {
+        Self(state)
+    }
+
+    /// Starts timing a call of the brick at `site`.
+    #[inline(always)]
+    #[must_use]
+    pub fn enter(self, site: &'static BrickSite, amounts: Amounts) -> BrickGuard {
+        self.enter_slot(site.slot(), amounts)
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter_slot(self, slot: u32, amounts: Amounts) -> BrickGuard {
+        let state = self.0;
+        let device = if state & DEVICE_EVENTS != 0 {
+            device_event()
+        } else {
+            None
+        };
+        let start = crate::clock::now(state & RAW_CLOCK != 0);
+        BrickGuard {
+            start,
+            state,
+            slot,
+            amounts,
+            device,
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn device_event() -> Option<DeviceEvent> {
+    state::device_timer().map(|t| t.record_event())
+}
+
+/// Times one brick call; the sample is recorded when the guard drops,
+/// including during unwinding.
+#[must_use = "the brick call is timed until the guard is dropped"]
+#[derive(Debug)]
+pub struct BrickGuard {
+    start: u64,
+    state: u64,
+    slot: u32,
+    amounts: Amounts,
+    device: Option<DeviceEvent>,
+}
+
+impl BrickGuard {
+    /// A guard that records nothing (recording was off).
+    pub const INERT: BrickGuard = BrickGuard {
+        start: 0,
+        state: 0,
+        slot: INERT_SLOT,
+        amounts: Amounts::NONE,
+        device: None,
+    };
+
+    #[cold]
+    #[inline(never)]
+    fn finish_slow(&mut self) {
+        if self.state & SYNC_EACH != 0 {
+            crate::sync::run_sync_hook();
+        }
+        let end = crate::clock::now(self.state & RAW_CLOCK != 0);
+        if let (Some(start_event), Some(timer)) = (self.device, state::device_timer()) {
+            let end_event = timer.record_event();
+            let pending = Pending {
+                slot: self.slot,
+                start_ns: crate::sync::ticks_to_epoch_ns(self.start),
+                amounts: self.amounts,
+                layer: crate::slab::current_layer(),
+                device: Some((start_event, end_event)),
+            };
+            crate::sync::push_pending(self.state, pending);
+            return;
+        }
+        let layer = crate::slab::current_layer();
+        record_finished(
+            state::load(),
+            self.slot,
+            self.start,
+            end.saturating_sub(self.start),
+            self.amounts,
+            layer,
+        );
+    }
+}
+
+impl Drop for BrickGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.slot == INERT_SLOT {
+            return;
+        }
+        if self.state & (SYNC_EACH | DEVICE_EVENTS) != 0 {
+            return self.finish_slow();
+        }
+        let end = crate::clock::now(self.state & RAW_CLOCK != 0);
+        let ticks = end.wrapping_sub(self.start);
+        let (slot, start, amounts) = (self.slot, self.start, self.amounts);
+        // The generation is re-read so a reset during the call is honoured.
+        let state = state::load();
+        with_slab(state, |slab, layer_ctx| {
+            slab.cell(slot)
+                .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
+            let ctx = layer_context(amounts.layer, layer_ctx);
+            if ctx != NO_LAYER {
+                slab.layers.add(ctx, slot, ticks);
+            }
+            if state & TIMELINE != 0 {
+                slab.events
+                    .push(EventKind::Brick, u64::from(slot), start, end);
+            }
+        });
+    }
+}
+
+/// The layer context a sample is attributed to: an explicit index takes the
+/// direction of the enclosing scope (forward outside any).
+#[inline(always)]
+fn layer_context(explicit: u32, scope_ctx: u32) -> u32 {
+    if explicit == NO_LAYER {
+        return scope_ctx;
+    }
+    let direction = if scope_ctx == NO_LAYER {
+        layers::Direction::Forward
+    } else {
+        layers::unpack(scope_ctx).1
+    };
+    layers::pack(explicit.min(layers::MAX_LAYER_INDEX), direction)
+}
+
+/// Records a finished sample measured elsewhere (deferred records, the
+/// string API): `ticks` long, starting at `start` (ticks).
+pub(crate) fn record_finished(
+    state: u64,
+    slot: u32,
+    start: u64,
+    ticks: u64,
+    amounts: Amounts,
+    layer_ctx: u32,
+) {
+    with_slab(state, |slab, _| {
+        slab.cell(slot)
+            .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
+        let ctx = layer_context(amounts.layer, layer_ctx);
+        if ctx != NO_LAYER {
+            slab.layers.add(ctx, slot, ticks);
+        }
+        if state & TIMELINE != 0 {
+            slab.events.push(
+                EventKind::Brick,
+                u64::from(slot),
+                start,
+                start.saturating_add(ticks),
+            );
+        }
+    });
+}
+
+/// Adds compressed bytes to a slot (string API `record_elapsed_with_bytes`).
+pub(crate) fn add_compressed(state: u64, slot: u32, bytes: u64) {
+    with_slab(state, |slab, _| {
+        crate::slab::bump(&slab.cell(slot).compressed, bytes)
+    });
+}
+
+/// A per-call amount (`elements`, `bytes`, `flops`): an unsigned integer,
+/// or a float (negative and NaN count as 0, huge values saturate).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a count: `elements`, `bytes` and `flops` take an unsigned integer or a float",
+    label = "expected an unsigned integer or a float"
+)]
+pub trait IntoCount {
+    /// The amount as `u64`.
+    fn into_count(self) -> u64;
+}
+
+macro_rules! unsigned_counts {
+    ($($t:ty),*) => {$(
+        impl IntoCount for $t {
+            #[inline(always)]
+            fn into_count(self) -> u64 {
+                u64::try_from(self).unwrap_or(u64::MAX)
+            }
+        }
+    )*};
+}
+unsigned_counts!(u8, u16, u32, u64, u128, usize);
+
+impl IntoCount for f64 {
+    #[inline(always)]
+    fn into_count(self) -> u64 {
+        // `as` maps NaN to 0 and saturates out-of-range values.
+        self as u64
+    }
+}
+
+impl IntoCount for f32 {
+    #[inline(always)]
+    fn into_count(self) -> u64 {
+        self as u64
+    }
+}
+
+/// A layer index given to `#[brick(..., layer = i)]`: an unsigned integer.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layer index: `layer` takes an unsigned integer",
+    label = "expected an unsigned integer"
+)]
+pub trait IntoLayerIndex {
+    /// The index as `u32`, saturating at the largest layer index.
+    fn into_layer_index(self) -> u32;
+}
+
+macro_rules! layer_indices {
+    ($($t:ty),*) => {$(
+        impl IntoLayerIndex for $t {
+            #[inline(always)]
+            fn into_layer_index(self) -> u32 {
+                u32::try_from(self).unwrap_or(u32::MAX).min(layers::MAX_LAYER_INDEX)
+            }
+        }
+    )*};
+}
+layer_indices!(u8, u16, u32, u64, usize);

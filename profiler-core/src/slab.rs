@@ -1,0 +1,321 @@
+//! Per-thread recording storage.
+//!
+//! Each thread that records owns a [`ThreadSlab`]: slot cells (counters and a
+//! latency histogram per brick), a layer-attribution table and a timeline
+//! buffer. Only the owning thread writes, with plain relaxed load/store pairs
+//! (no lock-prefixed instructions); snapshots read the same atomics from any
+//! thread. Slabs live in a global registry behind `Arc`, so counts of threads
+//! that have exited are still merged. A `reset()` bumps the generation in the
+//! state word; each owner clears its own slab when it next records, and
+//! readers ignore slabs of an older generation.
+
+use std::cell::Cell;
+use std::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::Acquire, Ordering::Relaxed,
+    Ordering::Release,
+};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::histogram::{BUCKETS, bucket};
+use crate::layers::{LayerTable, NO_LAYER};
+use crate::site::{CHUNK_SLOTS, MAX_SLOTS};
+use crate::snapshot::Totals;
+use crate::timeline::EventBuffer;
+
+/// Counters of one brick on one thread. Zero-initialised memory is a valid,
+/// empty cell (the minimum is stored inverted for that reason).
+#[repr(C, align(64))]
+pub(crate) struct SlotCell {
+    pub(crate) count: AtomicU64,
+    pub(crate) ticks: AtomicU64,
+    /// `!min_ticks`, so that zeroed memory means "no minimum yet".
+    pub(crate) min_inv: AtomicU64,
+    pub(crate) max: AtomicU64,
+    pub(crate) elements: AtomicU64,
+    pub(crate) bytes: AtomicU64,
+    pub(crate) flops: AtomicU64,
+    pub(crate) compressed: AtomicU64,
+    pub(crate) hist: [AtomicU64; BUCKETS],
+}
+
+/// Adds `v` to a counter only its owner writes: a plain load and store.
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64, v: u64) {
+    counter.store(counter.load(Relaxed).wrapping_add(v), Relaxed);
+}
+
+impl SlotCell {
+    /// Records one sample. Owner thread only.
+    #[inline(always)]
+    pub(crate) fn add(&self, ticks: u64, elements: u64, bytes: u64, flops: u64) {
+        bump(&self.count, 1);
+        bump(&self.ticks, ticks);
+        if !ticks > self.min_inv.load(Relaxed) {
+            self.min_inv.store(!ticks, Relaxed);
+        }
+        if ticks > self.max.load(Relaxed) {
+            self.max.store(ticks, Relaxed);
+        }
+        // Constant zeros from `#[brick(X)]` without amounts fold away here.
+        if elements != 0 {
+            bump(&self.elements, elements);
+        }
+        if bytes != 0 {
+            bump(&self.bytes, bytes);
+        }
+        if flops != 0 {
+            bump(&self.flops, flops);
+        }
+        bump(&self.hist[bucket(ticks)], 1);
+    }
+
+    fn clear(&self) {
+        for field in [
+            &self.count,
+            &self.ticks,
+            &self.min_inv,
+            &self.max,
+            &self.elements,
+            &self.bytes,
+            &self.flops,
+            &self.compressed,
+        ] {
+            field.store(0, Relaxed);
+        }
+        for b in &self.hist {
+            b.store(0, Relaxed);
+        }
+    }
+}
+
+type Chunk = [SlotCell; CHUNK_SLOTS];
+const MAX_CHUNKS: usize = MAX_SLOTS / CHUNK_SLOTS;
+
+/// Everything one thread records.
+pub(crate) struct ThreadSlab {
+    /// Dense thread number in registration order (1-based; stable for the run).
+    pub(crate) thread: u32,
+    pub(crate) name: Option<String>,
+    /// Generation the contents belong to; written by the owner only.
+    pub(crate) generation: AtomicU32,
+    chunks: [AtomicPtr<Chunk>; MAX_CHUNKS],
+    pub(crate) layers: LayerTable,
+    pub(crate) events: EventBuffer,
+    /// Pending deferred records right now (the queue itself is owner-local).
+    pub(crate) pending: AtomicU64,
+    /// Deferred records refused because the queue was full.
+    pub(crate) pending_overflow: AtomicU64,
+    /// Deferred records still pending when the thread exited.
+    pub(crate) pending_abandoned: AtomicU64,
+    /// Set once the owner has exited; the slab is then immutable.
+    pub(crate) retired: AtomicBool,
+    /// The profiler's own calibration thread: never reported.
+    pub(crate) internal: bool,
+}
+
+impl ThreadSlab {
+    fn new(thread: u32, generation: u32) -> Self {
+        Self {
+            thread,
+            name: std::thread::current().name().map(str::to_owned),
+            generation: AtomicU32::new(generation),
+            chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_CHUNKS],
+            layers: LayerTable::new(),
+            events: EventBuffer::new(),
+            pending: AtomicU64::new(0),
+            pending_overflow: AtomicU64::new(0),
+            pending_abandoned: AtomicU64::new(0),
+            retired: AtomicBool::new(false),
+            internal: INTERNAL.with(Cell::get),
+        }
+    }
+
+    /// The cell of `slot`, allocating its chunk on first use. Owner only.
+    #[inline(always)]
+    pub(crate) fn cell(&self, slot: u32) -> &SlotCell {
+        let slot = slot as usize;
+        let chunk = self.chunks[slot / CHUNK_SLOTS].load(Relaxed);
+        let chunk = if chunk.is_null() {
+            self.alloc_chunk(slot / CHUNK_SLOTS)
+        } else {
+            chunk
+        };
+        // SAFETY: chunk pointers come from `Box::into_raw` in `alloc_chunk` and
+        // are freed only when the slab is dropped, which cannot happen while
+        // `&self` is alive.
+        unsafe { &(*chunk)[slot % CHUNK_SLOTS] }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc_chunk(&self, index: usize) -> *mut Chunk {
+        // SAFETY: all-zero bytes are a valid `SlotCell` (atomics of 0, and a
+        // zero `min_inv` means "no sample yet").
+        let chunk: Box<Chunk> = unsafe { Box::<Chunk>::new_zeroed().assume_init() };
+        let ptr = Box::into_raw(chunk);
+        self.chunks[index].store(ptr, Release);
+        ptr
+    }
+
+    /// Calls `f(slot, cell)` for every allocated cell. Any thread.
+    pub(crate) fn for_each_cell(&self, mut f: impl FnMut(u32, &SlotCell)) {
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let ptr = chunk.load(Acquire);
+            // SAFETY: see `cell`; the Acquire load pairs with the Release in
+            // `alloc_chunk`, so the zeroed contents are visible.
+            if let Some(chunk) = unsafe { ptr.as_ref() } {
+                for (i, cell) in chunk.iter().enumerate() {
+                    f((c * CHUNK_SLOTS + i) as u32, cell);
+                }
+            }
+        }
+    }
+
+    /// Clears the slab for a new generation. Owner only.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn renew(&self, generation: u32) {
+        self.for_each_cell(|_, cell| cell.clear());
+        self.layers.clear();
+        self.events.clear();
+        self.pending_overflow.store(0, Relaxed);
+        self.pending_abandoned.store(0, Relaxed);
+        crate::sync::clear_local_pending();
+        self.generation.store(generation, Release);
+    }
+}
+
+impl Drop for ThreadSlab {
+    fn drop(&mut self) {
+        for chunk in &self.chunks {
+            let ptr = chunk.load(Acquire);
+            if !ptr.is_null() {
+                // SAFETY: allocated by `alloc_chunk`; we have exclusive access.
+                drop(unsafe { Box::from_raw(ptr) });
+            }
+        }
+    }
+}
+
+/// Every slab of the run plus the merged totals of exited threads.
+pub(crate) struct Registry {
+    pub(crate) live: Vec<Arc<ThreadSlab>>,
+    pub(crate) exited: Totals,
+    next_thread: u32,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    live: Vec::new(),
+    exited: Totals::EMPTY,
+    next_thread: 1,
+});
+
+/// Locks the registry. Holders only push, fold or read, so a poisoned lock
+/// still guards consistent data.
+pub(crate) fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Per-thread fast-access state: no destructor, so reading it never checks
+/// whether the thread is being torn down.
+struct Fast {
+    slab: Cell<*const ThreadSlab>,
+    /// Current layer context (`NO_LAYER` outside layer scopes).
+    layer: Cell<u32>,
+}
+
+/// Marks a thread whose slab has been retired (the thread is exiting).
+const DEAD: *const ThreadSlab = std::ptr::dangling();
+
+thread_local! {
+    static INTERNAL: Cell<bool> = const { Cell::new(false) };
+    static FAST: Fast = const { Fast { slab: Cell::new(std::ptr::null()), layer: Cell::new(NO_LAYER) } };
+    static OWNER: Owner = Owner::register();
+}
+
+/// Keeps the thread's slab registered and retires it when the thread exits.
+struct Owner {
+    slab: Arc<ThreadSlab>,
+}
+
+impl Owner {
+    fn register() -> Self {
+        let generation = crate::state::generation(crate::state::load());
+        let mut registry = registry();
+        let slab = Arc::new(ThreadSlab::new(registry.next_thread, generation));
+        registry.next_thread += 1;
+        registry.live.push(Arc::clone(&slab));
+        Owner { slab }
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let _ = FAST.try_with(|f| f.slab.set(DEAD));
+        let abandoned = self.slab.pending.swap(0, Relaxed);
+        bump(&self.slab.pending_abandoned, abandoned);
+        self.slab.retired.store(true, Release);
+    }
+}
+
+/// Records that reached a thread after its slab was retired (thread-local
+/// destructors running late). Rare, so a shared atomic is fine.
+pub(crate) static LOST_AT_EXIT: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `f` with the calling thread's slab, current for generation `state`.
+/// Registers the thread on first use. Returns `None` (and counts the loss)
+/// when the thread is already tearing down.
+#[inline(always)]
+pub(crate) fn with_slab<R>(state: u64, f: impl FnOnce(&ThreadSlab, u32) -> R) -> Option<R> {
+    let (ptr, layer) = FAST.with(|fast| (fast.slab.get(), fast.layer.get()));
+    let ptr = if ptr.addr() <= DEAD.addr() {
+        slow_slab(ptr)?
+    } else {
+        ptr
+    };
+    // SAFETY: `ptr` came from the `Arc` held by this thread's `Owner`, which
+    // lives until the thread-local destructors run; that destructor swaps the
+    // pointer for `DEAD` before releasing its reference.
+    let slab = unsafe { &*ptr };
+    let generation = crate::state::generation(state);
+    if slab.generation.load(Relaxed) != generation {
+        slab.renew(generation);
+    }
+    Some(f(slab, layer))
+}
+
+#[cold]
+#[inline(never)]
+fn slow_slab(ptr: *const ThreadSlab) -> Option<*const ThreadSlab> {
+    if ptr == DEAD {
+        LOST_AT_EXIT.fetch_add(1, Relaxed);
+        return None;
+    }
+    match OWNER.try_with(|owner| Arc::as_ptr(&owner.slab)) {
+        Ok(ptr) => {
+            FAST.with(|f| f.slab.set(ptr));
+            Some(ptr)
+        }
+        Err(_) => {
+            LOST_AT_EXIT.fetch_add(1, Relaxed);
+            None
+        }
+    }
+}
+
+/// Marks the calling thread as the profiler's own; call before it records.
+pub(crate) fn mark_internal_thread() {
+    INTERNAL.with(|i| i.set(true));
+}
+
+/// The calling thread's layer context.
+#[inline]
+pub(crate) fn current_layer() -> u32 {
+    FAST.with(|f| f.layer.get())
+}
+
+/// Replaces the calling thread's layer context, returning the previous one.
+#[inline]
+pub(crate) fn swap_layer(ctx: u32) -> u32 {
+    FAST.with(|f| f.layer.replace(ctx))
+}

@@ -1,0 +1,327 @@
+//! Merging per-thread slabs into a [`Profile`](crate::Profile).
+//!
+//! Counts stay in ticks until the very end: slabs (and the folded totals of
+//! exited threads) are summed into [`Totals`], then converted to ns with one
+//! calibrated ratio. Recording continues while this runs.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
+
+use crate::catalogue::BrickCategory;
+use crate::histogram::{BUCKETS, LatencyHistogram, bucket};
+use crate::layers::{LayerOp, LayerStats, SCOPE_SLOT, unpack};
+use crate::profile::{CategoryEntry, ThreadInfo};
+use crate::site::SlotMeta;
+use crate::slab::{SlotCell, ThreadSlab};
+use crate::stats::BrickStats;
+use crate::timeline::{EventKind, RawEvent, ThreadTimeline, Timeline, TimelineEvent};
+
+/// Merged tick counters of one slot.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SlotTotals {
+    pub(crate) count: u64,
+    pub(crate) ticks: u64,
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    pub(crate) elements: u64,
+    pub(crate) bytes: u64,
+    pub(crate) flops: u64,
+    pub(crate) compressed: u64,
+    pub(crate) hist: Vec<u64>,
+}
+
+impl SlotTotals {
+    fn add_cell(&mut self, cell: &SlotCell) -> bool {
+        let count = cell.count.load(Relaxed);
+        if count == 0 {
+            return false;
+        }
+        let (min, max) = (!cell.min_inv.load(Relaxed), cell.max.load(Relaxed));
+        if self.count == 0 {
+            self.min = u64::MAX;
+        }
+        self.count += count;
+        self.ticks += cell.ticks.load(Relaxed);
+        self.min = self.min.min(min);
+        self.max = self.max.max(max);
+        self.elements += cell.elements.load(Relaxed);
+        self.bytes += cell.bytes.load(Relaxed);
+        self.flops += cell.flops.load(Relaxed);
+        self.compressed += cell.compressed.load(Relaxed);
+        if self.hist.is_empty() {
+            self.hist = vec![0; BUCKETS];
+        }
+        // Only buckets between min and max can be non-zero; a racing writer
+        // may leave min > max for an instant, then scan everything.
+        let range = if min <= max {
+            bucket(min)..=bucket(max)
+        } else {
+            0..=BUCKETS - 1
+        };
+        for i in range {
+            self.hist[i] += cell.hist[i].load(Relaxed);
+        }
+        true
+    }
+}
+
+/// Everything read out of a set of slabs, still in ticks.
+#[derive(Debug, Clone)]
+pub(crate) struct Totals {
+    pub(crate) slots: Vec<SlotTotals>,
+    /// (layer context, slot or `SCOPE_SLOT`) -> (count, ticks).
+    pub(crate) layers: BTreeMap<(u32, u32), (u64, u64)>,
+    pub(crate) timelines: Vec<(ThreadInfo, Vec<RawEvent>)>,
+    pub(crate) threads: Vec<ThreadInfo>,
+    pub(crate) timeline_dropped: u64,
+    pub(crate) pending: u64,
+    pub(crate) pending_overflow: u64,
+    pub(crate) pending_abandoned: u64,
+}
+
+impl Totals {
+    pub(crate) const EMPTY: Totals = Totals {
+        slots: Vec::new(),
+        layers: BTreeMap::new(),
+        timelines: Vec::new(),
+        threads: Vec::new(),
+        timeline_dropped: 0,
+        pending: 0,
+        pending_overflow: 0,
+        pending_abandoned: 0,
+    };
+
+    /// Adds a slab's contents if it belongs to `generation`.
+    pub(crate) fn add_slab(&mut self, slab: &ThreadSlab, generation: u32) {
+        if slab.generation.load(Acquire) != generation {
+            return;
+        }
+        let mut recorded = false;
+        slab.for_each_cell(|slot, cell| {
+            let slot = slot as usize;
+            if self.slots.len() <= slot {
+                self.slots.resize_with(slot + 1, SlotTotals::default);
+            }
+            recorded |= self.slots[slot].add_cell(cell);
+        });
+        slab.layers.for_each(|ctx, slot, count, ticks| {
+            let entry = self.layers.entry((ctx, slot)).or_default();
+            entry.0 += count;
+            entry.1 += ticks;
+            recorded = true;
+        });
+        let info = ThreadInfo {
+            thread: slab.thread,
+            name: slab.name.clone(),
+            exited: slab.retired.load(Acquire),
+        };
+        let events = slab.events.read();
+        if !events.is_empty() {
+            self.timelines.push((info.clone(), events));
+            recorded = true;
+        }
+        self.timeline_dropped += slab.events.dropped.load(Relaxed);
+        self.pending += slab.pending.load(Relaxed);
+        self.pending_overflow += slab.pending_overflow.load(Relaxed);
+        self.pending_abandoned += slab.pending_abandoned.load(Relaxed);
+        if recorded {
+            self.threads.push(info);
+        }
+    }
+}
+
+/// How to turn ticks into reported nanoseconds.
+pub(crate) struct Conversion {
+    pub(crate) ns_per_tick: f64,
+    /// Whether ticks are CPU cycles (time-stamp counter), reported as cycles.
+    pub(crate) ticks_are_cycles: bool,
+    /// Ticks subtracted from every sample (overhead subtraction), else 0.
+    pub(crate) floor_ticks: u64,
+    /// Tick value of the run's start (timeline time zero).
+    pub(crate) origin_ticks: u64,
+}
+
+impl Conversion {
+    pub(crate) fn ns(&self, ticks: u64) -> u64 {
+        crate::clock::to_ns(ticks, self.ns_per_tick)
+    }
+
+    fn sample_ns(&self, ticks: u64) -> u64 {
+        self.ns(ticks.saturating_sub(self.floor_ticks))
+    }
+}
+
+/// Per-slot statistics for every reported slot with samples, by total time descending.
+pub(crate) fn brick_stats(
+    totals: &Totals,
+    metas: &[SlotMeta],
+    conv: &Conversion,
+    bottleneck: impl Fn(u32) -> crate::BrickBottleneck,
+) -> Vec<BrickStats> {
+    let mut bricks: Vec<BrickStats> = totals
+        .slots
+        .iter()
+        .enumerate()
+        .filter(|(slot, t)| t.count > 0 && metas.get(*slot).is_some_and(|m| !m.hidden))
+        .map(|(slot, t)| slot_stats(slot as u32, t, &metas[slot], conv, bottleneck(slot as u32)))
+        .collect();
+    bricks.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    bricks
+}
+
+pub(crate) fn slot_stats(
+    _slot: u32,
+    t: &SlotTotals,
+    meta: &SlotMeta,
+    conv: &Conversion,
+    bottleneck: crate::BrickBottleneck,
+) -> BrickStats {
+    let floor_total = t.count.saturating_mul(conv.floor_ticks);
+    let mut latency = LatencyHistogram::from_ticks(&t.hist, conv.ns_per_tick);
+    if conv.floor_ticks > 0 {
+        let floor_ns = conv.ns(conv.floor_ticks);
+        for b in &mut latency.buckets {
+            b.lo_ns = b.lo_ns.saturating_sub(floor_ns);
+            b.hi_ns = b.hi_ns.saturating_sub(floor_ns).max(b.lo_ns + 1);
+        }
+    }
+    let cycles = |v: u64| if conv.ticks_are_cycles { v } else { 0 };
+    BrickStats {
+        name: meta.name.to_string(),
+        category: meta.category,
+        count: t.count,
+        total_ns: conv.ns(t.ticks.saturating_sub(floor_total)),
+        min_ns: conv.sample_ns(t.min),
+        max_ns: conv.sample_ns(t.max),
+        total_elements: t.elements,
+        total_bytes: t.bytes,
+        total_compressed_bytes: t.compressed,
+        total_flops: t.flops,
+        bottleneck,
+        total_cycles: cycles(t.ticks),
+        min_cycles: if conv.ticks_are_cycles {
+            t.min
+        } else {
+            u64::MAX
+        },
+        max_cycles: cycles(t.max),
+        latency,
+    }
+}
+
+/// Category totals over `bricks`, in category order.
+pub(crate) fn categories(bricks: &[BrickStats]) -> Vec<CategoryEntry> {
+    BrickCategory::ALL
+        .iter()
+        .map(|&category| {
+            let mut stats = crate::CategoryStats::default();
+            for b in bricks.iter().filter(|b| b.category == category) {
+                stats.total_ns += b.total_ns;
+                stats.total_elements += b.total_elements;
+                stats.count += b.count;
+            }
+            CategoryEntry { category, stats }
+        })
+        .collect()
+}
+
+/// Per-layer statistics from the (context, slot) table.
+pub(crate) fn layers(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> Vec<LayerStats> {
+    let mut out: BTreeMap<u32, LayerStats> = BTreeMap::new();
+    for (&(ctx, slot), &(count, ticks)) in &totals.layers {
+        let (index, direction) = unpack(ctx);
+        let layer = out.entry(ctx).or_insert_with(|| LayerStats {
+            index,
+            direction,
+            scope_count: 0,
+            scope_ns: 0,
+            ops: Vec::new(),
+        });
+        if slot == SCOPE_SLOT {
+            layer.scope_count += count;
+            layer.scope_ns += conv.ns(ticks);
+        } else if let Some(meta) = metas.get(slot as usize).filter(|m| !m.hidden) {
+            let total = ticks.saturating_sub(count.saturating_mul(conv.floor_ticks));
+            layer.ops.push(LayerOp {
+                name: meta.name.to_string(),
+                count,
+                total_ns: conv.ns(total),
+            });
+        }
+    }
+    let mut layers: Vec<LayerStats> = out.into_values().collect();
+    for l in &mut layers {
+        l.ops.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+    }
+    layers
+}
+
+/// The trace-mode timeline, names interned, events sorted per thread.
+pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> Timeline {
+    let mut names: Vec<String> = Vec::new();
+    let mut index: BTreeMap<(EventKind, u64), u32> = BTreeMap::new();
+    let mut name_of = |kind: EventKind, id: u64| -> u32 {
+        *index.entry((kind, id)).or_insert_with(|| {
+            let name = match kind {
+                EventKind::Brick => metas
+                    .get(id as usize)
+                    .map_or_else(|| format!("slot {id}"), |m| m.name.to_string()),
+                EventKind::Phase => {
+                    crate::session::phase_name(id as u32).unwrap_or_else(|| format!("phase {id}"))
+                }
+                EventKind::Layer => {
+                    let (i, d) = unpack(id as u32);
+                    format!("layer {i} {}", d.short_name())
+                }
+                EventKind::Step => format!("step {id}"),
+            };
+            names.push(name);
+            names.len() as u32 - 1
+        })
+    };
+    let mut threads: Vec<ThreadTimeline> = totals
+        .timelines
+        .iter()
+        .map(|(info, raw)| {
+            let mut events: Vec<TimelineEvent> = raw
+                .iter()
+                .filter(|e| {
+                    e.kind != EventKind::Brick
+                        || metas.get(e.id as usize).is_some_and(|m| !m.hidden)
+                })
+                .map(|e| TimelineEvent {
+                    kind: e.kind,
+                    name: name_of(e.kind, e.id),
+                    start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
+                    dur_ns: conv.ns(e.end.saturating_sub(e.start)),
+                })
+                .collect();
+            // Outer scopes first: earlier start, then longer, then coarser kind.
+            events.sort_by(|a, b| {
+                a.start_ns
+                    .cmp(&b.start_ns)
+                    .then(b.dur_ns.cmp(&a.dur_ns))
+                    .then(a.kind.rank().cmp(&b.kind.rank()))
+            });
+            ThreadTimeline {
+                thread: info.thread,
+                name: info.name.clone(),
+                events,
+            }
+        })
+        .collect();
+    threads.sort_by_key(|t| t.thread);
+    Timeline {
+        names,
+        threads,
+        dropped: totals.timeline_dropped,
+    }
+}

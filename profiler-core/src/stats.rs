@@ -1,0 +1,396 @@
+//! Per-brick and per-category statistics and their derived values.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::{BrickBottleneck, BrickCategory};
+use crate::histogram::LatencyHistogram;
+
+/// Accumulated statistics of one brick across all threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrickStats {
+    /// Brick name.
+    pub name: String,
+    /// Category its time counts under.
+    #[serde(default)]
+    pub category: BrickCategory,
+    /// Samples.
+    pub count: u64,
+    /// Total time, ns.
+    pub total_ns: u64,
+    /// Shortest sample, ns (`u64::MAX` when there is none).
+    pub min_ns: u64,
+    /// Longest sample, ns.
+    pub max_ns: u64,
+    /// Elements (tokens) processed.
+    #[serde(default)]
+    pub total_elements: u64,
+    /// Bytes processed.
+    #[serde(default)]
+    pub total_bytes: u64,
+    /// Compressed bytes produced (`record_elapsed_with_bytes`).
+    #[serde(default)]
+    pub total_compressed_bytes: u64,
+    /// Floating-point operations performed.
+    #[serde(default)]
+    pub total_flops: u64,
+    /// Bottleneck label.
+    #[serde(default)]
+    pub bottleneck: BrickBottleneck,
+    /// Total cycles (time-stamp-counter ticks when that clock is in use, else 0).
+    #[serde(default)]
+    pub total_cycles: u64,
+    /// Fewest cycles of a sample (`u64::MAX` when there is none).
+    #[serde(default = "max_u64")]
+    pub min_cycles: u64,
+    /// Most cycles of a sample.
+    #[serde(default)]
+    pub max_cycles: u64,
+    /// Latency distribution.
+    #[serde(default)]
+    pub latency: LatencyHistogram,
+}
+
+fn max_u64() -> u64 {
+    u64::MAX
+}
+
+/// What the cycle counts suggest about a brick (see [`BrickStats::diagnose_from_cycles`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CycleDiagnosis {
+    /// No cycle or time data.
+    InsufficientData,
+    /// Estimated IPC below 0.5.
+    MemoryBound,
+    /// Estimated IPC above 2.
+    ComputeBound,
+    /// More than 1 ns per cycle.
+    Throttled,
+    /// None of the above.
+    Balanced,
+}
+
+impl fmt::Display for CycleDiagnosis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InsufficientData => "insufficient data",
+            Self::MemoryBound => "memory-bound (low IPC, likely cache misses)",
+            Self::ComputeBound => "compute-bound (efficient)",
+            Self::Throttled => "throttled or context-switched",
+            Self::Balanced => "balanced",
+        })
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+impl BrickStats {
+    /// Empty statistics for `name`.
+    #[must_use]
+    pub fn new(name: impl Into<String>, category: BrickCategory) -> Self {
+        Self {
+            name: name.into(),
+            category,
+            count: 0,
+            total_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            total_elements: 0,
+            total_bytes: 0,
+            total_compressed_bytes: 0,
+            total_flops: 0,
+            bottleneck: BrickBottleneck::Unknown,
+            total_cycles: 0,
+            min_cycles: u64::MAX,
+            max_cycles: 0,
+            latency: LatencyHistogram::default(),
+        }
+    }
+
+    /// Mean time per sample, µs (0 when there are none).
+    #[must_use]
+    pub fn avg_us(&self) -> f64 {
+        ratio(self.total_ns, self.count) / 1000.0
+    }
+
+    /// Shortest sample, µs (0 when there are none).
+    #[must_use]
+    pub fn min_us(&self) -> f64 {
+        if self.min_ns == u64::MAX || self.count == 0 {
+            0.0
+        } else {
+            self.min_ns as f64 / 1000.0
+        }
+    }
+
+    /// Longest sample, µs.
+    #[must_use]
+    pub fn max_us(&self) -> f64 {
+        self.max_ns as f64 / 1000.0
+    }
+
+    /// Elements per second (0 when no time was measured).
+    #[must_use]
+    pub fn throughput(&self) -> f64 {
+        if self.total_ns == 0 {
+            0.0
+        } else {
+            self.total_elements as f64 / (self.total_ns as f64 / 1e9)
+        }
+    }
+
+    /// `total_bytes / total_compressed_bytes` (1.0 without compression data).
+    #[must_use]
+    pub fn compression_ratio(&self) -> f64 {
+        if self.total_compressed_bytes == 0 {
+            1.0
+        } else {
+            ratio(self.total_bytes, self.total_compressed_bytes)
+        }
+    }
+
+    /// Bytes per ns, i.e. GB/s (0 when no time was measured).
+    #[must_use]
+    pub fn throughput_gbps(&self) -> f64 {
+        ratio(self.total_bytes, self.total_ns)
+    }
+
+    /// Achieved GFLOP/s: flops per ns.
+    #[must_use]
+    pub fn gflops(&self) -> f64 {
+        ratio(self.total_flops, self.total_ns)
+    }
+
+    /// Arithmetic intensity, flops per byte (0 without bytes).
+    #[must_use]
+    pub fn arithmetic_intensity(&self) -> f64 {
+        ratio(self.total_flops, self.total_bytes)
+    }
+
+    /// Cycles per element (frequency-invariant cost; lower is better).
+    #[must_use]
+    pub fn cycles_per_element(&self) -> f64 {
+        ratio(self.total_cycles, self.total_elements)
+    }
+
+    /// Mean cycles per sample.
+    #[must_use]
+    pub fn avg_cycles(&self) -> f64 {
+        ratio(self.total_cycles, self.count)
+    }
+
+    /// Elements per cycle, a rough IPC proxy assuming one instruction per element.
+    #[must_use]
+    pub fn estimated_ipc(&self) -> f64 {
+        ratio(self.total_elements, self.total_cycles)
+    }
+
+    /// Diagnosis from cycles: IPC < 0.5 memory-bound, IPC > 2 compute-bound,
+    /// more than 1 ns per cycle throttled, else balanced.
+    #[must_use]
+    pub fn diagnose_from_cycles(&self) -> CycleDiagnosis {
+        if self.total_cycles == 0 || self.total_ns == 0 {
+            return CycleDiagnosis::InsufficientData;
+        }
+        let ipc = self.estimated_ipc();
+        if ipc < 0.5 {
+            CycleDiagnosis::MemoryBound
+        } else if ipc > 2.0 {
+            CycleDiagnosis::ComputeBound
+        } else if ratio(self.total_ns, self.total_cycles) > 1.0 {
+            CycleDiagnosis::Throttled
+        } else {
+            CycleDiagnosis::Balanced
+        }
+    }
+
+    /// Estimated `q`-quantile of the sample time, ns (0 without samples).
+    #[must_use]
+    pub fn percentile_ns(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        self.latency.quantile_ns(q, self.min_ns, self.max_ns)
+    }
+
+    /// Median sample time, µs.
+    #[must_use]
+    pub fn p50_us(&self) -> f64 {
+        self.percentile_ns(0.50) as f64 / 1000.0
+    }
+
+    /// 90th-percentile sample time, µs.
+    #[must_use]
+    pub fn p90_us(&self) -> f64 {
+        self.percentile_ns(0.90) as f64 / 1000.0
+    }
+
+    /// 99th-percentile sample time, µs.
+    #[must_use]
+    pub fn p99_us(&self) -> f64 {
+        self.percentile_ns(0.99) as f64 / 1000.0
+    }
+
+    /// Share of `total_ns` spent in this brick, in percent (0 when the total is 0).
+    #[must_use]
+    pub fn percentage(&self, total_ns: u64) -> f64 {
+        100.0 * ratio(self.total_ns, total_ns)
+    }
+
+    /// Folds another brick's statistics into this one (same brick, e.g. another rank).
+    pub fn merge(&mut self, other: &BrickStats) {
+        self.count += other.count;
+        self.total_ns += other.total_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.total_elements += other.total_elements;
+        self.total_bytes += other.total_bytes;
+        self.total_compressed_bytes += other.total_compressed_bytes;
+        self.total_flops += other.total_flops;
+        self.total_cycles += other.total_cycles;
+        self.min_cycles = self.min_cycles.min(other.min_cycles);
+        self.max_cycles = self.max_cycles.max(other.max_cycles);
+        self.latency.merge(&other.latency);
+    }
+}
+
+/// Aggregated statistics of one [`BrickCategory`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryStats {
+    /// Total time, ns.
+    pub total_ns: u64,
+    /// Elements processed.
+    pub total_elements: u64,
+    /// Samples.
+    pub count: u64,
+}
+
+impl CategoryStats {
+    /// Mean time per sample, µs (0 without samples).
+    #[must_use]
+    pub fn avg_us(&self) -> f64 {
+        ratio(self.total_ns, self.count) / 1000.0
+    }
+
+    /// Elements per second (0 when no time was measured).
+    #[must_use]
+    pub fn throughput(&self) -> f64 {
+        if self.total_ns == 0 {
+            0.0
+        } else {
+            self.total_elements as f64 / (self.total_ns as f64 / 1e9)
+        }
+    }
+
+    /// Share of `total_ns`, in percent (0 when the total is 0).
+    #[must_use]
+    pub fn percentage(&self, total_ns: u64) -> f64 {
+        100.0 * ratio(self.total_ns, total_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> BrickStats {
+        BrickStats {
+            count: 4,
+            total_ns: 10_000,
+            min_ns: 1_000,
+            max_ns: 4_000,
+            total_elements: 2_000,
+            total_bytes: 50_000,
+            total_compressed_bytes: 10_000,
+            total_flops: 80_000,
+            total_cycles: 30_000,
+            min_cycles: 3_000,
+            max_cycles: 12_000,
+            ..BrickStats::new("RmsNorm", BrickCategory::Norm)
+        }
+    }
+
+    #[test]
+    fn derived_values_follow_the_reference_formulas() {
+        let s = sample();
+        assert_eq!(s.avg_us(), 2.5);
+        assert_eq!(s.min_us(), 1.0);
+        assert_eq!(s.max_us(), 4.0);
+        assert_eq!(s.throughput(), 2_000.0 / 10e-6);
+        assert_eq!(s.compression_ratio(), 5.0);
+        assert_eq!(s.throughput_gbps(), 5.0);
+        assert_eq!(s.gflops(), 8.0);
+        assert_eq!(s.cycles_per_element(), 15.0);
+        assert_eq!(s.avg_cycles(), 7_500.0);
+        assert!((s.estimated_ipc() - 2_000.0 / 30_000.0).abs() < 1e-12);
+        assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::MemoryBound);
+        assert_eq!(s.percentage(40_000), 25.0);
+    }
+
+    #[test]
+    fn empty_stats_derive_zeros_not_nan() {
+        let s = BrickStats::new("X", BrickCategory::Other);
+        for v in [
+            s.avg_us(),
+            s.min_us(),
+            s.max_us(),
+            s.throughput(),
+            s.throughput_gbps(),
+            s.cycles_per_element(),
+            s.avg_cycles(),
+            s.estimated_ipc(),
+            s.p99_us(),
+            s.percentage(0),
+        ] {
+            assert_eq!(v, 0.0);
+        }
+        assert_eq!(s.compression_ratio(), 1.0);
+        assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::InsufficientData);
+        assert_eq!(s.min_ns, u64::MAX);
+    }
+
+    #[test]
+    fn diagnosis_thresholds() {
+        let mut s = sample();
+        s.total_elements = 70_000; // IPC 2.33
+        assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::ComputeBound);
+        s.total_elements = 30_000; // IPC 1, 1/3 ns per cycle
+        assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::Balanced);
+        s.total_ns = 60_000; // 2 ns per cycle
+        assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::Throttled);
+    }
+
+    #[test]
+    fn category_derived_values() {
+        let c = CategoryStats {
+            total_ns: 10_000,
+            total_elements: 0,
+            count: 2,
+        };
+        assert_eq!(c.avg_us(), 5.0);
+        assert_eq!(c.throughput(), 0.0);
+        assert_eq!(c.percentage(1_000), 1000.0);
+        assert_eq!(CategoryStats::default().percentage(0), 0.0);
+    }
+
+    #[test]
+    fn merge_combines_extremes_and_sums() {
+        let mut a = sample();
+        let mut b = sample();
+        b.min_ns = 10;
+        b.max_ns = 9_000;
+        a.merge(&b);
+        assert_eq!(
+            (a.count, a.total_ns, a.min_ns, a.max_ns),
+            (8, 20_000, 10, 9_000)
+        );
+    }
+}

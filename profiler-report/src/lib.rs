@@ -1,0 +1,1 @@
+//! Analysis and rendering for the brick profiler.

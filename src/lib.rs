@@ -1,0 +1,38 @@
+//! Brick-level profiler for ML kernels and model layers.
+//!
+//! Annotate kernels with [`brick`], switch the global profiler on, and read
+//! exact per-brick statistics from any number of threads:
+//!
+//! ```
+//! use profiler::brick;
+//!
+//! #[brick(RmsNorm, elements = x.len())]
+//! fn rms_norm(x: &mut [f32]) {
+//!     let ms = x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
+//!     let scale = 1.0 / (ms + 1e-6).sqrt();
+//!     x.iter_mut().for_each(|v| *v *= scale);
+//! }
+//!
+//! profiler::enable();
+//! let mut x = vec![1.0f32; 4096];
+//! for _ in 0..10 {
+//!     rms_norm(&mut x);
+//! }
+//! let profile = profiler::snapshot();
+//! assert_eq!(profile.brick("RmsNorm").map(|b| b.count), Some(10));
+//! # profiler::disable();
+//! ```
+//!
+//! This crate re-exports the runtime (`profiler-core`) and the attribute
+//! macros (`profiler-macros`); reports live in `profiler-report`.
+//!
+//! The `off` feature removes instrumentation at compile time: the macros
+//! still check their arguments but emit functions unchanged, and every
+//! runtime entry point becomes a no-op.
+
+pub use profiler_core::*;
+pub use profiler_macros::brick;
+
+/// Items used by generated code. Not public API.
+#[doc(hidden)]
+pub use profiler_core::__private;
