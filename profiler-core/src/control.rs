@@ -276,7 +276,18 @@ fn build_profile(totals: &Totals) -> Profile {
         lost_at_thread_exit: crate::slab::LOST_AT_EXIT.load(Relaxed),
         slot_overflow_samples,
         sync_hook_panics: crate::sync::HOOK_PANICS.load(Relaxed),
+        trace_entries_dropped: totals.trace_entries_dropped,
     };
+    let mut trace = crate::trace::RecordedExecutionTrace::new();
+    let mut entries = totals.trace_entries.clone();
+    entries.sort_by(|a, b| {
+        a.start_us
+            .unwrap_or(0.0)
+            .total_cmp(&b.start_us.unwrap_or(0.0))
+    });
+    for entry in entries {
+        trace.add_entry(entry);
+    }
     let mut threads = totals.threads.clone();
     threads.sort_by_key(|t| t.thread);
     Profile {
@@ -290,8 +301,16 @@ fn build_profile(totals: &Totals) -> Profile {
         layers: snapshot::layers(totals, &metas, &conv),
         threads,
         timeline: snapshot::timeline(totals, &metas, &conv),
+        trace,
         counters,
     }
+}
+
+/// Microseconds from the run's start to `instant` (0 if earlier or unknown).
+pub(crate) fn micros_since_start(instant: Instant) -> f64 {
+    run_facts().started.map_or(0.0, |s| {
+        instant.saturating_duration_since(s.2).as_secs_f64() * 1e6
+    })
 }
 
 fn program_name() -> String {

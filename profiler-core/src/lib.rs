@@ -38,6 +38,7 @@ mod stats;
 mod summary;
 mod sync;
 mod timeline;
+mod trace;
 
 pub use catalogue::{BrickBottleneck, BrickCategory, BrickId, UnknownBrick};
 pub use clock::ClockSource;
@@ -69,6 +70,10 @@ pub use sync::{
     set_sync_hook, set_sync_mode, sync_mode,
 };
 pub use timeline::{EventKind, ThreadTimeline, Timeline, TimelineEvent};
+pub use trace::{
+    DEFAULT_ELEMENT_SIZE, DEFAULT_TRACE_ENTRY_CAPACITY, RecordedExecutionTrace, RecordedTraceEntry,
+    TensorShape, TraceRecorder, set_trace_entry_capacity,
+};
 
 /// Items used by code that `#[brick]` and `#[trace_op]` generate.
 ///
@@ -78,12 +83,20 @@ pub mod __private {
     pub use crate::catalogue::{BrickCategory, BrickId};
     pub use crate::record::{Amounts, BrickGuard, IntoCount, IntoLayerIndex, Recording, recording};
     pub use crate::site::{BrickSite, SiteRef};
+    pub use crate::trace::{
+        OutputShapeKnown, OutputShapeUnknown, ShapeOf, TraceOpGuard, input_shape,
+    };
     pub use inventory;
 
     /// Converts an `elements`/`bytes`/`flops` argument.
     #[inline(always)]
     pub fn count(value: impl IntoCount) -> u64 {
         value.into_count()
+    }
+
+    /// Converts a `device` argument of `#[trace_op]`.
+    pub fn device_id(value: &impl ::core::fmt::Display) -> Option<String> {
+        Some(value.to_string())
     }
 
     /// Converts a `layer` argument.

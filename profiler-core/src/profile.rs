@@ -17,6 +17,7 @@ use crate::site::SiteInfo;
 use crate::stats::{BrickStats, CategoryStats};
 use crate::sync::SyncMode;
 use crate::timeline::Timeline;
+use crate::trace::RecordedExecutionTrace;
 
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
 /// minor version of the same major (unknown fields are ignored, missing ones
@@ -56,6 +57,9 @@ pub struct Profile {
     /// Trace-mode timeline (empty unless trace mode was on).
     #[serde(default)]
     pub timeline: Timeline,
+    /// `#[trace_op]` entries of all threads, by start time.
+    #[serde(default)]
+    pub trace: RecordedExecutionTrace,
     /// Records dropped, pending or lost: never silently discarded.
     #[serde(default)]
     pub counters: Counters,
@@ -274,6 +278,9 @@ pub struct Counters {
     /// Sync-hook calls that panicked.
     #[serde(default)]
     pub sync_hook_panics: u64,
+    /// `#[trace_op]` entries dropped because a thread's store was full.
+    #[serde(default)]
+    pub trace_entries_dropped: u64,
 }
 
 impl Counters {
@@ -284,6 +291,7 @@ impl Counters {
             + self.pending_abandoned
             + self.timeline_dropped
             + self.lost_at_thread_exit
+            + self.trace_entries_dropped
     }
 
     /// Human-readable lines for every non-zero counter, for report footers.
@@ -319,6 +327,10 @@ impl Counters {
                 "samples of bricks beyond the slot table (reported as one entry)",
             ),
             (self.sync_hook_panics, "sync hook calls panicked"),
+            (
+                self.trace_entries_dropped,
+                "trace_op entries dropped: store full (raise set_trace_entry_capacity)",
+            ),
         ];
         lines
             .iter()
@@ -406,6 +418,7 @@ impl Profile {
             layers: Vec::new(),
             threads: Vec::new(),
             timeline: Timeline::default(),
+            trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
         }
     }

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -109,6 +109,13 @@ pub(crate) struct Steps {
 static STEPS: LazyLock<Mutex<Steps>> = LazyLock::new(Mutex::default);
 /// Whether a recorded step is open (phases inside it count toward coverage).
 static STEP_OPEN: AtomicBool = AtomicBool::new(false);
+/// Index of the latest step begun (the step of `#[trace_op]` entries).
+static CURRENT_STEP: AtomicU64 = AtomicU64::new(0);
+
+/// Index of the latest step begun (0 before any).
+pub(crate) fn current_step() -> usize {
+    usize::try_from(CURRENT_STEP.load(Relaxed)).unwrap_or(usize::MAX)
+}
 
 pub(crate) fn steps() -> MutexGuard<'static, Steps> {
     STEPS.lock().unwrap_or_else(PoisonError::into_inner)
@@ -156,6 +163,7 @@ pub fn step(tokens: u64) -> StepGuard {
     let mut steps = steps();
     let index = steps.begun;
     steps.begun += 1;
+    CURRENT_STEP.store(index, Relaxed);
     let role = steps.schedule.map_or(StepRole::Active, |s| s.role(index));
     let recorded = role == StepRole::Active;
     if !recorded && crate::state::is_recording(crate::state::load() & !crate::state::PAUSED) {

@@ -21,6 +21,7 @@ use crate::layers::{LayerTable, NO_LAYER};
 use crate::site::{CHUNK_SLOTS, MAX_SLOTS};
 use crate::snapshot::Totals;
 use crate::timeline::EventBuffer;
+use crate::trace::EntryStore;
 
 /// Counters of one brick on one thread. Zero-initialised memory is a valid,
 /// empty cell (the minimum is stored inverted for that reason).
@@ -101,6 +102,8 @@ pub(crate) struct ThreadSlab {
     chunks: [AtomicPtr<Chunk>; MAX_CHUNKS],
     pub(crate) layers: LayerTable,
     pub(crate) events: EventBuffer,
+    /// `#[trace_op]` entries.
+    pub(crate) trace_entries: EntryStore,
     /// Pending deferred records right now (the queue itself is owner-local).
     pub(crate) pending: AtomicU64,
     /// Deferred records refused because the queue was full.
@@ -122,6 +125,7 @@ impl ThreadSlab {
             chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_CHUNKS],
             layers: LayerTable::new(),
             events: EventBuffer::new(),
+            trace_entries: EntryStore::default(),
             pending: AtomicU64::new(0),
             pending_overflow: AtomicU64::new(0),
             pending_abandoned: AtomicU64::new(0),
@@ -178,6 +182,7 @@ impl ThreadSlab {
         self.for_each_cell(|_, cell| cell.clear());
         self.layers.clear();
         self.events.clear();
+        self.trace_entries.clear();
         self.pending_overflow.store(0, Relaxed);
         self.pending_abandoned.store(0, Relaxed);
         crate::sync::clear_local_pending();

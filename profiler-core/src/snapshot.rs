@@ -77,6 +77,8 @@ pub(crate) struct Totals {
     pub(crate) pending: u64,
     pub(crate) pending_overflow: u64,
     pub(crate) pending_abandoned: u64,
+    pub(crate) trace_entries: Vec<crate::trace::RecordedTraceEntry>,
+    pub(crate) trace_entries_dropped: u64,
 }
 
 impl Totals {
@@ -89,6 +91,8 @@ impl Totals {
         pending: 0,
         pending_overflow: 0,
         pending_abandoned: 0,
+        trace_entries: Vec::new(),
+        trace_entries_dropped: 0,
     };
 
     /// Adds a slab's contents if it belongs to `generation`.
@@ -124,6 +128,16 @@ impl Totals {
         self.pending += slab.pending.load(Relaxed);
         self.pending_overflow += slab.pending_overflow.load(Relaxed);
         self.pending_abandoned += slab.pending_abandoned.load(Relaxed);
+        {
+            let entries = slab
+                .trace_entries
+                .entries
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            recorded |= !entries.is_empty();
+            self.trace_entries.extend(entries.iter().cloned());
+        }
+        self.trace_entries_dropped += slab.trace_entries.dropped.load(Relaxed);
         if recorded {
             self.threads.push(info);
         }
