@@ -45,14 +45,24 @@ fn mark_start(facts: &mut RunFacts) {
 }
 
 /// Turns recording on. The first call also starts the run clock and the
-/// deferred-time epoch. With the `off` feature this does nothing.
+/// deferred-time epoch, and measures the profiler's own per-call cost (a few
+/// milliseconds, once; see [`calibrate_overhead`](crate::calibrate_overhead)).
+/// With the `off` feature this does nothing.
 pub fn enable() {
-    {
+    if cfg!(feature = "off") {
+        return;
+    }
+    let first = {
         let mut facts = run_facts();
-        if facts.started.is_none() {
+        let first = facts.started.is_none();
+        if first {
             mark_start(&mut facts);
             crate::sync::reset_epoch();
         }
+        first && facts.overhead.is_none()
+    };
+    if first {
+        crate::overhead::calibrate_overhead();
     }
     let mut settings = state::settings();
     settings.enabled = true;

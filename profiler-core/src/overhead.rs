@@ -1,7 +1,8 @@
 //! Self-calibration: the profiler measures what it costs per call.
 //!
 //! On a private thread and a hidden slot, it times a loop of empty annotated
-//! calls against the same loop unannotated (the cost added to the caller),
+//! calls against the same loop unannotated (the cost added to the caller;
+//! the fastest of several rounds of each, since noise only adds time),
 //! and reads the median duration those empty calls recorded (the floor that
 //! every sample carries). Profiles report both; opt-in subtraction removes
 //! the floor from brick samples and says so in the profile's notes.
@@ -12,12 +13,12 @@ use std::time::Instant;
 use crate::histogram::bucket_bounds;
 use crate::profile::Overhead;
 use crate::record::{Amounts, Recording};
-use crate::state::{self, DEVICE_EVENTS, ENABLED, PAUSED, SYNC_EACH};
+use crate::state::{self, ENABLED, RAW_CLOCK};
 
 /// Calls per timed round.
-const CALLS: u32 = 20_000;
-/// Timed rounds (the median is kept).
-const ROUNDS: usize = 7;
+const CALLS: u32 = 10_000;
+/// Timed rounds; each loop's fastest round is kept, since noise only adds.
+const ROUNDS: usize = 15;
 
 /// A calibration result, in the units the snapshot needs.
 #[derive(Debug, Clone, Copy)]
@@ -80,10 +81,13 @@ pub fn set_subtract_overhead(on: bool) {
 fn measure() -> Measured {
     crate::slab::mark_internal_thread();
     let slot = crate::site::intern_hidden("__profiler_overhead");
-    // Record as an enabled brick would, whatever the user's settings.
-    let word = (state::load() | ENABLED) & !(PAUSED | SYNC_EACH | DEVICE_EVENTS);
+    // Record exactly as an enabled brick would, whatever the user's settings
+    // (which may not even be published yet on the first `enable()`).
+    let clock = if crate::clock::init() { RAW_CLOCK } else { 0 };
+    let generation = state::load() & !((1 << state::GENERATION_SHIFT) - 1);
+    let word = generation | ENABLED | clock;
     let recording = Recording::from_state(word);
-    let mut rounds = Vec::with_capacity(ROUNDS);
+    let (mut best_plain, mut best_annotated) = (f64::MAX, f64::MAX);
     for round in 0..=ROUNDS {
         let t0 = Instant::now();
         for i in 0..CALLS {
@@ -96,12 +100,11 @@ fn measure() -> Measured {
         let t2 = Instant::now();
         if round > 0 {
             // Round 0 warms caches and allocates the thread's storage.
-            let added = (t2 - t1).as_nanos() as f64 - (t1 - t0).as_nanos() as f64;
-            rounds.push(added.max(0.0) / f64::from(CALLS));
+            best_plain = best_plain.min((t1 - t0).as_nanos() as f64);
+            best_annotated = best_annotated.min((t2 - t1).as_nanos() as f64);
         }
     }
-    rounds.sort_by(f64::total_cmp);
-    let per_call_ns = rounds[rounds.len() / 2];
+    let per_call_ns = (best_annotated - best_plain).max(0.0) / f64::from(CALLS);
     let floor_ticks = crate::slab::with_slab(state::load(), |slab, _| {
         let cell = slab.cell(slot);
         let counts: Vec<u64> = cell

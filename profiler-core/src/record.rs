@@ -63,7 +63,6 @@ impl Recording {
 
     /// Starts timing a call of the brick at `site`.
     #[inline(always)]
-    #[must_use]
     pub fn enter(self, site: &'static BrickSite, amounts: Amounts) -> BrickGuard {
         self.enter_slot(site.slot(), amounts)
     }
@@ -147,19 +146,25 @@ impl BrickGuard {
 }
 
 impl Drop for BrickGuard {
+    /// Only the inert check is inlined into the caller, so a disabled brick
+    /// costs its load and this branch; recording is one out-of-line call.
     #[inline(always)]
     fn drop(&mut self) {
-        if self.slot == INERT_SLOT {
-            return;
+        if self.slot != INERT_SLOT {
+            self.finish();
         }
+    }
+}
+
+impl BrickGuard {
+    #[inline(never)]
+    fn finish(&mut self) {
         if self.state & (SYNC_EACH | DEVICE_EVENTS) != 0 {
             return self.finish_slow();
         }
         let end = crate::clock::now(self.state & RAW_CLOCK != 0);
         let ticks = end.wrapping_sub(self.start);
-        let (slot, start, amounts) = (self.slot, self.start, self.amounts);
-        // The generation is re-read so a reset during the call is honoured.
-        let state = state::load();
+        let (slot, start, amounts, state) = (self.slot, self.start, self.amounts, self.state);
         with_slab(state, |slab, layer_ctx| {
             slab.cell(slot)
                 .add(ticks, amounts.elements, amounts.bytes, amounts.flops);

@@ -175,10 +175,21 @@ impl ThreadSlab {
         }
     }
 
-    /// Clears the slab for a new generation. Owner only.
+    /// Brings the slab to the current generation, clearing it if a reset
+    /// happened since it last recorded. The caller's state word may be stale
+    /// (read when a call began), so the generation is re-read here: a slab is
+    /// never moved back to an older generation. Owner only.
     #[cold]
     #[inline(never)]
-    pub(crate) fn renew(&self, generation: u32) {
+    fn catch_up(&self) {
+        let current = crate::state::generation(crate::state::load());
+        if self.generation.load(Relaxed) != current {
+            self.renew(current);
+        }
+    }
+
+    /// Clears the slab for a new generation. Owner only.
+    fn renew(&self, generation: u32) {
         self.for_each_cell(|_, cell| cell.clear());
         self.layers.clear();
         self.events.clear();
@@ -267,7 +278,8 @@ impl Drop for Owner {
 /// destructors running late). Rare, so a shared atomic is fine.
 pub(crate) static LOST_AT_EXIT: AtomicU64 = AtomicU64::new(0);
 
-/// Runs `f` with the calling thread's slab, current for generation `state`.
+/// Runs `f` with the calling thread's slab, brought up to date with the
+/// reset generation (`state` may be the word read when the call began).
 /// Registers the thread on first use. Returns `None` (and counts the loss)
 /// when the thread is already tearing down.
 #[inline(always)]
@@ -282,9 +294,8 @@ pub(crate) fn with_slab<R>(state: u64, f: impl FnOnce(&ThreadSlab, u32) -> R) ->
     // lives until the thread-local destructors run; that destructor swaps the
     // pointer for `DEAD` before releasing its reference.
     let slab = unsafe { &*ptr };
-    let generation = crate::state::generation(state);
-    if slab.generation.load(Relaxed) != generation {
-        slab.renew(generation);
+    if slab.generation.load(Relaxed) != crate::state::generation(state) {
+        slab.catch_up();
     }
     Some(f(slab, layer))
 }

@@ -376,7 +376,6 @@ impl TraceOpGuard {
     pub const INERT: TraceOpGuard = TraceOpGuard { entry: None };
 
     /// Starts timing `operation` with its device and input shapes.
-    #[must_use]
     pub fn start(operation: &str, device: Option<String>, input_shapes: Vec<Vec<usize>>) -> Self {
         let step = crate::session::current_step();
         let mut entry = RecordedTraceEntry::new(step, operation).with_input_shapes(input_shapes);
@@ -529,6 +528,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_borrow, reason = "the borrow is the autoref-specialisation under test")]
     fn shapes_of_std_types() {
         let v = vec![0f32; 5];
         assert_eq!(input_shape(&v), [5]);
