@@ -1,1 +1,43 @@
 //! Analysis and rendering for the brick profiler.
+//!
+//! - Training scorecard: [`scorecard()`] grades the live profiler's run;
+//!   [`ScorecardBuilder`] and [`compute_training_scorecard`] take explicit
+//!   inputs. Renderers: `Display` (terminal),
+//!   [`format_training_scorecard_markdown`], [`format_training_scorecard_html`]
+//!   and JSON ([`TrainingScorecard::to_json`]).
+//! - Hardware ceilings: [`HardwareSpec`], the [`DEVICES`] table and
+//!   [`HardwareConfig`] (environment and config file).
+//! - Execution traces: [`TraceAnalyzer`] (per-op, per-device, load balance,
+//!   communication, collapsed stacks), [`read_execution_trace`], and
+//!   [`merge_ranks`] for distributed runs ([`RankReport`], stragglers).
+//! - Exports: [`chrome_trace_json`] / [`write_chrome_trace`] (Perfetto,
+//!   chrome://tracing), [`folded_stacks`], [`flamegraph_svg`],
+//!   [`speedscope_json`].
+
+mod export;
+mod hardware;
+mod scorecard;
+mod trace;
+
+pub use export::{
+    OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
+    write_chrome_trace,
+};
+pub use hardware::{
+    DEFAULT_BYTES_PER_TOKEN, DEVICES, DeviceSpec, ENV_BYTES_PER_TOKEN, ENV_HARDWARE,
+    ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
+};
+pub use scorecard::{
+    Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
+    Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,
+    StepProfilerInput, Thresholds, TrainingScorecard, compute_training_scorecard,
+    compute_training_scorecard_with, escape_html, find_last_step_profiler_line,
+    format_training_scorecard_html, format_training_scorecard_markdown, load_baseline,
+    parse_last_step_profiler_line, parse_step_profiler_line, save_baseline, scorecard,
+};
+pub use trace::{
+    CommunicationBottleneck, DEFAULT_STRAGGLER_THRESHOLD, DeviceSummary, LoadBalanceMetrics,
+    MergedTrace, OpSummary, RankReport, RankStats, Straggler, TraceAnalyzer, TraceError,
+    merge_rank_files, merge_ranked, merge_ranks, parse_execution_trace, read_execution_trace,
+    read_rank_profiles,
+};

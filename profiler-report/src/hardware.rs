@@ -1,0 +1,73 @@
+//! Hardware ceilings: the memory-bound [`HardwareSpec`] the scorecard grades
+//! against, a table of known devices ([`DeviceSpec`]) for roofline and MFU,
+//! and [`HardwareConfig`], which resolves both from the environment or a file.
+
+mod config;
+mod devices;
+
+pub use config::{
+    ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS,
+    HardwareConfig, HardwareError,
+};
+pub use devices::{DEVICES, DeviceSpec};
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes moved per token used by the presets (model-dependent; override it
+/// with `PROFILER_BYTES_PER_TOKEN` or the config file).
+pub const DEFAULT_BYTES_PER_TOKEN: f64 = 158_000_000.0;
+
+/// Memory-bound roofline parameters for throughput grading.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HardwareSpec {
+    /// Peak memory bandwidth, GB/s.
+    pub peak_bw_gb_s: f64,
+    /// Bytes moved per token (model-dependent).
+    pub bytes_per_token: f64,
+}
+
+impl HardwareSpec {
+    /// RTX 4060 Laptop: 256 GB/s.
+    #[must_use]
+    pub fn rtx_4060l() -> Self {
+        Self {
+            peak_bw_gb_s: 256.0,
+            bytes_per_token: DEFAULT_BYTES_PER_TOKEN,
+        }
+    }
+
+    /// NVIDIA GB10 (DGX Spark): 273 GB/s.
+    #[must_use]
+    pub fn gb10() -> Self {
+        Self {
+            peak_bw_gb_s: 273.0,
+            bytes_per_token: DEFAULT_BYTES_PER_TOKEN,
+        }
+    }
+
+    /// Memory-bound throughput ceiling: `peak_bw_gb_s * 1e9 / bytes_per_token`.
+    #[must_use]
+    pub fn peak_throughput_tok_s(&self) -> f64 {
+        (self.peak_bw_gb_s * 1e9) / self.bytes_per_token
+    }
+
+    /// Reads the hardware from the environment; see [`HardwareConfig::from_env`].
+    ///
+    /// # Errors
+    /// [`HardwareError`] naming the variable or file with a bad value.
+    pub fn from_env() -> Result<Option<Self>, HardwareError> {
+        Ok(HardwareConfig::from_env()?.map(|c| c.spec))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preset_peaks_follow_the_compat_formula() {
+        let peak = HardwareSpec::rtx_4060l().peak_throughput_tok_s();
+        assert!((peak - 256e9 / 158e6).abs() < 1e-9);
+        assert!((HardwareSpec::gb10().peak_throughput_tok_s() - 273e9 / 158e6).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,60 @@
+//! Saving a scorecard as the baseline of later runs, and loading it back.
+//! The file is the scorecard's JSON (the reference tool's files load too),
+//! written atomically so a crash never leaves a torn baseline.
+
+use std::path::Path;
+
+use super::error::ScorecardError;
+use super::model::TrainingScorecard;
+
+impl TrainingScorecard {
+    /// Writes this scorecard as a baseline, atomically (temp file + rename).
+    ///
+    /// # Errors
+    /// [`ScorecardError::BaselineWrite`] naming the file.
+    pub fn save_baseline(&self, path: impl AsRef<Path>) -> Result<(), ScorecardError> {
+        save_baseline(self, path)
+    }
+}
+
+/// Writes `scorecard` to `path` as a baseline, atomically.
+///
+/// # Errors
+/// [`ScorecardError::BaselineWrite`] naming the file.
+pub fn save_baseline(
+    scorecard: &TrainingScorecard,
+    path: impl AsRef<Path>,
+) -> Result<(), ScorecardError> {
+    let path = path.as_ref();
+    profiler_core::write_atomic(path, scorecard.to_json().as_bytes()).map_err(|source| {
+        ScorecardError::BaselineWrite {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Reads a baseline scorecard.
+///
+/// # Errors
+/// [`ScorecardError::BaselineRead`] if the file cannot be read,
+/// [`ScorecardError::BaselineMalformed`] (with line and column) if it is not
+/// scorecard JSON.
+pub fn load_baseline(path: impl AsRef<Path>) -> Result<TrainingScorecard, ScorecardError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| ScorecardError::BaselineRead {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    TrainingScorecard::from_json(&text).map_err(|e| ScorecardError::BaselineMalformed {
+        path: path.to_path_buf(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        line: e.line(),
+        column: e.column(),
+    })
+}

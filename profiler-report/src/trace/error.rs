@@ -1,0 +1,79 @@
+//! [`TraceError`]: everything that can go wrong reading traces and writing
+//! exports, with the file, line, column, entry or field that caused it.
+
+use std::path::{Path, PathBuf};
+
+use profiler_core::ProfileError;
+
+/// Error reading a trace or profile, or writing an export.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TraceError {
+    /// A file could not be read.
+    #[error("cannot read trace `{}`: {source}", path.display())]
+    Read {
+        /// File that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// An export could not be written.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write {
+        /// File that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// The text is not valid JSON, or a field has the wrong type.
+    #[error("malformed trace{}: {message} at line {line}, column {column}", origin(path.as_deref()))]
+    Malformed {
+        /// File, if read from one.
+        path: Option<PathBuf>,
+        /// What is wrong; names the field (`entries[3].duration_us`) when known.
+        message: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// An entry parsed but holds an impossible value (negative or NaN time).
+    #[error(
+        "invalid trace{}: entry {index}: field `{field}` is {value}; {expected}",
+        origin(path.as_deref())
+    )]
+    InvalidEntry {
+        /// File, if read from one.
+        path: Option<PathBuf>,
+        /// 0-based index into `entries`.
+        index: usize,
+        /// The offending field.
+        field: &'static str,
+        /// Its value as written.
+        value: String,
+        /// What the field must be.
+        expected: &'static str,
+    },
+    /// Two rank files claim the same rank.
+    #[error("`{}` is rank {rank}, which another file already is", path.display())]
+    DuplicateRank {
+        /// The second file with that rank.
+        path: PathBuf,
+        /// The rank.
+        rank: u32,
+    },
+    /// A profile could not be read (its error names the file and field).
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The flamegraph renderer refused its input.
+    #[error("cannot render flamegraph: {message}")]
+    Flamegraph {
+        /// The renderer's message.
+        message: String,
+    },
+}
+
+fn origin(path: Option<&Path>) -> String {
+    path.map(|p| format!(" `{}`", p.display()))
+        .unwrap_or_default()
+}

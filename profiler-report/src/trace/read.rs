@@ -1,0 +1,195 @@
+//! Reading execution traces from disk with errors that point at the file,
+//! line, column, entry and field at fault.
+
+use std::path::Path;
+
+use profiler_core::{Profile, RecordedExecutionTrace};
+use serde_json::Value;
+
+use super::TraceError;
+
+/// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the reference
+/// format), or a whole profile (any JSON object with `schema_version`), whose
+/// `trace` is returned.
+///
+/// # Errors
+/// [`TraceError::Read`] when the file cannot be read; [`TraceError::Malformed`]
+/// with line, column and the field path (`entries[3].duration_us`) for bad
+/// JSON; [`TraceError::InvalidEntry`] naming the entry index and field for a
+/// negative or non-finite duration or start; [`TraceError::Profile`] for a
+/// bad profile.
+pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionTrace, TraceError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text, Some(path))
+}
+
+/// Parses a trace from JSON text; errors as [`read_execution_trace`], without a file.
+///
+/// # Errors
+/// As [`read_execution_trace`].
+pub fn parse_execution_trace(text: &str) -> Result<RecordedExecutionTrace, TraceError> {
+    parse(text, None)
+}
+
+fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, TraceError> {
+    // A profile also parses as an (empty) trace, so look for its marker first.
+    let trace = if is_profile(text) {
+        match path {
+            Some(p) => Profile::read(p)?.trace,
+            None => Profile::from_json(text)?.trace,
+        }
+    } else {
+        serde_json::from_str::<RecordedExecutionTrace>(text).map_err(|e| {
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            let message = match e.is_data().then(|| field_path(text)).flatten() {
+                Some(field) => format!("{field}: {message}"),
+                None => message.to_owned(),
+            };
+            TraceError::Malformed {
+                path: path.map(Path::to_path_buf),
+                message,
+                line: e.line(),
+                column: e.column(),
+            }
+        })?
+    };
+    validate(&trace, path)?;
+    Ok(trace)
+}
+
+fn is_profile(text: &str) -> bool {
+    // The substring test keeps large plain traces to one parse.
+    if !text.contains("\"schema_version\"") {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        schema_version: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Probe>(text).is_ok_and(|p| p.schema_version.is_some())
+}
+
+/// Finds the field a data error is about by re-reading the document one
+/// field at a time (only on the error path, so its cost does not matter).
+fn field_path(text: &str) -> Option<String> {
+    let Ok(Value::Object(root)) = serde_json::from_str::<Value>(text) else {
+        return None;
+    };
+    for (key, value) in &root {
+        if key == "entries" {
+            let Value::Array(entries) = value else {
+                return Some("entries".to_owned());
+            };
+            for (index, entry) in entries.iter().enumerate() {
+                if let Some(field) = bad_entry_field(entry) {
+                    return Some(format!("entries[{index}]{field}"));
+                }
+            }
+        } else {
+            let single = Value::Object([(key.clone(), value.clone())].into_iter().collect());
+            if serde_json::from_value::<RecordedExecutionTrace>(single).is_err() {
+                return Some(key.clone());
+            }
+        }
+    }
+    None
+}
+
+/// `""` when the entry itself is wrong (not an object, a field missing),
+/// `.field` for the first field of the wrong type, `None` when it parses.
+fn bad_entry_field(entry: &Value) -> Option<String> {
+    let probe = |v: Value| {
+        serde_json::from_value::<RecordedExecutionTrace>(serde_json::json!({ "entries": [v] }))
+    };
+    probe(entry.clone()).err()?;
+    let Value::Object(fields) = entry else {
+        return Some(String::new());
+    };
+    for (key, value) in fields {
+        let mut minimal = serde_json::Map::new();
+        minimal.insert("step".to_owned(), Value::from(0));
+        minimal.insert("operation".to_owned(), Value::from(""));
+        minimal.insert(key.clone(), value.clone());
+        if probe(Value::Object(minimal)).is_err() {
+            return Some(format!(".{key}"));
+        }
+    }
+    Some(String::new())
+}
+
+/// Rejects times that cannot be real: negative, NaN or infinite.
+fn validate(trace: &RecordedExecutionTrace, path: Option<&Path>) -> Result<(), TraceError> {
+    const EXPECTED: &str = "expected a finite, non-negative number of µs";
+    for (index, entry) in trace.entries.iter().enumerate() {
+        let times = [
+            ("duration_us", Some(entry.duration_us)),
+            ("start_us", entry.start_us),
+        ];
+        for (field, value) in times {
+            if let Some(v) = value.filter(|v| !v.is_finite() || *v < 0.0) {
+                return Err(TraceError::InvalidEntry {
+                    path: path.map(Path::to_path_buf),
+                    index,
+                    field,
+                    value: v.to_string(),
+                    expected: EXPECTED,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use profiler_core::RecordedTraceEntry;
+
+    use super::*;
+
+    #[test]
+    fn nan_and_infinite_times_name_entry_and_field() {
+        let mut trace = RecordedExecutionTrace::new();
+        trace.add_entry(RecordedTraceEntry::new(0, "ok"));
+        let mut bad = RecordedTraceEntry::new(1, "bad");
+        bad.duration_us = f64::NAN;
+        trace.add_entry(bad);
+        let err = validate(&trace, Some(Path::new("t.json"))).expect_err("NaN");
+        assert_eq!(
+            err.to_string(),
+            "invalid trace `t.json`: entry 1: field `duration_us` is NaN; \
+             expected a finite, non-negative number of µs"
+        );
+        trace.entries[1].duration_us = 1.0;
+        trace.entries[1].start_us = Some(f64::INFINITY);
+        let err = validate(&trace, None).expect_err("inf");
+        assert!(matches!(
+            err,
+            TraceError::InvalidEntry {
+                index: 1,
+                field: "start_us",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn field_paths_of_data_errors() {
+        assert_eq!(field_path(r#"{"entries": {}}"#).as_deref(), Some("entries"));
+        let bad_entry = r#"{"entries": [{"step": 0, "operation": "a", "thread": "x"}]}"#;
+        assert_eq!(field_path(bad_entry).as_deref(), Some("entries[0].thread"));
+        assert_eq!(
+            field_path(r#"{"entries": [3]}"#).as_deref(),
+            Some("entries[0]")
+        );
+        assert_eq!(
+            field_path(r#"{"metadata": {"a": 1}}"#).as_deref(),
+            Some("metadata")
+        );
+        assert_eq!(field_path(r#"{"entries": []}"#), None);
+    }
+}

@@ -1,0 +1,830 @@
+//! Training scorecard behaviour: the reference (compat) rules, the fixes and
+//! the extensions of SPEC section 6.
+
+use std::collections::BTreeMap;
+
+use profiler_core::{Direction, HardwareInfo, LayerOp, LayerStats, PhaseStats, Profile};
+use profiler_report::{
+    Bottleneck, Grade, HardwareConfig, HardwareSpec, ModelShape, PerLayerData, PhaseData,
+    ScorecardBuilder, ScorecardError, ScorecardOptions, Severity, StepProfilerInput, Thresholds,
+    TrainingScorecard, compute_training_scorecard, compute_training_scorecard_with,
+    format_training_scorecard_html, format_training_scorecard_markdown, load_baseline,
+    parse_last_step_profiler_line, parse_step_profiler_line,
+};
+
+fn rtx() -> HardwareSpec {
+    HardwareSpec::rtx_4060l()
+}
+
+fn baseline() -> TrainingScorecard {
+    let input = StepProfilerInput {
+        avg_step_ms: 100.0,
+        wall_coverage: 0.90,
+        ..Default::default()
+    };
+    compute_training_scorecard(&input, 200.0, &rtx(), None)
+}
+
+fn run(step_ms: f64, coverage: f64, tok_s: f64, base: &TrainingScorecard) -> TrainingScorecard {
+    let input = StepProfilerInput {
+        avg_step_ms: step_ms,
+        wall_coverage: coverage,
+        ..Default::default()
+    };
+    compute_training_scorecard(&input, tok_s, &rtx(), Some(base))
+}
+
+fn phases(entries: &[(&str, f64, f64)]) -> BTreeMap<String, PhaseData> {
+    entries
+        .iter()
+        .map(|(n, total_ms, pct)| {
+            let data = PhaseData {
+                total_ms: *total_ms,
+                pct: *pct,
+                avg_ms: *total_ms,
+            };
+            ((*n).to_owned(), data)
+        })
+        .collect()
+}
+
+#[test]
+fn yoga_profile_at_194_tok_s_grades_d() {
+    let input = StepProfilerInput {
+        avg_step_ms: 105.0,
+        wall_coverage: 0.85,
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, 194.0, &rtx(), None);
+    assert_eq!(sc.grade, Some(Grade::D));
+    assert!(
+        sc.efficiency > 0.0 && sc.efficiency < 0.20,
+        "{}",
+        sc.efficiency
+    );
+    assert!((sc.efficiency - 194.0 / (256e9 / 158e6)).abs() < 1e-12);
+}
+
+#[test]
+fn grade_is_monotonic_in_efficiency() {
+    let peak = rtx().peak_throughput_tok_s();
+    let mut previous = Grade::F;
+    let mut seen = Vec::new();
+    for i in 0..=200 {
+        let eff = f64::from(i) / 200.0;
+        let sc =
+            compute_training_scorecard(&StepProfilerInput::default(), eff * peak, &rtx(), None);
+        let grade = sc.grade.expect("graded");
+        assert!(grade >= previous, "grade fell at efficiency {eff}");
+        if !seen.contains(&grade) {
+            seen.push(grade);
+        }
+        previous = grade;
+    }
+    assert_eq!(seen, [Grade::F, Grade::D, Grade::C, Grade::B, Grade::A]);
+}
+
+#[test]
+fn bottleneck_rules_apply_in_order() {
+    let peak = rtx().peak_throughput_tok_s();
+    // transfer 0.35, launch 0.5, compute 0.9: Transfer wins.
+    let mut input = StepProfilerInput {
+        avg_step_ms: 100.0,
+        phases: phases(&[("h2d", 35.0, 35.0), ("forward", 15.0, 15.0)]),
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, 0.9 * peak, &rtx(), None);
+    assert!((sc.launch_overhead - 0.5).abs() < 1e-12);
+    assert_eq!(sc.bottleneck, Bottleneck::Transfer);
+    // launch 0.5, compute 0.9: Launch beats Compute.
+    input.phases = phases(&[("forward", 50.0, 50.0)]);
+    assert_eq!(
+        compute_training_scorecard(&input, 0.9 * peak, &rtx(), None).bottleneck,
+        Bottleneck::Launch
+    );
+    // compute 0.9 alone: Compute.
+    input.phases = phases(&[("forward", 100.0, 100.0)]);
+    assert_eq!(
+        compute_training_scorecard(&input, 0.9 * peak, &rtx(), None).bottleneck,
+        Bottleneck::Compute
+    );
+    // Nothing over its threshold: MemoryBw.
+    assert_eq!(
+        compute_training_scorecard(&input, 0.3 * peak, &rtx(), None).bottleneck,
+        Bottleneck::MemoryBw
+    );
+    // Exactly at a threshold does not trigger (strict >).
+    input.phases = phases(&[("d2h", 30.0, 30.0), ("forward", 70.0, 70.0)]);
+    assert_eq!(
+        compute_training_scorecard(&input, 0.1 * peak, &rtx(), None).bottleneck,
+        Bottleneck::MemoryBw
+    );
+}
+
+#[test]
+fn throughput_drop_of_15_percent_is_a_warning_listed_first() {
+    let sc = run(115.0, 0.88, 170.0, &baseline());
+    assert_eq!(sc.regressions[0].metric, "throughput_tok_s");
+    assert_eq!(sc.regressions[0].severity, Severity::Warning);
+    assert!((sc.regressions[0].delta + 0.15).abs() < 1e-12);
+    assert_eq!(sc.regressions[1].metric, "step_time_ms");
+    let sc = run(100.0, 0.90, 150.0, &baseline());
+    assert_eq!(sc.regressions.len(), 1);
+    assert_eq!(
+        sc.regressions[0].severity,
+        Severity::Critical,
+        "-25% is critical"
+    );
+}
+
+#[test]
+fn five_percent_improvement_flags_nothing() {
+    let sc = run(95.0, 0.91, 210.0, &baseline());
+    assert!(sc.regressions.is_empty(), "{:?}", sc.regressions);
+}
+
+#[test]
+fn step_time_up_25_percent_is_critical() {
+    let sc = run(125.0, 0.90, 200.0, &baseline());
+    assert_eq!(sc.regressions.len(), 1);
+    assert_eq!(sc.regressions[0].metric, "step_time_ms");
+    assert_eq!(sc.regressions[0].severity, Severity::Critical);
+    let sc = run(115.0, 0.90, 200.0, &baseline());
+    assert_eq!(sc.regressions[0].severity, Severity::Warning);
+}
+
+#[test]
+fn wall_coverage_drop_of_006_is_a_warning() {
+    let sc = run(100.0, 0.84, 200.0, &baseline());
+    assert_eq!(sc.regressions.len(), 1);
+    assert_eq!(sc.regressions[0].metric, "wall_coverage");
+    assert_eq!(sc.regressions[0].severity, Severity::Warning);
+    assert!((sc.regressions[0].delta + 0.06).abs() < 1e-9);
+    assert!(
+        run(100.0, 0.86, 200.0, &baseline()).regressions.is_empty(),
+        "0.04 is within tolerance"
+    );
+}
+
+#[test]
+fn low_grade_with_launch_overhead_gets_the_launch_note() {
+    let input = StepProfilerInput {
+        avg_step_ms: 200.0,
+        phases: phases(&[("forward", 10.0, 5.0)]),
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, 50.0, &rtx(), None);
+    assert_eq!(sc.grade, Some(Grade::F));
+    assert_eq!(sc.bottleneck, Bottleneck::Launch);
+    assert!(
+        sc.recommendations[0].contains("CUDA graphs"),
+        "bottleneck advice first"
+    );
+    assert!(
+        sc.recommendations
+            .iter()
+            .any(|r| r.starts_with("Launch overhead is 95%")),
+        "{:?}",
+        sc.recommendations
+    );
+    assert!(
+        sc.recommendations.iter().all(|r| !r.contains("NF4")),
+        "no codebase-specific advice"
+    );
+    // A good grade gets neither.
+    let good =
+        compute_training_scorecard(&input, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    assert!(
+        good.recommendations.is_empty(),
+        "{:?}",
+        good.recommendations
+    );
+}
+
+#[test]
+fn backward_faster_than_forward_is_flagged() {
+    let layer = |i, fwd, bwd| PerLayerData {
+        layer: i,
+        fwd_ms: fwd,
+        bwd_ms: bwd,
+        ops: BTreeMap::new(),
+    };
+    let input = StepProfilerInput {
+        per_layer: vec![layer(0, 2.0, 1.0), layer(1, 2.0, 1.6)],
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    assert!((sc.forward_backward_ratio - 0.65).abs() < 1e-12);
+    assert_eq!(sc.recommendations.len(), 1);
+    assert!(sc.recommendations[0].contains("Backward is faster than forward"));
+    let normal = StepProfilerInput {
+        per_layer: vec![layer(0, 2.0, 4.0)],
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&normal, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    assert!(sc.recommendations.is_empty());
+}
+
+#[test]
+fn top_level_ops_of_a_v2_line_populate_hotspots() {
+    let line = r#"{"_profiler":"step_profiler_v2","steps":4,"avg_step_ms":50.0,"wall_coverage":0.9,"ops":{"gemm_fwd":60.0,"attn":30.0,"norm":10.0},"per_layer":[{"layer":0,"fwd_ms":1.0,"bwd_ms":2.0,"ops":{"gemm_fwd":40.0}}]}"#;
+    let input = parse_step_profiler_line(line).unwrap();
+    let sc = compute_training_scorecard(&input, 100.0, &rtx(), None);
+    let names: Vec<&str> = sc.hotspot_ops.iter().map(|h| h.0.as_str()).collect();
+    assert_eq!(names, ["gemm_fwd", "attn", "norm"]);
+    assert_eq!(
+        sc.hotspot_ops[0].1, 100.0,
+        "layer and top-level time add up"
+    );
+    assert!((sc.hotspot_ops[0].2 - 100.0 / 140.0 * 100.0).abs() < 1e-9);
+}
+
+#[test]
+fn hotspots_keep_the_top_ten() {
+    let ops = (0..15)
+        .map(|i| (format!("op{i:02}"), f64::from(i)))
+        .collect();
+    let input = StepProfilerInput {
+        ops,
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, 1.0, &rtx(), None);
+    assert_eq!(sc.hotspot_ops.len(), 10);
+    assert_eq!(sc.hotspot_ops[0].0, "op14");
+    assert_eq!(sc.hotspot_ops[9].0, "op05");
+}
+
+fn assert_no_nan(sc: &TrainingScorecard) {
+    // JSON has no NaN: serde_json writes it as `null`, which would not read
+    // back into an `f64`, so a lossless round trip proves every float finite.
+    let json = sc.to_json();
+    assert_eq!(&TrainingScorecard::from_json(&json).unwrap(), sc, "{json}");
+    // Renderings: warnings may name the bad input ("is NaN"), numbers may not.
+    let numbers_only = TrainingScorecard {
+        warnings: Vec::new(),
+        ..sc.clone()
+    };
+    for (what, text) in [
+        (
+            "markdown",
+            format_training_scorecard_markdown(&numbers_only),
+        ),
+        ("html", format_training_scorecard_html(&numbers_only)),
+        ("terminal", numbers_only.to_string()),
+    ] {
+        assert!(
+            !text.contains("NaN") && !text.contains("inf"),
+            "{what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn nan_layer_is_flagged_and_never_rendered_as_nan() {
+    let mut ops = BTreeMap::new();
+    ops.insert("gemm".to_owned(), f64::NAN);
+    ops.insert("norm".to_owned(), 1.0);
+    let input = StepProfilerInput {
+        avg_step_ms: 10.0,
+        per_layer: vec![
+            PerLayerData {
+                layer: 0,
+                fwd_ms: 1.0,
+                bwd_ms: 2.0,
+                ops: BTreeMap::new(),
+            },
+            PerLayerData {
+                layer: 1,
+                fwd_ms: f64::NAN,
+                bwd_ms: f64::INFINITY,
+                ops,
+            },
+        ],
+        ..Default::default()
+    };
+    let sc = compute_training_scorecard(&input, f64::NAN, &rtx(), None);
+    assert!(!sc.per_layer_summary[0].non_finite);
+    assert!(sc.per_layer_summary[1].non_finite);
+    assert_eq!(sc.per_layer_summary[1].fwd_ms, 0.0);
+    assert_eq!(sc.per_layer_summary[1].top_op, "norm");
+    assert!(
+        sc.warnings
+            .iter()
+            .any(|w| w.contains("layer 1 fwd_ms is NaN")),
+        "{:?}",
+        sc.warnings
+    );
+    assert!(
+        sc.warnings
+            .iter()
+            .any(|w| w.contains("throughput_tok_s is NaN"))
+    );
+    assert_eq!(sc.throughput_tok_s, 0.0);
+    assert!(sc.to_string().contains("non-finite"));
+    assert_no_nan(&sc);
+}
+
+#[test]
+fn zero_and_negative_step_time_and_throughput_are_handled() {
+    for (step_ms, tok_s) in [
+        (0.0, 0.0),
+        (-5.0, -10.0),
+        (f64::INFINITY, f64::NEG_INFINITY),
+    ] {
+        let input = StepProfilerInput {
+            avg_step_ms: step_ms,
+            phases: phases(&[("forward", 10.0, 10.0)]),
+            ..Default::default()
+        };
+        let sc = compute_training_scorecard(&input, tok_s, &rtx(), Some(&baseline()));
+        assert_eq!(sc.launch_overhead, 0.0, "no step time: no launch estimate");
+        assert_eq!(sc.step_time_ms, 0.0);
+        assert_eq!(sc.grade, Some(Grade::F));
+        assert_no_nan(&sc);
+    }
+    // A zero peak gives efficiency 0 (compat).
+    let zero = HardwareSpec {
+        peak_bw_gb_s: 0.0,
+        bytes_per_token: 1.0,
+    };
+    let sc = compute_training_scorecard(&StepProfilerInput::default(), 100.0, &zero, None);
+    assert_eq!(sc.efficiency, 0.0);
+}
+
+#[test]
+fn empty_profile_scores_without_inventing_numbers() {
+    let profile = Profile::empty();
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(sc.grade, None, "no steps: no grade");
+    assert_eq!(sc.throughput_tok_s, 0.0);
+    assert!(
+        sc.warnings[0].starts_with("no steps recorded"),
+        "{:?}",
+        sc.warnings
+    );
+    let text = sc.to_string();
+    assert!(
+        text.contains("n/a (see warnings)") && text.contains("no steps recorded"),
+        "{text}"
+    );
+    assert_no_nan(&sc);
+}
+
+#[test]
+fn malformed_lines_give_typed_errors() {
+    let err = parse_step_profiler_line("{\"_profiler\":\"step_profiler_v2\",").unwrap_err();
+    assert!(matches!(err, ScorecardError::MalformedJson { .. }), "{err}");
+    let err = parse_step_profiler_line(r#"{"_profiler":"step_profiler_v2","avg_step_ms":"fast"}"#)
+        .unwrap_err();
+    match err {
+        ScorecardError::InvalidField { field, .. } => assert_eq!(field, "avg_step_ms"),
+        other => panic!("{other}"),
+    }
+    let err = parse_step_profiler_line(r#"{"steps":3}"#).unwrap_err();
+    assert!(err.to_string().contains("no `_profiler` tag"), "{err}");
+    let err = parse_last_step_profiler_line("step 1 loss 2.3\nstep 2 loss 2.1\n").unwrap_err();
+    assert!(
+        matches!(err, ScorecardError::NoProfilerLine { lines: 2 }),
+        "{err}"
+    );
+}
+
+#[test]
+fn scorecard_json_round_trips() {
+    let line = r#"{"_profiler":"step_profiler_v1","steps":3,"avg_step_ms":120.5,"wall_coverage":0.8,"phases":{"h2d":{"total_ms":30.0,"pct":8.3,"avg_ms":10.0}},"per_layer":[{"layer":0,"fwd_ms":10.0,"bwd_ms":21.0,"ops":{"gemm":25.0}}]}"#;
+    let input = parse_step_profiler_line(line).unwrap();
+    let sc = compute_training_scorecard(&input, 180.0, &rtx(), Some(&baseline()));
+    let back = TrainingScorecard::from_json(&sc.to_json()).unwrap();
+    assert_eq!(back, sc);
+    let value: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
+    assert_eq!(value["grade"], "D");
+    // 30 ms of phases in a 120.5 ms step: launch overhead 0.75 (compat formula).
+    assert_eq!(value["bottleneck"], "launch");
+    assert_eq!(value["hotspot_ops"][0][0], "gemm");
+}
+
+/// A scorecard with every compat section, for the golden file.
+fn golden_scorecard() -> TrainingScorecard {
+    let mut ops0 = BTreeMap::new();
+    ops0.insert("gemm_fwd".to_owned(), 12.5);
+    ops0.insert("rmsnorm".to_owned(), 2.5);
+    let mut ops1 = BTreeMap::new();
+    ops1.insert("gemm_fwd".to_owned(), 11.0);
+    ops1.insert("attention".to_owned(), 6.0);
+    let input = StepProfilerInput {
+        steps: 10,
+        avg_step_ms: 120.0,
+        wall_coverage: 0.82,
+        phases: phases(&[("forward", 40.0, 33.3), ("h2d", 5.0, 4.2)]),
+        per_layer: vec![
+            PerLayerData {
+                layer: 0,
+                fwd_ms: 15.0,
+                bwd_ms: 12.0,
+                ops: ops0,
+            },
+            PerLayerData {
+                layer: 1,
+                fwd_ms: 17.0,
+                bwd_ms: 10.2,
+                ops: ops1,
+            },
+        ],
+        ..Default::default()
+    };
+    let base = baseline();
+    compute_training_scorecard(&input, 150.0, &rtx(), Some(&base))
+}
+
+#[test]
+fn markdown_matches_the_golden_file() {
+    let golden = include_str!("golden/training_scorecard.md");
+    assert_eq!(
+        format_training_scorecard_markdown(&golden_scorecard()),
+        golden
+    );
+}
+
+#[test]
+fn markdown_of_an_unknown_peak_matches_the_golden_file() {
+    let input = StepProfilerInput {
+        avg_step_ms: 80.0,
+        wall_coverage: 0.5,
+        ..Default::default()
+    };
+    let sc =
+        compute_training_scorecard_with(&input, 400.0, None, None, &ScorecardOptions::default());
+    let golden = include_str!("golden/training_scorecard_unknown_peak.md");
+    assert_eq!(format_training_scorecard_markdown(&sc), golden);
+}
+
+fn hand_built_profile() -> Profile {
+    let mut p = Profile::empty();
+    p.steps.count = 4;
+    p.steps.tokens = 4 * 512;
+    p.steps.total_ns = 400_000_000;
+    p.steps.samples_ns = vec![100_000_000; 4];
+    for (name, ns) in [
+        ("forward", 120_000_000),
+        ("blk_bwd", 200_000_000),
+        ("h2d", 20_000_000),
+    ] {
+        p.phases.push(PhaseStats {
+            name: name.to_owned(),
+            count: 4,
+            total_ns: ns,
+            min_ns: 0,
+            max_ns: 0,
+            in_steps_ns: ns,
+        });
+    }
+    let op = |name: &str, ns| LayerOp {
+        name: name.to_owned(),
+        count: 4,
+        total_ns: ns,
+    };
+    for i in 0..2 {
+        p.layers.push(LayerStats {
+            index: i,
+            direction: Direction::Forward,
+            scope_count: 4,
+            scope_ns: 40_000_000,
+            ops: vec![op("GemmQkv", 30_000_000), op("RmsNorm", 5_000_000)],
+        });
+        p.layers.push(LayerStats {
+            index: i,
+            direction: Direction::Backward,
+            scope_count: 4,
+            scope_ns: 80_000_000,
+            ops: vec![op("GemmQkv", 70_000_000)],
+        });
+    }
+    p
+}
+
+#[test]
+fn builder_reads_a_hand_built_profile() {
+    let profile = hand_built_profile();
+    let input = StepProfilerInput::from_profile(&profile);
+    assert_eq!(input.steps, 4);
+    assert_eq!(input.avg_step_ms, 100.0);
+    assert!((input.wall_coverage - 0.85).abs() < 1e-12);
+    assert_eq!(input.phases["h2d"].pct, 5.0);
+    assert_eq!(
+        (input.per_layer[1].fwd_ms, input.per_layer[1].bwd_ms),
+        (40.0, 80.0)
+    );
+    assert_eq!(input.per_layer[0].ops["GemmQkv"], 100.0);
+
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(sc.throughput_tok_s, 2048.0 / 0.4, "tokens over step time");
+    assert_eq!(
+        sc.grade,
+        Some(Grade::A),
+        "5120 tok/s is above the 1620 tok/s ceiling"
+    );
+    assert_eq!(sc.efficiency, 1.0);
+    assert_eq!(sc.forward_backward_ratio, 2.0);
+    assert_eq!(sc.hotspot_ops[0].0, "GemmQkv");
+    assert_eq!(sc.steps, 4);
+    assert_eq!(sc.step_samples_ms, vec![100.0; 4]);
+    assert!(sc.to_string().contains("Per layer"));
+}
+
+#[test]
+fn profiles_measure_launch_overhead_as_uncovered_step_time() {
+    let profile = hand_built_profile();
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert!(
+        (sc.launch_overhead - 0.15).abs() < 1e-9,
+        "1 - coverage: {}",
+        sc.launch_overhead
+    );
+    // The reference rule reads run-long phase totals as per-step ones: 0 here.
+    let input = StepProfilerInput::from_profile(&profile);
+    let reference = compute_training_scorecard(&input, 5120.0, &rtx(), None);
+    assert_eq!(reference.launch_overhead, 0.0);
+    // Without phases the overhead is unknown, not 100%.
+    let mut bare = profile.clone();
+    bare.phases.clear();
+    let sc = ScorecardBuilder::new()
+        .profile(&bare)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(sc.launch_overhead, 0.0);
+    assert_ne!(sc.bottleneck, Bottleneck::Launch);
+    assert!(
+        sc.warnings
+            .iter()
+            .any(|w| w.contains("launch overhead unknown")),
+        "{:?}",
+        sc.warnings
+    );
+}
+
+#[test]
+fn unknown_peak_says_how_to_set_it() {
+    let profile = hand_built_profile();
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .use_env(false)
+        .build()
+        .unwrap();
+    assert_eq!(sc.grade, None);
+    assert!(sc.peak_unknown());
+    let text = sc.to_string();
+    assert!(
+        text.contains("unknown peak: set PROFILER_HARDWARE="),
+        "{text}"
+    );
+    assert!(format_training_scorecard_markdown(&sc).contains("| Grade | **n/a** |"));
+    // The profile's own hardware fills the gap.
+    let mut with_hw = profile.clone();
+    with_hw.run.hardware = Some(HardwareInfo {
+        name: "rtx_4060l".to_owned(),
+        ..Default::default()
+    });
+    let sc = ScorecardBuilder::new()
+        .profile(&with_hw)
+        .use_env(false)
+        .build()
+        .unwrap();
+    assert_eq!(sc.grade, Some(Grade::A));
+    assert_eq!(sc.hardware.as_deref(), Some("rtx_4060l"));
+}
+
+#[test]
+fn mfu_uses_the_palm_flops_and_the_dense_peak() {
+    let profile = hand_built_profile();
+    let shape = ModelShape {
+        params: 1_000_000_000,
+        layers: 2,
+        heads: 16,
+        head_dim: 64,
+        seq_len: 512,
+    };
+    let h100 = HardwareConfig::from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
+        .unwrap()
+        .unwrap();
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware_config(h100)
+        .model_shape(shape)
+        .build()
+        .unwrap();
+    let flops_per_token = 6e9 + 12.0 * 2.0 * 16.0 * 64.0 * 512.0;
+    let expected = 5120.0 * flops_per_token / 989e12;
+    assert!((sc.mfu.unwrap() - expected).abs() < 1e-12, "{:?}", sc.mfu);
+    assert!(format_training_scorecard_markdown(&sc).contains("| MFU | 3.1% |"));
+    // No dense peak: MFU omitted with a warning.
+    let sc = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware(rtx())
+        .model_shape(shape)
+        .build()
+        .unwrap();
+    assert_eq!(sc.mfu, None);
+    assert!(
+        sc.warnings
+            .iter()
+            .any(|w| w.starts_with("MFU needs a dense peak"))
+    );
+}
+
+fn samples(center: f64, spread: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| center + spread * ((i * 7 % 11) as f64 - 5.0) / 5.0)
+        .collect()
+}
+
+fn with_samples(
+    step_samples_ms: Vec<f64>,
+    tok_s: f64,
+    base: Option<&TrainingScorecard>,
+) -> TrainingScorecard {
+    let avg = step_samples_ms.iter().sum::<f64>() / step_samples_ms.len() as f64;
+    let input = StepProfilerInput {
+        avg_step_ms: avg,
+        step_samples_ms,
+        ..Default::default()
+    };
+    compute_training_scorecard(&input, tok_s, &rtx(), base)
+}
+
+#[test]
+fn noise_aware_regression_flags_clear_shifts_only() {
+    let quiet = with_samples(samples(100.0, 1.0, 44), 200.0, None);
+    let shifted = with_samples(samples(115.0, 1.0, 44), 174.0, Some(&quiet));
+    let metrics: Vec<&str> = shifted
+        .regressions
+        .iter()
+        .map(|r| r.metric.as_str())
+        .collect();
+    assert_eq!(metrics, ["throughput_tok_s", "step_time_ms"]);
+    let detail = shifted.regressions[1].detail.as_deref().unwrap();
+    assert!(
+        detail.starts_with("Mann-Whitney U on 44 vs 44 step times: p="),
+        "{detail}"
+    );
+    assert!(format_training_scorecard_markdown(&shifted).contains("  - Mann-Whitney U"));
+
+    // Same mean shift, but the baseline is noisy: within noise, not flagged.
+    let noisy = with_samples(samples(100.0, 50.0, 44), 200.0, None);
+    let within = with_samples(samples(115.0, 50.0, 44), 174.0, Some(&noisy));
+    assert!(within.regressions.is_empty(), "{:?}", within.regressions);
+    assert!(
+        within
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("step_time_ms +15.0% not flagged: within run-to-run noise")),
+        "{:?}",
+        within.warnings
+    );
+    // Without samples the reference rule flags the same shift.
+    let mut plain = noisy.clone();
+    plain.step_samples_ms.clear();
+    assert_eq!(run(115.0, 0.0, 174.0, &plain).regressions.len(), 2);
+}
+
+#[test]
+fn baselines_save_atomically_and_load_with_typed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("baseline.json");
+    let sc = golden_scorecard();
+    sc.save_baseline(&path).unwrap();
+    assert_eq!(load_baseline(&path).unwrap(), sc);
+    let from_builder = ScorecardBuilder::new()
+        .input(
+            StepProfilerInput {
+                avg_step_ms: 200.0,
+                ..Default::default()
+            },
+            100.0,
+        )
+        .hardware(rtx())
+        .baseline_path(&path)
+        .build()
+        .unwrap();
+    assert_eq!(from_builder.regressions[0].metric, "throughput_tok_s");
+
+    let missing = dir.path().join("nope.json");
+    let err = load_baseline(&missing).unwrap_err();
+    assert!(matches!(err, ScorecardError::BaselineRead { .. }));
+    assert!(err.to_string().contains("nope.json"), "{err}");
+    std::fs::write(&path, "{\"grade\": 3}").unwrap();
+    let err = load_baseline(&path).unwrap_err();
+    assert!(
+        matches!(err, ScorecardError::BaselineMalformed { line: 1, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("baseline.json"), "{err}");
+}
+
+#[test]
+fn html_escapes_user_strings() {
+    let mut input = StepProfilerInput::default();
+    input
+        .ops
+        .insert("<img src=x onerror=alert(1)>".to_owned(), 5.0);
+    let sc = compute_training_scorecard(&input, 10.0, &rtx(), None);
+    let html = format_training_scorecard_html(&sc);
+    assert!(html.starts_with("<section class=\"training-scorecard\">"));
+    assert!(html.trim_end().ends_with("</section>"));
+    assert!(!html.contains("<img"), "{html}");
+    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+}
+
+#[test]
+fn custom_thresholds_change_the_verdicts() {
+    let strict = Thresholds {
+        step_time_warning: 0.02,
+        step_time_critical: 0.5,
+        ..Thresholds::default()
+    };
+    let options = ScorecardOptions {
+        thresholds: strict,
+        ..Default::default()
+    };
+    let input = StepProfilerInput {
+        avg_step_ms: 105.0,
+        ..Default::default()
+    };
+    let sc =
+        compute_training_scorecard_with(&input, 200.0, Some(&rtx()), Some(&baseline()), &options);
+    assert_eq!(sc.regressions.len(), 1);
+    assert_eq!(sc.regressions[0].severity, Severity::Warning);
+    let bad = Thresholds {
+        grade_a: f64::NAN,
+        ..Thresholds::default()
+    };
+    let err = ScorecardBuilder::new()
+        .input(input, 1.0)
+        .thresholds(bad)
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("grade_a"), "{err}");
+}
+
+#[test]
+fn live_scorecard_reads_the_global_profiler() {
+    profiler_core::set_hardware(HardwareInfo {
+        name: "rtx_4060l".to_owned(),
+        ..Default::default()
+    });
+    profiler_core::enable();
+    for _ in 0..3 {
+        let _step = profiler_core::step(256);
+        let _phase = profiler_core::phase("forward");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let sc = profiler_report::scorecard();
+    profiler_core::disable();
+    assert_eq!(sc.steps, 3);
+    assert!(sc.throughput_tok_s > 0.0);
+    assert!(sc.grade.is_some(), "{sc}");
+    assert!(sc.wall_coverage > 0.5, "{sc}");
+    assert!(sc.to_string().starts_with("Training scorecard\n"));
+}
+
+#[test]
+fn hardware_file_is_read_and_bad_values_name_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hw.json");
+    std::fs::write(&path, r#"{"device": "a100", "bytes_per_token": 2e6}"#).unwrap();
+    let config = HardwareConfig::from_file(&path).unwrap();
+    assert_eq!(config.name, "A100 80GB SXM");
+    assert_eq!(config.spec.peak_bw_gb_s, 2039.0);
+    assert_eq!(config.spec.bytes_per_token, 2e6);
+    assert_eq!(config.dense_peak_tflops, Some(312.0));
+    let file_var = path.display().to_string();
+    let via_env =
+        HardwareConfig::from_vars(|k| (k == "PROFILER_HARDWARE_FILE").then(|| file_var.clone()));
+    assert_eq!(via_env.unwrap(), Some(config));
+
+    std::fs::write(&path, r#"{"peak_bw_gb_s": -1}"#).unwrap();
+    let err = HardwareConfig::from_file(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("hw.json") && err.contains("peak_bw_gb_s"),
+        "{err}"
+    );
+    std::fs::write(&path, r#"{"peak_bw": 100}"#).unwrap();
+    let err = HardwareConfig::from_file(&path).unwrap_err();
+    assert!(
+        matches!(err, profiler_report::HardwareError::MalformedFile { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("unknown field `peak_bw`"), "{err}");
+}

@@ -1,0 +1,376 @@
+//! Exports of the golden and a live profile: Chrome trace JSON, folded
+//! stacks, flamegraph SVG and speedscope JSON.
+
+use std::collections::BTreeMap;
+
+use profiler_core::{BrickCategory, BrickStats, Profile};
+use profiler_report::{
+    OPS_TID_BASE, TraceError, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
+    write_chrome_trace,
+};
+use serde_json::Value;
+
+use super::{golden, golden_profile};
+
+// ---------------------------------------------------------------- chrome
+
+/// `(start ns, end ns, name)` of an `X` event.
+type Span<'a> = (i64, i64, &'a str);
+
+fn ns(v: &Value) -> i64 {
+    (v.as_f64().expect("a number") * 1000.0).round() as i64
+}
+
+/// Checks required fields, global ts order and, per (pid, tid), that `X`
+/// events nest: sorted by ts (longer first), each one either ends before
+/// the next begins or contains it.
+pub(crate) fn assert_valid_chrome(json: &Value) -> Vec<&Value> {
+    assert_eq!(json["displayTimeUnit"], "ns");
+    let events = json["traceEvents"].as_array().expect("traceEvents array");
+    let mut tracks: BTreeMap<(i64, i64), Vec<Span<'_>>> = BTreeMap::new();
+    let mut last_ts = i64::MIN;
+    for e in events {
+        let ph = e["ph"].as_str().expect("ph");
+        assert!(
+            e["name"].is_string() && e["pid"].is_i64() && e["tid"].is_i64(),
+            "{e}"
+        );
+        match ph {
+            "M" => assert!(e["args"]["name"].is_string() || e["args"]["sort_index"].is_u64()),
+            "i" => assert_eq!((ns(&e["ts"]), e["s"].as_str()), (0, Some("p"))),
+            "X" | "C" => {
+                let ts = ns(&e["ts"]);
+                assert!(ts >= last_ts, "events sorted by ts: {e}");
+                last_ts = ts;
+                if ph == "X" {
+                    let dur = ns(&e["dur"]);
+                    assert!(dur >= 0 && e["cat"].is_string(), "{e}");
+                    let key = (
+                        e["pid"].as_i64().unwrap_or(-1),
+                        e["tid"].as_i64().unwrap_or(-1),
+                    );
+                    let name = e["name"].as_str().unwrap_or_default();
+                    tracks.entry(key).or_default().push((ts, ts + dur, name));
+                }
+            }
+            other => panic!("unexpected ph {other}"),
+        }
+    }
+    for (track, mut spans) in tracks {
+        spans.sort_by_key(|&(s, e, _)| (s, std::cmp::Reverse(e)));
+        for pair in spans.windows(2) {
+            let ((s0, e0, n0), (s1, e1, n1)) = (pair[0], pair[1]);
+            assert!(
+                e0 <= s1 || (s0 <= s1 && e1 <= e0),
+                "{track:?}: {n0} and {n1} overlap"
+            );
+        }
+        let mut open: Vec<(i64, &str)> = Vec::new();
+        for (start, end, name) in spans {
+            while open
+                .last()
+                .is_some_and(|&(parent_end, _)| parent_end <= start)
+            {
+                open.pop();
+            }
+            if let Some(&(parent_end, parent)) = open.last() {
+                assert!(end <= parent_end, "{track:?}: {name} outlives {parent}");
+            }
+            open.push((end, name));
+        }
+    }
+    events.iter().collect()
+}
+
+pub(crate) fn find<'a>(events: &[&'a Value], ph: &str, name: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .copied()
+        .filter(|e| e["ph"] == ph && e["name"] == name)
+        .collect()
+}
+
+#[test]
+fn chrome_trace_of_the_golden_profile() {
+    let text = chrome_trace_json(&golden_profile());
+    golden("chrome_trace.json", &text);
+    let json: Value = serde_json::from_str(&text).expect("valid JSON");
+    let events = assert_valid_chrome(&json);
+    let other = &json["otherData"];
+    assert_eq!(
+        (other["run"].as_str(), other["pid"].as_u64()),
+        (Some("golden"), Some(4242))
+    );
+    assert_eq!(
+        (
+            other["timeline_dropped"].as_u64(),
+            other["trace_entries_dropped"].as_u64()
+        ),
+        (Some(3), Some(0))
+    );
+    let warnings = find(
+        &events,
+        "i",
+        "warning: 3 timeline events dropped: trace buffer full (raise the trace capacity)",
+    );
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(
+        find(&events, "M", "process_name")[0]["args"]["name"],
+        "golden"
+    );
+    let thread_names: Vec<(u64, &str)> = find(&events, "M", "thread_name")
+        .iter()
+        .map(|e| {
+            (
+                e["tid"].as_u64().unwrap_or(0),
+                e["args"]["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        thread_names,
+        [
+            (1, "main (thread 1)"),
+            (2, "thread 2"),
+            (OPS_TID_BASE + 1, "main (thread 1) ops"),
+            (OPS_TID_BASE + 2, "thread 2 ops"),
+        ]
+    );
+    // The overshooting brick is clamped to its layer's end (52 µs).
+    let attention = find(&events, "X", "Attention");
+    assert_eq!(
+        (ns(&attention[0]["ts"]), ns(&attention[0]["dur"])),
+        (13_000, 39_000)
+    );
+    assert_eq!(attention[0]["cat"], "brick");
+    let rms = find(&events, "X", "RmsNorm");
+    assert_eq!(
+        (rms[0]["ts"].as_f64(), rms[0]["dur"].as_f64()),
+        (Some(2.5), Some(10.25)),
+        "ns precision"
+    );
+    let cats: std::collections::BTreeSet<&str> =
+        events.iter().filter_map(|e| e["cat"].as_str()).collect();
+    assert_eq!(
+        cats.into_iter().collect::<Vec<_>>(),
+        ["brick", "layer", "memory", "op", "phase", "step", "warning"]
+    );
+    let matmul = find(&events, "X", "matmul");
+    assert_eq!(
+        (matmul.len(), matmul[0]["tid"].as_u64()),
+        (2, Some(OPS_TID_BASE + 1))
+    );
+    assert_eq!(
+        matmul[0]["args"]["input_shapes"],
+        serde_json::json!([[2, 3], [3, 4]])
+    );
+    assert_eq!(
+        (
+            matmul[0]["args"]["device"].as_str(),
+            matmul[0]["args"]["memory_bytes"].as_u64()
+        ),
+        (Some("cuda:0"), Some(64))
+    );
+    let output = find(&events, "C", "output");
+    assert_eq!(output.len(), 4);
+    assert_eq!(
+        (ns(&output[0]["ts"]), output[0]["args"]["bytes"].as_u64()),
+        (15_500, Some(64))
+    );
+}
+
+#[test]
+fn chrome_trace_without_drops_has_no_warning_and_files_write_atomically() {
+    let mut p = golden_profile();
+    p.counters.timeline_dropped = 0;
+    p.timeline.dropped = 0;
+    let json: Value = serde_json::from_str(&chrome_trace_json(&p)).expect("valid JSON");
+    assert!(assert_valid_chrome(&json).iter().all(|e| e["ph"] != "i"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("trace.json");
+    write_chrome_trace(&p, &path).expect("written");
+    assert_eq!(
+        std::fs::read_to_string(&path).ok(),
+        Some(chrome_trace_json(&p))
+    );
+    let err = write_chrome_trace(&p, dir.path().join("missing/trace.json")).expect_err("no dir");
+    assert!(
+        matches!(err, TraceError::Write { .. }) && err.to_string().contains("missing"),
+        "{err}"
+    );
+}
+
+/// The only test that drives the global profiler: real scopes on two threads.
+#[test]
+fn live_trace_mode_profile_exports_nest() {
+    use profiler_core::{BrickId, Direction, start_brick, stop_brick};
+    profiler_core::reset();
+    profiler_core::set_trace_mode(true);
+    profiler_core::enable();
+    let work = || {
+        for _ in 0..3 {
+            let _step = profiler_core::step(16);
+            let _phase = profiler_core::phase("forward");
+            for layer in 0..2 {
+                let _layer = profiler_core::layer(layer, Direction::Forward);
+                let outer = start_brick(BrickId::QkvProjection);
+                let inner = start_brick(BrickId::RmsNorm);
+                std::hint::black_box((0..200).sum::<u64>());
+                stop_brick(inner, 1);
+                stop_brick(outer, 1);
+            }
+        }
+    };
+    std::thread::spawn(work).join().expect("worker");
+    work();
+    profiler_core::set_trace_mode(false);
+    let profile = profiler_core::snapshot();
+    profiler_core::disable();
+    assert!(profile.timeline.threads.len() >= 2);
+    let json: Value = serde_json::from_str(&chrome_trace_json(&profile)).expect("valid JSON");
+    let events = assert_valid_chrome(&json);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == "step")
+            .count(),
+        6
+    );
+    let folded = folded_stacks(&profile);
+    assert!(
+        folded.contains("step;forward;layer 1 fwd;QkvProjection;RmsNorm "),
+        "{folded}"
+    );
+    let speedscope: Value = serde_json::from_str(&speedscope_json(&profile)).expect("valid JSON");
+    assert!(
+        speedscope["profiles"]
+            .as_array()
+            .is_some_and(|p| p.len() >= 2)
+    );
+}
+
+// ---------------------------------------------------------------- folded, flamegraph, speedscope
+
+#[test]
+fn folded_stacks_follow_the_real_nesting_with_self_time() {
+    let folded = folded_stacks(&golden_profile());
+    golden("folded_stacks.txt", &folded);
+    let lines: Vec<&str> = folded.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "Matmul <&> 4",
+            "Softmax 3",
+            "step 20",
+            "step;forward 20",
+            "step;forward;layer 0 fwd 21",
+            "step;forward;layer 0 fwd;Attention 34",
+            "step;forward;layer 0 fwd;Attention;Softmax 5",
+            "step;forward;layer 0 fwd;RmsNorm 20",
+            "step;opt 30",
+        ]
+    );
+    assert!(folded.ends_with('\n'));
+}
+
+#[test]
+fn folded_stacks_fall_back_to_brick_totals_without_a_timeline() {
+    let mut p = Profile::empty();
+    assert_eq!(folded_stacks(&p), "");
+    let brick = |name: &str, total_ns| BrickStats {
+        total_ns,
+        ..BrickStats::new(name, BrickCategory::Norm)
+    };
+    p.bricks = vec![
+        brick("RmsNorm", 2_600),
+        brick("Idle", 400),
+        brick("a;b", 1_000),
+    ];
+    assert_eq!(
+        folded_stacks(&p),
+        "RmsNorm 3\na_b 1\n",
+        "0 µs dropped, `;` replaced"
+    );
+}
+
+#[test]
+fn flamegraph_svg_draws_and_escapes_frames() {
+    let svg = flamegraph_svg(&folded_stacks(&golden_profile()), "Run <golden> & co").expect("svg");
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("layer 0 fwd") && svg.contains("RmsNorm") && svg.contains("µs"));
+    assert!(svg.contains("Matmul &lt;&amp;&gt;"), "frame name escaped");
+    assert!(!svg.contains("Matmul <&>") && !svg.contains("Run <golden>"));
+    assert_eq!(
+        flamegraph_svg(&folded_stacks(&golden_profile()), "Run <golden> & co").ok(),
+        Some(svg),
+        "deterministic"
+    );
+    assert!(matches!(
+        flamegraph_svg("", "empty"),
+        Err(TraceError::Flamegraph { .. })
+    ));
+}
+
+#[test]
+fn speedscope_profiles_are_evented_and_balanced() {
+    let text = speedscope_json(&golden_profile());
+    golden("speedscope.json", &text);
+    let json: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(
+        json["$schema"],
+        "https://www.speedscope.app/file-format-schema.json"
+    );
+    let frames: Vec<&str> = json["shared"]["frames"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "step",
+            "forward",
+            "layer 0 fwd",
+            "RmsNorm",
+            "Attention",
+            "Softmax",
+            "opt",
+            "Matmul <&>"
+        ]
+    );
+    let profiles = json["profiles"].as_array().expect("profiles");
+    assert_eq!(
+        profiles
+            .iter()
+            .map(|p| p["name"].as_str())
+            .collect::<Vec<_>>(),
+        [Some("main"), Some("thread 2")]
+    );
+    for p in profiles {
+        assert_eq!(
+            (p["type"].as_str(), p["unit"].as_str()),
+            (Some("evented"), Some("nanoseconds"))
+        );
+        let mut open = Vec::new();
+        let mut at = p["startValue"].as_u64().expect("start");
+        for e in p["events"].as_array().expect("events") {
+            let t = e["at"].as_u64().expect("at");
+            assert!(t >= at, "events in time order");
+            at = t;
+            match e["type"].as_str() {
+                Some("O") => open.push(e["frame"].clone()),
+                Some("C") => assert_eq!(open.pop().as_ref(), Some(&e["frame"]), "closed LIFO"),
+                other => panic!("event type {other:?}"),
+            }
+        }
+        assert!(open.is_empty() && at <= p["endValue"].as_u64().expect("end"));
+    }
+    // Attention closes at its clamped end, 52 µs.
+    let events = profiles[0]["events"].as_array().expect("events");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "C" && e["frame"] == 4 && e["at"] == 52_000)
+    );
+}
