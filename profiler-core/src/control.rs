@@ -2,7 +2,7 @@
 //! snapshots, and the run facts a [`Profile`] carries.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -20,11 +20,13 @@ pub(crate) struct RunFacts {
     pub(crate) hardware: Option<HardwareInfo>,
     pub(crate) l2_cache_hit_rate: Option<f32>,
     pub(crate) zero_copy: bool,
-    /// (Unix ms, counter ticks, Instant) when recording (re)started.
+    /// (Unix ns, counter ticks, Instant) when recording (re)started.
     pub(crate) started: Option<(u64, u64, Instant)>,
     pub(crate) bottlenecks: HashMap<u32, BrickBottleneck>,
     pub(crate) overhead: Option<crate::overhead::Measured>,
     pub(crate) subtract_overhead: bool,
+    pub(crate) rank: Option<u32>,
+    pub(crate) world_size: Option<u32>,
 }
 
 static RUN: LazyLock<Mutex<RunFacts>> = LazyLock::new(Mutex::default);
@@ -34,14 +36,12 @@ pub(crate) fn run_facts() -> MutexGuard<'static, RunFacts> {
 }
 
 fn mark_start(facts: &mut RunFacts) {
-    let unix_ms = SystemTime::now()
+    let unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    facts.started = Some((
-        unix_ms,
-        crate::clock::now(crate::clock::init()),
-        Instant::now(),
-    ));
+        .map_or(0, |d| d.as_nanos() as u64);
+    let ticks = crate::clock::now(crate::clock::init());
+    ORIGIN_TICKS.store(ticks, Relaxed);
+    facts.started = Some((unix_ns, ticks, Instant::now()));
 }
 
 /// Turns recording on. The first call also starts the run clock and the
@@ -145,6 +145,14 @@ pub fn set_run_name(name: impl Into<String>) {
     run_facts().name = Some(name.into());
 }
 
+/// Sets this process's rank and the number of ranks of a distributed run
+/// (default: the `RANK` and `WORLD_SIZE` environment variables, if set).
+pub fn set_rank(rank: u32, world_size: u32) {
+    let mut facts = run_facts();
+    facts.rank = Some(rank);
+    facts.world_size = Some(world_size);
+}
+
 /// Records the hardware the run uses, for reports that compare against it.
 pub fn set_hardware(hardware: HardwareInfo) {
     run_facts().hardware = Some(hardware);
@@ -234,7 +242,9 @@ fn build_profile(totals: &Totals) -> Profile {
     }
     let run = RunInfo {
         name: facts.name.clone().unwrap_or_else(program_name),
-        started_at_unix_ms: facts.started.map_or(0, |s| s.0),
+        started_at_unix_ns: facts.started.map_or(0, |s| s.0),
+        rank: facts.rank.or_else(|| env_u32("RANK")),
+        world_size: facts.world_size.or_else(|| env_u32("WORLD_SIZE")),
         wall_ns: facts.started.map_or(0, |s| s.2.elapsed().as_nanos() as u64),
         host: host_name(),
         pid: std::process::id(),
@@ -316,11 +326,17 @@ fn build_profile(totals: &Totals) -> Profile {
     }
 }
 
-/// Microseconds from the run's start to `instant` (0 if earlier or unknown).
-pub(crate) fn micros_since_start(instant: Instant) -> f64 {
-    run_facts().started.map_or(0.0, |s| {
-        instant.saturating_duration_since(s.2).as_secs_f64() * 1e6
-    })
+/// Counter value when recording (re)started: time zero of timelines and
+/// trace entries, readable without a lock.
+static ORIGIN_TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// Counter value of the run's start.
+pub(crate) fn origin_ticks() -> u64 {
+    ORIGIN_TICKS.load(Relaxed)
+}
+
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok()?.trim().parse().ok()
 }
 
 fn program_name() -> String {

@@ -113,7 +113,10 @@ pub(crate) struct LayerTable {
     table: AtomicPtr<Table>,
     /// Tables replaced by growth; readers may still hold them, so they are
     /// freed with the slab.
-    #[allow(clippy::vec_box, reason = "readers hold raw pointers: tables must never move")]
+    #[allow(
+        clippy::vec_box,
+        reason = "readers hold raw pointers: tables must never move"
+    )]
     replaced: Mutex<Vec<Box<Table>>>,
 }
 

@@ -71,9 +71,16 @@ pub struct RunInfo {
     /// Run name (program name unless set).
     #[serde(default)]
     pub name: String,
-    /// When recording started, ms since the Unix epoch.
+    /// When recording started, ns since the Unix epoch (aligns the timelines
+    /// of several processes or ranks).
     #[serde(default)]
-    pub started_at_unix_ms: u64,
+    pub started_at_unix_ns: u64,
+    /// This process's rank in a distributed run (`set_rank`, or `RANK`).
+    #[serde(default)]
+    pub rank: Option<u32>,
+    /// Number of ranks in the run (`set_rank`, or `WORLD_SIZE`).
+    #[serde(default)]
+    pub world_size: Option<u32>,
     /// Wall time from the first `enable()` to the snapshot, ns.
     #[serde(default)]
     pub wall_ns: u64,

@@ -365,10 +365,13 @@ impl EntryStore {
 }
 
 /// Times one `#[trace_op]` call; the entry is recorded when it drops.
+///
+/// Timing uses the same counter as bricks and the timeline, so entries line
+/// up with timeline events.
 #[must_use = "the traced call is timed until the guard is dropped"]
 #[derive(Debug)]
 pub struct TraceOpGuard {
-    entry: Option<(RecordedTraceEntry, Instant)>,
+    entry: Option<(RecordedTraceEntry, u64)>,
 }
 
 impl TraceOpGuard {
@@ -381,7 +384,7 @@ impl TraceOpGuard {
         let mut entry = RecordedTraceEntry::new(step, operation).with_input_shapes(input_shapes);
         entry.device_id = device;
         Self {
-            entry: Some((entry, Instant::now())),
+            entry: Some((entry, crate::clock::now(crate::clock::init()))),
         }
     }
 
@@ -405,9 +408,11 @@ impl Drop for TraceOpGuard {
         let Some((mut entry, start)) = self.entry.take() else {
             return;
         };
-        let elapsed = start.elapsed();
-        entry = entry.with_duration(elapsed);
-        entry.start_us = Some(crate::control::micros_since_start(start));
+        let end = crate::clock::now(crate::clock::init());
+        let ns_per_tick = crate::clock::ns_per_tick_cached();
+        let micros = |ticks: u64| ticks as f64 * ns_per_tick / 1e3;
+        entry.duration_us = micros(end.saturating_sub(start));
+        entry.start_us = Some(micros(start.saturating_sub(crate::control::origin_ticks())));
         let state = crate::state::load();
         crate::slab::with_slab(state, |slab, _| {
             entry.thread = Some(slab.thread);
@@ -528,7 +533,10 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow, reason = "the borrow is the autoref-specialisation under test")]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "the borrow is the autoref-specialisation under test"
+    )]
     fn shapes_of_std_types() {
         let v = vec![0f32; 5];
         assert_eq!(input_shape(&v), [5]);

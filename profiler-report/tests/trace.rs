@@ -51,7 +51,7 @@ fn golden_profile() -> Profile {
     p.run.name = "golden".into();
     p.run.host = "host-a".into();
     p.run.pid = 4242;
-    p.run.started_at_unix_ms = 1_700_000_000_000;
+    p.run.started_at_unix_ns = 1_700_000_000_000_000_000;
     p.run.wall_ns = 200_000;
     p.run.threads_seen = 2;
     p.run.clock.ns_per_tick = 1.0;

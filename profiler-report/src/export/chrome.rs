@@ -60,7 +60,7 @@ pub fn chrome_trace_json(profile: &Profile) -> String {
     } else {
         profile.run.name.clone()
     };
-    trace.add_profile(profile, profile.run.pid, name, None);
+    trace.add_profile(profile, (profile.run.pid, 0), name, None);
     trace.finish(&SingleOther {
         exporter: EXPORTER,
         facts: RunFacts::of(profile, None),
@@ -90,6 +90,8 @@ pub(crate) struct ChromeTrace<'a> {
     meta: Vec<Event<'a>>,
     /// `(ts ns, dur ns, event)`; sorted by ts, then longer first, when printed.
     timed: Vec<(u64, u64, Event<'a>)>,
+    /// Added to the times of the profile being added (aligns merged ranks).
+    offset_ns: u64,
 }
 
 #[derive(Serialize)]
@@ -187,6 +189,7 @@ impl<'a> ChromeTrace<'a> {
         (pid, tid): (u32, u64),
         args: Option<Args<'a>>,
     ) {
+        let (start, end) = (start + self.offset_ns, end + self.offset_ns);
         let event = Event {
             name: Cow::Borrowed(name),
             cat: Some(cat),
@@ -201,14 +204,16 @@ impl<'a> ChromeTrace<'a> {
         self.timed.push((start, end - start, event));
     }
 
-    /// Adds a profile's events under process `pid` named `process_name`.
+    /// Adds a profile's events under process `pid` named `process_name`,
+    /// `offset_ns` later than the trace's time zero.
     pub(crate) fn add_profile(
         &mut self,
         profile: &'a Profile,
-        pid: u32,
+        (pid, offset_ns): (u32, u64),
         process_name: String,
         sort_index: Option<u32>,
     ) {
+        self.offset_ns = offset_ns;
         let name = Cow::Owned(process_name);
         self.meta("process_name", pid, 0, Args::Name { name });
         if let Some(index) = sort_index {
@@ -286,14 +291,15 @@ impl<'a> ChromeTrace<'a> {
                 let at = (n.start_ns, n.end_ns);
                 self.complete_with(&e.operation, "op", at, (pid, tid), Some(args));
                 if with_bytes {
+                    let at = n.end_ns + self.offset_ns;
                     self.timed.push((
-                        n.end_ns,
+                        at,
                         0,
                         Event {
                             name: Cow::Borrowed("output"),
                             cat: Some("memory"),
                             ph: "C",
-                            ts: Some(us(n.end_ns)),
+                            ts: Some(us(at)),
                             dur: None,
                             pid,
                             tid,

@@ -51,8 +51,17 @@ pub fn merge_ranks(profiles: &[Profile]) -> MergedTrace {
 pub fn merge_ranked(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> MergedTrace {
     let report = RankReport::new(ranked, straggler_threshold);
     let mut trace = ChromeTrace::default();
+    // Ranks started at different wall-clock times: shift each onto the
+    // earliest start (profiles without a start time stay at zero).
+    let first_start = ranked
+        .iter()
+        .map(|(_, p)| p.run.started_at_unix_ns)
+        .filter(|&t| t > 0)
+        .min()
+        .unwrap_or(0);
     for &(rank, profile) in ranked {
-        trace.add_profile(profile, rank, format!("rank {rank}"), Some(rank));
+        let offset = profile.run.started_at_unix_ns.saturating_sub(first_start);
+        trace.add_profile(profile, (rank, offset), format!("rank {rank}"), Some(rank));
     }
     let chrome_json = trace.finish(&MergedOther {
         exporter: EXPORTER,
@@ -68,8 +77,9 @@ pub fn merge_ranked(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> Mer
     }
 }
 
-/// Reads one profile per rank. A file's rank is the number after `rank` in
-/// its name (`profile.rank3.json` is rank 3), else its position in `paths`.
+/// Reads one profile per rank. A file's rank is the profile's own
+/// `run.rank`, else the number after `rank` in its name
+/// (`profile.rank3.json` is rank 3), else its position in `paths`.
 ///
 /// # Errors
 /// [`TraceError::Profile`] naming the file and the line/column or field of a
@@ -78,14 +88,19 @@ pub fn read_rank_profiles<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(u32, Profi
     let mut out: Vec<(u32, Profile)> = Vec::with_capacity(paths.len());
     for (position, path) in (0u32..).zip(paths) {
         let path = path.as_ref();
-        let rank = rank_in_name(path).unwrap_or(position);
+        let profile = Profile::read(path)?;
+        let rank = profile
+            .run
+            .rank
+            .or_else(|| rank_in_name(path))
+            .unwrap_or(position);
         if out.iter().any(|(r, _)| *r == rank) {
             return Err(TraceError::DuplicateRank {
                 path: path.to_path_buf(),
                 rank,
             });
         }
-        out.push((rank, Profile::read(path)?));
+        out.push((rank, profile));
     }
     out.sort_by_key(|(rank, _)| *rank);
     Ok(out)

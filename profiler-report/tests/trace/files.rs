@@ -57,6 +57,30 @@ fn merging_two_ranks_finds_a_thirty_percent_straggler() {
 }
 
 #[test]
+fn merged_ranks_are_aligned_on_their_wall_clock_starts() {
+    let early = rank_profile(100_000, 300);
+    let mut late = rank_profile(100_000, 300);
+    late.run.started_at_unix_ns = early.run.started_at_unix_ns + 2_000_000; // 2 ms later
+    let merged = merge_ranks(&[early, late]);
+    let json: Value = serde_json::from_str(&merged.chrome_json).expect("valid JSON");
+    let events = assert_valid_chrome(&json);
+    let starts: Vec<(u64, f64)> = find(&events, "X", "RmsNorm")
+        .iter()
+        .map(|e| {
+            (
+                e["pid"].as_u64().unwrap_or(9),
+                e["ts"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        [(0, 0.0), (1, 2000.0)],
+        "rank 1 is shifted by its later start"
+    );
+}
+
+#[test]
 fn ranks_within_noise_have_no_straggler() {
     let ranks = [100_000, 103_000, 98_000, 101_000].map(|m| rank_profile(m, 100));
     let merged = merge_ranks(&ranks);
