@@ -31,7 +31,7 @@
 //! runtime entry point becomes a no-op.
 
 pub use profiler_core::*;
-pub use profiler_macros::brick;
+pub use profiler_macros::{brick, trace_op};
 
 /// Items used by generated code. Not public API.
 #[doc(hidden)]

@@ -1,0 +1,263 @@
+//! The annotated item: a function with a body.
+//!
+//! The signature is parsed (for its name, parameters, return type and
+//! qualifiers) but never re-printed: expansion re-emits the item's own
+//! tokens up to the body, and the body's own tokens after its inner
+//! attributes, so every span the user wrote survives.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::{Abi, Attribute, Error, Result, Signature, Token, Visibility};
+
+/// A function item, split into its untouched head and its body.
+pub(crate) struct Function {
+    /// The parsed signature (read only; its tokens are in `head`).
+    pub(crate) sig: Signature,
+    /// Everything before the body: attributes, visibility, signature.
+    head: TokenStream,
+    /// The body's `{ ... }` span.
+    body_span: Span,
+    /// The body's inner attributes (`#![allow(...)]`, `//!` docs).
+    inner_attrs: TokenStream,
+    /// The body's statements.
+    pub(crate) stmts: TokenStream,
+}
+
+impl Function {
+    /// Reads the item `#[name]` was applied to.
+    pub(crate) fn parse(item: TokenStream, macro_name: &str) -> Result<Self> {
+        let sig = (|input: ParseStream| parse_fn(input, macro_name)).parse2(item.clone())?;
+        let mut head: Vec<TokenTree> = item.into_iter().collect();
+        let Some(TokenTree::Group(body)) = head.pop() else {
+            unreachable!("a parsed function ends with its body")
+        };
+        let (inner_attrs, stmts) = split_inner_attrs(body.stream());
+        Ok(Self {
+            sig,
+            head: head.into_iter().collect(),
+            body_span: body.span(),
+            inner_attrs,
+            stmts,
+        })
+    }
+
+    /// The function with its body replaced by `{ #inner_attrs #body }`,
+    /// braced with the original body's span.
+    pub(crate) fn with_body(&self, body: TokenStream) -> TokenStream {
+        let mut stream = self.inner_attrs.clone();
+        stream.extend(body);
+        let mut group = Group::new(Delimiter::Brace, stream);
+        group.set_span(self.body_span);
+        let mut item = self.head.clone();
+        item.extend([TokenTree::Group(group)]);
+        item
+    }
+
+    /// The original statements braced as a block with the body's span.
+    pub(crate) fn stmts_block(&self) -> TokenStream {
+        let mut group = Group::new(Delimiter::Brace, self.stmts.clone());
+        group.set_span(self.body_span);
+        TokenTree::Group(group).into()
+    }
+}
+
+/// Parses `#[attrs] vis sig { body }` and returns the signature.
+fn parse_fn(input: ParseStream, macro_name: &str) -> Result<Signature> {
+    input.call(Attribute::parse_outer)?;
+    input.parse::<Visibility>()?;
+    let safe: Option<Token![safe]> = input.parse()?;
+    if !is_signature(input) {
+        return Err(not_a_function(input, macro_name));
+    }
+    let sig: Signature = input.parse()?;
+    if let Some(semi) = input.parse::<Option<Token![;]>>()? {
+        return Err(Error::new_spanned(
+            quote::quote!(#safe #sig #semi),
+            format!("`#[{macro_name}]` needs a function body"),
+        ));
+    }
+    let content;
+    syn::braced!(content in input);
+    content.parse::<TokenStream>()?;
+    Ok(sig)
+}
+
+/// Whether a function signature starts here (`const async unsafe extern "C" fn`).
+fn is_signature(input: ParseStream) -> bool {
+    let fork = input.fork();
+    fork.parse::<Option<Token![const]>>().is_ok()
+        && fork.parse::<Option<Token![async]>>().is_ok()
+        && fork.parse::<Option<Token![unsafe]>>().is_ok()
+        && fork.parse::<Option<Abi>>().is_ok()
+        && fork.peek(Token![fn])
+}
+
+/// "can only be applied to functions", pointing at the item's head
+/// (`struct Foo`, `impl Trait for Foo`, `const X`) rather than all of it.
+fn not_a_function(input: ParseStream, macro_name: &str) -> Error {
+    let mut head = TokenStream::new();
+    let _ = input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tree, next)) = rest.token_tree() {
+            let stop = match &tree {
+                TokenTree::Group(g) => g.delimiter() != Delimiter::None,
+                TokenTree::Punct(p) => matches!(p.as_char(), ';' | '=' | ':' | '<'),
+                _ => false,
+            };
+            if stop {
+                break;
+            }
+            tree.to_tokens(&mut head);
+            rest = next;
+        }
+        Ok(((), rest))
+    });
+    let message = format!("`#[{macro_name}]` can only be applied to functions");
+    if head.is_empty() {
+        Error::new(input.span(), message)
+    } else {
+        Error::new_spanned(head, message)
+    }
+}
+
+/// Splits a body's leading `#![...]` attributes from its statements.
+fn split_inner_attrs(body: TokenStream) -> (TokenStream, TokenStream) {
+    let trees: Vec<TokenTree> = body.into_iter().collect();
+    let mut split = 0;
+    while let [
+        TokenTree::Punct(pound),
+        TokenTree::Punct(bang),
+        TokenTree::Group(group),
+        ..,
+    ] = &trees[split..]
+    {
+        let is_inner = pound.as_char() == '#'
+            && bang.as_char() == '!'
+            && group.delimiter() == Delimiter::Bracket;
+        if !is_inner {
+            break;
+        }
+        split += 3;
+    }
+    let mut trees = trees.into_iter();
+    let inner: TokenStream = trees.by_ref().take(split).collect();
+    (inner, trees.collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse(item: TokenStream) -> Result<Function> {
+        Function::parse(item, "brick")
+    }
+
+    fn message(item: TokenStream) -> String {
+        match parse(item) {
+            Ok(_) => panic!("expected an error"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn splits_head_inner_attributes_and_statements() {
+        let f = parse(quote! {
+            #[doc = "Docs."]
+            #[inline]
+            pub(crate) unsafe extern "C" fn f<T: Copy>(x: T) -> T where T: Send {
+                #![allow(unused)]
+                #![doc = "Inner docs."]
+                let y = x;
+                y
+            }
+        })
+        .unwrap();
+        assert_eq!(f.sig.ident, "f");
+        assert_eq!(
+            f.inner_attrs.to_string(),
+            quote!(#![allow(unused)] #![doc = "Inner docs."]).to_string()
+        );
+        assert_eq!(f.stmts.to_string(), quote!(let y = x; y).to_string());
+        let rebuilt = f.with_body(quote!(start(); body()));
+        let expected = quote! {
+            #[doc = "Docs."]
+            #[inline]
+            pub(crate) unsafe extern "C" fn f<T: Copy>(x: T) -> T where T: Send {
+                #![allow(unused)]
+                #![doc = "Inner docs."]
+                start(); body()
+            }
+        };
+        assert_eq!(rebuilt.to_string(), expected.to_string());
+    }
+
+    #[test]
+    fn accepts_every_qualifier() {
+        for item in [
+            quote!(
+                async fn f() {}
+            ),
+            quote!(
+                const fn f() {}
+            ),
+            quote!(
+                unsafe fn f() {}
+            ),
+            quote!(
+                extern "C" fn f() {}
+            ),
+            quote!(
+                async unsafe fn f(&self) {}
+            ),
+            quote!(
+                fn f(self: Box<Self>) -> impl Sized {}
+            ),
+        ] {
+            assert!(parse(item).is_ok());
+        }
+    }
+
+    #[test]
+    fn rejects_items_that_are_not_functions() {
+        for item in [
+            quote!(
+                struct S;
+            ),
+            quote!(
+                pub struct S {
+                    x: u8,
+                }
+            ),
+            quote!(
+                const X: u8 = 1;
+            ),
+            quote!(impl S { fn f() {} }),
+            quote!(
+                mod m {}
+            ),
+            quote!(
+                extern "C" {
+                    fn f();
+                }
+            ),
+        ] {
+            assert_eq!(message(item), "`#[brick]` can only be applied to functions");
+        }
+    }
+
+    #[test]
+    fn rejects_functions_without_body() {
+        assert_eq!(
+            message(quote!(
+                fn f(&self);
+            )),
+            "`#[brick]` needs a function body"
+        );
+        assert_eq!(
+            message(quote!(safe fn f();)),
+            "`#[brick]` needs a function body"
+        );
+    }
+}

@@ -1,0 +1,29 @@
+//! Shared set-up for integration tests: the profiler is one global, so each
+//! test takes an exclusive lock and starts from a clean, enabled profiler.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Locks the profiler for one test and resets it to defaults, enabled.
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    let guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    profiler::disable();
+    profiler::set_trace_mode(false);
+    profiler::set_sync_mode(profiler::SyncMode::Deferred);
+    profiler::clear_sync_hook();
+    profiler::clear_device_timer();
+    profiler::set_schedule(None);
+    profiler::set_pending_capacity(profiler::DEFAULT_PENDING_CAPACITY);
+    profiler::set_subtract_overhead(false);
+    profiler::reset();
+    profiler::enable();
+    guard
+}
+
+/// Count of the brick `name` in a fresh snapshot (0 when absent).
+pub fn count(name: &str) -> u64 {
+    profiler::snapshot().brick(name).map_or(0, |b| b.count)
+}

@@ -1,0 +1,179 @@
+//! Steps, schedules, phases, layers and wall coverage.
+
+mod common;
+
+use std::time::Duration;
+
+use profiler::{Direction, Schedule, brick};
+
+#[brick(AttentionScore)]
+fn attention(ms: u64) {
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+#[brick(RmsNorm, layer = layer)]
+fn norm_in(layer: usize) {
+    std::hint::black_box(layer);
+}
+
+#[test]
+fn steps_count_tokens_and_time() {
+    let _lock = common::exclusive();
+    for _ in 0..3 {
+        let _step = profiler::step(128);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    profiler::in_step(64, || std::thread::sleep(Duration::from_millis(1)));
+    let profile = profiler::snapshot();
+    let steps = &profile.steps;
+    assert_eq!(
+        (steps.count, steps.tokens, steps.skipped),
+        (4, 3 * 128 + 64, 0)
+    );
+    assert_eq!(steps.samples_ns.len(), 4);
+    assert!(steps.total_ns >= 7_000_000, "{}", steps.total_ns);
+    assert_eq!(steps.samples_ns.iter().sum::<u64>(), steps.total_ns);
+    assert!(steps.avg_step_ms() >= 1.75);
+    assert!(steps.tokens_per_s() > 0.0);
+}
+
+#[test]
+fn the_schedule_skips_wait_and_warmup_steps() {
+    let _lock = common::exclusive();
+    profiler::set_schedule(Some(Schedule {
+        wait: 1,
+        warmup: 2,
+        active: 3,
+        repeat: 1,
+    }));
+    let mut recorded = Vec::new();
+    for _ in 0..8 {
+        let step = profiler::step(10);
+        recorded.push(step.is_recorded());
+        attention(0);
+    }
+    assert_eq!(
+        recorded,
+        [false, false, false, true, true, true, false, false]
+    );
+    let profile = profiler::snapshot();
+    assert_eq!(profile.steps.count, 3);
+    assert_eq!(
+        profile.steps.skipped, 5,
+        "wait, warm-up and post-schedule steps"
+    );
+    assert_eq!(
+        profile.brick("AttentionScore").map(|b| b.count),
+        Some(3),
+        "only active steps record"
+    );
+    profiler::set_schedule(None);
+    attention(0);
+    assert_eq!(
+        common::count("AttentionScore"),
+        4,
+        "clearing the schedule resumes recording"
+    );
+}
+
+#[test]
+fn phases_give_wall_coverage_and_nested_phases_count_once() {
+    let _lock = common::exclusive();
+    for _ in 0..2 {
+        let _step = profiler::step(1);
+        profiler::in_phase("forward", || {
+            let _inner = profiler::phase("attention"); // nested: not counted twice
+            attention(2);
+        });
+        std::thread::sleep(Duration::from_millis(2)); // unaccounted time
+        let _opt = profiler::phase(String::from("opt"));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let profile = profiler::snapshot();
+    let names: Vec<&str> = profile.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["forward", "attention", "opt"]);
+    let forward = &profile.phases[0];
+    assert_eq!(forward.count, 2);
+    assert!(forward.min_ns >= 2_000_000 && forward.min_ns <= forward.max_ns);
+    assert_eq!(
+        profile.phases[1].in_steps_ns, 0,
+        "nested phases are not top-level"
+    );
+    let coverage = profile.wall_coverage().expect("steps recorded");
+    assert!(coverage > 0.35 && coverage < 0.95, "{coverage}");
+}
+
+#[test]
+fn wall_coverage_is_none_without_steps() {
+    let _lock = common::exclusive();
+    profiler::in_phase("forward", || attention(0));
+    assert_eq!(profiler::snapshot().wall_coverage(), None);
+}
+
+#[test]
+fn layers_attribute_bricks_by_index_and_direction() {
+    let _lock = common::exclusive();
+    for layer in 0..3u32 {
+        let _l = profiler::layer(layer, Direction::Forward);
+        attention(1);
+    }
+    for layer in (0..3u32).rev() {
+        profiler::in_layer(layer, Direction::Backward, || {
+            attention(1);
+            attention(1);
+        });
+    }
+    attention(0); // outside any layer
+    let profile = profiler::snapshot();
+    assert_eq!(profile.layers.len(), 6);
+    for layer in 0..3 {
+        let fwd = profile
+            .layer(layer, Direction::Forward)
+            .expect("forward layer");
+        let bwd = profile
+            .layer(layer, Direction::Backward)
+            .expect("backward layer");
+        assert_eq!((fwd.scope_count, bwd.scope_count), (1, 1));
+        assert_eq!(fwd.ops[0].name, "AttentionScore");
+        assert_eq!((fwd.ops[0].count, bwd.ops[0].count), (1, 2));
+        assert!(fwd.ops[0].total_ns <= fwd.scope_ns);
+        assert!(bwd.total_ns() > fwd.total_ns());
+    }
+    assert_eq!(profile.brick("AttentionScore").map(|b| b.count), Some(10));
+}
+
+#[test]
+fn the_layer_argument_attributes_without_a_scope() {
+    let _lock = common::exclusive();
+    for layer in [0usize, 1, 1, 7] {
+        norm_in(layer);
+    }
+    {
+        let _bwd = profiler::layer(2, Direction::Backward);
+        norm_in(5); // explicit index, direction of the enclosing scope
+    }
+    let profile = profiler::snapshot();
+    let ops = |i, d| profile.layer(i, d).map(|l| (l.scope_count, l.ops[0].count));
+    assert_eq!(ops(0, Direction::Forward), Some((0, 1)));
+    assert_eq!(ops(1, Direction::Forward), Some((0, 2)));
+    assert_eq!(ops(7, Direction::Forward), Some((0, 1)));
+    assert_eq!(ops(5, Direction::Backward), Some((0, 1)));
+    let layer1 = profile.layer(1, Direction::Forward).expect("layer 1");
+    assert_eq!(
+        layer1.total_ns(),
+        layer1.ops[0].total_ns,
+        "brick-only layers sum their bricks"
+    );
+}
+
+#[test]
+fn layer_indices_are_not_capped_at_64() {
+    let _lock = common::exclusive();
+    for layer in [63u32, 64, 200, 10_000] {
+        let _l = profiler::layer(layer, Direction::Forward);
+        attention(0);
+    }
+    let profile = profiler::snapshot();
+    let indices: Vec<u32> = profile.layers.iter().map(|l| l.index).collect();
+    assert_eq!(indices, [63, 64, 200, 10_000]);
+}

@@ -1,0 +1,96 @@
+//! Trace mode: timeline events of steps, phases, layers and bricks.
+
+mod common;
+
+use profiler::{Direction, EventKind, brick};
+
+#[brick(GateProjection)]
+fn gate() {
+    inner();
+}
+
+#[brick("InnerOp")]
+fn inner() {
+    std::hint::black_box(1);
+}
+
+#[test]
+fn trace_mode_records_properly_nested_events() {
+    let _lock = common::exclusive();
+    profiler::set_trace_mode(true);
+    for _ in 0..2 {
+        let _step = profiler::step(8);
+        let _fwd = profiler::phase("forward");
+        for layer in 0..2 {
+            let _l = profiler::layer(layer, Direction::Forward);
+            gate();
+        }
+    }
+    gate(); // outside any step
+    profiler::set_trace_mode(false);
+    gate(); // not traced
+    let profile = profiler::snapshot();
+    let timeline = &profile.timeline;
+    assert_eq!(timeline.threads.len(), 1);
+    let events = &timeline.threads[0].events;
+    let kinds = |k| events.iter().filter(|e| e.kind == k).count();
+    assert_eq!(kinds(EventKind::Step), 2);
+    assert_eq!(kinds(EventKind::Phase), 2);
+    assert_eq!(kinds(EventKind::Layer), 4);
+    assert_eq!(
+        kinds(EventKind::Brick),
+        10,
+        "5 traced gate calls, each with an inner call"
+    );
+    assert_eq!(
+        profile.brick("GateProjection").map(|b| b.count),
+        Some(6),
+        "aggregates keep counting"
+    );
+    // Every event lies inside the previous event that contains its start.
+    let mut open: Vec<(u64, u64)> = Vec::new();
+    for e in events {
+        let end = e.start_ns + e.dur_ns;
+        while open
+            .last()
+            .is_some_and(|&(_, parent_end)| parent_end <= e.start_ns)
+        {
+            open.pop();
+        }
+        if let Some(&(_, parent_end)) = open.last() {
+            assert!(
+                end <= parent_end,
+                "{} overlaps its parent",
+                timeline.name_of(e)
+            );
+        }
+        open.push((e.start_ns, end));
+    }
+    let first = &events[0];
+    assert_eq!(
+        (first.kind, timeline.name_of(first)),
+        (EventKind::Step, "step 0")
+    );
+    assert_eq!(timeline.name_of(&events[1]), "forward");
+    assert_eq!(timeline.name_of(&events[2]), "layer 0 fwd");
+    assert_eq!(timeline.name_of(&events[3]), "GateProjection");
+    assert_eq!(timeline.name_of(&events[4]), "InnerOp");
+    assert_eq!(timeline.dropped, 0);
+}
+
+#[test]
+fn a_full_trace_buffer_counts_its_drops() {
+    let _lock = common::exclusive();
+    profiler::set_trace_capacity(4096);
+    profiler::set_trace_mode(true);
+    for _ in 0..5000 {
+        inner();
+    }
+    profiler::set_trace_mode(false);
+    profiler::set_trace_capacity(1 << 20);
+    let profile = profiler::snapshot();
+    assert_eq!(profile.timeline.event_count(), 4096);
+    assert_eq!(profile.timeline.dropped, 5000 - 4096);
+    assert_eq!(profile.counters.timeline_dropped, 5000 - 4096);
+    assert_eq!(profile.brick("InnerOp").map(|b| b.count), Some(5000));
+}

@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick(GateProjection, category = Attention)]
+fn gate() {}
+
+fn main() {
+    gate();
+}

@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick()]
+fn kernel() {}
+
+fn main() {
+    kernel();
+}

@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick(RmsNorm, elements)]
+fn norm() {}
+
+fn main() {
+    norm();
+}

@@ -1,0 +1,10 @@
+use profiler::brick;
+
+#[brick(RmsNorm)]
+struct RmsNorm {
+    eps: f32,
+}
+
+fn main() {
+    let _ = RmsNorm { eps: 1e-6 }.eps;
+}

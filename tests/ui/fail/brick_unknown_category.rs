@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick("FlashAttention", category = Atention)]
+fn flash() {}
+
+fn main() {
+    flash();
+}

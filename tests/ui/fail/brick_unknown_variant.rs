@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick(RmsNrom)]
+fn norm() {}
+
+fn main() {
+    norm();
+}

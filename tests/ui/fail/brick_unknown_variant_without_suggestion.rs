@@ -1,0 +1,8 @@
+use profiler::brick;
+
+#[brick(Convolution)]
+fn conv() {}
+
+fn main() {
+    conv();
+}
