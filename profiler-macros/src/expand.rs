@@ -7,7 +7,7 @@
 //! points at the user's tokens alone.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, LitStr, ReturnType, Type};
 
@@ -31,12 +31,20 @@ pub(crate) fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match errors.finish(|| ()) {
         Err(error) => with_error(&error, item),
-        Ok(()) if OFF => item,
         Ok(()) => {
             let (Some(args), Some(function)) = (args, function) else {
                 unreachable!("no errors means both parsed")
             };
-            expand_brick(&args, &function)
+            if OFF {
+                let exprs = [&args.elements, &args.bytes, &args.flops, &args.layer];
+                let exprs = exprs
+                    .into_iter()
+                    .flatten()
+                    .map(|a| a.value.to_token_stream());
+                compiled_out(item, &function, exprs)
+            } else {
+                expand_brick(&args, &function)
+            }
         }
     }
 }
@@ -54,14 +62,44 @@ pub(crate) fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match errors.finish(|| ()) {
         Err(error) => with_error(&error, item),
-        Ok(()) if OFF => item,
         Ok(()) => {
             let (Some(args), Some(function)) = (args, function) else {
                 unreachable!("no errors means both parsed")
             };
-            expand_trace_op(&args, &function)
+            if OFF {
+                let device = args.device.iter().map(|a| a.value.to_token_stream());
+                let shapes = args
+                    .shapes
+                    .iter()
+                    .flat_map(|a| a.value.iter().map(ToTokens::to_token_stream));
+                compiled_out(item, &function, device.chain(shapes))
+            } else {
+                expand_trace_op(&args, &function)
+            }
         }
     }
+}
+
+/// The function as written, plus (when the attribute had expressions) a
+/// statement that never runs but keeps them type-checked and their
+/// variables used, so compiling instrumentation out cannot turn a parameter
+/// used only in `layer = layer` into an `unused_variables` warning.
+fn compiled_out(
+    item: TokenStream,
+    function: &Function,
+    exprs: impl Iterator<Item = TokenStream>,
+) -> TokenStream {
+    let exprs: Vec<TokenStream> = exprs.collect();
+    if exprs.is_empty() {
+        return item;
+    }
+    let mut body = quote! {
+        if false {
+            let _ = (#(&(#exprs),)*);
+        }
+    };
+    body.extend(function.stmts.clone());
+    function.with_body(body)
 }
 
 fn with_error(error: &syn::Error, item: TokenStream) -> TokenStream {
@@ -227,7 +265,12 @@ mod tests {
         };
         let out = brick(quote!(RmsNorm, elements = x.len()), item.clone());
         if OFF {
-            assert_eq!(text(&out), text(&item));
+            // Unchanged but for a dead statement that keeps `x` used.
+            let expected = "# [inline] pub fn norm (x : & [f32]) -> usize { # ! [allow (unused)] \
+                            if false { let _ = (& (x . len ()) ,) ; } x . len () }";
+            assert_eq!(text(&out), expected);
+            let plain = brick(quote!(RmsNorm), item.clone());
+            assert_eq!(text(&plain), text(&item), "no expressions: byte-for-byte");
             return;
         }
         let out = text(&out);

@@ -49,6 +49,20 @@ impl BrickArgs {
                 ),
             ));
         }
+        if let (BrickName::Custom(name), Some(category)) = (&self.name, &self.category)
+            && let Some(variant) = catalogue::brick(&name.value())
+        {
+            let key = &category.key;
+            let value = &category.value.ident;
+            return Err(Error::new_spanned(
+                quote!(#key #value),
+                format!(
+                    "`category` only applies to custom bricks: {:?} names built-in `{variant}`, which is always in `{}`",
+                    name.value(),
+                    catalogue::brick_category(variant)
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -164,6 +178,11 @@ mod tests {
     fn category_only_on_custom_bricks() {
         let args = BrickArgs::parse(quote!("Mine", category = Ffn)).unwrap();
         assert!(args.validate().is_ok());
+        let args = BrickArgs::parse(quote!("Softmax", category = Ffn)).unwrap();
+        assert_eq!(
+            args.validate().unwrap_err().to_string(),
+            "`category` only applies to custom bricks: \"Softmax\" names built-in `AttentionSoftmax`, which is always in `Attention`"
+        );
         let args = BrickArgs::parse(quote!(Gate, category = Ffn)).unwrap();
         assert_eq!(
             args.validate().unwrap_err().to_string(),

@@ -36,6 +36,12 @@ pub fn rms_norm(x: &mut [f32]) -> usize {
     x.len()
 }
 
+/// A parameter used only by the attribute: must not become an
+/// `unused_variables` error under `deny(warnings)` when compiled out.
+#[brick(RmsNorm, layer = layer)]
+#[trace_op(device = device, shapes(x))]
+pub fn only_in_attributes(layer: usize, device: &str, x: &[f32]) {}
+
 /// An alias.
 #[brick(SiLU)]
 pub fn silu(x: f32) -> f32 {
