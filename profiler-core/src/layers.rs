@@ -13,6 +13,7 @@ use std::sync::atomic::{
 
 use serde::{Deserialize, Serialize};
 
+use crate::record::IntoLayerIndex;
 use crate::slab::bump;
 
 /// Layer context meaning "not inside a layer".
@@ -232,7 +233,8 @@ pub struct LayerGuard {
 /// Opens a layer scope: bricks on this thread finishing before the guard
 /// drops count towards layer `index` in `direction`.
 ///
-/// Indices above [`MAX_LAYER_INDEX`] are clamped to it.
+/// `index` is any unsigned integer (`usize` loop indices work as-is);
+/// indices above [`MAX_LAYER_INDEX`] are clamped to it.
 ///
 /// ```
 /// # use profiler_core as profiler;
@@ -242,8 +244,8 @@ pub struct LayerGuard {
 ///     // attention, MLP, ... of layer i
 /// }
 /// ```
-pub fn layer(index: u32, direction: Direction) -> LayerGuard {
-    let ctx = pack(index.min(MAX_LAYER_INDEX), direction);
+pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
+    let ctx = pack(index.into_layer_index(), direction);
     let previous = crate::slab::swap_layer(ctx);
     LayerGuard {
         ctx,
@@ -253,7 +255,7 @@ pub fn layer(index: u32, direction: Direction) -> LayerGuard {
 }
 
 /// Runs `f` inside a layer scope and returns its result.
-pub fn in_layer<R>(index: u32, direction: Direction, f: impl FnOnce() -> R) -> R {
+pub fn in_layer<R>(index: impl IntoLayerIndex, direction: Direction, f: impl FnOnce() -> R) -> R {
     let _guard = layer(index, direction);
     f()
 }

@@ -58,6 +58,7 @@ pub use profile::{
     CategoryEntry, ClockInfo, Counters, HardwareInfo, Overhead, PhaseStats, Profile, ProfileError,
     RunInfo, SCHEMA_VERSION, StepSummary, ThreadInfo, write_atomic,
 };
+pub use record::{IntoCount, IntoLayerIndex};
 pub use session::{
     PhaseGuard, Schedule, StepGuard, TRAINING_PHASES, in_phase, in_step, phase, set_schedule, step,
 };

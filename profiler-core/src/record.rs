@@ -230,11 +230,11 @@ pub(crate) fn add_compressed(state: u64, slot: u32, bytes: u64) {
     });
 }
 
-/// A per-call amount (`elements`, `bytes`, `flops`): an unsigned integer,
-/// or a float (negative and NaN count as 0, huge values saturate).
+/// A per-call amount (`elements`, `bytes`, `flops`): an integer or a float.
+/// Negative values and NaN count as 0; huge values saturate.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a count: `elements`, `bytes` and `flops` take an unsigned integer or a float",
-    label = "expected an unsigned integer or a float"
+    message = "`{Self}` is not a count: `elements`, `bytes` and `flops` take an integer or a float",
+    label = "expected an integer or a float"
 )]
 pub trait IntoCount {
     /// The amount as `u64`.
@@ -253,6 +253,19 @@ macro_rules! unsigned_counts {
 }
 unsigned_counts!(u8, u16, u32, u64, u128, usize);
 
+macro_rules! signed_counts {
+    ($($t:ty),*) => {$(
+        impl IntoCount for $t {
+            #[inline(always)]
+            fn into_count(self) -> u64 {
+                u64::try_from(self.max(0)).unwrap_or(u64::MAX)
+            }
+        }
+    )*};
+}
+// Signed types too, so that a literal (`elements = 4`, an `i32` by default) works.
+signed_counts!(i8, i16, i32, i64, i128, isize);
+
 impl IntoCount for f64 {
     #[inline(always)]
     fn into_count(self) -> u64 {
@@ -268,10 +281,13 @@ impl IntoCount for f32 {
     }
 }
 
-/// A layer index given to `#[brick(..., layer = i)]`: an unsigned integer.
+/// A layer index (for `#[brick(..., layer = i)]` and [`layer`](crate::layer)):
+/// an integer. Indices saturate at [`MAX_LAYER_INDEX`](crate::MAX_LAYER_INDEX);
+/// a negative index, always a bug, is recorded under that largest index so it
+/// stands out in reports instead of merging into layer 0.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a layer index: `layer` takes an unsigned integer",
-    label = "expected an unsigned integer"
+    message = "`{Self}` is not a layer index: `layer` takes an integer",
+    label = "expected an integer"
 )]
 pub trait IntoLayerIndex {
     /// The index as `u32`, saturating at the largest layer index.
@@ -289,3 +305,39 @@ macro_rules! layer_indices {
     )*};
 }
 layer_indices!(u8, u16, u32, u64, usize);
+
+macro_rules! signed_layer_indices {
+    ($($t:ty),*) => {$(
+        impl IntoLayerIndex for $t {
+            #[inline(always)]
+            fn into_layer_index(self) -> u32 {
+                u32::try_from(self).unwrap_or(u32::MAX).min(layers::MAX_LAYER_INDEX)
+            }
+        }
+    )*};
+}
+// Signed types too, so that a literal (`layer(2, ..)`, an `i32` by default) works.
+signed_layer_indices!(i8, i16, i32, i64, isize);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_saturate_and_clamp_negatives() {
+        assert_eq!(7usize.into_count(), 7);
+        assert_eq!((-3i32).into_count(), 0);
+        assert_eq!(u128::MAX.into_count(), u64::MAX);
+        assert_eq!(f64::NAN.into_count(), 0);
+        assert_eq!((-1.5f32).into_count(), 0);
+        assert_eq!(2.9f64.into_count(), 2);
+    }
+
+    #[test]
+    fn layer_indices_saturate_and_negatives_stand_out() {
+        assert_eq!(5i32.into_layer_index(), 5);
+        assert_eq!(5usize.into_layer_index(), 5);
+        assert_eq!((-1i64).into_layer_index(), layers::MAX_LAYER_INDEX);
+        assert_eq!(u64::MAX.into_layer_index(), layers::MAX_LAYER_INDEX);
+    }
+}

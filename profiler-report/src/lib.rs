@@ -13,9 +13,12 @@
 //! - Exports: [`chrome_trace_json`] / [`write_chrome_trace`] (Perfetto,
 //!   chrome://tracing), [`folded_stacks`], [`flamegraph_svg`],
 //!   [`speedscope_json`].
+//! - HTML report: [`HtmlReport`] builds one self-contained page (extensible
+//!   with [`Section`]s); [`write_html_report`] writes it atomically.
 
 mod export;
 mod hardware;
+mod html;
 mod scorecard;
 mod trace;
 
@@ -27,6 +30,7 @@ pub use hardware::{
     DEFAULT_BYTES_PER_TOKEN, DEVICES, DeviceSpec, ENV_BYTES_PER_TOKEN, ENV_HARDWARE,
     ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
 };
+pub use html::{HtmlReport, Section, write_html_report};
 pub use scorecard::{
     Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
     Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,

@@ -1,10 +1,10 @@
 use profiler::brick;
 
 #[brick(DownProjection, layer = layer)]
-fn down(layer: i32) -> i32 {
+fn down(layer: f32) -> f32 {
     layer
 }
 
 fn main() {
-    down(0);
+    down(0.0);
 }

@@ -1,0 +1,198 @@
+//! Number, time and date formatting for the HTML report. Every function
+//! here renders a non-finite value as an en dash, so no page ever shows
+//! `NaN` or `inf`.
+
+/// What a value that cannot be shown renders as.
+pub(crate) const DASH: &str = "–";
+
+/// Nanoseconds as milliseconds.
+pub(crate) fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// A number with enough decimals to stay readable at any magnitude:
+/// `1234.5`, `12.35`, `0.123`, `0.0012`; `0` for zero.
+pub(crate) fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return DASH.to_owned();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".to_owned()
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else if a >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// A number with exactly `decimals` decimals.
+pub(crate) fn fixed(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        DASH.to_owned()
+    }
+}
+
+/// A percentage with one decimal, e.g. `42.0%`.
+pub(crate) fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.1}%")
+    } else {
+        DASH.to_owned()
+    }
+}
+
+/// `part / whole`, or `None` when it would not be a finite number.
+pub(crate) fn ratio(part: f64, whole: f64) -> Option<f64> {
+    let r = part / whole;
+    (whole != 0.0 && r.is_finite()).then_some(r)
+}
+
+/// An integer with thousands separators, e.g. `1,234,567`.
+pub(crate) fn int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate with an SI suffix: `950.0`, `12.35 k`, `1.20 M`, `3.40 G`, `5.00 T`.
+pub(crate) fn si(v: f64) -> String {
+    if !v.is_finite() {
+        return DASH.to_owned();
+    }
+    let a = v.abs();
+    for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if a >= scale {
+            return format!("{:.2} {suffix}", v / scale);
+        }
+    }
+    format!("{v:.1}")
+}
+
+/// A duration in the unit that suits it: `850 ns`, `12.5 µs`, `3.25 ms`, `12.35 s`.
+pub(crate) fn duration(ns: u64) -> String {
+    let v = ns as f64;
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{} µs", num(v / 1e3))
+    } else if ns < 1_000_000_000 {
+        format!("{} ms", num(v / 1e6))
+    } else {
+        format!("{} s", num(v / 1e9))
+    }
+}
+
+/// Nanoseconds since the Unix epoch as UTC ISO-8601, e.g.
+/// `2023-11-14T22:13:20Z`; an en dash for 0 (unknown).
+pub(crate) fn utc_iso8601(unix_ns: u64) -> String {
+    if unix_ns == 0 {
+        return DASH.to_owned();
+    }
+    let secs = unix_ns / 1_000_000_000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, for non-negative days).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468; // days since 0000-03-01
+    let era = z / 146_097;
+    let doe = z % 146_097; // day of the 400-year era
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the March-based year
+    let mp = (5 * doy + 2) / 153; // March = 0
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_values_render_as_a_dash() {
+        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(num(v), DASH);
+            assert_eq!(fixed(v, 2), DASH);
+            assert_eq!(pct(v), DASH);
+            assert_eq!(si(v), DASH);
+        }
+        assert_eq!(ratio(1.0, 0.0), None);
+        assert_eq!(ratio(0.0, 0.0), None);
+        assert_eq!(ratio(1.0, 4.0), Some(0.25));
+    }
+
+    #[test]
+    fn numbers_keep_readable_precision() {
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(1234.56), "1234.6");
+        assert_eq!(num(12.345_6), "12.35");
+        assert_eq!(num(1.5), "1.500");
+        assert_eq!(num(0.001_23), "0.0012");
+        assert_eq!(pct(42.04), "42.0%");
+        assert_eq!(int(0), "0");
+        assert_eq!(int(999), "999");
+        assert_eq!(int(1_000), "1,000");
+        assert_eq!(int(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn si_suffixes() {
+        assert_eq!(si(0.0), "0.0");
+        assert_eq!(si(950.0), "950.0");
+        assert_eq!(si(12_345.0), "12.35 k");
+        assert_eq!(si(1.2e6), "1.20 M");
+        assert_eq!(si(3.4e9), "3.40 G");
+        assert_eq!(si(5e12), "5.00 T");
+    }
+
+    #[test]
+    fn durations_pick_their_unit() {
+        assert_eq!(duration(850), "850 ns");
+        assert_eq!(duration(12_500), "12.50 µs");
+        assert_eq!(duration(3_250_000), "3.250 ms");
+        assert_eq!(duration(12_345_000_000), "12.35 s");
+    }
+
+    #[test]
+    fn utc_dates_match_known_instants() {
+        assert_eq!(utc_iso8601(0), DASH);
+        assert_eq!(utc_iso8601(1), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            utc_iso8601(1_700_000_000_000_000_000),
+            "2023-11-14T22:13:20Z"
+        );
+        // Leap day of a year divisible by 400, and the last second of a century.
+        assert_eq!(
+            utc_iso8601(951_782_400 * 1_000_000_000),
+            "2000-02-29T00:00:00Z"
+        );
+        assert_eq!(
+            utc_iso8601(4_102_444_799 * 1_000_000_000),
+            "2099-12-31T23:59:59Z"
+        );
+        assert_eq!(utc_iso8601(u64::MAX), "2554-07-21T23:34:33Z");
+    }
+}

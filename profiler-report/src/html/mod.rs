@@ -1,0 +1,278 @@
+//! The HTML report: one self-contained page (inline CSS and SVG, no network,
+//! readable without scripts) built by [`HtmlReport`]. Built-in sections come
+//! from the profile and the optional scorecard and flamegraph; later reports
+//! (roofline, parity, contracts) slot in as [`Section`]s.
+
+mod charts;
+mod embed;
+mod format;
+mod page;
+mod sections;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use profiler_core::Profile;
+
+use crate::export::EXPORTER;
+use crate::scorecard::{TrainingScorecard, escape_html, format_training_scorecard_html};
+use crate::trace::TraceError;
+
+/// One section of the report: an `id` (the anchor the table of contents
+/// links to), a title (shown as its `<h2>`) and a trusted HTML body.
+///
+/// The body is inserted as is: escape any text in it with
+/// [`escape_html`](crate::escape_html). The title is escaped for you, and
+/// the id is reduced to ASCII letters, digits, `-` and `_`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    id: String,
+    title: String,
+    body: String,
+    /// The body is a complete `<section>` element that only needs the id.
+    framed: bool,
+}
+
+impl Section {
+    /// A section with anchor `id`, heading `title` and HTML `body_html`.
+    ///
+    /// ```
+    /// let s = profiler_report::Section::new("roofline", "Roofline", "<p>…</p>");
+    /// assert_eq!(s.id(), "roofline");
+    /// ```
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        body_html: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: sanitize_id(&id.into()),
+            title: title.into(),
+            body: body_html.into(),
+            framed: false,
+        }
+    }
+
+    /// The anchor id (before de-duplication against other sections).
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The heading.
+    #[must_use]
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+}
+
+/// `id` as a fragment-safe anchor: other characters become `-`.
+fn sanitize_id(id: &str) -> String {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if id.is_empty() {
+        "section".to_owned()
+    } else {
+        id
+    }
+}
+
+/// Ids an inlined inferno flamegraph uses; sections never take them.
+const RESERVED_IDS: [&str; 8] = [
+    "background",
+    "details",
+    "frames",
+    "matched",
+    "search",
+    "subtitle",
+    "title",
+    "unzoom",
+];
+
+/// Builds the HTML report of a [`Profile`].
+///
+/// Sections, in order: run facts (with every warning about lost, dropped or
+/// pending records and the run's notes), the training scorecard (when
+/// given), per-layer forward/backward times, hotspots, the flamegraph (when
+/// given), every brick, steps and phases, then the added [`Section`]s.
+///
+/// ```
+/// use profiler_report::{HtmlReport, Section};
+/// let mut profile = profiler_core::Profile::empty();
+/// profile.run.name = "train_tiny".into();
+/// let html = HtmlReport::new(&profile)
+///     .section(Section::new("notes", "Notes", "<p>first run</p>"))
+///     .render();
+/// assert!(html.starts_with("<!DOCTYPE html>"));
+/// assert!(html.contains("<section id=\"notes\">"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct HtmlReport<'a> {
+    profile: &'a Profile,
+    title: Option<String>,
+    scorecard: Option<&'a TrainingScorecard>,
+    flamegraph: Option<String>,
+    extra: Vec<Section>,
+}
+
+impl<'a> HtmlReport<'a> {
+    /// A report of `profile`, titled after its run name.
+    #[must_use]
+    pub fn new(profile: &'a Profile) -> Self {
+        Self {
+            profile,
+            title: None,
+            scorecard: None,
+            flamegraph: None,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Sets the page title (plain text; escaped).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Adds the training scorecard section.
+    #[must_use]
+    pub fn scorecard(mut self, scorecard: &'a TrainingScorecard) -> Self {
+        self.scorecard = Some(scorecard);
+        self
+    }
+
+    /// Adds a flamegraph section showing `svg` (e.g. from
+    /// [`flamegraph_svg`](crate::flamegraph_svg)) inline. Its XML prolog and
+    /// doctype are removed, and so are its scripts: inline, inferno's script
+    /// would act on the whole page. Frames keep their hover tooltips.
+    #[must_use]
+    pub fn flamegraph_svg(mut self, svg: impl Into<String>) -> Self {
+        self.flamegraph = Some(svg.into());
+        self
+    }
+
+    /// Appends a section after the built-in ones (in call order). An id
+    /// already taken gets a `-2`, `-3`, ... suffix.
+    #[must_use]
+    pub fn section(mut self, section: Section) -> Self {
+        self.extra.push(section);
+        self
+    }
+
+    /// The complete HTML document.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let p = self.profile;
+        let mut list = vec![Section::new("run", "Run", sections::run(p))];
+        if let Some(sc) = self.scorecard {
+            list.push(Section {
+                framed: true,
+                ..Section::new(
+                    "scorecard",
+                    "Training Scorecard",
+                    format_training_scorecard_html(sc),
+                )
+            });
+        }
+        list.push(Section::new("layers", "Layers", sections::layers(p)));
+        list.push(Section::new(
+            "hotspots",
+            "Hotspots",
+            sections::hotspots(p, self.scorecard),
+        ));
+        if let Some(svg) = &self.flamegraph {
+            list.push(Section::new(
+                "flamegraph",
+                "Flamegraph",
+                sections::flamegraph(svg),
+            ));
+        }
+        list.push(Section::new("bricks", "Bricks", sections::bricks(p)));
+        list.push(Section::new(
+            "steps",
+            "Steps and phases",
+            sections::steps(p),
+        ));
+        list.extend(self.extra.iter().cloned());
+
+        let mut taken: HashSet<String> = RESERVED_IDS.iter().map(|s| (*s).to_owned()).collect();
+        for section in &mut list {
+            let base = section.id.clone();
+            let mut n = 1;
+            while !taken.insert(section.id.clone()) {
+                n += 1;
+                section.id = format!("{base}-{n}");
+            }
+        }
+
+        let title = match (&self.title, p.run.name.as_str()) {
+            (Some(t), _) => escape_html(t),
+            (None, "") => "Profile report".to_owned(),
+            (None, name) => escape_html(name),
+        };
+        let mut subtitle = Vec::new();
+        if !p.run.host.is_empty() {
+            subtitle.push(escape_html(&p.run.host));
+        }
+        if p.run.started_at_unix_ns > 0 {
+            subtitle.push(format!(
+                "started {}",
+                format::utc_iso8601(p.run.started_at_unix_ns)
+            ));
+        }
+        subtitle.push(format!("wall {}", format::duration(p.run.wall_ns)));
+        subtitle.push(format!("{} steps", format::int(p.steps.count)));
+        let generator = format!("{EXPORTER} {}", env!("CARGO_PKG_VERSION"));
+        let footer = format!(
+            "Profile schema {} · generated by {}",
+            escape_html(&p.schema_version),
+            generator
+        );
+        page::render(&page::Page {
+            title: &title,
+            subtitle: &subtitle.join(" · "),
+            warnings: sections::warnings(p).len(),
+            sections: &list,
+            footer: &footer,
+            generator: &generator,
+        })
+    }
+}
+
+/// Writes a rendered report to `path` atomically (temporary file, then
+/// rename), so a browser never sees a half-written page.
+///
+/// # Errors
+/// [`TraceError::Write`] naming the path.
+pub fn write_html_report(path: impl AsRef<Path>, html: &str) -> Result<(), TraceError> {
+    crate::export::write_text(path.as_ref(), html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_sanitised_and_deduplicated() {
+        assert_eq!(Section::new("a b\"<", "t", "").id(), "a-b--");
+        assert_eq!(Section::new("", "t", "").id(), "section");
+        let p = Profile::empty();
+        let html = HtmlReport::new(&p)
+            .section(Section::new("run", "Again", ""))
+            .section(Section::new("frames", "Frames", ""))
+            .render();
+        assert!(html.contains("<section id=\"run-2\">"));
+        assert!(html.contains("<section id=\"frames-2\">"));
+        assert!(!html.contains("id=\"frames\""));
+    }
+}

@@ -1,0 +1,197 @@
+//! The main job at a tiny size: the example really trains, and every file it
+//! writes holds what the README promises.
+
+// The example's own `main` is not called here.
+#[allow(dead_code)]
+#[path = "../examples/train_tiny.rs"]
+mod train_tiny;
+
+use clap::Parser;
+use profiler::{Direction, Profile};
+
+const STEPS: u64 = 24;
+const WARMUP: u64 = 2;
+const LAYERS: usize = 2;
+
+#[test]
+fn the_main_job_trains_and_writes_every_report() {
+    let out = std::env::temp_dir().join(format!("train-tiny-{}", std::process::id()));
+    let steps = STEPS.to_string();
+    let warmup = WARMUP.to_string();
+    let layers = LAYERS.to_string();
+    let args = train_tiny::Args::parse_from([
+        "train_tiny",
+        "--steps",
+        &steps,
+        "--warmup",
+        &warmup,
+        "--layers",
+        &layers,
+        "--width",
+        "16",
+        "--heads",
+        "2",
+        "--seq",
+        "8",
+        "--batch",
+        "4",
+        "--lr",
+        "0.01",
+        "--log-every",
+        "8",
+        "--out",
+        out.to_str().expect("utf-8 temp dir"),
+    ]);
+    let outcome = train_tiny::run(&args).expect("the run succeeds");
+
+    // It learns.
+    assert_eq!(outcome.losses.len(), STEPS as usize);
+    assert!(
+        outcome.eval_after < 0.8 * outcome.eval_before,
+        "held-out loss {} -> {}",
+        outcome.eval_before,
+        outcome.eval_after
+    );
+
+    // profile.json holds every brick of the model with exact counts.
+    let profile = Profile::read(out.join("profile.json")).expect("profile.json parses");
+    let recorded = STEPS - WARMUP;
+    assert_eq!(profile.steps.count, recorded);
+    assert_eq!(profile.steps.skipped, WARMUP);
+    let layers = LAYERS as u64;
+    let per_layer = [
+        "QkvProjection",
+        "RopeEmbedding",
+        "AttentionScore",
+        "AttentionSoftmax",
+        "AttentionOutput",
+        "OutputProjection",
+        "GateProjection",
+        "UpProjection",
+        "Activation",
+        "DownProjection",
+        "QkvProjectionBackward",
+        "RopeBackward",
+        "AttentionScoreBackward",
+        "AttentionSoftmaxBackward",
+        "AttentionOutputBackward",
+        "OutputProjectionBackward",
+        "GateProjectionBackward",
+        "UpProjectionBackward",
+        "ActivationBackward",
+        "DownProjectionBackward",
+    ];
+    let per_step = [
+        "Embedding",
+        "EmbeddingBackward",
+        "LmHead",
+        "LmHeadBackward",
+        "CrossEntropy",
+        "CrossEntropyBackward",
+    ];
+    let count = |name: &str| profile.brick(name).map_or(0, |b| b.count);
+    for name in per_layer {
+        assert_eq!(count(name), recorded * layers, "{name}");
+    }
+    for name in per_step {
+        assert_eq!(count(name), recorded, "{name}");
+    }
+    // Two norms per layer plus the final one; two residual adds per layer.
+    assert_eq!(count("RmsNorm"), recorded * (2 * layers + 1));
+    assert_eq!(count("RmsNormBackward"), recorded * (2 * layers + 1));
+    assert_eq!(count("Residual"), recorded * 2 * layers);
+    let expected_bricks = per_layer.len() + per_step.len() + 5; // + norms, residuals, Adam
+    assert_eq!(
+        profile.bricks.len(),
+        expected_bricks,
+        "{:?}",
+        profile.bricks.iter().map(|b| &b.name).collect::<Vec<_>>()
+    );
+    assert!(
+        profile
+            .brick("QkvProjection")
+            .is_some_and(|b| b.total_flops > 0 && b.total_bytes > 0)
+    );
+    for layer in 0..LAYERS {
+        for direction in [Direction::Forward, Direction::Backward] {
+            let l = profile
+                .layer(layer as u32, direction)
+                .expect("layer recorded");
+            assert_eq!(l.scope_count, recorded);
+            assert!(l.ops.iter().any(|op| op.name.starts_with("QkvProjection")));
+        }
+    }
+    let phases: Vec<&str> = profile.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        phases,
+        profiler::TRAINING_PHASES
+            .iter()
+            .filter(|p| !p.contains("h2d"))
+            .copied()
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        profile.wall_coverage().is_some_and(|c| c > 0.9),
+        "{:?}",
+        profile.wall_coverage()
+    );
+    assert_eq!(profile.counters.lost(), 0);
+
+    // trace.json is a Chrome trace with the model's bricks, phases and layers.
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("trace.json")).expect("trace.json"))
+            .expect("valid JSON");
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    let named = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["name"] == name)
+            .count() as u64
+    };
+    assert_eq!(named("QkvProjection"), recorded * layers);
+    assert_eq!(named("forward"), recorded);
+    assert_eq!(named("layer 1 bwd"), recorded);
+    assert!(
+        events
+            .iter()
+            .all(|e| e["ph"] != "X" || (e["ts"].is_number() && e["dur"].is_number()))
+    );
+
+    // The flamegraph and the HTML report.
+    let svg = std::fs::read_to_string(out.join("flamegraph.svg")).expect("flamegraph.svg");
+    assert!(svg.contains("<svg") && svg.contains("QkvProjection"));
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    for section in [
+        "scorecard",
+        "layers",
+        "hotspots",
+        "flamegraph",
+        "bricks",
+        "steps",
+    ] {
+        assert!(
+            html.contains(&format!("<section id=\"{section}\"")),
+            "section {section}"
+        );
+    }
+    assert!(html.contains("DownProjectionBackward"));
+    let baseline = profiler_report::load_baseline(out.join("scorecard.json"))
+        .expect("scorecard.json is a baseline");
+    assert_eq!(baseline.steps, recorded as usize);
+    assert_eq!(outcome.files.len(), 5);
+
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn bad_sizes_are_errors_not_panics() {
+    let args = train_tiny::Args::parse_from(["train_tiny", "--width", "30", "--heads", "4"]);
+    let err = train_tiny::run(&args).expect_err("30 is not a multiple of 4");
+    assert!(
+        err.to_string()
+            .contains("n_heads (4) must divide d_model (30)"),
+        "{err}"
+    );
+    let args = train_tiny::Args::parse_from(["train_tiny", "--steps", "3", "--warmup", "3"]);
+    assert!(train_tiny::run(&args).is_err());
+}
