@@ -164,7 +164,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let eval_after = held_out_loss(&mut model, &cfg);
 
     let scorecard = profiler_report::scorecard();
-    println!("{scorecard}");
+    println!("\n{scorecard}");
     let files = write_reports(&profiler::snapshot(), &scorecard, &args.out)?;
     Ok(Outcome {
         losses,
@@ -212,9 +212,10 @@ fn write_reports(
 fn main() -> std::process::ExitCode {
     match run(&Args::parse()) {
         Ok(outcome) => {
-            let last = outcome.losses.last().copied().unwrap_or(f32::NAN);
+            let tail = &outcome.losses[outcome.losses.len().saturating_sub(10)..];
+            let last = tail.iter().sum::<f32>() / tail.len().max(1) as f32;
             println!(
-                "final training loss {last:.4}, held-out loss {:.4} -> {:.4}; wrote:",
+                "training loss (last 10 steps) {last:.4}; held-out loss {:.4} -> {:.4}; wrote:",
                 outcome.eval_before, outcome.eval_after
             );
             for file in &outcome.files {

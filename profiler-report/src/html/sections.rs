@@ -150,31 +150,35 @@ pub(crate) fn layers(profile: &Profile) -> String {
 /// The top ops by time, as a table with a bar per row: the scorecard's
 /// hotspots when it has any, else the ten slowest bricks.
 pub(crate) fn hotspots(profile: &Profile, scorecard: Option<&TrainingScorecard>) -> String {
-    let (caption, rows): (&str, Vec<(String, f64, f64)>) =
-        match scorecard.filter(|sc| !sc.hotspot_ops.is_empty()) {
-            Some(sc) => (
-                "Ops by time summed over layers (from the scorecard); share of all op time.",
-                sc.hotspot_ops.clone(),
-            ),
-            None => {
-                let total = profile.total_ns();
-                let rows = sorted_bricks(profile)
-                    .into_iter()
-                    .take(10)
-                    .map(|b| (b.name.clone(), ms(b.total_ns), b.percentage(total)))
-                    .collect();
-                (
-                    "The ten bricks with the most total time; share of all brick time.",
-                    rows,
-                )
-            }
-        };
+    let (caption, unit, rows): (&str, &str, Vec<(String, f64, f64)>) = match scorecard
+        .filter(|sc| !sc.hotspot_ops.is_empty())
+    {
+        Some(sc) => (
+            "Ops by time per step, summed over layers (from the scorecard); share of all op time.",
+            "ms / step",
+            sc.hotspot_ops.clone(),
+        ),
+        None => {
+            let total = profile.total_ns();
+            let rows = sorted_bricks(profile)
+                .into_iter()
+                .take(10)
+                .map(|b| (b.name.clone(), ms(b.total_ns), b.percentage(total)))
+                .collect();
+            (
+                "The ten bricks with the most total time; share of all brick time.",
+                "Total ms",
+                rows,
+            )
+        }
+    };
     if rows.is_empty() {
         return note("No bricks recorded.");
     }
     let mut s = note(caption);
-    s.push_str(
-        "<table class=\"data\">\n<thead><tr><th>Op</th><th class=\"num\">Total ms</th>\
+    let _ = write!(
+        s,
+        "<table class=\"data\">\n<thead><tr><th>Op</th><th class=\"num\">{unit}</th>\
          <th class=\"num\">Share</th><th class=\"bar-cell\"></th></tr></thead>\n<tbody>\n",
     );
     for (name, total_ms, share) in rows {

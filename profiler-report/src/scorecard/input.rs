@@ -64,22 +64,23 @@ pub struct StepProfilerInput {
     pub step_samples_ms: Vec<f64>,
 }
 
-fn ms(ns: u64) -> f64 {
-    ns as f64 / 1e6
-}
-
 impl StepProfilerInput {
     /// Reads steps, phases, layers and ops from a profile.
     ///
+    /// Times are per recorded step (run totals divided by the step count), so
+    /// they sit beside `avg_step_ms` and scorecards of runs of different
+    /// lengths compare; a profile without steps keeps run totals.
     /// Phase `pct` is the phase's top-level time inside steps over step wall
     /// time. Layer `fwd_ms`/`bwd_ms` are the forward/backward
     /// [`LayerStats::total_ns`](profiler_core::LayerStats::total_ns); a
-    /// layer's ops merge both directions. Without layers, every brick becomes
-    /// a top-level op.
+    /// layer's ops merge both directions. Top-level `ops` are bricks' time
+    /// outside every layer (all of it when there are no layers).
     #[must_use]
     pub fn from_profile(profile: &Profile) -> Self {
         let steps = &profile.steps;
         let step_ns = steps.total_ns;
+        let per_step = steps.count.max(1) as f64;
+        let ms = |ns: u64| ns as f64 / 1e6 / per_step;
         let phases = profile
             .phases
             .iter()
@@ -113,16 +114,20 @@ impl StepProfilerInput {
             }
         }
 
-        let ops = if layers.is_empty() {
-            profile
-                .bricks
-                .iter()
-                .filter(|b| b.count > 0)
-                .map(|b| (b.name.clone(), ms(b.total_ns)))
-                .collect()
-        } else {
-            BTreeMap::new()
-        };
+        let mut in_layers: BTreeMap<&str, u64> = BTreeMap::new();
+        for op in profile.layers.iter().flat_map(|l| &l.ops) {
+            *in_layers.entry(op.name.as_str()).or_default() += op.total_ns;
+        }
+        let ops = profile
+            .bricks
+            .iter()
+            .filter_map(|b| {
+                let outside = b
+                    .total_ns
+                    .saturating_sub(in_layers.get(b.name.as_str()).copied().unwrap_or(0));
+                (outside > 0).then(|| (b.name.clone(), ms(outside)))
+            })
+            .collect();
 
         Self {
             steps: usize::try_from(steps.count).unwrap_or(usize::MAX),
@@ -132,10 +137,10 @@ impl StepProfilerInput {
             per_layer: layers.into_values().collect(),
             bottleneck: None,
             gemm_pct: 0.0,
-            total_ms: ms(step_ns),
+            total_ms: step_ns as f64 / 1e6,
             ops,
             step_samples_ms: stride(&steps.samples_ns, MAX_STEP_SAMPLES)
-                .map(|&ns| ms(ns))
+                .map(|&ns| ns as f64 / 1e6)
                 .collect(),
         }
     }
@@ -197,12 +202,38 @@ mod tests {
         assert_eq!(input.avg_step_ms, 100.0);
         assert_eq!(input.phases["h2d"].pct, 25.0);
         assert_eq!(input.phases["h2d"].avg_ms, 25.0);
-        assert_eq!(input.per_layer[0].fwd_ms, 10.0);
-        assert_eq!(input.per_layer[0].bwd_ms, 15.0);
-        assert_eq!(input.per_layer[0].ops["Gemm"], 21.0);
+        // Per step: the run had 2 steps.
+        assert_eq!(input.phases["h2d"].total_ms, 25.0);
+        assert_eq!(input.per_layer[0].fwd_ms, 5.0);
+        assert_eq!(input.per_layer[0].bwd_ms, 7.5);
+        assert_eq!(input.per_layer[0].ops["Gemm"], 10.5);
         assert!(input.ops.is_empty());
         assert_eq!(input.step_samples_ms, vec![90.0, 110.0]);
         assert_eq!(input.wall_coverage, 0.25);
+    }
+
+    #[test]
+    fn bricks_outside_layers_are_top_level_ops() {
+        let mut p = Profile::empty();
+        p.steps.count = 4;
+        p.steps.total_ns = 400_000_000;
+        p.layers.push(layer(
+            0,
+            Direction::Forward,
+            10_000_000,
+            &[("Gemm", 8_000_000)],
+        ));
+        let brick = |name: &str, total_ns| profiler_core::BrickStats {
+            count: 4,
+            total_ns,
+            ..profiler_core::BrickStats::new(name, profiler_core::BrickCategory::Other)
+        };
+        // Gemm also ran outside the layer; LmHead only outside.
+        p.bricks = vec![brick("Gemm", 12_000_000), brick("LmHead", 20_000_000)];
+        let input = StepProfilerInput::from_profile(&p);
+        assert_eq!(input.ops["Gemm"], 1.0, "4 ms outside layers over 4 steps");
+        assert_eq!(input.ops["LmHead"], 5.0);
+        assert_eq!(input.per_layer[0].ops["Gemm"], 2.0);
     }
 
     #[test]
