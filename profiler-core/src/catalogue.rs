@@ -214,30 +214,13 @@ fn closest_name(name: &str) -> Option<&'static str> {
         .iter()
         .map(|id| {
             (
-                edit_distance(&lower, &id.name().to_ascii_lowercase()),
+                strsim::levenshtein(&lower, &id.name().to_ascii_lowercase()),
                 id.name(),
             )
         })
         .min()
         .filter(|(d, _)| *d <= name.len().max(3) / 3)
         .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diag + usize::from(ca != *cb));
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

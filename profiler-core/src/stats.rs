@@ -92,6 +92,25 @@ fn ratio(num: u64, den: u64) -> f64 {
     }
 }
 
+/// Mean µs per sample (0 without samples).
+fn avg_us(total_ns: u64, count: u64) -> f64 {
+    ratio(total_ns, count) / 1000.0
+}
+
+/// Elements per second, as the reference computes it (0 without time).
+fn per_second(elements: u64, total_ns: u64) -> f64 {
+    if total_ns == 0 {
+        0.0
+    } else {
+        elements as f64 / (total_ns as f64 / 1e9)
+    }
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+fn percent(part: u64, whole: u64) -> f64 {
+    100.0 * ratio(part, whole)
+}
+
 impl BrickStats {
     /// Empty statistics for `name`.
     #[must_use]
@@ -118,7 +137,7 @@ impl BrickStats {
     /// Mean time per sample, µs (0 when there are none).
     #[must_use]
     pub fn avg_us(&self) -> f64 {
-        ratio(self.total_ns, self.count) / 1000.0
+        avg_us(self.total_ns, self.count)
     }
 
     /// Shortest sample, µs (0 when there are none).
@@ -140,11 +159,7 @@ impl BrickStats {
     /// Elements per second (0 when no time was measured).
     #[must_use]
     pub fn throughput(&self) -> f64 {
-        if self.total_ns == 0 {
-            0.0
-        } else {
-            self.total_elements as f64 / (self.total_ns as f64 / 1e9)
-        }
+        per_second(self.total_elements, self.total_ns)
     }
 
     /// `total_bytes / total_compressed_bytes` (1.0 without compression data).
@@ -242,7 +257,7 @@ impl BrickStats {
     /// Share of `total_ns` spent in this brick, in percent (0 when the total is 0).
     #[must_use]
     pub fn percentage(&self, total_ns: u64) -> f64 {
-        100.0 * ratio(self.total_ns, total_ns)
+        percent(self.total_ns, total_ns)
     }
 
     /// Folds another brick's statistics into this one (same brick, e.g. another rank).
@@ -277,23 +292,19 @@ impl CategoryStats {
     /// Mean time per sample, µs (0 without samples).
     #[must_use]
     pub fn avg_us(&self) -> f64 {
-        ratio(self.total_ns, self.count) / 1000.0
+        avg_us(self.total_ns, self.count)
     }
 
     /// Elements per second (0 when no time was measured).
     #[must_use]
     pub fn throughput(&self) -> f64 {
-        if self.total_ns == 0 {
-            0.0
-        } else {
-            self.total_elements as f64 / (self.total_ns as f64 / 1e9)
-        }
+        per_second(self.total_elements, self.total_ns)
     }
 
     /// Share of `total_ns`, in percent (0 when the total is 0).
     #[must_use]
     pub fn percentage(&self, total_ns: u64) -> f64 {
-        100.0 * ratio(self.total_ns, total_ns)
+        percent(self.total_ns, total_ns)
     }
 }
 

@@ -99,31 +99,13 @@ pub(crate) fn closest<'a>(
     let lower = name.to_ascii_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
-        let distance = edit_distance(&lower, &candidate.to_ascii_lowercase());
+        let distance = strsim::levenshtein(&lower, &candidate.to_ascii_lowercase());
         if best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
     }
     best.filter(|(d, _)| *d <= name.chars().count().max(3) / 3)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -152,13 +134,6 @@ mod tests {
         assert_eq!(suggest_category("Atention"), Some("Attention"));
         assert_eq!(suggest_category("Sovler"), Some("Solver"));
         assert_eq!(suggest_category("Vision"), None);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 
     /// The tables must name exactly what `profiler-core` defines.

@@ -19,6 +19,7 @@
 mod export;
 mod hardware;
 mod html;
+mod json;
 mod scorecard;
 mod trace;
 

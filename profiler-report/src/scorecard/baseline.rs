@@ -48,12 +48,7 @@ pub fn load_baseline(path: impl AsRef<Path>) -> Result<TrainingScorecard, Scorec
     })?;
     TrainingScorecard::from_json(&text).map_err(|e| ScorecardError::BaselineMalformed {
         path: path.to_path_buf(),
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
+        message: crate::json::message(&e),
         line: e.line(),
         column: e.column(),
     })

@@ -51,12 +51,7 @@ fn parse_at(line: &str, number: Option<usize>) -> Result<StepProfilerInput, Scor
     let value: Value = serde_json::from_str(text).map_err(|e| ScorecardError::MalformedJson {
         line: number,
         column: e.column() + start,
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
+        message: crate::json::message(&e),
     })?;
     let Value::Object(object) = value else {
         return Err(ScorecardError::NotAnObject { line: number });

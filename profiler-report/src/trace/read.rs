@@ -44,11 +44,10 @@ fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, Trac
         }
     } else {
         serde_json::from_str::<RecordedExecutionTrace>(text).map_err(|e| {
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or_default();
+            let message = crate::json::message(&e);
             let message = match e.is_data().then(|| field_path(text)).flatten() {
                 Some(field) => format!("{field}: {message}"),
-                None => message.to_owned(),
+                None => message,
             };
             TraceError::Malformed {
                 path: path.map(Path::to_path_buf),
