@@ -387,23 +387,17 @@ fn layer_chart_has_one_bar_per_layer_and_direction() {
     let svg = &layers[layers.find("<svg").expect("chart")..layers.find("</svg>").expect("end")];
     assert_eq!(svg.matches("class=\"bar fwd\"").count(), 3);
     assert_eq!(svg.matches("class=\"bar bwd\"").count(), 3);
-    for label in [
-        "L0",
-        "L1",
-        "L2",
-        "forward",
-        "backward",
-        "time per layer, ms",
-        "layer",
-    ] {
+    for label in ["L0", "L1", "L2", "forward", "backward", "ms", "layer"] {
         assert!(svg.contains(&format!(">{label}</text>")), "missing {label}");
     }
-    assert!(svg.contains("<title>layer 1 backward: 9.000 ms</title>"));
-    // Values as text, and the axis reaches past the longest bar (10.4 ms).
-    assert!(svg.contains(">10.40</text>") && svg.contains(">15</text>"));
+    // Per step: the profile has 4 steps (layer 1 backward: 9 ms over the run).
+    assert!(svg.contains("<title>layer 1 backward: 2.250 ms</title>"));
+    assert!(layers.contains("per step (mean of 4 steps)"));
+    // Values as text, and the axis reaches past the longest bar (2.6 ms).
+    assert!(svg.contains(">2.600</text>") && svg.contains(">3</text>"));
     // The table beside it: ratio and top op with its share of the layer.
     assert!(layers.contains(
-        "<tr><td>1</td><td class=\"num\">4.400</td><td class=\"num\">9.000</td>\
+        "<tr><td>1</td><td class=\"num\">1.100</td><td class=\"num\">2.250</td>\
          <td class=\"num\">2.05</td><td>MatMul</td><td class=\"num\">75.0%</td></tr>"
     ));
     assert!(
@@ -411,7 +405,7 @@ fn layer_chart_has_one_bar_per_layer_and_direction() {
             .contains("<td class=\"num\">2.17</td><td>Attention</td><td class=\"num\">68.0%</td>")
     );
     assert!(layers.contains(
-        "<tfoot><tr><th>Total</th><td class=\"num\">13.20</td><td class=\"num\">27.40</td>\
+        "<tfoot><tr><th>Total</th><td class=\"num\">3.300</td><td class=\"num\">6.850</td>\
          <td class=\"num\">2.08</td>"
     ));
 }
@@ -550,7 +544,7 @@ fn degenerate_profiles_never_print_nan_or_inf() {
     assert_eq!(non_finite_words(&html), Vec::<&str>::new());
     assert!(
         section(&html, "layers").contains(
-            "<td class=\"num\">0</td><td class=\"num\">8.000</td><td class=\"num\">–</td>"
+            "<td class=\"num\">0</td><td class=\"num\">2.000</td><td class=\"num\">–</td>"
         )
     );
     assert_balanced(&html);

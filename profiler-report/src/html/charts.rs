@@ -45,6 +45,8 @@ impl LayerRow {
 
 /// The profile's layers by index, forward and backward side by side.
 pub(crate) fn layer_rows(profile: &Profile) -> Vec<LayerRow> {
+    // Per step when steps were recorded, so the numbers sit beside the step time.
+    let per_step = profile.steps.count.max(1);
     let mut rows: BTreeMap<u32, LayerRow> = BTreeMap::new();
     for stats in &profile.layers {
         let row = rows.entry(stats.index).or_insert_with(|| LayerRow {
@@ -55,10 +57,13 @@ pub(crate) fn layer_rows(profile: &Profile) -> Vec<LayerRow> {
             Direction::Forward => &mut row.fwd_ns,
             Direction::Backward => &mut row.bwd_ns,
         };
-        *slot = Some(slot.unwrap_or(0).saturating_add(stats.total_ns()));
+        *slot = Some(
+            slot.unwrap_or(0)
+                .saturating_add(stats.total_ns() / per_step),
+        );
         for op in &stats.ops {
             let t = row.ops.entry(op.name.clone()).or_default();
-            *t = t.saturating_add(op.total_ns);
+            *t = t.saturating_add(op.total_ns / per_step);
         }
     }
     rows.into_values().collect()
@@ -140,7 +145,7 @@ pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
     let _ = writeln!(
         s,
         "<line class=\"axis\" x1=\"{LEFT:.1}\" y1=\"{TOP:.1}\" x2=\"{LEFT:.1}\" y2=\"{:.1}\"/>\
-         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">time per layer, ms</text>\
+         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">ms</text>\
          <text class=\"axis-label\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">layer</text>",
         TOP + plot_h,
         LEFT + plot_w / 2.0,

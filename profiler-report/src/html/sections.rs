@@ -138,9 +138,13 @@ pub(crate) fn layers(profile: &Profile) -> String {
     }
     let mut s = String::from("<figure class=\"chart-box\">\n");
     s.push_str(&layer_chart(&rows));
+    let span = match profile.steps.count {
+        0 => "summed over the run".to_owned(),
+        n => format!("per step (mean of {n} steps)"),
+    };
     let _ = writeln!(
         s,
-        "<figcaption>Wall time inside each layer scope, summed over the run ({} layers).</figcaption>\n</figure>",
+        "<figcaption>Wall time inside each layer scope, {span}, {} layers.</figcaption>\n</figure>",
         rows.len()
     );
     s.push_str(&layer_table(&rows));
@@ -275,7 +279,13 @@ pub(crate) fn steps(profile: &Profile) -> String {
         ));
     } else {
         let mut skipped = int(steps.skipped);
-        if let Some(sch) = &steps.schedule {
+        if let Some(sch) = steps.schedule.as_ref().filter(|s| s.active == u64::MAX) {
+            let _ = write!(
+                skipped,
+                " (schedule: {} warm-up steps, then every step)",
+                sch.warmup
+            );
+        } else if let Some(sch) = &steps.schedule {
             let _ = write!(
                 skipped,
                 " (schedule: wait {}, warm-up {}, active {}, repeat {})",

@@ -60,7 +60,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("</table>\n");
 
     if !sc.per_layer_summary.is_empty() {
-        s.push_str("<h3>Per layer</h3>\n<table class=\"layers\">\n");
+        s.push_str("<h3>Per layer (ms per step)</h3>\n<table class=\"layers\">\n");
         s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th></tr>\n");
         for l in &sc.per_layer_summary {
             let class = if l.non_finite {
@@ -84,7 +84,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
 
     if !sc.hotspot_ops.is_empty() {
         s.push_str("<h3>Hotspot Operations</h3>\n<table class=\"hotspots\">\n");
-        s.push_str("<tr><th>Op</th><th>Total ms</th><th>%</th></tr>\n");
+        s.push_str("<tr><th>Op</th><th>ms / step</th><th>%</th></tr>\n");
         for (op, ms, pct) in &sc.hotspot_ops {
             writeln!(
                 s,
