@@ -34,7 +34,11 @@ fn steps_count_tokens_and_time() {
     assert!(steps.total_ns >= 7_000_000, "{}", steps.total_ns);
     // Each sample is rounded to the ns on its own: at most 1 ns apart per sample.
     let sum: u64 = steps.samples_ns.iter().sum();
-    assert!(sum.abs_diff(steps.total_ns) <= steps.count, "{sum} vs {}", steps.total_ns);
+    assert!(
+        sum.abs_diff(steps.total_ns) <= steps.count,
+        "{sum} vs {}",
+        steps.total_ns
+    );
     assert!(steps.avg_step_ms() >= 1.75);
     assert!(steps.tokens_per_s() > 0.0);
 }
