@@ -130,6 +130,10 @@ pub fn reset() {
         };
     }
     crate::session::phases().clear();
+    crate::slab::COMPRESSED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clear();
     crate::sync::clear_local_pending();
     crate::slab::LOST_AT_EXIT.store(0, Relaxed);
     crate::sync::HOOK_PANICS.store(0, Relaxed);
@@ -219,8 +223,13 @@ fn build_profile(totals: &Totals) -> Profile {
         floor_ticks,
         origin_ticks,
     };
+    let compressed = crate::slab::COMPRESSED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     let bricks = snapshot::brick_stats(totals, &metas, &conv, |slot| {
-        facts.bottlenecks.get(&slot).copied().unwrap_or_default()
+        let bottleneck = facts.bottlenecks.get(&slot).copied().unwrap_or_default();
+        (bottleneck, compressed.get(&slot).copied().unwrap_or(0))
     });
     let slot_overflow_samples = totals
         .slots

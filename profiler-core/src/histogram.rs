@@ -37,6 +37,45 @@ pub(crate) fn bucket_bounds(index: usize) -> (u64, u64) {
     (mantissa << shift, (mantissa + 1) << shift)
 }
 
+/// Tick-bucket counts over the occupied range `lo..lo + counts.len()` only
+/// (most bricks span a few octaves of the 304 buckets).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TickCounts {
+    lo: usize,
+    counts: Vec<u64>,
+}
+
+impl TickCounts {
+    /// Adds `n` samples to bucket `index`, growing the range as needed.
+    pub(crate) fn add(&mut self, index: usize, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.lo = index;
+        }
+        if index < self.lo {
+            let grow = self.lo - index;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.lo = index;
+        }
+        let at = index - self.lo;
+        if at >= self.counts.len() {
+            self.counts.resize(at + 1, 0);
+        }
+        self.counts[at] += n;
+    }
+
+    /// `(bucket index, count)` of the non-empty buckets, ascending.
+    fn iter(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, &n)| (self.lo + i, n))
+    }
+}
+
 /// One non-empty bucket of a [`LatencyHistogram`]: `count` samples in `[lo_ns, hi_ns)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistBucket {
@@ -57,12 +96,10 @@ pub struct LatencyHistogram {
 
 impl LatencyHistogram {
     /// Builds the histogram from tick counters, converting bounds to ns.
-    pub(crate) fn from_ticks(counts: &[u64], ns_per_tick: f64) -> Self {
+    pub(crate) fn from_ticks(counts: &TickCounts, ns_per_tick: f64) -> Self {
         let buckets = counts
             .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(i, &count)| {
+            .map(|(i, count)| {
                 let (lo, hi) = bucket_bounds(i);
                 let lo_ns = crate::clock::to_ns(lo, ns_per_tick);
                 let hi_ns = crate::clock::to_ns(hi, ns_per_tick).max(lo_ns + 1);
@@ -150,9 +187,9 @@ mod tests {
 
     #[test]
     fn quantiles_of_a_uniform_sample_are_close() {
-        let mut counts = vec![0u64; BUCKETS];
+        let mut counts = TickCounts::default();
         for v in 1000..=100_000u64 {
-            counts[bucket(v)] += 1;
+            counts.add(bucket(v), 1);
         }
         let h = LatencyHistogram::from_ticks(&counts, 1.0);
         assert_eq!(h.count(), 99_001);
@@ -166,18 +203,31 @@ mod tests {
 
     #[test]
     fn single_value_quantiles_are_exact_after_clamping() {
-        let mut counts = vec![0u64; BUCKETS];
-        counts[bucket(777)] = 5;
+        let mut counts = TickCounts::default();
+        counts.add(bucket(777), 5);
         let h = LatencyHistogram::from_ticks(&counts, 1.0);
         assert_eq!(h.quantile_ns(0.5, 777, 777), 777);
         assert_eq!(LatencyHistogram::default().quantile_ns(0.5, 0, 0), 0);
     }
 
     #[test]
+    fn tick_counts_grow_both_ways() {
+        let mut a = TickCounts::default();
+        a.add(50, 1);
+        a.add(40, 2);
+        a.add(60, 3);
+        a.add(10, 4);
+        a.add(50, 5);
+        a.add(70, 0);
+        let got: Vec<(usize, u64)> = a.iter().collect();
+        assert_eq!(got, [(10, 4), (40, 2), (50, 6), (60, 3)]);
+    }
+
+    #[test]
     fn merge_adds_counts_bucketwise() {
-        let mut counts = vec![0u64; BUCKETS];
-        counts[bucket(100)] = 2;
-        counts[bucket(5000)] = 1;
+        let mut counts = TickCounts::default();
+        counts.add(bucket(5000), 1);
+        counts.add(bucket(100), 2); // below the range so far: it grows downwards
         let mut a = LatencyHistogram::from_ticks(&counts, 1.0);
         let b = a.clone();
         a.merge(&b);

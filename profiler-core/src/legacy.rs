@@ -129,7 +129,7 @@ pub fn record_elapsed_with_bytes(
         crate::slab::current_layer(),
     );
     if output_bytes > 0 {
-        record::add_compressed(state, slot, output_bytes);
+        record::add_compressed(slot, output_bytes);
     }
 }
 

@@ -224,10 +224,11 @@ pub(crate) fn record_finished(
 }
 
 /// Adds compressed bytes to a slot (string API `record_elapsed_with_bytes`).
-pub(crate) fn add_compressed(state: u64, slot: u32, bytes: u64) {
-    with_slab(state, |slab, _| {
-        crate::slab::bump(&slab.cell(slot).compressed, bytes)
-    });
+pub(crate) fn add_compressed(slot: u32, bytes: u64) {
+    let mut table = crate::slab::COMPRESSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *table.entry(slot).or_default() += bytes;
 }
 
 /// A per-call amount (`elements`, `bytes`, `flops`): an integer or a float.

@@ -7,10 +7,9 @@
 //! cost the same as built-in ones afterwards. Call sites and string-API names
 //! that agree on a name share its slot.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -142,7 +141,8 @@ pub fn registered_sites() -> Vec<SiteInfo> {
 /// What a slot stands for.
 #[derive(Debug, Clone)]
 pub(crate) struct SlotMeta {
-    pub(crate) name: Cow<'static, str>,
+    /// Shared, so snapshots copy a pointer rather than the name.
+    pub(crate) name: Arc<str>,
     pub(crate) category: BrickCategory,
     /// Internal slots (overhead calibration) are never reported.
     pub(crate) hidden: bool,
@@ -150,14 +150,14 @@ pub(crate) struct SlotMeta {
 
 struct SlotTable {
     slots: Vec<SlotMeta>,
-    by_name: HashMap<Cow<'static, str>, u32>,
+    by_name: HashMap<Arc<str>, u32>,
 }
 
 static TABLE: LazyLock<Mutex<SlotTable>> = LazyLock::new(|| {
     let slots: Vec<SlotMeta> = BrickId::ALL
         .iter()
         .map(|id| SlotMeta {
-            name: Cow::Borrowed(id.name()),
+            name: Arc::from(id.name()),
             category: id.category(),
             hidden: false,
         })
@@ -198,7 +198,7 @@ fn intern_with(name: &str, category: BrickCategory, hidden: bool) -> u32 {
     if table.slots.len() >= OVERFLOW_SLOT as usize {
         if table.slots.len() == OVERFLOW_SLOT as usize {
             let meta = SlotMeta {
-                name: Cow::Borrowed(OVERFLOW_NAME),
+                name: Arc::from(OVERFLOW_NAME),
                 category: BrickCategory::Other,
                 hidden: false,
             };
@@ -207,7 +207,7 @@ fn intern_with(name: &str, category: BrickCategory, hidden: bool) -> u32 {
         return OVERFLOW_SLOT;
     }
     let slot = table.slots.len() as u32;
-    let name: Cow<'static, str> = Cow::Owned(name.to_owned());
+    let name: Arc<str> = Arc::from(name);
     table.slots.push(SlotMeta {
         name: name.clone(),
         category,
@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(a, b);
         assert!(a as usize >= BrickId::COUNT);
         let meta = &all_slots()[a as usize];
-        assert_eq!(meta.name, "site-test-fused");
+        assert_eq!(&*meta.name, "site-test-fused");
         assert_eq!(
             meta.category,
             BrickCategory::Attention,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
 use crate::catalogue::BrickCategory;
-use crate::histogram::{BUCKETS, LatencyHistogram, bucket};
+use crate::histogram::{BUCKETS, LatencyHistogram, TickCounts, bucket};
 use crate::layers::{LayerOp, LayerStats, SCOPE_SLOT, unpack};
 use crate::profile::{CategoryEntry, ThreadInfo};
 use crate::site::SlotMeta;
@@ -26,8 +26,7 @@ pub(crate) struct SlotTotals {
     pub(crate) elements: u64,
     pub(crate) bytes: u64,
     pub(crate) flops: u64,
-    pub(crate) compressed: u64,
-    pub(crate) hist: Vec<u64>,
+    pub(crate) hist: TickCounts,
 }
 
 impl SlotTotals {
@@ -47,19 +46,23 @@ impl SlotTotals {
         self.elements += cell.elements.load(Relaxed);
         self.bytes += cell.bytes.load(Relaxed);
         self.flops += cell.flops.load(Relaxed);
-        self.compressed += cell.compressed.load(Relaxed);
-        if self.hist.is_empty() {
-            self.hist = vec![0; BUCKETS];
-        }
         // Only buckets between min and max can be non-zero; a racing writer
         // may leave min > max for an instant, then scan everything.
-        let range = if min <= max {
-            bucket(min)..=bucket(max)
+        let (lo, hi) = if min <= max {
+            (bucket(min), bucket(max))
         } else {
-            0..=BUCKETS - 1
+            (0, BUCKETS - 1)
         };
-        for i in range {
-            self.hist[i] += cell.hist[i].load(Relaxed);
+        if lo == hi {
+            // One bucket holds every sample (the pending one included).
+            self.hist.add(lo, count);
+            return true;
+        }
+        for i in lo..=hi {
+            self.hist.add(i, cell.hist[i].load(Relaxed));
+        }
+        if let Some(pending) = cell.pending_bucket() {
+            self.hist.add(pending, 1);
         }
         true
     }
@@ -165,19 +168,20 @@ impl Conversion {
     }
 }
 
-/// Per-slot statistics for every reported slot with samples, by total time descending.
+/// Per-slot statistics for every reported slot with samples, by total time
+/// descending; `side(slot)` gives the bottleneck label and compressed bytes.
 pub(crate) fn brick_stats(
     totals: &Totals,
     metas: &[SlotMeta],
     conv: &Conversion,
-    bottleneck: impl Fn(u32) -> crate::BrickBottleneck,
+    side: impl Fn(u32) -> (crate::BrickBottleneck, u64),
 ) -> Vec<BrickStats> {
     let mut bricks: Vec<BrickStats> = totals
         .slots
         .iter()
         .enumerate()
         .filter(|(slot, t)| t.count > 0 && metas.get(*slot).is_some_and(|m| !m.hidden))
-        .map(|(slot, t)| slot_stats(slot as u32, t, &metas[slot], conv, bottleneck(slot as u32)))
+        .map(|(slot, t)| slot_stats(t, &metas[slot], conv, side(slot as u32)))
         .collect();
     bricks.sort_by(|a, b| {
         b.total_ns
@@ -187,12 +191,13 @@ pub(crate) fn brick_stats(
     bricks
 }
 
-pub(crate) fn slot_stats(
-    _slot: u32,
+/// One brick's statistics; `side` holds what lives outside the slabs: the
+/// bottleneck label and compressed bytes.
+fn slot_stats(
     t: &SlotTotals,
     meta: &SlotMeta,
     conv: &Conversion,
-    bottleneck: crate::BrickBottleneck,
+    (bottleneck, compressed): (crate::BrickBottleneck, u64),
 ) -> BrickStats {
     let floor_total = t.count.saturating_mul(conv.floor_ticks);
     let mut latency = LatencyHistogram::from_ticks(&t.hist, conv.ns_per_tick);
@@ -213,7 +218,7 @@ pub(crate) fn slot_stats(
         max_ns: conv.sample_ns(t.max),
         total_elements: t.elements,
         total_bytes: t.bytes,
-        total_compressed_bytes: t.compressed,
+        total_compressed_bytes: compressed,
         total_flops: t.flops,
         bottleneck,
         total_cycles: cycles(t.ticks),
@@ -337,5 +342,58 @@ pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -
         names,
         threads,
         dropped: totals.timeline_dropped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell() -> Box<SlotCell> {
+        // SAFETY: all-zero bytes are a valid, empty `SlotCell`.
+        unsafe { Box::<SlotCell>::new_zeroed().assume_init() }
+    }
+
+    fn counts(t: &SlotTotals) -> Vec<(u64, u64)> {
+        let h = LatencyHistogram::from_ticks(&t.hist, 1.0);
+        h.buckets.iter().map(|b| (b.lo_ns, b.count)).collect()
+    }
+
+    #[test]
+    fn the_pending_sample_is_counted_once() {
+        let c = cell();
+        for ticks in [10, 20, 30, 1000] {
+            c.add(ticks, 0, 0, 0);
+        }
+        let mut t = SlotTotals::default();
+        assert!(t.add_cell(&c));
+        assert_eq!((t.count, t.ticks, t.min, t.max), (4, 1060, 10, 1000));
+        let all: u64 = counts(&t).iter().map(|(_, n)| n).sum();
+        assert_eq!(all, 4, "three in the cell's buckets, the last one pending");
+        assert_eq!(
+            counts(&t).last(),
+            Some(&(960, 1)),
+            "1000 lands in [960, 1024)"
+        );
+    }
+
+    #[test]
+    fn one_bucket_and_one_sample_cells() {
+        let c = cell();
+        for _ in 0..5 {
+            c.add(7, 1, 0, 0);
+        }
+        let mut t = SlotTotals::default();
+        t.add_cell(&c);
+        assert_eq!(counts(&t), [(7, 5)]);
+        let single = cell();
+        single.add(300, 0, 0, 0);
+        let mut t = SlotTotals::default();
+        t.add_cell(&single);
+        assert_eq!(counts(&t), [(288, 1)]);
+        assert!(
+            !SlotTotals::default().add_cell(&cell()),
+            "an empty cell adds nothing"
+        );
     }
 }
