@@ -33,6 +33,5 @@
 pub use profiler_core::*;
 pub use profiler_macros::{brick, trace_op};
 
-/// Items used by generated code. Not public API.
-#[doc(hidden)]
-pub use profiler_core::__private;
+// Generated code reaches the runtime through `profiler::__private`, which the
+// glob re-export above includes (doc-hidden, not public API).

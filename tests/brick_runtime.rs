@@ -313,3 +313,22 @@ fn summaries_list_recorded_bricks() {
     let text = profile.summary_text();
     assert!(text.contains("RmsNorm") && text.contains("Norm"), "{text}");
 }
+
+#[brick(RmsNorm, elements = n)]
+fn with_elements(n: u64) {
+    std::hint::black_box(n);
+}
+
+#[test]
+fn absurd_amounts_saturate_instead_of_wrapping_or_panicking() {
+    let _lock = common::exclusive();
+    std::thread::spawn(|| with_elements(u64::MAX))
+        .join()
+        .expect("thread");
+    with_elements(u64::MAX);
+    with_elements(1);
+    let profile = profiler::snapshot();
+    let stats = profile.brick("RmsNorm").expect("recorded");
+    assert_eq!((stats.count, stats.total_elements), (3, u64::MAX));
+    assert_eq!(profile.total_tokens(), u64::MAX);
+}

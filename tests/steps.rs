@@ -184,3 +184,55 @@ fn layer_indices_are_not_capped_at_64() {
     let indices: Vec<u32> = profile.layers.iter().map(|l| l.index).collect();
     assert_eq!(indices, [63, 64, 200, 10_000]);
 }
+
+#[test]
+fn layer_guards_may_drop_in_any_order() {
+    let _lock = common::exclusive();
+    let mut guard = profiler::layer(0, Direction::Forward);
+    attention(0);
+    for i in 1..4 {
+        guard = profiler::layer(i, Direction::Forward); // the old guard drops after the new one opens
+        attention(0);
+    }
+    drop(guard);
+    attention(0); // outside every layer now
+    let profile = profiler::snapshot();
+    for i in 0..4 {
+        let layer = profile.layer(i, Direction::Forward).expect("layer");
+        assert_eq!((layer.scope_count, layer.ops[0].count), (1, 1), "layer {i}");
+    }
+    assert_eq!(profile.brick("AttentionScore").map(|b| b.count), Some(5));
+}
+
+#[test]
+fn reassigned_step_guards_and_other_threads_keep_coverage_honest() {
+    let _lock = common::exclusive();
+    let mut step = profiler::step(1);
+    for _ in 0..3 {
+        step = profiler::step(1); // the old step ends after the new one begins
+        let _phase = profiler::phase("forward");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    drop(step);
+    let covered = profiler::snapshot().wall_coverage().expect("steps");
+    assert!(
+        covered > 0.5,
+        "phases inside reassigned steps count: {covered}"
+    );
+
+    profiler::reset();
+    {
+        let _step = profiler::step(1);
+        std::thread::spawn(|| {
+            profiler::in_phase("worker", || std::thread::sleep(Duration::from_millis(3)))
+        })
+        .join()
+        .expect("worker");
+    }
+    let profile = profiler::snapshot();
+    assert_eq!(
+        profile.phases[0].in_steps_ns, 0,
+        "a worker's phase is not the step's coverage"
+    );
+    assert_eq!(profile.wall_coverage(), Some(0.0));
+}

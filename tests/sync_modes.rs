@@ -262,3 +262,80 @@ fn legacy_string_api_resolves_names_and_records_bytes() {
     }
     assert_eq!(profiler::all_brick_stats().len(), names.len());
 }
+
+#[test]
+fn deferred_and_pre_measured_durations_are_exact_whatever_the_clock_calibration() {
+    let _lock = common::exclusive();
+    profiler::record_deferred(BrickId::LmHead, 1_000, 1);
+    let _ = profiler::snapshot(); // recalibrates the counter's ns-per-tick
+    profiler::finalize(1_000_001_000);
+    let mut expected = 1_000_000_000u64;
+    for i in 0..1_000u64 {
+        profiler::record_deferred(BrickId::LmHead, i, 1);
+        profiler::finalize(i + 7_919 * i + 13);
+        expected += 7_919 * i + 13;
+    }
+    profiler::record_elapsed("Prefetch", Duration::from_secs(2), 1);
+    let profile = profiler::snapshot();
+    let head = profile.brick("LmHead").expect("recorded");
+    assert_eq!(
+        (head.count, head.total_ns, head.max_ns),
+        (1_001, expected, 1_000_000_000)
+    );
+    assert_eq!(head.min_ns, 13);
+    assert_eq!(
+        profile.brick("Prefetch").map(|b| b.total_ns),
+        Some(2_000_000_000)
+    );
+    assert!(
+        profile
+            .run
+            .notes
+            .iter()
+            .any(|n| n.contains("1001 deferred samples measure launch-to-sync"))
+    );
+}
+
+#[test]
+fn reset_discards_pending_records_on_every_thread() {
+    let _lock = common::exclusive();
+    for i in 0..5 {
+        profiler::record_deferred(BrickId::Sampling, i, 1);
+    }
+    profiler::reset();
+    assert_eq!(profiler::pending_count(), 0);
+    assert_eq!(
+        profiler::snapshot().counters.pending,
+        0,
+        "no stale pending count"
+    );
+
+    let (queued_tx, queued_rx) = std::sync::mpsc::channel();
+    let (reset_tx, reset_rx) = std::sync::mpsc::channel::<()>();
+    let worker = std::thread::spawn(move || {
+        for i in 0..7 {
+            profiler::record_deferred(BrickId::Sampling, i, 1);
+        }
+        queued_tx.send(()).expect("main waits");
+        reset_rx.recv().expect("main resets");
+        assert!(
+            !profiler::has_pending(),
+            "the reset cleared this thread's queue"
+        );
+        profiler::finalize(100);
+    });
+    queued_rx.recv().expect("worker queued");
+    assert_eq!(profiler::snapshot().counters.pending, 7);
+    profiler::reset();
+    reset_tx.send(()).expect("worker waits");
+    worker.join().expect("worker");
+    let profile = profiler::snapshot();
+    assert!(
+        profile.brick("Sampling").is_none(),
+        "pre-reset records are not finalized"
+    );
+    assert_eq!(
+        (profile.counters.pending, profile.counters.pending_abandoned),
+        (0, 0)
+    );
+}

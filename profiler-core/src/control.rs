@@ -117,8 +117,8 @@ pub fn reset() {
     }
     {
         let mut registry = crate::slab::registry();
-        registry.exited = Totals::EMPTY;
-        registry.live.retain(|s| !s.retired.load(Relaxed));
+        let generation = state::generation(state::load());
+        *registry.exited(generation) = Totals::EMPTY;
     }
     {
         let mut steps = crate::session::steps();
@@ -138,6 +138,7 @@ pub fn reset() {
     crate::slab::LOST_AT_EXIT.store(0, Relaxed);
     crate::sync::HOOK_PANICS.store(0, Relaxed);
     crate::sync::DEVICE_FALLBACKS.store(0, Relaxed);
+    crate::sync::LAUNCH_TO_SYNC.store(0, Relaxed);
     let mut facts = run_facts();
     if facts.started.is_some() {
         mark_start(&mut facts);
@@ -183,23 +184,17 @@ pub fn set_brick_bottleneck(name: &str, bottleneck: BrickBottleneck) {
 /// including threads that have exited.
 #[must_use]
 pub fn snapshot() -> Profile {
-    let generation = state::generation(state::load());
-    let totals = collect(generation);
+    let totals = collect();
     build_profile(&totals)
 }
 
-/// Reads every slab of the current generation (folding exited threads first).
-pub(crate) fn collect(generation: u32) -> Totals {
+/// Reads every slab of the current generation plus the exited threads' totals.
+pub(crate) fn collect() -> Totals {
     let mut registry = crate::slab::registry();
-    let (exited, live): (Vec<_>, Vec<_>) = registry
-        .live
-        .drain(..)
-        .partition(|s| s.retired.load(Relaxed));
-    registry.live = live;
-    for slab in exited.iter().filter(|s| !s.internal) {
-        registry.exited.add_slab(slab, generation);
-    }
-    let mut totals = registry.exited.clone();
+    // Read under the lock, so a concurrent reset cannot slip between the
+    // generation and the exited totals it selects.
+    let generation = state::generation(state::load());
+    let mut totals = registry.exited(generation).clone();
     for slab in registry.live.iter().filter(|s| !s.internal) {
         totals.add_slab(slab, generation);
     }
@@ -245,9 +240,12 @@ fn build_profile(totals: &Totals) -> Profile {
     let settings = state::settings();
     let (sync_mode, device_timer) = (settings.sync_mode, settings.device_timer.is_some());
     drop(settings);
-    if sync_mode == crate::SyncMode::Deferred && !device_timer && totals.pending > 0 {
-        notes
-            .push("deferred records without a device timer measure launch-to-sync time".to_owned());
+    let launch_to_sync = crate::sync::LAUNCH_TO_SYNC.load(Relaxed);
+    if launch_to_sync > 0 {
+        notes.push(format!(
+            "{launch_to_sync} deferred samples measure launch-to-sync time, not device time \
+             (install a DeviceTimer to attribute device time per brick)"
+        ));
     }
     let run = RunInfo {
         name: facts.name.clone().unwrap_or_else(program_name),

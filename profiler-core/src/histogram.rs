@@ -63,7 +63,14 @@ impl TickCounts {
         if at >= self.counts.len() {
             self.counts.resize(at + 1, 0);
         }
-        self.counts[at] += n;
+        self.counts[at] = self.counts[at].saturating_add(n);
+    }
+
+    /// Adds every bucket of `other`.
+    pub(crate) fn merge(&mut self, other: &TickCounts) {
+        for (i, &n) in other.counts.iter().enumerate() {
+            self.add(other.lo + i, n);
+        }
     }
 
     /// `(bucket index, count)` of the non-empty buckets, ascending.
@@ -116,7 +123,9 @@ impl LatencyHistogram {
     /// Total samples.
     #[must_use]
     pub fn count(&self) -> u64 {
-        self.buckets.iter().map(|b| b.count).sum()
+        self.buckets
+            .iter()
+            .fold(0u64, |acc, b| acc.saturating_add(b.count))
     }
 
     /// Estimated `q`-quantile (`q` in `[0, 1]`, clamped) in ns, interpolating
@@ -138,7 +147,7 @@ impl LatencyHistogram {
                 let estimate = lo as f64 + within * (hi - lo) as f64;
                 return (estimate as u64).clamp(min_ns.min(max_ns), max_ns);
             }
-            seen += b.count;
+            seen = seen.saturating_add(b.count);
         }
         max_ns
     }
@@ -150,7 +159,7 @@ impl LatencyHistogram {
                 .buckets
                 .binary_search_by(|x| (x.lo_ns, x.hi_ns).cmp(&(b.lo_ns, b.hi_ns)))
             {
-                Ok(i) => self.buckets[i].count += b.count,
+                Ok(i) => self.buckets[i].count = self.buckets[i].count.saturating_add(b.count),
                 Err(i) => self.buckets.insert(i, *b),
             }
         }

@@ -6,6 +6,8 @@
 //! atomics: the owner inserts without locks, snapshots read it concurrently.
 //! The scope's own wall time is stored in the same table under a reserved key.
 
+use std::cell::{Cell, RefCell};
+use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{
     AtomicPtr, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
@@ -149,7 +151,8 @@ impl LayerTable {
                 table = self.current();
                 entry = table.probe(key);
             }
-            // Publish the key last so readers never see it with stale values.
+            // The key goes in before the counts: a reader that sees it early
+            // reads zero counts, which adds nothing.
             entry.key.store(key, Release);
             table.len.store(table.len.load(Relaxed) + 1, Relaxed);
         }
@@ -221,13 +224,27 @@ impl Drop for LayerTable {
 ///
 /// Created by [`layer`]. Dropping it records the scope's wall time, runs the
 /// sync hook first in [`SyncMode::PerLayer`](crate::SyncMode::PerLayer), and
-/// restores the enclosing layer context.
+/// makes the innermost scope still open the current one again. Guards may
+/// drop in any order (`g = layer(i, ..)` in a loop is fine); they belong to
+/// the thread that opened them, hence `!Send`.
 #[must_use = "the layer scope ends when the guard is dropped"]
 #[derive(Debug)]
 pub struct LayerGuard {
     ctx: u32,
-    previous: u32,
+    token: u64,
     start: Option<crate::scope::ScopeStart>,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+thread_local! {
+    /// Open layer scopes of this thread, innermost last: (token, context).
+    static OPEN: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
+    static NEXT_TOKEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Makes the innermost open scope (or none) the thread's layer context.
+fn restore_innermost(open: &[(u64, u32)]) {
+    crate::slab::swap_layer(open.last().map_or(NO_LAYER, |&(_, ctx)| ctx));
 }
 
 /// Opens a layer scope: bricks on this thread finishing before the guard
@@ -246,11 +263,14 @@ pub struct LayerGuard {
 /// ```
 pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
     let ctx = pack(index.into_layer_index(), direction);
-    let previous = crate::slab::swap_layer(ctx);
+    let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
+    let _ = OPEN.try_with(|open| open.borrow_mut().push((token, ctx)));
+    crate::slab::swap_layer(ctx);
     LayerGuard {
         ctx,
-        previous,
+        token,
         start: crate::scope::ScopeStart::now(),
+        _thread_bound: PhantomData,
     }
 }
 
@@ -275,7 +295,14 @@ impl Drop for LayerGuard {
                 },
             );
         }
-        crate::slab::swap_layer(self.previous);
+        let token = self.token;
+        let _ = OPEN.try_with(|open| {
+            let mut open = open.borrow_mut();
+            if let Some(at) = open.iter().rposition(|&(t, _)| t == token) {
+                open.remove(at);
+            }
+            restore_innermost(&open);
+        });
     }
 }
 
@@ -303,7 +330,9 @@ impl LayerStats {
         if self.scope_count > 0 {
             self.scope_ns
         } else {
-            self.ops.iter().map(|o| o.total_ns).sum()
+            self.ops
+                .iter()
+                .fold(0u64, |acc, o| acc.saturating_add(o.total_ns))
         }
     }
 }

@@ -112,22 +112,14 @@ pub fn record_elapsed_with_bytes(
     }
     let slot = crate::site::intern(name, BrickCategory::Other);
     let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-    let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick_cached());
-    let (end, _) = clock_now();
-    let state = state::load();
     let amounts = Amounts {
         elements,
         bytes: input_bytes,
         ..Amounts::NONE
     };
-    record::record_finished(
-        state,
-        slot,
-        end.saturating_sub(ticks),
-        ticks,
-        amounts,
-        crate::slab::current_layer(),
-    );
+    let (end, _) = clock_now();
+    let layer = crate::slab::current_layer();
+    record::record_measured(state::load(), slot, end, ns, amounts, layer);
     if output_bytes > 0 {
         record::add_compressed(slot, output_bytes);
     }

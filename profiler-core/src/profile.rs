@@ -6,6 +6,7 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
@@ -294,11 +295,15 @@ impl Counters {
     /// Records that never became samples (pending ones excluded: they still may).
     #[must_use]
     pub fn lost(&self) -> u64 {
-        self.pending_overflow
-            + self.pending_abandoned
-            + self.timeline_dropped
-            + self.lost_at_thread_exit
-            + self.trace_entries_dropped
+        [
+            self.pending_overflow,
+            self.pending_abandoned,
+            self.timeline_dropped,
+            self.lost_at_thread_exit,
+            self.trace_entries_dropped,
+        ]
+        .into_iter()
+        .fold(0u64, u64::saturating_add)
     }
 
     /// Human-readable lines for every non-zero counter, for report footers.
@@ -433,13 +438,17 @@ impl Profile {
     /// Sum of elements over all bricks.
     #[must_use]
     pub fn total_tokens(&self) -> u64 {
-        self.bricks.iter().map(|b| b.total_elements).sum()
+        self.bricks
+            .iter()
+            .fold(0u64, |acc, b| acc.saturating_add(b.total_elements))
     }
 
     /// Sum of time over all bricks, ns.
     #[must_use]
     pub fn total_ns(&self) -> u64 {
-        self.bricks.iter().map(|b| b.total_ns).sum()
+        self.bricks
+            .iter()
+            .fold(0u64, |acc, b| acc.saturating_add(b.total_ns))
     }
 
     /// `total_tokens / (total_ns / 1e9)` (0 without time).
@@ -494,16 +503,20 @@ impl Profile {
         if self.steps.total_ns == 0 {
             return None;
         }
-        let covered: u64 = self.phases.iter().map(|p| p.in_steps_ns).sum();
+        let covered = self
+            .phases
+            .iter()
+            .fold(0u64, |acc, p| acc.saturating_add(p.in_steps_ns));
         Some((covered as f64 / self.steps.total_ns as f64).clamp(0.0, 1.0))
     }
 
     /// Pretty JSON.
     #[must_use]
     pub fn to_json(&self) -> String {
-        // A `Profile` holds only strings, integers, finite floats and
-        // string-keyed maps, all of which serde_json can always encode.
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        // A `Profile` holds only strings, integers, floats and string-keyed
+        // maps; serde_json encodes all of them (non-finite floats as null),
+        // so this cannot fail and a silent empty file can never be written.
+        serde_json::to_string_pretty(self).expect("a Profile always serializes")
     }
 
     /// Parses a profile, checking the schema version first.
@@ -596,6 +609,9 @@ impl Profile {
 /// # Errors
 /// Any I/O error; the temporary file is removed on failure.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Unique per call, so concurrent writers in one process never share a
+    // temporary file; `create_new` refuses to reuse a stale one.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -604,15 +620,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name")
     })?;
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         file_name.to_string_lossy(),
-        std::process::id()
+        std::process::id(),
+        NEXT.fetch_add(1, Relaxed)
     ));
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        // Make the rename itself durable where directories can be synced.
+        if let Ok(dir) = std::fs::File::open(dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -623,6 +648,36 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn concurrent_atomic_writes_never_tear() {
+        let dir = std::env::temp_dir().join(format!("profiler-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("out.bin");
+        let writers: Vec<_> = [b'a', b'b']
+            .into_iter()
+            .map(|byte| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        write_atomic(&path, &vec![byte; 1 << 20]).expect("write");
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().expect("writer");
+        }
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(bytes.len(), 1 << 20);
+        assert!(
+            bytes.iter().all(|&b| b == bytes[0]),
+            "one writer's file, whole"
+        );
+        let leftovers = std::fs::read_dir(&dir).expect("dir").count();
+        assert_eq!(leftovers, 1, "no temporary files left");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn floats_round_trip_exactly_through_json() {

@@ -2,9 +2,11 @@
 //!
 //! `recording()` is one relaxed load. While enabled, `enter` reads the clock
 //! and returns a [`BrickGuard`]; its `Drop` reads the clock again and adds
-//! the sample to the calling thread's slab with plain loads and stores. No
-//! allocation (after a thread's first call), no lock, no string work. Sync
-//! hooks and device events take a separate cold path.
+//! the sample to the calling thread's slab with plain loads and stores: no
+//! lock, no string work, and no allocation except the first time a thread
+//! touches a group of 16 bricks or a new (layer, brick) pair grows its layer
+//! table (amortised, once per key). Sync hooks and device events take a
+//! separate cold path.
 
 use crate::layers::{self, NO_LAYER};
 use crate::site::BrickSite;
@@ -70,12 +72,13 @@ impl Recording {
     #[inline(always)]
     pub(crate) fn enter_slot(self, slot: u32, amounts: Amounts) -> BrickGuard {
         let state = self.0;
-        let device = if state & DEVICE_EVENTS != 0 {
-            device_event()
+        // With a device timer, `start` holds the deferred time base (exact ns
+        // since the epoch) instead of ticks: the record is resolved in ns.
+        let (device, start) = if state & DEVICE_EVENTS != 0 {
+            device_start(state)
         } else {
-            None
+            (None, crate::clock::now(state & RAW_CLOCK != 0))
         };
-        let start = crate::clock::now(state & RAW_CLOCK != 0);
         BrickGuard {
             start,
             state,
@@ -86,10 +89,15 @@ impl Recording {
     }
 }
 
+/// A device start event and the start in the deferred time base, or no
+/// event and a tick start when the timer was removed meanwhile.
 #[cold]
 #[inline(never)]
-fn device_event() -> Option<DeviceEvent> {
-    state::device_timer().map(|t| t.record_event())
+fn device_start(state: u64) -> (Option<DeviceEvent>, u64) {
+    match state::device_timer() {
+        Some(timer) => (Some(timer.record_event()), crate::sync::elapsed_ns()),
+        None => (None, crate::clock::now(state & RAW_CLOCK != 0)),
+    }
 }
 
 /// Times one brick call; the sample is recorded when the guard drops,
@@ -125,7 +133,7 @@ impl BrickGuard {
             let end_event = timer.record_event();
             let pending = Pending {
                 slot: self.slot,
-                start_ns: crate::sync::ticks_to_epoch_ns(self.start),
+                start_ns: self.start,
                 amounts: self.amounts,
                 layer: crate::slab::current_layer(),
                 device: Some((start_event, end_event)),
@@ -163,7 +171,8 @@ impl BrickGuard {
             return self.finish_slow();
         }
         let end = crate::clock::now(self.state & RAW_CLOCK != 0);
-        let ticks = end.wrapping_sub(self.start);
+        // Saturating: a call resumed on a core whose counter lags reads as 0.
+        let ticks = end.saturating_sub(self.start);
         let (slot, start, amounts, state) = (self.slot, self.start, self.amounts, self.state);
         with_slab(state, |slab, layer_ctx| {
             slab.cell(slot)
@@ -223,12 +232,47 @@ pub(crate) fn record_finished(
     });
 }
 
+/// Records a sample measured elsewhere, `ns` long, ending at `end_ticks`:
+/// exact ns into the thread's measured table; layers and the timeline get
+/// its tick equivalent.
+pub(crate) fn record_measured(
+    state: u64,
+    slot: u32,
+    end_ticks: u64,
+    ns: u64,
+    amounts: Amounts,
+    layer_ctx: u32,
+) {
+    with_slab(state, |slab, _| {
+        let mut measured = slab
+            .measured
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        measured.entry(slot).or_default().add(ns, amounts);
+        drop(measured);
+        let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick_cached());
+        let ctx = layer_context(amounts.layer, layer_ctx);
+        if ctx != NO_LAYER {
+            slab.layers.add(ctx, slot, ticks);
+        }
+        if state & TIMELINE != 0 {
+            slab.events.push(
+                EventKind::Brick,
+                u64::from(slot),
+                end_ticks.saturating_sub(ticks),
+                end_ticks,
+            );
+        }
+    });
+}
+
 /// Adds compressed bytes to a slot (string API `record_elapsed_with_bytes`).
 pub(crate) fn add_compressed(slot: u32, bytes: u64) {
     let mut table = crate::slab::COMPRESSED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    *table.entry(slot).or_default() += bytes;
+    let total = table.entry(slot).or_default();
+    *total = total.saturating_add(bytes);
 }
 
 /// A per-call amount (`elements`, `bytes`, `flops`): an integer or a float.

@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -107,8 +108,7 @@ pub(crate) struct Steps {
 }
 
 static STEPS: LazyLock<Mutex<Steps>> = LazyLock::new(Mutex::default);
-/// Whether a recorded step is open (phases inside it count toward coverage).
-static STEP_OPEN: AtomicBool = AtomicBool::new(false);
+
 /// Index of the latest step begun (the step of `#[trace_op]` entries).
 static CURRENT_STEP: AtomicU64 = AtomicU64::new(0);
 
@@ -138,13 +138,15 @@ fn set_paused(paused: bool) {
     }
 }
 
-/// An open step; dropping it ends the step.
+/// An open step; dropping it ends the step. Tied to the thread that opened
+/// it (`!Send`): wall coverage counts that thread's phases.
 #[must_use = "the step ends when the guard is dropped"]
 #[derive(Debug)]
 pub struct StepGuard {
     index: u64,
     tokens: u64,
     start: Option<ScopeStart>,
+    _thread_bound: PhantomData<*const ()>,
 }
 
 /// Begins a step that processes `tokens` tokens; it ends when the guard drops.
@@ -173,12 +175,13 @@ pub fn step(tokens: u64) -> StepGuard {
     set_paused(!recorded);
     let start = ScopeStart::now();
     if start.is_some() {
-        STEP_OPEN.store(true, Relaxed);
+        OPEN_STEPS.with(|n| n.set(n.get() + 1));
     }
     StepGuard {
         index,
         tokens,
         start,
+        _thread_bound: PhantomData,
     }
 }
 
@@ -212,12 +215,12 @@ impl Drop for StepGuard {
         let Some(start) = self.start.take() else {
             return;
         };
-        STEP_OPEN.store(false, Relaxed);
+        OPEN_STEPS.with(|n| n.set(n.get().saturating_sub(1)));
         let ticks = start.finish(EventKind::Step, self.index, |_, _| {});
         let mut steps = steps();
         steps.recorded += 1;
-        steps.tokens += self.tokens;
-        steps.ticks += ticks;
+        steps.tokens = steps.tokens.saturating_add(self.tokens);
+        steps.ticks = steps.ticks.saturating_add(ticks);
         if steps.samples.len() < MAX_STEP_SAMPLES {
             steps.samples.push(ticks);
         } else {
@@ -285,15 +288,20 @@ pub(crate) fn phases() -> MutexGuard<'static, Phases> {
 
 thread_local! {
     static PHASE_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Recorded steps open on this thread: its top-level phases are inside
+    /// a step (wall coverage). Phases on other threads never count.
+    static OPEN_STEPS: Cell<u32> = const { Cell::new(0) };
 }
 
-/// An open phase; dropping it ends the phase.
+/// An open phase; dropping it ends the phase. Tied to the thread that
+/// opened it (`!Send`).
 #[must_use = "the phase ends when the guard is dropped"]
 #[derive(Debug)]
 pub struct PhaseGuard {
     id: u32,
     top_level: bool,
     start: Option<ScopeStart>,
+    _thread_bound: PhantomData<*const ()>,
 }
 
 /// Opens a phase named `name` (one of [`TRAINING_PHASES`] or any name).
@@ -311,6 +319,7 @@ pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
             id: 0,
             top_level: false,
             start: None,
+            _thread_bound: PhantomData,
         };
     };
     let id = phases().intern(name.into());
@@ -319,6 +328,7 @@ pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
         id,
         top_level,
         start: Some(start),
+        _thread_bound: PhantomData,
     }
 }
 
@@ -335,15 +345,15 @@ impl Drop for PhaseGuard {
         };
         PHASE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         let ticks = start.finish(EventKind::Phase, u64::from(self.id), |_, _| {});
-        let in_step = STEP_OPEN.load(Relaxed);
+        let in_step = OPEN_STEPS.with(Cell::get) > 0;
         let mut phases = phases();
         if let Some(p) = phases.stats.get_mut(self.id as usize) {
             p.count += 1;
-            p.ticks += ticks;
+            p.ticks = p.ticks.saturating_add(ticks);
             p.min = p.min.min(ticks);
             p.max = p.max.max(ticks);
             if self.top_level && in_step {
-                p.in_steps += ticks;
+                p.in_steps = p.in_steps.saturating_add(ticks);
             }
         }
     }

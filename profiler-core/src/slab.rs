@@ -10,6 +10,7 @@
 //! readers ignore slabs of an older generation.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::Acquire, Ordering::Relaxed,
     Ordering::Release,
@@ -19,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use crate::histogram::{BUCKETS, bucket};
 use crate::layers::{LayerTable, NO_LAYER};
 use crate::site::{CHUNK_SLOTS, MAX_SLOTS};
-use crate::snapshot::Totals;
+use crate::snapshot::{NsTotals, Totals};
 use crate::timeline::EventBuffer;
 use crate::trace::EntryStore;
 
@@ -50,13 +51,13 @@ const _: () = assert!(size_of::<SlotCell>() == 64 + 8 * BUCKETS);
 /// Compressed bytes per slot (`record_elapsed_with_bytes`): that API takes
 /// a lock per call anyway, and keeping them out of [`SlotCell`] keeps its
 /// header in one cache line.
-pub(crate) static COMPRESSED: std::sync::Mutex<std::collections::BTreeMap<u32, u64>> =
-    std::sync::Mutex::new(std::collections::BTreeMap::new());
+pub(crate) static COMPRESSED: Mutex<BTreeMap<u32, u64>> = Mutex::new(BTreeMap::new());
 
-/// Adds `v` to a counter only its owner writes: a plain load and store.
+/// Adds `v` to a counter only its owner writes: a plain load and store,
+/// saturating so that absurd amounts pin at `u64::MAX` instead of wrapping.
 #[inline(always)]
 pub(crate) fn bump(counter: &AtomicU64, v: u64) {
-    counter.store(counter.load(Relaxed).wrapping_add(v), Relaxed);
+    counter.store(counter.load(Relaxed).saturating_add(v), Relaxed);
 }
 
 impl SlotCell {
@@ -132,6 +133,10 @@ pub(crate) struct ThreadSlab {
     pub(crate) events: EventBuffer,
     /// `#[trace_op]` entries.
     pub(crate) trace_entries: EntryStore,
+    /// Samples measured elsewhere, kept in exact ns by slot. Written by the
+    /// owner from non-hot paths (`finalize`, `record_elapsed`); the lock is
+    /// contended only by snapshots.
+    pub(crate) measured: Mutex<BTreeMap<u32, NsTotals>>,
     /// Pending deferred records right now (the queue itself is owner-local).
     pub(crate) pending: AtomicU64,
     /// Deferred records refused because the queue was full.
@@ -154,6 +159,7 @@ impl ThreadSlab {
             layers: LayerTable::new(),
             events: EventBuffer::new(),
             trace_entries: EntryStore::default(),
+            measured: Mutex::new(BTreeMap::new()),
             pending: AtomicU64::new(0),
             pending_overflow: AtomicU64::new(0),
             pending_abandoned: AtomicU64::new(0),
@@ -222,6 +228,11 @@ impl ThreadSlab {
         self.layers.clear();
         self.events.clear();
         self.trace_entries.clear();
+        self.measured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.pending.store(0, Relaxed);
         self.pending_overflow.store(0, Relaxed);
         self.pending_abandoned.store(0, Relaxed);
         crate::sync::clear_local_pending();
@@ -241,16 +252,32 @@ impl Drop for ThreadSlab {
     }
 }
 
-/// Every slab of the run plus the merged totals of exited threads.
+/// The slabs of live threads, plus the merged totals of exited threads
+/// (folded in as each thread exits, so memory does not grow with churn).
 pub(crate) struct Registry {
     pub(crate) live: Vec<Arc<ThreadSlab>>,
-    pub(crate) exited: Totals,
+    exited: Totals,
+    /// Reset generation the exited totals belong to.
+    exited_generation: u32,
     next_thread: u32,
+}
+
+impl Registry {
+    /// The exited threads' totals of `generation`; stale ones (a reset came
+    /// since) are dropped first.
+    pub(crate) fn exited(&mut self, generation: u32) -> &mut Totals {
+        if self.exited_generation != generation {
+            self.exited = Totals::EMPTY;
+            self.exited_generation = generation;
+        }
+        &mut self.exited
+    }
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     live: Vec::new(),
     exited: Totals::EMPTY,
+    exited_generation: 0,
     next_thread: 1,
 });
 
@@ -294,11 +321,20 @@ impl Owner {
 }
 
 impl Drop for Owner {
+    /// Runs at thread exit: the slab's contents are folded into the exited
+    /// totals and the slab is freed (the owner wrote them, so no ordering
+    /// question arises).
     fn drop(&mut self) {
         let _ = FAST.try_with(|f| f.slab.set(DEAD));
         let abandoned = self.slab.pending.swap(0, Relaxed);
         bump(&self.slab.pending_abandoned, abandoned);
         self.slab.retired.store(true, Release);
+        let mut registry = registry();
+        if !self.slab.internal {
+            let generation = crate::state::generation(crate::state::load());
+            registry.exited(generation).add_slab(&self.slab, generation);
+        }
+        registry.live.retain(|s| !Arc::ptr_eq(s, &self.slab));
     }
 }
 
@@ -362,4 +398,40 @@ pub(crate) fn current_layer() -> u32 {
 #[inline]
 pub(crate) fn swap_layer(ctx: u32) -> u32 {
     FAST.with(|f| f.layer.replace(ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exiting_threads_are_folded_and_freed() {
+        let slot = crate::site::intern("slab-test-churn", crate::BrickCategory::Other);
+        let state = crate::state::ENABLED;
+        for _ in 0..64 {
+            std::thread::spawn(move || {
+                crate::record::record_finished(
+                    state,
+                    slot,
+                    0,
+                    10,
+                    crate::record::Amounts::NONE,
+                    NO_LAYER,
+                );
+            })
+            .join()
+            .expect("thread");
+        }
+        let registry = registry();
+        assert!(
+            registry.live.iter().all(|s| !s.retired.load(Acquire)),
+            "no exited slab is kept"
+        );
+        drop(registry);
+        let totals = crate::control::collect();
+        assert_eq!(
+            totals.slots[slot as usize].count, 64,
+            "their samples survive"
+        );
+    }
 }

@@ -39,13 +39,13 @@ impl SlotTotals {
         if self.count == 0 {
             self.min = u64::MAX;
         }
-        self.count += count;
-        self.ticks += cell.ticks.load(Relaxed);
+        self.count = self.count.saturating_add(count);
+        self.ticks = self.ticks.saturating_add(cell.ticks.load(Relaxed));
         self.min = self.min.min(min);
         self.max = self.max.max(max);
-        self.elements += cell.elements.load(Relaxed);
-        self.bytes += cell.bytes.load(Relaxed);
-        self.flops += cell.flops.load(Relaxed);
+        self.elements = self.elements.saturating_add(cell.elements.load(Relaxed));
+        self.bytes = self.bytes.saturating_add(cell.bytes.load(Relaxed));
+        self.flops = self.flops.saturating_add(cell.flops.load(Relaxed));
         // Only buckets between min and max can be non-zero; a racing writer
         // may leave min > max for an instant, then scan everything.
         let (lo, hi) = if min <= max {
@@ -68,6 +68,75 @@ impl SlotTotals {
     }
 }
 
+/// Samples measured elsewhere and given in exact ns (deferred records,
+/// `record_elapsed`): never converted, never overhead-corrected.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NsTotals {
+    pub(crate) count: u64,
+    pub(crate) total_ns: u64,
+    pub(crate) min_ns: u64,
+    pub(crate) max_ns: u64,
+    pub(crate) elements: u64,
+    pub(crate) bytes: u64,
+    pub(crate) flops: u64,
+    /// Buckets of the ns values (the tick bucket function over ns).
+    pub(crate) hist: TickCounts,
+}
+
+impl NsTotals {
+    /// Adds one sample.
+    pub(crate) fn add(&mut self, ns: u64, amounts: crate::record::Amounts) {
+        self.min_ns = if self.count == 0 {
+            ns
+        } else {
+            self.min_ns.min(ns)
+        };
+        self.max_ns = self.max_ns.max(ns);
+        self.count = self.count.saturating_add(1);
+        self.total_ns = self.total_ns.saturating_add(ns);
+        self.elements = self.elements.saturating_add(amounts.elements);
+        self.bytes = self.bytes.saturating_add(amounts.bytes);
+        self.flops = self.flops.saturating_add(amounts.flops);
+        self.hist.add(bucket(ns), 1);
+    }
+
+    fn merge(&mut self, other: &NsTotals) {
+        if other.count == 0 {
+            return;
+        }
+        self.min_ns = if self.count == 0 {
+            other.min_ns
+        } else {
+            self.min_ns.min(other.min_ns)
+        };
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.count = self.count.saturating_add(other.count);
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
+        self.elements = self.elements.saturating_add(other.elements);
+        self.bytes = self.bytes.saturating_add(other.bytes);
+        self.flops = self.flops.saturating_add(other.flops);
+        self.hist.merge(&other.hist);
+    }
+
+    /// Folds these samples into statistics converted from ticks.
+    fn fold_into(&self, stats: &mut BrickStats) {
+        stats.min_ns = if stats.count == 0 {
+            self.min_ns
+        } else {
+            stats.min_ns.min(self.min_ns)
+        };
+        stats.max_ns = stats.max_ns.max(self.max_ns);
+        stats.count = stats.count.saturating_add(self.count);
+        stats.total_ns = stats.total_ns.saturating_add(self.total_ns);
+        stats.total_elements = stats.total_elements.saturating_add(self.elements);
+        stats.total_bytes = stats.total_bytes.saturating_add(self.bytes);
+        stats.total_flops = stats.total_flops.saturating_add(self.flops);
+        stats
+            .latency
+            .merge(&LatencyHistogram::from_ticks(&self.hist, 1.0));
+    }
+}
+
 /// Everything read out of a set of slabs, still in ticks.
 #[derive(Debug, Clone)]
 pub(crate) struct Totals {
@@ -82,6 +151,8 @@ pub(crate) struct Totals {
     pub(crate) pending_abandoned: u64,
     pub(crate) trace_entries: Vec<crate::trace::RecordedTraceEntry>,
     pub(crate) trace_entries_dropped: u64,
+    /// Exact-ns samples by slot.
+    pub(crate) measured: BTreeMap<u32, NsTotals>,
 }
 
 impl Totals {
@@ -96,6 +167,7 @@ impl Totals {
         pending_abandoned: 0,
         trace_entries: Vec::new(),
         trace_entries_dropped: 0,
+        measured: BTreeMap::new(),
     };
 
     /// Adds a slab's contents if it belongs to `generation`.
@@ -113,8 +185,8 @@ impl Totals {
         });
         slab.layers.for_each(|ctx, slot, count, ticks| {
             let entry = self.layers.entry((ctx, slot)).or_default();
-            entry.0 += count;
-            entry.1 += ticks;
+            entry.0 = entry.0.saturating_add(count);
+            entry.1 = entry.1.saturating_add(ticks);
             recorded = true;
         });
         let info = ThreadInfo {
@@ -127,10 +199,16 @@ impl Totals {
             self.timelines.push((info.clone(), events));
             recorded = true;
         }
-        self.timeline_dropped += slab.events.dropped.load(Relaxed);
-        self.pending += slab.pending.load(Relaxed);
-        self.pending_overflow += slab.pending_overflow.load(Relaxed);
-        self.pending_abandoned += slab.pending_abandoned.load(Relaxed);
+        self.timeline_dropped = self
+            .timeline_dropped
+            .saturating_add(slab.events.dropped.load(Relaxed));
+        self.pending = self.pending.saturating_add(slab.pending.load(Relaxed));
+        self.pending_overflow = self
+            .pending_overflow
+            .saturating_add(slab.pending_overflow.load(Relaxed));
+        self.pending_abandoned = self
+            .pending_abandoned
+            .saturating_add(slab.pending_abandoned.load(Relaxed));
         {
             let entries = slab
                 .trace_entries
@@ -140,7 +218,18 @@ impl Totals {
             recorded |= !entries.is_empty();
             self.trace_entries.extend(entries.iter().cloned());
         }
-        self.trace_entries_dropped += slab.trace_entries.dropped.load(Relaxed);
+        for (slot, ns) in slab
+            .measured
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+        {
+            self.measured.entry(*slot).or_default().merge(ns);
+            recorded = true;
+        }
+        self.trace_entries_dropped = self
+            .trace_entries_dropped
+            .saturating_add(slab.trace_entries.dropped.load(Relaxed));
         if recorded {
             self.threads.push(info);
         }
@@ -176,12 +265,27 @@ pub(crate) fn brick_stats(
     conv: &Conversion,
     side: impl Fn(u32) -> (crate::BrickBottleneck, u64),
 ) -> Vec<BrickStats> {
-    let mut bricks: Vec<BrickStats> = totals
-        .slots
-        .iter()
-        .enumerate()
-        .filter(|(slot, t)| t.count > 0 && metas.get(*slot).is_some_and(|m| !m.hidden))
-        .map(|(slot, t)| slot_stats(t, &metas[slot], conv, side(slot as u32)))
+    let empty = SlotTotals::default();
+    let last = totals.slots.len().max(
+        totals
+            .measured
+            .last_key_value()
+            .map_or(0, |(s, _)| *s as usize + 1),
+    );
+    let mut bricks: Vec<BrickStats> = (0..last)
+        .filter_map(|slot| {
+            let meta = metas.get(slot).filter(|m| !m.hidden)?;
+            let ticks = totals.slots.get(slot).unwrap_or(&empty);
+            let measured = totals.measured.get(&(slot as u32));
+            if ticks.count == 0 && measured.is_none_or(|m| m.count == 0) {
+                return None;
+            }
+            let mut stats = slot_stats(ticks, meta, conv, side(slot as u32));
+            if let Some(measured) = measured {
+                measured.fold_into(&mut stats);
+            }
+            Some(stats)
+        })
         .collect();
     bricks.sort_by(|a, b| {
         b.total_ns
@@ -239,9 +343,9 @@ pub(crate) fn categories(bricks: &[BrickStats]) -> Vec<CategoryEntry> {
         .map(|&category| {
             let mut stats = crate::CategoryStats::default();
             for b in bricks.iter().filter(|b| b.category == category) {
-                stats.total_ns += b.total_ns;
-                stats.total_elements += b.total_elements;
-                stats.count += b.count;
+                stats.total_ns = stats.total_ns.saturating_add(b.total_ns);
+                stats.total_elements = stats.total_elements.saturating_add(b.total_elements);
+                stats.count = stats.count.saturating_add(b.count);
             }
             CategoryEntry { category, stats }
         })
@@ -261,8 +365,8 @@ pub(crate) fn layers(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> 
             ops: Vec::new(),
         });
         if slot == SCOPE_SLOT {
-            layer.scope_count += count;
-            layer.scope_ns += conv.ns(ticks);
+            layer.scope_count = layer.scope_count.saturating_add(count);
+            layer.scope_ns = layer.scope_ns.saturating_add(conv.ns(ticks));
         } else if let Some(meta) = metas.get(slot as usize).filter(|m| !m.hidden) {
             let total = ticks.saturating_sub(count.saturating_mul(conv.floor_ticks));
             layer.ops.push(LayerOp {

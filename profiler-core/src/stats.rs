@@ -262,15 +262,17 @@ impl BrickStats {
 
     /// Folds another brick's statistics into this one (same brick, e.g. another rank).
     pub fn merge(&mut self, other: &BrickStats) {
-        self.count += other.count;
-        self.total_ns += other.total_ns;
+        self.count = self.count.saturating_add(other.count);
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
-        self.total_elements += other.total_elements;
-        self.total_bytes += other.total_bytes;
-        self.total_compressed_bytes += other.total_compressed_bytes;
-        self.total_flops += other.total_flops;
-        self.total_cycles += other.total_cycles;
+        self.total_elements = self.total_elements.saturating_add(other.total_elements);
+        self.total_bytes = self.total_bytes.saturating_add(other.total_bytes);
+        self.total_compressed_bytes = self
+            .total_compressed_bytes
+            .saturating_add(other.total_compressed_bytes);
+        self.total_flops = self.total_flops.saturating_add(other.total_flops);
+        self.total_cycles = self.total_cycles.saturating_add(other.total_cycles);
         self.min_cycles = self.min_cycles.min(other.min_cycles);
         self.max_cycles = self.max_cycles.max(other.max_cycles);
         self.latency.merge(&other.latency);

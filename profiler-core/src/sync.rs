@@ -286,38 +286,51 @@ fn deferred(slot: u32, start_ns: u64, elements: u64) {
 }
 
 /// Turns the calling thread's pending records into samples: each lasted
-/// `end_ns.saturating_sub(start_ns)`, or its device time when a
-/// [`DeviceTimer`] recorded it. Call right after the device sync.
+/// `end_ns.saturating_sub(start_ns)` exactly, or its device time when a
+/// [`DeviceTimer`] recorded it. Call right after the device sync. Records
+/// queued before a [`reset`](crate::reset) are discarded, not finalized.
 pub fn finalize(end_ns: u64) {
-    let records = QUEUE
-        .try_with(|q| std::mem::take(&mut *q.borrow_mut()))
-        .unwrap_or_default();
-    if records.is_empty() {
+    let state = state::load();
+    // Bring the thread up to the current reset generation first: a reset
+    // since the records were queued clears them.
+    if crate::slab::with_slab(state, |_, _| ()).is_none() {
         return;
     }
-    let state = state::load();
     let timer = state::device_timer();
-    let ratio = crate::clock::ns_per_tick_cached();
-    for p in &records {
-        let device_ns = match (timer, p.device) {
-            (Some(timer), Some((start, end))) => {
-                let ns = timer.elapsed_ns(start, end);
-                timer.release(start);
-                timer.release(end);
-                if ns.is_none() {
-                    DEVICE_FALLBACKS.fetch_add(1, Relaxed);
+    // Where "now" is on both clocks, to place the samples on the timeline.
+    let now_ticks = crate::clock::now(crate::clock::init());
+    let now_ns = elapsed_ns();
+    let _ = QUEUE.try_with(|q| {
+        for p in q.borrow_mut().drain(..) {
+            let device_ns = match (timer, p.device) {
+                (Some(timer), Some((start, end))) => {
+                    let ns = timer.elapsed_ns(start, end);
+                    timer.release(start);
+                    timer.release(end);
+                    if ns.is_none() {
+                        DEVICE_FALLBACKS.fetch_add(1, Relaxed);
+                    }
+                    ns
                 }
-                ns
-            }
-            _ => None,
-        };
-        let elapsed_ns = device_ns.unwrap_or_else(|| end_ns.saturating_sub(p.start_ns));
-        let start_ticks = crate::clock::to_ticks(p.start_ns, ratio).saturating_add(epoch_ticks());
-        let ticks = crate::clock::to_ticks(elapsed_ns, ratio);
-        record::record_finished(state, p.slot, start_ticks, ticks, p.amounts, p.layer);
-    }
+                _ => None,
+            };
+            let launch_to_sync = end_ns.saturating_sub(p.start_ns);
+            let elapsed = device_ns.unwrap_or_else(|| {
+                LAUNCH_TO_SYNC.fetch_add(1, Relaxed);
+                launch_to_sync
+            });
+            let end_ticks = now_ticks.saturating_sub(crate::clock::to_ticks(
+                now_ns.saturating_sub(p.start_ns.saturating_add(elapsed)),
+                crate::clock::ns_per_tick_cached(),
+            ));
+            record::record_measured(state, p.slot, end_ticks, elapsed, p.amounts, p.layer);
+        }
+    });
     crate::slab::with_slab(state, |slab, _| slab.pending.store(0, Relaxed));
 }
+
+/// Deferred samples that measured launch-to-sync time (no device time).
+pub(crate) static LAUNCH_TO_SYNC: AtomicU64 = AtomicU64::new(0);
 
 /// Whether the calling thread has records waiting for [`finalize`].
 #[must_use]
@@ -325,38 +338,31 @@ pub fn has_pending() -> bool {
     pending_count() > 0
 }
 
-/// Number of the calling thread's records waiting for [`finalize`].
+/// Number of the calling thread's records waiting for [`finalize`] (records
+/// queued before a [`reset`](crate::reset) no longer count).
 #[must_use]
 pub fn pending_count() -> usize {
+    if crate::slab::with_slab(state::load(), |_, _| ()).is_none() {
+        return 0;
+    }
     QUEUE.try_with(|q| q.borrow().len()).unwrap_or(0)
 }
 
-static EPOCH: AtomicU64 = AtomicU64::new(0);
+/// `Instant` nanoseconds of the epoch, relative to the clock's anchor.
+static EPOCH_NS: AtomicU64 = AtomicU64::new(0);
 
-fn epoch_ticks() -> u64 {
-    EPOCH.load(Relaxed)
-}
-
-/// Nanoseconds since the epoch (process start or the last [`reset_epoch`]);
-/// the time base of [`record_deferred`] and [`finalize`].
+/// Nanoseconds since the epoch (the first `enable()`, or the last
+/// [`reset_epoch`]); the time base of [`record_deferred`] and [`finalize`].
+/// Read from `Instant`, so differences are exact whatever the counter's
+/// calibration.
 #[must_use]
 pub fn elapsed_ns() -> u64 {
-    let now = crate::clock::now(crate::clock::init());
-    crate::clock::to_ns(
-        now.saturating_sub(epoch_ticks()),
-        crate::clock::ns_per_tick_cached(),
-    )
+    crate::clock::init();
+    crate::clock::monotonic_ns().saturating_sub(EPOCH_NS.load(Relaxed))
 }
 
 /// Makes "now" the zero of [`elapsed_ns`]; call at the start of a forward pass.
 pub fn reset_epoch() {
-    EPOCH.store(crate::clock::now(crate::clock::init()), Relaxed);
-}
-
-/// Converts a brick's start tick to the deferred time base (ns since epoch).
-pub(crate) fn ticks_to_epoch_ns(ticks: u64) -> u64 {
-    crate::clock::to_ns(
-        ticks.saturating_sub(epoch_ticks()),
-        crate::clock::ns_per_tick_cached(),
-    )
+    crate::clock::init();
+    EPOCH_NS.store(crate::clock::monotonic_ns(), Relaxed);
 }

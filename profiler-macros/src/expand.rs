@@ -7,7 +7,7 @@
 //! points at the user's tokens alone.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, LitStr, ReturnType, Type};
 
@@ -36,12 +36,10 @@ pub(crate) fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
                 unreachable!("no errors means both parsed")
             };
             if OFF {
-                let exprs = [&args.elements, &args.bytes, &args.flops, &args.layer];
-                let exprs = exprs
-                    .into_iter()
-                    .flatten()
-                    .map(|a| a.value.to_token_stream());
-                compiled_out(item, &function, exprs)
+                let counts = [&args.elements, &args.bytes, &args.flops];
+                let checks = counts.into_iter().flatten().map(|a| count_call(&a.value));
+                let checks = checks.chain(args.layer.iter().map(|a| layer_call(&a.value)));
+                compiled_out(item, &function, checks)
             } else {
                 expand_brick(&args, &function)
             }
@@ -67,11 +65,11 @@ pub(crate) fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
                 unreachable!("no errors means both parsed")
             };
             if OFF {
-                let device = args.device.iter().map(|a| a.value.to_token_stream());
+                let device = args.device.iter().map(|a| device_call(&a.value));
                 let shapes = args
                     .shapes
                     .iter()
-                    .flat_map(|a| a.value.iter().map(ToTokens::to_token_stream));
+                    .flat_map(|a| a.value.iter().map(shape_call));
                 compiled_out(item, &function, device.chain(shapes))
             } else {
                 expand_trace_op(&args, &function)
@@ -81,25 +79,46 @@ pub(crate) fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The function as written, plus (when the attribute had expressions) a
-/// statement that never runs but keeps them type-checked and their
-/// variables used, so compiling instrumentation out cannot turn a parameter
-/// used only in `layer = layer` into an `unused_variables` warning.
+/// statement that never runs but checks them exactly as the instrumented
+/// build does (same helper calls, same trait bounds) and keeps their
+/// variables used, so compiling instrumentation out neither accepts an
+/// argument the normal build rejects nor turns a parameter used only in
+/// `layer = layer` into an `unused_variables` warning.
 fn compiled_out(
     item: TokenStream,
     function: &Function,
-    exprs: impl Iterator<Item = TokenStream>,
+    checks: impl Iterator<Item = TokenStream>,
 ) -> TokenStream {
-    let exprs: Vec<TokenStream> = exprs.collect();
-    if exprs.is_empty() {
+    let checks: Vec<TokenStream> = checks.collect();
+    if checks.is_empty() {
         return item;
     }
     let mut body = quote! {
         if false {
-            let _ = (#(&(#exprs),)*);
+            let _ = (#(#checks,)*);
         }
     };
     body.extend(function.stmts.clone());
     function.with_body(body)
+}
+
+// Calls wrapping user expressions, spelled out whole inside `quote_spanned!`
+// so a type error points at the user's tokens alone.
+
+fn count_call(value: &Expr) -> TokenStream {
+    quote_spanned!(value.span()=> ::profiler::__private::count(#value))
+}
+
+fn layer_call(value: &Expr) -> TokenStream {
+    quote_spanned!(value.span()=> ::profiler::__private::layer_index(#value))
+}
+
+fn device_call(value: &Expr) -> TokenStream {
+    quote_spanned!(value.span()=> ::profiler::__private::device_id(&(#value)))
+}
+
+fn shape_call(param: &Ident) -> TokenStream {
+    quote_spanned!(param.span()=> ::profiler::__private::input_shape(&#param))
 }
 
 fn with_error(error: &syn::Error, item: TokenStream) -> TokenStream {
@@ -127,9 +146,7 @@ fn expand_brick(args: &BrickArgs, function: &Function) -> TokenStream {
         }
     };
     let count = |arg: &Option<Arg<Expr>>| match arg {
-        Some(Arg { value, .. }) => {
-            quote_spanned!(value.span()=> ::profiler::__private::count(#value))
-        }
+        Some(Arg { value, .. }) => count_call(value),
         None => quote!(0),
     };
     let (elements, bytes, flops) = (
@@ -138,9 +155,7 @@ fn expand_brick(args: &BrickArgs, function: &Function) -> TokenStream {
         count(&args.flops),
     );
     let layer = match &args.layer {
-        Some(Arg { value, .. }) => {
-            quote_spanned!(value.span()=> ::profiler::__private::layer_index(#value))
-        }
+        Some(Arg { value, .. }) => layer_call(value),
         None => quote!(::core::primitive::u32::MAX),
     };
     let statement = quote! {
@@ -180,16 +195,12 @@ fn expand_trace_op(args: &TraceOpArgs, function: &Function) -> TokenStream {
         }
     };
     let device = match &args.device {
-        Some(Arg { value, .. }) => {
-            quote_spanned!(value.span()=> ::profiler::__private::device_id(&(#value)))
-        }
+        Some(Arg { value, .. }) => device_call(value),
         None => quote!(::core::option::Option::None),
     };
     let shapes = match &args.shapes {
         Some(Arg { value, .. }) => {
-            let shapes = value.iter().map(
-                |param| quote_spanned!(param.span()=> ::profiler::__private::input_shape(&#param)),
-            );
+            let shapes = value.iter().map(shape_call);
             quote!(::std::vec![#(#shapes),*])
         }
         None => quote!(::std::vec::Vec::new()),
@@ -265,9 +276,11 @@ mod tests {
         };
         let out = brick(quote!(RmsNorm, elements = x.len()), item.clone());
         if OFF {
-            // Unchanged but for a dead statement that keeps `x` used.
+            // Unchanged but for a dead statement that type-checks the argument
+            // as the instrumented build does and keeps `x` used.
             let expected = "# [inline] pub fn norm (x : & [f32]) -> usize { # ! [allow (unused)] \
-                            if false { let _ = (& (x . len ()) ,) ; } x . len () }";
+                            if false { let _ = (:: profiler :: __private :: count (x . len ()) ,) ; } \
+                            x . len () }";
             assert_eq!(text(&out), expected);
             let plain = brick(quote!(RmsNorm), item.clone());
             assert_eq!(text(&plain), text(&item), "no expressions: byte-for-byte");

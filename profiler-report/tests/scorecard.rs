@@ -325,6 +325,45 @@ fn nan_layer_is_flagged_and_never_rendered_as_nan() {
 }
 
 #[test]
+fn extreme_and_negative_times_never_overflow_into_nan_or_ranges_beyond_one() {
+    let line = r#"{"_profiler": "step_profiler_v2", "avg_step_ms": 100,
+        "phases": {"h2d": {"total_ms": -500, "pct": -40, "avg_ms": 1}, "forward": {"total_ms": 50, "pct": 50, "avg_ms": 5}},
+        "per_layer": [{"layer": 0, "fwd_ms": 1e-310, "bwd_ms": 1, "ops": {"a": 1e308}},
+                      {"layer": 1, "fwd_ms": 2, "bwd_ms": 4, "ops": {"a": 1e308, "b": -9.99}}],
+        "ops": {"c": 10}}"#;
+    let input = parse_step_profiler_line(line).unwrap();
+    let sc = compute_training_scorecard(&input, 100.0, &rtx(), None);
+    assert_no_nan(&sc);
+    assert!(
+        (0.0..=1.0).contains(&sc.transfer_fraction),
+        "{}",
+        sc.transfer_fraction
+    );
+    assert!(
+        (0.0..=1.0).contains(&sc.launch_overhead),
+        "{}",
+        sc.launch_overhead
+    );
+    assert!(
+        sc.hotspot_ops
+            .iter()
+            .all(|(_, ms, pct)| *ms >= 0.0 && (0.0..=100.0).contains(pct))
+    );
+    for needle in [
+        "phase `h2d` total_ms is negative",
+        "layer 1 op `b` is negative",
+        "layer 0 bwd/fwd ratio is inf",
+    ] {
+        assert!(
+            sc.warnings.iter().any(|w| w.contains(needle)),
+            "{needle}: {:?}",
+            sc.warnings
+        );
+    }
+    assert!(sc.per_layer_summary[0].non_finite);
+}
+
+#[test]
 fn zero_and_negative_step_time_and_throughput_are_handled() {
     for (step_ms, tok_s) in [
         (0.0, 0.0),

@@ -189,7 +189,10 @@ impl<'a> ChromeTrace<'a> {
         (pid, tid): (u32, u64),
         args: Option<Args<'a>>,
     ) {
-        let (start, end) = (start + self.offset_ns, end + self.offset_ns);
+        let (start, end) = (
+            start.saturating_add(self.offset_ns),
+            end.saturating_add(self.offset_ns),
+        );
         let event = Event {
             name: Cow::Borrowed(name),
             cat: Some(cat),
@@ -291,7 +294,7 @@ impl<'a> ChromeTrace<'a> {
                 let at = (n.start_ns, n.end_ns);
                 self.complete_with(&e.operation, "op", at, (pid, tid), Some(args));
                 if with_bytes {
-                    let at = n.end_ns + self.offset_ns;
+                    let at = n.end_ns.saturating_add(self.offset_ns);
                     self.timed.push((
                         at,
                         0,

@@ -31,7 +31,10 @@ pub(crate) struct LayerRow {
 impl LayerRow {
     /// The op with the most time and its share of the layer's op time, %.
     pub(crate) fn top_op(&self) -> Option<(&str, f64)> {
-        let total: u64 = self.ops.values().sum();
+        let total = self
+            .ops
+            .values()
+            .fold(0u64, |acc, &ns| acc.saturating_add(ns));
         // Ties go to the first name, so the choice is stable.
         let (name, &ns) = self
             .ops

@@ -54,6 +54,11 @@ pub(crate) fn unknown_peak_note() -> String {
     )
 }
 
+/// Adds times without overflowing to infinity (absurd inputs stay finite).
+fn add_ms(total: f64, ms: f64) -> f64 {
+    (total + ms).min(f64::MAX)
+}
+
 /// Reads non-finite values as 0, noting each one.
 struct Sanitizer {
     warnings: Vec<String>,
@@ -122,13 +127,16 @@ pub(crate) fn compute(
 
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
     for (name, phase) in &input.phases {
-        let pct = s.finite(&format!("phase `{name}` pct"), phase.pct);
+        let pct = s.non_negative(&format!("phase `{name}` pct"), phase.pct);
         if name.contains("h2d") || name.contains("d2h") {
-            transfer_pct += pct;
+            transfer_pct = add_ms(transfer_pct, pct);
         }
-        phase_ms += s.finite(&format!("phase `{name}` total_ms"), phase.total_ms);
+        phase_ms = add_ms(
+            phase_ms,
+            s.non_negative(&format!("phase `{name}` total_ms"), phase.total_ms),
+        );
     }
-    let transfer_fraction = transfer_pct / 100.0;
+    let transfer_fraction = (transfer_pct / 100.0).min(1.0);
     let launch_overhead = match options.launch_rule {
         LaunchRule::Reference if step_time_ms > 0.0 => 1.0 - (phase_ms / step_time_ms).min(1.0),
         LaunchRule::Reference => 0.0,
@@ -212,15 +220,23 @@ fn layer_summaries(
     let mut summaries = Vec::with_capacity(input.per_layer.len());
     for layer in &input.per_layer {
         let before = s.warnings.len();
-        let fwd_ms = s.finite(&format!("layer {} fwd_ms", layer.layer), layer.fwd_ms);
-        let bwd_ms = s.finite(&format!("layer {} bwd_ms", layer.layer), layer.bwd_ms);
-        let ratio = if fwd_ms > 0.0 { bwd_ms / fwd_ms } else { 0.0 };
+        let fwd_ms = s.non_negative(&format!("layer {} fwd_ms", layer.layer), layer.fwd_ms);
+        let bwd_ms = s.non_negative(&format!("layer {} bwd_ms", layer.layer), layer.bwd_ms);
+        let ratio = if fwd_ms > 0.0 {
+            s.finite(
+                &format!("layer {} bwd/fwd ratio", layer.layer),
+                bwd_ms / fwd_ms,
+            )
+        } else {
+            0.0
+        };
         let mut top: Option<(&str, f64)> = None;
         let mut layer_total = 0.0;
         for (name, ms) in &layer.ops {
-            let ms = s.finite(&format!("layer {} op `{name}`", layer.layer), *ms);
-            *op_totals.entry(name.clone()).or_default() += ms;
-            layer_total += ms;
+            let ms = s.non_negative(&format!("layer {} op `{name}`", layer.layer), *ms);
+            let total = op_totals.entry(name.clone()).or_default();
+            *total = add_ms(*total, ms);
+            layer_total = add_ms(layer_total, ms);
             // `>=`: on ties the last op in name order wins, as in the reference.
             if top.is_none_or(|(_, best)| ms >= best) {
                 top = Some((name, ms));
@@ -228,7 +244,7 @@ fn layer_summaries(
         }
         let (top_op, top_ms) = top.map_or((String::new(), 0.0), |(n, ms)| (n.to_owned(), ms));
         if ratio > 0.0 && bwd_ms > 0.0 {
-            ratio_sum += ratio;
+            ratio_sum = add_ms(ratio_sum, ratio);
             ratio_count += 1;
         }
         summaries.push(LayerSummary {
@@ -246,8 +262,9 @@ fn layer_summaries(
         });
     }
     for (name, ms) in &input.ops {
-        let ms = s.finite(&format!("op `{name}`"), *ms);
-        *op_totals.entry(name.clone()).or_default() += ms;
+        let ms = s.non_negative(&format!("op `{name}`"), *ms);
+        let total = op_totals.entry(name.clone()).or_default();
+        *total = add_ms(*total, ms);
     }
     let avg_ratio = if ratio_count > 0 {
         ratio_sum / ratio_count as f64
@@ -259,7 +276,7 @@ fn layer_summaries(
 
 /// Top `count` ops by time as `(name, ms, % of all op time)`; ties keep name order.
 fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(String, f64, f64)> {
-    let total: f64 = op_totals.values().sum();
+    let total = op_totals.values().fold(0.0, |acc, &ms| add_ms(acc, ms));
     let mut ops: Vec<(String, f64, f64)> = op_totals
         .into_iter()
         .map(|(name, ms)| {

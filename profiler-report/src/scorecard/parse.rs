@@ -10,8 +10,9 @@ use super::input::{PerLayerData, PhaseData, StepProfilerInput};
 /// Tags accepted in the `_profiler` field.
 pub const STEP_PROFILER_TAGS: [&str; 2] = ["step_profiler_v2", "step_profiler_v1"];
 
-/// Parses one tagged step-profiler line. Text before the first `{` (a log
-/// prefix such as a timestamp) is ignored.
+/// Parses one tagged step-profiler line. A log prefix before the JSON object
+/// (a timestamp, or a tracing span such as `train{epoch=1}:`) is skipped:
+/// the object is the first `{` from which a JSON object parses.
 ///
 /// # Errors
 /// [`ScorecardError`] for invalid JSON, a missing or unknown tag, or a field
@@ -20,18 +21,38 @@ pub fn parse_step_profiler_line(line: &str) -> Result<StepProfilerInput, Scoreca
     parse_at(line, None)
 }
 
-/// Finds the last tagged step-profiler line in a log and parses it.
+/// Parses the last tagged step-profiler line of a log that parses; a later
+/// line that merely mentions the tag (a warning, say) does not hide it.
 ///
 /// # Errors
-/// [`ScorecardError::NoProfilerLine`] when the log has none, else as
-/// [`parse_step_profiler_line`] with the log line number.
+/// [`ScorecardError::NoProfilerLine`] when the log has no tagged line, else
+/// the error of the last tagged line when none parses, with its line number.
 pub fn parse_last_step_profiler_line(log: &str) -> Result<StepProfilerInput, ScorecardError> {
-    match find_last_step_profiler_line(log) {
-        Some((number, line)) => parse_at(line, Some(number)),
-        None => Err(ScorecardError::NoProfilerLine {
-            lines: log.lines().count(),
-        }),
+    let mut last_error = None;
+    for (i, line) in log
+        .lines()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        if !is_tagged(line) {
+            continue;
+        }
+        match parse_at(line, Some(i + 1)) {
+            Ok(input) => return Ok(input),
+            Err(e) => {
+                last_error.get_or_insert(e);
+            }
+        }
     }
+    Err(last_error.unwrap_or(ScorecardError::NoProfilerLine {
+        lines: log.lines().count(),
+    }))
+}
+
+fn is_tagged(line: &str) -> bool {
+    line.contains("\"_profiler\"") && line.contains("step_profiler_v")
 }
 
 /// The last line of `log` carrying a step-profiler tag, with its 1-based
@@ -40,19 +61,44 @@ pub fn parse_last_step_profiler_line(log: &str) -> Result<StepProfilerInput, Sco
 pub fn find_last_step_profiler_line(log: &str) -> Option<(usize, &str)> {
     log.lines()
         .enumerate()
-        .filter(|(_, l)| l.contains("\"_profiler\"") && l.contains("step_profiler_v"))
+        .filter(|(_, l)| is_tagged(l))
         .last()
         .map(|(i, l)| (i + 1, l))
 }
 
+/// The JSON value of a line: parsed from the first `{` that starts a valid
+/// object (skipping prefixes that contain braces), else the error of the
+/// attempt at the first `{`.
+fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
+    let mut first_error = None;
+    for (start, _) in line.match_indices('{') {
+        match serde_json::from_str::<Value>(line[start..].trim_end()) {
+            Ok(value @ Value::Object(_)) => return Ok(value),
+            Ok(_) => {}
+            Err(e) => {
+                first_error.get_or_insert(ScorecardError::MalformedJson {
+                    line: number,
+                    column: e.column() + start,
+                    message: crate::json::message(&e),
+                });
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        // No `{` at all: report what the whole line is.
+        None => {
+            serde_json::from_str::<Value>(line.trim()).map_err(|e| ScorecardError::MalformedJson {
+                line: number,
+                column: e.column(),
+                message: crate::json::message(&e),
+            })
+        }
+    }
+}
+
 fn parse_at(line: &str, number: Option<usize>) -> Result<StepProfilerInput, ScorecardError> {
-    let start = line.find('{').unwrap_or(0);
-    let text = line[start..].trim_end();
-    let value: Value = serde_json::from_str(text).map_err(|e| ScorecardError::MalformedJson {
-        line: number,
-        column: e.column() + start,
-        message: crate::json::message(&e),
-    })?;
+    let value = json_of(line, number)?;
     let Value::Object(object) = value else {
         return Err(ScorecardError::NotAnObject { line: number });
     };
@@ -142,7 +188,7 @@ impl Fields<'_> {
         item: impl Fn(&str, &Value, Option<usize>) -> Result<T, ScorecardError>,
     ) -> Result<std::collections::BTreeMap<String, T>, ScorecardError> {
         match self.object.get(key) {
-            None => Ok(Default::default()),
+            None | Some(Value::Null) => Ok(Default::default()),
             Some(Value::Object(map)) => map
                 .iter()
                 .map(|(name, v)| Ok((name.clone(), item(&format!("{key}.{name}"), v, self.line)?)))
@@ -153,7 +199,7 @@ impl Fields<'_> {
 
     fn layers(&self) -> Result<Vec<PerLayerData>, ScorecardError> {
         let items = match self.object.get("per_layer") {
-            None => return Ok(Vec::new()),
+            None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(_) => return Err(invalid(self.line, "per_layer", "expected an array")),
         };
@@ -183,6 +229,23 @@ impl Fields<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_with_braces_nulls_and_later_mentions() {
+        let json = r#"{"_profiler":"step_profiler_v2","steps":3,"phases":null,"per_layer":null}"#;
+        let line = format!("INFO train{{epoch=1 rank=0}}: {json}");
+        let input = parse_step_profiler_line(&line).unwrap();
+        assert_eq!(input.steps, 3);
+        assert!(input.phases.is_empty() && input.per_layer.is_empty());
+        let log = format!("{line}\nwarn: could not emit \"_profiler\" step_profiler_v2 line");
+        assert_eq!(parse_last_step_profiler_line(&log).unwrap().steps, 3);
+        let err =
+            parse_last_step_profiler_line("x \"_profiler\" step_profiler_v2 {oops").unwrap_err();
+        assert!(
+            matches!(err, ScorecardError::MalformedJson { line: Some(1), .. }),
+            "{err:?}"
+        );
+    }
 
     #[test]
     fn parses_a_v2_line_with_prefix_and_top_level_ops() {

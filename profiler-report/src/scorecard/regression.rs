@@ -1,11 +1,18 @@
 //! Regressions against a baseline scorecard. The reference rules (relative
 //! throughput and step-time change, absolute wall-coverage drop) apply as
-//! is; when both runs carry per-step samples, a slowdown must also pass a
+//! is; when both runs carry per-step samples, a slower step must also pass a
 //! Mann-Whitney U test and clear the baseline's noise floor to be flagged.
+//! A throughput drop is judged by that test only when tokens per step did
+//! not change (then it *is* a step-time change); fewer tokens per step is a
+//! real regression whatever the step times do.
 
 use super::model::{Regression, Severity, TrainingScorecard};
 use super::stats::{mann_whitney, median, scaled_mad};
 use super::thresholds::Thresholds;
+
+/// Relative change of tokens per step below which a throughput change is
+/// taken to be a step-time change (and judged by the step-time noise test).
+const TOKENS_PER_STEP_TOLERANCE: f64 = 0.01;
 
 /// The current run's numbers, already sanitised.
 pub(crate) struct Current<'a> {
@@ -64,8 +71,13 @@ pub(crate) fn detect_regressions(
     let mut found = Vec::new();
     let mut notes = Vec::new();
     let verdict = noise_verdict(&baseline.step_samples_ms, current.step_samples_ms, t);
-    let mut judge = |metric: &str, delta: f64, severity: Severity| match &verdict {
-        Some(v) if !v.significant => notes.push(format!(
+    let same_tokens_per_step = current.throughput_tok_s.is_some_and(|tok_s| {
+        let base = baseline.throughput_tok_s * baseline.step_time_ms;
+        let now = tok_s * current.step_time_ms;
+        base > 0.0 && ((now - base) / base).abs() <= TOKENS_PER_STEP_TOLERANCE
+    });
+    let mut judge = |metric: &str, delta: f64, severity: Severity, by_noise: bool| match &verdict {
+        Some(v) if by_noise && !v.significant => notes.push(format!(
             "{metric} {:+.1}% not flagged: within run-to-run noise ({})",
             delta * 100.0,
             v.explanation
@@ -74,7 +86,10 @@ pub(crate) fn detect_regressions(
             metric: metric.to_owned(),
             delta,
             severity,
-            detail: v.as_ref().map(|v| v.explanation.clone()),
+            detail: v
+                .as_ref()
+                .filter(|_| by_noise)
+                .map(|v| v.explanation.clone()),
         }),
     };
 
@@ -88,7 +103,7 @@ pub(crate) fn detect_regressions(
             } else {
                 Severity::Warning
             };
-            judge("throughput_tok_s", delta, severity);
+            judge("throughput_tok_s", delta, severity, same_tokens_per_step);
         }
     }
 
@@ -100,7 +115,7 @@ pub(crate) fn detect_regressions(
             } else {
                 Severity::Warning
             };
-            judge("step_time_ms", delta, severity);
+            judge("step_time_ms", delta, severity, true);
         }
     }
 
@@ -143,6 +158,54 @@ mod tests {
             !noise_verdict(&noisy_base, &noisy_cur, &t)
                 .unwrap()
                 .significant
+        );
+    }
+
+    fn scorecard(tok_s: f64, step_ms: f64, samples: Vec<f64>) -> TrainingScorecard {
+        let input = crate::StepProfilerInput {
+            avg_step_ms: step_ms,
+            ..Default::default()
+        };
+        let hw = crate::HardwareSpec::rtx_4060l();
+        let mut sc = crate::compute_training_scorecard(&input, tok_s, &hw, None);
+        sc.step_samples_ms = samples;
+        sc
+    }
+
+    #[test]
+    fn fewer_tokens_per_step_is_flagged_whatever_the_step_times() {
+        let t = Thresholds::default();
+        let steps = samples(100.0, 1.0, 30);
+        let base = scorecard(200.0, 100.0, steps.clone());
+        // Same step times, a quarter fewer tokens per step.
+        let current = Current {
+            throughput_tok_s: Some(150.0),
+            step_time_ms: 100.0,
+            wall_coverage: 0.0,
+            step_samples_ms: &steps,
+        };
+        let (found, notes) = detect_regressions(&base, &current, &t);
+        assert_eq!(found.len(), 1, "{notes:?}");
+        assert_eq!(
+            (found[0].metric.as_str(), found[0].severity),
+            ("throughput_tok_s", Severity::Critical)
+        );
+        // Same tokens per step, step times within noise: not flagged, explained.
+        let noisy_base = scorecard(200.0, 100.0, samples(100.0, 60.0, 30));
+        let noisy = samples(112.0, 60.0, 30);
+        let current = Current {
+            throughput_tok_s: Some(200.0 / 1.12),
+            step_time_ms: 112.0,
+            wall_coverage: 0.0,
+            step_samples_ms: &noisy,
+        };
+        let (found, notes) = detect_regressions(&noisy_base, &current, &t);
+        assert!(found.is_empty(), "{found:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("throughput_tok_s") && n.contains("noise")),
+            "{notes:?}"
         );
     }
 

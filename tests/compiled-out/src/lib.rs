@@ -13,6 +13,13 @@
 //! #[profiler::trace_op(shapes(missing))]
 //! fn matmul(a: &[f32]) -> usize { a.len() }
 //! ```
+//!
+//! And argument types are checked as in an instrumented build:
+//!
+//! ```compile_fail
+//! #[profiler::brick(RmsNorm, elements = "not a count")]
+//! fn norm() {}
+//! ```
 #![deny(warnings)]
 
 use profiler::{TensorShape, brick, trace_op};
