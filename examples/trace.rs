@@ -8,12 +8,13 @@
 //!
 //! Writes `target/trace/trace.json` (open in <https://ui.perfetto.dev> or
 //! `chrome://tracing`), `flamegraph.svg` (any browser) and
-//! `speedscope.json` (<https://www.speedscope.app>), and prints what
-//! `TraceAnalyzer` finds: the slowest ops, per-device totals and the load
-//! imbalance between the two workers.
+//! `speedscope.json` (<https://www.speedscope.app>), and prints the slowest
+//! ops and what `TraceAnalyzer` finds: per-device totals, the load imbalance
+//! between the two workers and the communication share.
 
 use std::error::Error;
 use std::path::Path;
+use std::process::ExitCode;
 
 use profiler::{TensorShape, brick, trace_op};
 use profiler_report::TraceAnalyzer;
@@ -90,7 +91,8 @@ fn softmax(mut x: Matrix, device: usize) -> Matrix {
 }
 
 /// Combines the workers' partial results (a stand-in for an all-reduce).
-#[trace_op(name = "allreduce", device = 0)]
+/// It runs on the host, so it has no device: per-device analyses skip it.
+#[trace_op(name = "allreduce")]
 #[brick("AllReduce")]
 fn all_reduce(parts: &[Matrix]) -> Matrix {
     let mut out = parts[0].clone();
@@ -103,40 +105,49 @@ fn all_reduce(parts: &[Matrix]) -> Matrix {
     out
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+const STEPS: u32 = 20;
+
+/// One worker "device": runs its share of every step, handing each result
+/// to the main thread. Worker 1 gets twice the rows: a deliberate imbalance.
+fn worker(device: usize, weights: &[Matrix; 2], results: &std::sync::mpsc::Sender<Matrix>) {
+    let rows = 32 * (device + 1);
+    for step in 0..STEPS {
+        let _fwd = profiler::phase("forward");
+        let x = Matrix::filled(rows, 256, step + 10 * device as u32);
+        let h = softmax(matmul(&x, &weights[0], device), device);
+        let y = matmul(&h, &weights[1], device);
+        let part = Matrix {
+            rows: 32,
+            cols: y.cols,
+            data: y.data[..32 * y.cols].to_vec(),
+        };
+        if results.send(part).is_err() {
+            return;
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let weights = [Matrix::filled(256, 256, 1), Matrix::filled(256, 192, 2)];
     profiler::set_run_name("trace");
     profiler::set_trace_mode(true);
     profiler::enable();
-    for step in 0..20u32 {
-        let _step = profiler::step(2 * 64);
-        let parts: Vec<Matrix> = std::thread::scope(|s| {
-            // Worker 1 gets twice the rows: a deliberate imbalance.
-            let workers: Vec<_> = [(0usize, 32usize), (1, 64)]
-                .into_iter()
-                .map(|(device, rows)| {
-                    let weights = &weights;
-                    s.spawn(move || {
-                        let _fwd = profiler::phase("forward");
-                        let x = Matrix::filled(rows, 256, step + 10 * device as u32);
-                        let h = softmax(matmul(&x, &weights[0], device), device);
-                        let y = matmul(&h, &weights[1], device);
-                        Matrix {
-                            rows: 32,
-                            cols: y.cols,
-                            data: y.data[..32 * y.cols].to_vec(),
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("worker"))
-                .collect()
-        });
-        let _reduce = profiler::phase("reduce");
-        std::hint::black_box(all_reduce(&parts));
-    }
+    std::thread::scope(|s| {
+        let receivers: Vec<_> = (0..2usize)
+            .map(|device| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let weights = &weights;
+                s.spawn(move || worker(device, weights, &tx));
+                rx
+            })
+            .collect();
+        for _ in 0..STEPS {
+            let _step = profiler::step(2 * 64);
+            let parts: Vec<Matrix> = receivers.iter().filter_map(|rx| rx.recv().ok()).collect();
+            let _reduce = profiler::phase("reduce");
+            std::hint::black_box(all_reduce(&parts));
+        }
+    });
     profiler::disable();
     let profile = profiler::snapshot();
 
@@ -146,25 +157,26 @@ fn main() -> Result<(), Box<dyn Error>> {
         trace.entries.len(),
         profile.steps.count
     );
-    println!("\nslowest ops:");
+    println!("\nslowest ops (RecordedExecutionTrace::slowest_ops):");
     for e in trace.slowest_ops(3) {
         let device = e.device_id.as_deref().unwrap_or("?");
         println!(
-            "  {:<10} device {device}  {:>8.1} µs  {:?} -> {:?}",
+            "  {:<10} device {device:<5} {:>8.1} µs  {:?} -> {:?}",
             e.operation, e.duration_us, e.input_shapes, e.output_shape
         );
     }
-    println!("\nper device:");
+    println!("\nTraceAnalyzer, per device:");
     for (device, s) in TraceAnalyzer::per_device_summary(trace) {
         println!(
-            "  device {device}: {} ops, {:.1} ms",
+            "  {device:<5} {:>3} ops, {:>6.1} ms",
             s.op_count,
             s.total_duration_us / 1e3
         );
     }
     if let Some(lb) = TraceAnalyzer::load_balance_metrics(trace) {
         println!(
-            "load imbalance: {:.0}% (ideal {:.1} ms per device)",
+            "load imbalance over {} devices: {:.0}% (ideal {:.1} ms each)",
+            lb.device_count,
             lb.imbalance_ratio * 100.0,
             lb.ideal_duration_us / 1e3
         );
@@ -178,12 +190,22 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
 
     let out = Path::new("target/trace");
-    std::fs::create_dir_all(out)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
+    let write = |name: &str, bytes: &[u8]| {
+        let path = out.join(name);
+        profiler::write_atomic(&path, bytes)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    };
     profiler_report::write_chrome_trace(&profile, out.join("trace.json"))?;
-    let svg = profiler_report::flamegraph_svg(&profiler_report::folded_stacks(&profile), "trace")?;
-    profiler::write_atomic(&out.join("flamegraph.svg"), svg.as_bytes())?;
-    profiler::write_atomic(
-        &out.join("speedscope.json"),
+    let folded = profiler_report::folded_stacks(&profile);
+    if !folded.is_empty() {
+        write(
+            "flamegraph.svg",
+            profiler_report::flamegraph_svg(&folded, "trace")?.as_bytes(),
+        )?;
+    }
+    write(
+        "speedscope.json",
         profiler_report::speedscope_json(&profile).as_bytes(),
     )?;
     println!(
@@ -191,4 +213,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         out.display()
     );
     Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("trace: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -138,7 +138,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     profiler::set_trace_mode(true);
     profiler::enable();
 
-    let mut losses = Vec::with_capacity(args.steps as usize);
+    let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
     for step in 0..args.steps {
         let batch = Batch::generate(&cfg, step);
@@ -184,29 +184,33 @@ fn write_reports(
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     let path = |name: &str| out.join(name);
 
+    let mut files = Vec::new();
     profile.write(path("profile.json"))?;
+    files.push(path("profile.json"));
     profiler_report::write_chrome_trace(profile, path("trace.json"))?;
-    let svg =
-        profiler_report::flamegraph_svg(&profiler_report::folded_stacks(profile), "train_tiny")?;
-    profiler::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
-        .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
-    let html = HtmlReport::new(profile)
+    files.push(path("trace.json"));
+    // No stacks at all (e.g. built with the `off` feature): no flamegraph.
+    let folded = profiler_report::folded_stacks(profile);
+    let svg = if folded.is_empty() {
+        None
+    } else {
+        let svg = profiler_report::flamegraph_svg(&folded, "train_tiny")?;
+        profiler::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
+        files.push(path("flamegraph.svg"));
+        Some(svg)
+    };
+    let mut report = HtmlReport::new(profile)
         .title("train_tiny")
-        .scorecard(scorecard)
-        .flamegraph_svg(svg)
-        .render();
-    profiler_report::write_html_report(path("report.html"), &html)?;
+        .scorecard(scorecard);
+    if let Some(svg) = svg {
+        report = report.flamegraph_svg(svg);
+    }
+    profiler_report::write_html_report(&report.render(), path("report.html"))?;
+    files.push(path("report.html"));
     scorecard.save_baseline(path("scorecard.json"))?;
-
-    Ok([
-        "profile.json",
-        "trace.json",
-        "flamegraph.svg",
-        "report.html",
-        "scorecard.json",
-    ]
-    .map(path)
-    .to_vec())
+    files.push(path("scorecard.json"));
+    Ok(files)
 }
 
 fn main() -> std::process::ExitCode {

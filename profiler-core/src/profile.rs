@@ -409,6 +409,37 @@ pub enum ProfileError {
     },
 }
 
+impl ProfileError {
+    /// The same error, naming `path` as the file it came from (for parse
+    /// errors of text that was read elsewhere).
+    #[must_use]
+    pub fn with_path(self, path: impl Into<PathBuf>) -> Self {
+        let path = Some(path.into());
+        match self {
+            Self::Malformed {
+                message,
+                line,
+                column,
+                ..
+            } => Self::Malformed {
+                path,
+                message,
+                line,
+                column,
+            },
+            Self::BadVersion { found, .. } => Self::BadVersion { path, found },
+            Self::NewerSchema {
+                found, supported, ..
+            } => Self::NewerSchema {
+                path,
+                found,
+                supported,
+            },
+            io @ (Self::Read { .. } | Self::Write { .. }) => io,
+        }
+    }
+}
+
 fn origin(path: &Option<PathBuf>) -> String {
     path.as_ref()
         .map(|p| format!(" `{}`", p.display()))

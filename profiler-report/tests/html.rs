@@ -618,7 +618,7 @@ fn write_is_atomic_and_errors_name_the_path() {
     let path = dir.path().join("report.html");
     std::fs::write(&path, "old").expect("seed");
     let html = HtmlReport::new(&profile()).render();
-    write_html_report(&path, &html).expect("write");
+    write_html_report(&html, &path).expect("write");
     assert_eq!(std::fs::read_to_string(&path).expect("read back"), html);
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .expect("list")
@@ -627,7 +627,7 @@ fn write_is_atomic_and_errors_name_the_path() {
     assert_eq!(names, ["report.html"], "no temporary file left behind");
 
     let bad = dir.path().join("missing").join("report.html");
-    let err = write_html_report(&bad, &html).expect_err("no such directory");
+    let err = write_html_report(&html, &bad).expect_err("no such directory");
     match &err {
         TraceError::Write { path, .. } => assert_eq!(path, &bad),
         other => panic!("unexpected error {other:?}"),

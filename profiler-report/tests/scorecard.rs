@@ -616,6 +616,39 @@ fn profiles_measure_launch_overhead_as_uncovered_step_time() {
 }
 
 #[test]
+fn units_follow_the_source_and_an_impossible_throughput_is_called_out() {
+    let profile = hand_built_profile();
+    let from_profile = ScorecardBuilder::new()
+        .profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert!(from_profile.times_per_step);
+    assert!(from_profile.to_string().contains("Per layer (ms per step)"));
+    assert!(
+        from_profile
+            .warnings
+            .iter()
+            .any(|w| w.contains("above the hardware ceiling")),
+        "5120 > 1620 tok/s"
+    );
+    let input = StepProfilerInput::from_profile(&profile);
+    let from_line = compute_training_scorecard(&input, 100.0, &rtx(), None);
+    assert!(!from_line.times_per_step);
+    let text = from_line.to_string();
+    assert!(
+        text.contains("Per layer (ms)") && text.contains("total ms"),
+        "{text}"
+    );
+    assert!(
+        !from_line
+            .warnings
+            .iter()
+            .any(|w| w.contains("above the hardware ceiling"))
+    );
+}
+
+#[test]
 fn unknown_peak_says_how_to_set_it() {
     let profile = hand_built_profile();
     let sc = ScorecardBuilder::new()

@@ -29,11 +29,11 @@ pub const OPS_TID_BASE: u64 = 1_000_000;
 /// - Timeline events are complete `X` events, `cat` = `step`, `phase`,
 ///   `layer` or `brick`; `#[trace_op]` entries are `X` events with `cat` =
 ///   `op` and their step, device and shapes in `args`, on the thread's
-///   companion track `OPS_TID_BASE + thread` (`... ops`): they come from
-///   another clock, so mixing them with bricks could break nesting. Entries
-///   without `start_us` follow the previous entry on their track.
-/// - Counter `output` (`args.bytes`, shown as "output bytes") gives each
-///   op's output size at its end, when any op has one.
+///   companion track `OPS_TID_BASE + thread` (`... ops`). Entries without
+///   `start_us` follow the previous entry on their track.
+/// - Counters `output bytes, thread N` (`args.bytes`; counters are per
+///   process, hence one series per thread) give each op's output size at its
+///   end, when any op has one.
 /// - `ts`/`dur` are µs with ns precision.
 /// - Nesting, per track: events are ordered by start, then longer first,
 ///   then coarser kind (step, phase, layer, brick); an event that starts
@@ -256,8 +256,9 @@ impl<'a> ChromeTrace<'a> {
         }
     }
 
-    /// `#[trace_op]` entries on their per-thread op tracks, plus the
-    /// `output bytes` counter when any entry has an output size. Entries
+    /// `#[trace_op]` entries on their per-thread op tracks, plus an
+    /// `output bytes, thread N` counter per thread (each op's output size
+    /// when it ends) when any entry has an output size. Entries
     /// without `start_us` (reference files) follow the previous entry on
     /// their track. Returns the tids used.
     fn add_ops(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
@@ -299,7 +300,8 @@ impl<'a> ChromeTrace<'a> {
                         at,
                         0,
                         Event {
-                            name: Cow::Borrowed("output"),
+                            // Counters are per process: one series per thread.
+                            name: Cow::Owned(format!("output bytes, thread {thread}")),
                             cat: Some("memory"),
                             ph: "C",
                             ts: Some(us(at)),

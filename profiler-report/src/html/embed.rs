@@ -1,13 +1,15 @@
 //! Preparing a standalone SVG document (e.g. an inferno flamegraph) for
 //! inlining into the HTML page.
 
-/// `svg` without its XML prolog and doctype, and without scripts.
+/// `svg` without its XML prolog and doctype, without `<script>…</script>`
+/// elements and without the root's `onload` attribute.
 ///
-/// An HTML page cannot carry an XML declaration or a second doctype. The
-/// script goes too: inferno's runs page-wide once inlined; it takes the
-/// page's *first* `<svg>` (another chart) as its own and strips that
-/// chart's size, and it captures Ctrl+F. Without it the flamegraph still
-/// renders, with a tooltip per frame.
+/// Made for inferno's output (the SVG the report itself produces), not a
+/// sanitizer for untrusted SVG. An HTML page cannot carry an XML
+/// declaration or a second doctype. The script goes too: inferno's runs
+/// page-wide once inlined; it takes the page's *first* `<svg>` (another
+/// chart) as its own and strips that chart's size, and it captures Ctrl+F.
+/// Without it the flamegraph still renders, with a tooltip per frame.
 pub(crate) fn inline_svg(svg: &str) -> String {
     let mut rest = svg.trim_start();
     loop {

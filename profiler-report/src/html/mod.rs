@@ -254,7 +254,7 @@ impl<'a> HtmlReport<'a> {
 ///
 /// # Errors
 /// [`TraceError::Write`] naming the path.
-pub fn write_html_report(path: impl AsRef<Path>, html: &str) -> Result<(), TraceError> {
+pub fn write_html_report(html: &str, path: impl AsRef<Path>) -> Result<(), TraceError> {
     crate::export::write_text(path.as_ref(), html)
 }
 

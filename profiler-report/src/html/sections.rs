@@ -158,8 +158,12 @@ pub(crate) fn hotspots(profile: &Profile, scorecard: Option<&TrainingScorecard>)
         .filter(|sc| !sc.hotspot_ops.is_empty())
     {
         Some(sc) => (
-            "Ops by time per step, summed over layers (from the scorecard); share of all op time.",
-            "ms / step",
+            "Ops by time, summed over layers and top-level ops (from the scorecard); share of all op time.",
+            if sc.times_per_step {
+                "ms / step"
+            } else {
+                "Total ms"
+            },
             sc.hotspot_ops.clone(),
         ),
         None => {

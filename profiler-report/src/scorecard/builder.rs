@@ -256,6 +256,7 @@ impl<'a> ScorecardBuilder<'a> {
             &options,
         );
         sc.hardware = hardware.map(|h| h.name);
+        sc.times_per_step = input_from_profile && profile.is_some_and(|p| p.steps.count > 0);
         if let Some(p) = profile {
             notes.extend(p.counters.warnings());
             notes.extend(p.run.notes.iter().cloned());

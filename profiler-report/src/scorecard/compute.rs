@@ -115,6 +115,12 @@ pub(crate) fn compute(
     }
     let (grade, efficiency) = match (peak, throughput) {
         (Some(peak), Some(tok_s)) => {
+            if peak > 0.0 && tok_s > peak {
+                s.warnings.push(format!(
+                    "throughput {tok_s:.0} tok/s is above the hardware ceiling of {peak:.0} tok/s: \
+                     bytes_per_token is probably wrong for this model (efficiency clamped to 100%)"
+                ));
+            }
             let efficiency = if peak > 0.0 {
                 (tok_s / peak).clamp(0.0, 1.0)
             } else {
@@ -205,6 +211,7 @@ pub(crate) fn compute(
         launch_overhead,
         mfu,
         step_samples_ms,
+        times_per_step: false,
         warnings: s.warnings,
     }
 }

@@ -60,7 +60,12 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("</table>\n");
 
     if !sc.per_layer_summary.is_empty() {
-        s.push_str("<h3>Per layer (ms per step)</h3>\n<table class=\"layers\">\n");
+        let unit = if sc.times_per_step {
+            " (ms per step)"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "<h3>Per layer{unit}</h3>\n<table class=\"layers\">");
         s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th></tr>\n");
         for l in &sc.per_layer_summary {
             let class = if l.non_finite {
@@ -84,7 +89,12 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
 
     if !sc.hotspot_ops.is_empty() {
         s.push_str("<h3>Hotspot Operations</h3>\n<table class=\"hotspots\">\n");
-        s.push_str("<tr><th>Op</th><th>ms / step</th><th>%</th></tr>\n");
+        let unit = if sc.times_per_step {
+            "ms / step"
+        } else {
+            "Total ms"
+        };
+        let _ = writeln!(s, "<tr><th>Op</th><th>{unit}</th><th>%</th></tr>");
         for (op, ms, pct) in &sc.hotspot_ops {
             writeln!(
                 s,

@@ -30,8 +30,14 @@ pub fn format_training_scorecard_markdown(sc: &TrainingScorecard) -> String {
     s
 }
 
+/// Table-cell text: `|` escaped, line breaks flattened (they would end the row).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
+    one_line(text).replace('|', "\\|")
+}
+
+/// List-item text on one line (a line break would end the item).
+fn one_line(text: &str) -> String {
+    text.replace(['\r', '\n'], " ")
 }
 
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
@@ -72,7 +78,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
                 r.severity
             )?;
             if let Some(detail) = &r.detail {
-                writeln!(s, "  - {detail}")?;
+                writeln!(s, "  - {}", one_line(detail))?;
             }
         }
     }
@@ -80,14 +86,14 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     if !sc.recommendations.is_empty() {
         s.push_str("\n### Recommendations\n\n");
         for r in &sc.recommendations {
-            writeln!(s, "- {r}")?;
+            writeln!(s, "- {}", one_line(r))?;
         }
     }
 
     if !sc.warnings.is_empty() {
         s.push_str("\n### Warnings\n\n");
         for w in &sc.warnings {
-            writeln!(s, "- {w}")?;
+            writeln!(s, "- {}", one_line(w))?;
         }
     }
     Ok(())

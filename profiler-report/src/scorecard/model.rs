@@ -221,6 +221,10 @@ pub struct TrainingScorecard {
     /// Per-step wall times, ms (a baseline's noise model).
     #[serde(default, alias = "baseline_step_samples_ms")]
     pub step_samples_ms: Vec<f64>,
+    /// Whether per-layer and hotspot times are per step (scorecards built
+    /// from a profile); times from a trainer's line are as the trainer gave them.
+    #[serde(default)]
+    pub times_per_step: bool,
     /// Caveats: unknown peak, missing steps, sanitised values, skipped tests.
     #[serde(default)]
     pub warnings: Vec<String>,

@@ -112,7 +112,15 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         .max()
         .unwrap_or(0)
         .max(6);
-    writeln!(f, "\nPer layer (ms per step)")?;
+    writeln!(
+        f,
+        "\nPer layer{}",
+        if sc.times_per_step {
+            " (ms per step)"
+        } else {
+            " (ms)"
+        }
+    )?;
     writeln!(
         f,
         "  {:>5}  {:>10}  {:>10}  {:>7}  {:<op_width$}  {:>6}",
@@ -145,7 +153,12 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         .unwrap_or(0)
         .max(2);
     writeln!(f, "\nHotspot operations")?;
-    writeln!(f, "  {:<width$}  {:>10}  {:>6}", "op", "ms/step", "share")?;
+    let unit = if sc.times_per_step {
+        "ms/step"
+    } else {
+        "total ms"
+    };
+    writeln!(f, "  {:<width$}  {:>10}  {:>6}", "op", unit, "share")?;
     for (name, ms, pct) in &sc.hotspot_ops {
         writeln!(f, "  {name:<width$}  {ms:>10.1}  {pct:>5.1}%")?;
     }

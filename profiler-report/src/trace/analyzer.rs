@@ -14,7 +14,6 @@ use profiler_core::{EventKind, Profile, RecordedExecutionTrace, RecordedTraceEnt
 use super::types::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, balance,
 };
-use crate::export::nesting::sorted_events;
 
 /// Substrings of a lower-cased operation name that mark communication **(compat)**.
 const COMM_MARKERS: [&str; 7] = [
@@ -205,32 +204,41 @@ impl TraceAnalyzer {
     }
 
     /// Brick events of a trace-mode timeline as entries, so the analyses work
-    /// without `#[trace_op]`: device `thread N`, step from the enclosing step
-    /// event, start and inclusive duration in µs (a brick nested in another
-    /// counts in both). Entries are ordered by start.
+    /// without `#[trace_op]`: device `thread N`, step = the step (on any
+    /// thread) whose span holds the brick's start, else the last step begun
+    /// before it (0 before any), start and inclusive duration in µs (a brick
+    /// nested in another counts in both). Entries are ordered by start.
     #[must_use]
     pub fn from_timeline(timeline: &Timeline) -> RecordedExecutionTrace {
+        // Steps of every thread, by start: bricks on worker threads belong
+        // to the step the driving thread had open.
+        let mut steps: Vec<(u64, u64, usize)> = timeline
+            .threads
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter(|e| e.kind == EventKind::Step)
+            .enumerate()
+            .map(|(seen, e)| {
+                let index = step_index(timeline.name_of(e)).unwrap_or(seen);
+                (e.start_ns, e.start_ns.saturating_add(e.dur_ns), index)
+            })
+            .collect();
+        steps.sort_unstable();
+        let step_at = |t: u64| {
+            let begun = steps.partition_point(|&(start, _, _)| start <= t);
+            begun.checked_sub(1).map_or(0, |i| steps[i].2)
+        };
         let mut trace = RecordedExecutionTrace::new();
         for thread in &timeline.threads {
             let device = format!("thread {}", thread.thread);
-            let events = sorted_events(&thread.events);
-            let (mut step, mut steps_seen) = (0usize, 0usize);
-            for event in events.iter() {
-                match event.kind {
-                    EventKind::Step => {
-                        step = step_index(timeline.name_of(event)).unwrap_or(steps_seen);
-                        steps_seen += 1;
-                    }
-                    EventKind::Brick => {
-                        let mut entry = RecordedTraceEntry::new(step, timeline.name_of(event))
-                            .with_device_id(device.as_str());
-                        entry.duration_us = event.dur_ns as f64 / 1e3;
-                        entry.start_us = Some(event.start_ns as f64 / 1e3);
-                        entry.thread = Some(thread.thread);
-                        trace.add_entry(entry);
-                    }
-                    EventKind::Phase | EventKind::Layer => {}
-                }
+            for event in thread.events.iter().filter(|e| e.kind == EventKind::Brick) {
+                let mut entry =
+                    RecordedTraceEntry::new(step_at(event.start_ns), timeline.name_of(event))
+                        .with_device_id(device.as_str());
+                entry.duration_us = event.dur_ns as f64 / 1e3;
+                entry.start_us = Some(event.start_ns as f64 / 1e3);
+                entry.thread = Some(thread.thread);
+                trace.add_entry(entry);
             }
         }
         trace.entries.sort_by(|a, b| {
@@ -266,6 +274,47 @@ fn step_index(name: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn timeline_bricks_take_the_step_open_on_any_thread() {
+        use profiler_core::{ThreadTimeline, TimelineEvent};
+        let ev = |kind, name, start_ns, dur_ns| TimelineEvent {
+            kind,
+            name,
+            start_ns,
+            dur_ns,
+        };
+        let timeline = Timeline {
+            names: vec!["step 5".into(), "step 6".into(), "Gemm".into()],
+            threads: vec![
+                ThreadTimeline {
+                    thread: 1,
+                    name: None,
+                    events: vec![
+                        ev(EventKind::Step, 0, 0, 100),
+                        ev(EventKind::Step, 1, 100, 100),
+                    ],
+                },
+                ThreadTimeline {
+                    thread: 2,
+                    name: None,
+                    events: vec![
+                        ev(EventKind::Brick, 2, 50, 10),
+                        ev(EventKind::Brick, 2, 150, 10),
+                    ],
+                },
+            ],
+            dropped: 0,
+        };
+        let trace = TraceAnalyzer::from_timeline(&timeline);
+        let steps: Vec<(usize, Option<&str>)> = trace
+            .entries
+            .iter()
+            .map(|e| (e.step, e.device_id.as_deref()))
+            .collect();
+        assert_eq!(steps, [(5, Some("thread 2")), (6, Some("thread 2"))]);
+    }
+
     use super::*;
 
     #[test]

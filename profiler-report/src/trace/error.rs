@@ -54,11 +54,23 @@ pub enum TraceError {
         /// What the field must be.
         expected: &'static str,
     },
+    /// The trace's `total_duration_us` is negative, NaN or infinite.
+    #[error("invalid trace{}: `total_duration_us` is {value}; {expected}", origin(path.as_deref()))]
+    InvalidTotal {
+        /// File, if read from one.
+        path: Option<PathBuf>,
+        /// The value as written.
+        value: String,
+        /// What the field must be.
+        expected: &'static str,
+    },
     /// Two rank files claim the same rank.
-    #[error("`{}` is rank {rank}, which another file already is", path.display())]
+    #[error("`{}` and `{}` both claim rank {rank}", other.display(), path.display())]
     DuplicateRank {
         /// The second file with that rank.
         path: PathBuf,
+        /// The first file with that rank.
+        other: PathBuf,
         /// The rank.
         rank: u32,
     },

@@ -79,29 +79,41 @@ pub fn merge_ranked(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> Mer
 
 /// Reads one profile per rank. A file's rank is the profile's own
 /// `run.rank`, else the number after `rank` in its name
-/// (`profile.rank3.json` is rank 3), else its position in `paths`.
+/// (`profile.rank3.json` is rank 3); files with neither take the ranks no
+/// other file claims, in the order given.
 ///
 /// # Errors
 /// [`TraceError::Profile`] naming the file and the line/column or field of a
 /// bad profile; [`TraceError::DuplicateRank`] when two files claim one rank.
 pub fn read_rank_profiles<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(u32, Profile)>, TraceError> {
-    let mut out: Vec<(u32, Profile)> = Vec::with_capacity(paths.len());
-    for (position, path) in (0u32..).zip(paths) {
+    let mut known: Vec<(Option<u32>, &Path, Profile)> = Vec::with_capacity(paths.len());
+    for path in paths {
         let path = path.as_ref();
         let profile = Profile::read(path)?;
-        let rank = profile
-            .run
-            .rank
-            .or_else(|| rank_in_name(path))
-            .unwrap_or(position);
-        if out.iter().any(|(r, _)| *r == rank) {
+        let rank = profile.run.rank.or_else(|| rank_in_name(path));
+        if let Some(rank) = rank
+            && let Some((_, other, _)) = known.iter().find(|(r, _, _)| *r == Some(rank))
+        {
             return Err(TraceError::DuplicateRank {
                 path: path.to_path_buf(),
+                other: other.to_path_buf(),
                 rank,
             });
         }
-        out.push((rank, profile));
+        known.push((rank, path, profile));
     }
+    // Files without a rank of their own take the free ranks, in order.
+    let taken: Vec<u32> = known.iter().filter_map(|(r, _, _)| *r).collect();
+    let mut free = (0u32..).filter(|r| !taken.contains(r));
+    let mut out: Vec<(u32, Profile)> = known
+        .into_iter()
+        .map(|(rank, _, profile)| {
+            (
+                rank.unwrap_or_else(|| free.next().unwrap_or(u32::MAX)),
+                profile,
+            )
+        })
+        .collect();
     out.sort_by_key(|(rank, _)| *rank);
     Ok(out)
 }

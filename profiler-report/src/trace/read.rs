@@ -39,7 +39,7 @@ fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, Trac
     // A profile also parses as an (empty) trace, so look for its marker first.
     let trace = if is_profile(text) {
         match path {
-            Some(p) => Profile::read(p)?.trace,
+            Some(p) => Profile::from_json(text).map_err(|e| e.with_path(p))?.trace,
             None => Profile::from_json(text)?.trace,
         }
     } else {
@@ -58,7 +58,18 @@ fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, Trac
         })?
     };
     validate(&trace, path)?;
-    Ok(trace)
+    Ok(with_consistent_total(trace))
+}
+
+/// A total below the sum of its entries' durations (hand-edited or
+/// truncated files) would inflate every ratio of total time; it is raised
+/// to that sum.
+fn with_consistent_total(mut trace: RecordedExecutionTrace) -> RecordedExecutionTrace {
+    let sum: f64 = trace.entries.iter().map(|e| e.duration_us).sum();
+    if trace.total_duration_us < sum {
+        trace.total_duration_us = sum;
+    }
+    trace
 }
 
 fn is_profile(text: &str) -> bool {
@@ -141,12 +152,39 @@ fn validate(trace: &RecordedExecutionTrace, path: Option<&Path>) -> Result<(), T
             }
         }
     }
+    let total = trace.total_duration_us;
+    if !total.is_finite() || total < 0.0 {
+        return Err(TraceError::InvalidTotal {
+            path: path.map(Path::to_path_buf),
+            value: total.to_string(),
+            expected: EXPECTED,
+        });
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use profiler_core::RecordedTraceEntry;
+
+    #[test]
+    fn totals_are_validated_and_never_below_the_entries() {
+        let err = super::parse_execution_trace(r#"{"entries": [], "total_duration_us": -5}"#)
+            .unwrap_err();
+        assert!(
+            matches!(err, super::TraceError::InvalidTotal { .. }),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("`total_duration_us` is -5"),
+            "{err}"
+        );
+        let text = r#"{"entries": [{"step": 0, "operation": "allreduce", "duration_us": 600}], "total_duration_us": 0}"#;
+        let trace = super::parse_execution_trace(text).unwrap();
+        assert_eq!(trace.total_duration_us, 600.0);
+        let comm = crate::TraceAnalyzer::communication_bottlenecks(&trace, 0.0);
+        assert_eq!(comm[0].ratio_of_total, 1.0);
+    }
 
     use super::*;
 

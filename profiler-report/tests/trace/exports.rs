@@ -171,8 +171,10 @@ fn chrome_trace_of_the_golden_profile() {
         ),
         (Some("cuda:0"), Some(64))
     );
-    let output = find(&events, "C", "output");
-    assert_eq!(output.len(), 4);
+    let mut output = find(&events, "C", "output bytes, thread 1");
+    assert_eq!(output.len(), 3);
+    output.extend(find(&events, "C", "output bytes, thread 2"));
+    assert_eq!(output.len(), 4, "one series per thread");
     assert_eq!(
         (ns(&output[0]["ts"]), output[0]["args"]["bytes"].as_u64()),
         (15_500, Some(64))

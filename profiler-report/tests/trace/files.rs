@@ -123,6 +123,22 @@ fn rank_files_are_read_by_rank_with_errors_naming_the_file() {
         matches!(err, TraceError::DuplicateRank { rank: 0, .. }),
         "{err}"
     );
+    assert!(err.to_string().contains("both claim rank 0"), "{err}");
+    // A file with no rank of its own takes a free rank, not a taken one.
+    let mut ranked = rank_profile(100_000, 30);
+    ranked.run.rank = Some(0);
+    let explicit = dir.path().join("a.json");
+    let unranked = dir.path().join("b.json");
+    ranked.write(&explicit).expect("write");
+    rank_profile(100_000, 40).write(&unranked).expect("write");
+    let merged = merge_rank_files(&[&unranked, &explicit]).expect("no collision");
+    let ranks: Vec<(u32, u64)> = merged
+        .report
+        .ranks
+        .iter()
+        .map(|r| (r.rank, r.busy_ns))
+        .collect();
+    assert_eq!(ranks, [(0, 30), (1, 40)]);
     let bad = dir.path().join("profile.rank2.json");
     std::fs::write(
         &bad,
