@@ -649,6 +649,51 @@ fn units_follow_the_source_and_an_impossible_throughput_is_called_out() {
 }
 
 #[test]
+fn mfu_against_an_estimated_peak_is_marked() {
+    let shape = profiler_report::ModelShape {
+        params: 1_000_000,
+        layers: 2,
+        heads: 4,
+        head_dim: 16,
+        seq_len: 64,
+    };
+    let config = |device: &str| {
+        let device = device.to_owned();
+        profiler_report::HardwareConfig::from_vars(move |k| {
+            (k == "PROFILER_HARDWARE").then(|| device.clone())
+        })
+        .unwrap()
+        .unwrap()
+    };
+    let build = |device: &str| {
+        ScorecardBuilder::new()
+            .profile(&hand_built_profile())
+            .hardware_config(config(device))
+            .model_shape(shape)
+            .build()
+            .unwrap()
+    };
+    let laptop = build("rtx_4060l"); // its bf16 peak is an estimate
+    assert!(laptop.mfu.is_some());
+    assert!(
+        laptop
+            .warnings
+            .iter()
+            .any(|w| w.contains("estimated dense peak")),
+        "{:?}",
+        laptop.warnings
+    );
+    let h100 = build("h100"); // a published peak
+    assert!(h100.mfu.is_some());
+    assert!(
+        !h100
+            .warnings
+            .iter()
+            .any(|w| w.contains("estimated dense peak"))
+    );
+}
+
+#[test]
 fn unknown_peak_says_how_to_set_it() {
     let profile = hand_built_profile();
     let sc = ScorecardBuilder::new()

@@ -12,7 +12,7 @@ use super::error::ScorecardError;
 use super::input::StepProfilerInput;
 use super::model::TrainingScorecard;
 use super::thresholds::{LaunchRule, ModelShape, ScorecardOptions, Thresholds};
-use crate::hardware::{HardwareConfig, HardwareSpec};
+use crate::hardware::{DeviceSpec, HardwareConfig, HardwareSpec};
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
 pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
@@ -255,6 +255,20 @@ impl<'a> ScorecardBuilder<'a> {
             baseline.as_ref(),
             &options,
         );
+        let estimated_peak = self.peak_tflops.is_none()
+            && hardware
+                .as_ref()
+                .is_some_and(|h| h.dense_peak_tflops.is_some())
+            && hardware
+                .as_ref()
+                .and_then(|h| DeviceSpec::lookup(&h.name))
+                .is_some_and(|d| d.estimate);
+        if sc.mfu.is_some() && estimated_peak {
+            notes.push(format!(
+                "MFU uses an estimated dense peak for {} (no published figure): treat it as approximate",
+                hardware.as_ref().map_or("this device", |h| h.name.as_str())
+            ));
+        }
         sc.hardware = hardware.map(|h| h.name);
         sc.times_per_step = input_from_profile && profile.is_some_and(|p| p.steps.count > 0);
         if let Some(p) = profile {

@@ -1,14 +1,12 @@
-//! Argument grammar of `#[brick(...)]` and `#[trace_op(...)]`.
-//!
-//! Parsing goes on after a bad argument (it skips to the next comma), so one
-//! compile reports every mistake, each at its own token.
+//! Grammar of `#[brick(...)]`: the leading brick name (built-in or custom)
+//! and the `elements`, `bytes`, `flops`, `layer` and `category` arguments.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::punctuated::Punctuated;
 use syn::{Error, Expr, Ident, LitStr, Result, Token, token};
 
+use super::{Arg, parse_args, parse_eq, parse_expr, skip_argument, store, unknown_argument};
 use crate::catalogue;
 use crate::errors::Errors;
 
@@ -16,13 +14,6 @@ const MISSING_BRICK_NAME: &str =
     "expected a brick name: `#[brick(RmsNorm)]` or `#[brick(\"MyOp\")]`";
 
 const BRICK_ARGS: &[&str] = &["elements", "bytes", "flops", "layer", "category"];
-const TRACE_OP_ARGS: &[&str] = &["name", "device", "shapes"];
-
-/// An argument with the key it was given under (for spans).
-pub(crate) struct Arg<T> {
-    pub(crate) key: Ident,
-    pub(crate) value: T,
-}
 
 /// What a `#[brick]` times.
 pub(crate) enum BrickName {
@@ -46,14 +37,6 @@ pub(crate) struct BrickArgs {
     pub(crate) flops: Option<Arg<Expr>>,
     pub(crate) layer: Option<Arg<Expr>>,
     pub(crate) category: Option<Arg<Category>>,
-}
-
-/// Arguments of `#[trace_op(...)]`.
-#[derive(Default)]
-pub(crate) struct TraceOpArgs {
-    pub(crate) name: Option<Arg<LitStr>>,
-    pub(crate) device: Option<Arg<Expr>>,
-    pub(crate) shapes: Option<Arg<Vec<Ident>>>,
 }
 
 impl BrickArgs {
@@ -96,38 +79,6 @@ impl BrickArgs {
             layer,
             category,
         })
-    }
-}
-
-impl TraceOpArgs {
-    /// Parses the tokens inside `#[trace_op(...)]`.
-    pub(crate) fn parse(args: TokenStream) -> Result<Self> {
-        Self::parse_stream.parse2(args)
-    }
-
-    fn parse_stream(input: ParseStream) -> Result<Self> {
-        let mut errors = Errors::default();
-        let mut args = Self::default();
-        let expected = "an argument: `name = \"...\"`, `device = <expr>` or `shapes(<parameters>)`";
-        parse_args(input, &mut errors, expected, |key, input, errors| {
-            match key.to_string().as_str() {
-                "name" => {
-                    let value = parse_name(&key, input)?;
-                    store(&mut args.name, key, value, errors);
-                }
-                "device" => {
-                    let value = parse_expr(&key, input)?;
-                    store(&mut args.device, key, value, errors);
-                }
-                "shapes" => {
-                    let value = parse_shapes(&key, input)?;
-                    store(&mut args.shapes, key, value, errors);
-                }
-                _ => return Err(unknown_argument(&key, TRACE_OP_ARGS)),
-            }
-            Ok(())
-        });
-        errors.finish(|| args)
     }
 }
 
@@ -187,93 +138,6 @@ fn builtin_name(ident: Ident) -> Result<BrickName> {
     }
 }
 
-/// Parses `key ..., key ..., ...` up to the end; `arg` parses what follows
-/// each key. A failed argument is gathered and skipped up to the next comma.
-fn parse_args(
-    input: ParseStream,
-    errors: &mut Errors,
-    expected: &str,
-    mut arg: impl FnMut(Ident, ParseStream, &mut Errors) -> Result<()>,
-) {
-    while !input.is_empty() {
-        let parsed = if input.peek(Ident::peek_any) {
-            let key = input.call(Ident::parse_any).expect("peeked an identifier");
-            arg(key, input, errors)
-        } else {
-            Err(input.error(format!("expected {expected}")))
-        };
-        if let Err(error) = parsed {
-            errors.push(error);
-            skip_argument(input);
-        }
-        if input.is_empty() {
-            break;
-        }
-        if !input.peek(Token![,]) {
-            errors.push(input.error("expected `,`"));
-            skip_argument(input);
-        }
-        let _ = input.parse::<Option<Token![,]>>();
-    }
-}
-
-/// Stores `value` in an empty slot; a repeated key is an error at the repeat.
-fn store<T>(slot: &mut Option<Arg<T>>, key: Ident, value: T, errors: &mut Errors) {
-    if slot.is_some() {
-        errors.push(Error::new_spanned(
-            &key,
-            format!("duplicate argument `{key}`"),
-        ));
-    } else {
-        *slot = Some(Arg { key, value });
-    }
-}
-
-fn unknown_argument(key: &Ident, known: &[&str]) -> Error {
-    let list = known
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let name = key.to_string();
-    let message = match catalogue::closest(known.iter().copied(), &name) {
-        Some(close) => {
-            format!("unknown argument `{name}`, did you mean `{close}`? expected one of {list}")
-        }
-        None => format!("unknown argument `{name}`, expected one of {list}"),
-    };
-    Error::new_spanned(key, message)
-}
-
-/// `= <value>`: the `=` and a check that a value follows.
-fn parse_eq(key: &Ident, input: ParseStream, hint: &str) -> Result<()> {
-    let missing = format!("missing value for `{key}`: write `{key} = {hint}`");
-    let Some(eq) = input.parse::<Option<Token![=]>>()? else {
-        return Err(Error::new_spanned(key, missing));
-    };
-    if input.is_empty() || input.peek(Token![,]) {
-        return Err(Error::new_spanned(quote::quote!(#key #eq), missing));
-    }
-    Ok(())
-}
-
-fn parse_expr(key: &Ident, input: ParseStream) -> Result<Expr> {
-    parse_eq(key, input, "<expr>")?;
-    input.parse()
-}
-
-fn parse_name(key: &Ident, input: ParseStream) -> Result<LitStr> {
-    parse_eq(key, input, "\"matmul\"")?;
-    if !input.peek(LitStr) {
-        return Err(input.error("expected a string literal: `name = \"matmul\"`"));
-    }
-    let name: LitStr = input.parse()?;
-    if name.value().trim().is_empty() {
-        return Err(Error::new_spanned(name, "`name` cannot be empty"));
-    }
-    Ok(name)
-}
-
 fn parse_category(key: &Ident, input: ParseStream) -> Result<Category> {
     parse_eq(key, input, "Attention")?;
     if !input.peek(Ident::peek_any) {
@@ -299,53 +163,11 @@ fn parse_category(key: &Ident, input: ParseStream) -> Result<Category> {
     }
 }
 
-fn parse_shapes(key: &Ident, input: ParseStream) -> Result<Vec<Ident>> {
-    if !input.peek(token::Paren) {
-        return Err(Error::new_spanned(
-            key,
-            "expected a parameter list: `shapes(a, b)`",
-        ));
-    }
-    let content;
-    let parens = syn::parenthesized!(content in input);
-    let list = Punctuated::<Ident, Token![,]>::parse_terminated_with(&content, Ident::parse_any)?;
-    if list.is_empty() {
-        return Err(Error::new(
-            parens.span.join(),
-            "`shapes(...)` needs at least one parameter",
-        ));
-    }
-    let mut params: Vec<Ident> = Vec::with_capacity(list.len());
-    for ident in list {
-        if params.contains(&ident) {
-            return Err(Error::new_spanned(
-                &ident,
-                format!("duplicate parameter `{ident}` in `shapes(...)`"),
-            ));
-        }
-        params.push(ident);
-    }
-    Ok(params)
-}
-
-/// Skips to the next top-level comma (or the end) after a bad argument.
-fn skip_argument(input: ParseStream) {
-    let _ = input.step(|cursor| {
-        let mut rest = *cursor;
-        while let Some((tree, next)) = rest.token_tree() {
-            if matches!(&tree, TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            rest = next;
-        }
-        Ok(((), rest))
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::{ToTokens, quote};
+    use crate::attr::test_util::text;
+    use quote::quote;
 
     fn brick(args: TokenStream) -> BrickArgs {
         match BrickArgs::parse(args) {
@@ -360,20 +182,6 @@ mod tests {
             Ok(_) => panic!("expected an error"),
             Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
         }
-    }
-
-    fn trace_op_errors(args: TokenStream) -> Vec<String> {
-        match TraceOpArgs::parse(args) {
-            Ok(_) => panic!("expected an error"),
-            Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
-        }
-    }
-
-    fn text(arg: Option<&Arg<Expr>>) -> String {
-        arg.expect("argument present")
-            .value
-            .to_token_stream()
-            .to_string()
     }
 
     #[test]
@@ -493,65 +301,6 @@ mod tests {
         assert_eq!(
             brick_errors(quote!("X", category = "Norm")),
             ["expected a category name: `category = Attention`"]
-        );
-    }
-
-    #[test]
-    fn parses_trace_op_arguments() {
-        let args = TraceOpArgs::parse(quote!()).unwrap();
-        assert!(args.name.is_none() && args.device.is_none() && args.shapes.is_none());
-        let args = TraceOpArgs::parse(quote!(
-            name = "matmul",
-            device = self.device,
-            shapes(self, b),
-        ))
-        .unwrap();
-        assert_eq!(
-            args.name.map(|n| n.value.value()).as_deref(),
-            Some("matmul")
-        );
-        assert_eq!(text(args.device.as_ref()), "self . device");
-        let shapes: Vec<String> = args
-            .shapes
-            .unwrap()
-            .value
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert_eq!(shapes, ["self", "b"]);
-    }
-
-    #[test]
-    fn bad_trace_op_arguments() {
-        assert_eq!(
-            trace_op_errors(quote!(
-                nme = "x",
-                name = "",
-                shapes = a,
-                shapes(),
-                shapes(a, a),
-                device
-            )),
-            [
-                "unknown argument `nme`, did you mean `name`? expected one of `name`, `device`, `shapes`",
-                "`name` cannot be empty",
-                "expected a parameter list: `shapes(a, b)`",
-                "`shapes(...)` needs at least one parameter",
-                "duplicate parameter `a` in `shapes(...)`",
-                "missing value for `device`: write `device = <expr>`",
-            ]
-        );
-        assert_eq!(
-            trace_op_errors(quote!(name = matmul)),
-            ["expected a string literal: `name = \"matmul\"`"]
-        );
-        assert_eq!(
-            trace_op_errors(quote!("matmul")),
-            ["expected an argument: `name = \"...\"`, `device = <expr>` or `shapes(<parameters>)`"]
-        );
-        assert_eq!(
-            trace_op_errors(quote!(name = "a", name = "b")),
-            ["duplicate argument `name`"]
         );
     }
 }

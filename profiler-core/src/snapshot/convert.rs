@@ -1,0 +1,227 @@
+//! Turning merged [`Totals`] into report data: ticks to ns with one
+//! [`Conversion`], then brick statistics, category totals, layers and the
+//! trace-mode timeline.
+
+use std::collections::BTreeMap;
+
+use super::{SlotTotals, Totals};
+use crate::catalogue::BrickCategory;
+use crate::histogram::LatencyHistogram;
+use crate::layers::{LayerOp, LayerStats, SCOPE_SLOT, unpack};
+use crate::profile::CategoryEntry;
+use crate::site::SlotMeta;
+use crate::stats::BrickStats;
+use crate::timeline::{EventKind, ThreadTimeline, Timeline, TimelineEvent};
+
+/// How to turn ticks into reported nanoseconds.
+pub(crate) struct Conversion {
+    pub(crate) ns_per_tick: f64,
+    /// Whether ticks are CPU cycles (time-stamp counter), reported as cycles.
+    pub(crate) ticks_are_cycles: bool,
+    /// Ticks subtracted from every sample (overhead subtraction), else 0.
+    pub(crate) floor_ticks: u64,
+    /// Tick value of the run's start (timeline time zero).
+    pub(crate) origin_ticks: u64,
+}
+
+impl Conversion {
+    pub(crate) fn ns(&self, ticks: u64) -> u64 {
+        crate::clock::to_ns(ticks, self.ns_per_tick)
+    }
+
+    fn sample_ns(&self, ticks: u64) -> u64 {
+        self.ns(ticks.saturating_sub(self.floor_ticks))
+    }
+}
+
+/// Per-slot statistics for every reported slot with samples, by total time
+/// descending; `side(slot)` gives the bottleneck label and compressed bytes.
+pub(crate) fn brick_stats(
+    totals: &Totals,
+    metas: &[SlotMeta],
+    conv: &Conversion,
+    side: impl Fn(u32) -> (crate::BrickBottleneck, u64),
+) -> Vec<BrickStats> {
+    let empty = SlotTotals::default();
+    let last = totals.slots.len().max(
+        totals
+            .measured
+            .last_key_value()
+            .map_or(0, |(s, _)| *s as usize + 1),
+    );
+    let mut bricks: Vec<BrickStats> = (0..last)
+        .filter_map(|slot| {
+            let meta = metas.get(slot).filter(|m| !m.hidden)?;
+            let ticks = totals.slots.get(slot).unwrap_or(&empty);
+            let measured = totals.measured.get(&(slot as u32));
+            if ticks.count == 0 && measured.is_none_or(|m| m.count == 0) {
+                return None;
+            }
+            let mut stats = slot_stats(ticks, meta, conv, side(slot as u32));
+            if let Some(measured) = measured {
+                measured.fold_into(&mut stats);
+            }
+            Some(stats)
+        })
+        .collect();
+    bricks.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    bricks
+}
+
+/// One brick's statistics; `side` holds what lives outside the slabs: the
+/// bottleneck label and compressed bytes.
+fn slot_stats(
+    t: &SlotTotals,
+    meta: &SlotMeta,
+    conv: &Conversion,
+    (bottleneck, compressed): (crate::BrickBottleneck, u64),
+) -> BrickStats {
+    let floor_total = t.count.saturating_mul(conv.floor_ticks);
+    let mut latency = LatencyHistogram::from_ticks(&t.hist, conv.ns_per_tick);
+    if conv.floor_ticks > 0 {
+        let floor_ns = conv.ns(conv.floor_ticks);
+        for b in &mut latency.buckets {
+            b.lo_ns = b.lo_ns.saturating_sub(floor_ns);
+            b.hi_ns = b.hi_ns.saturating_sub(floor_ns).max(b.lo_ns + 1);
+        }
+    }
+    let cycles = |v: u64| if conv.ticks_are_cycles { v } else { 0 };
+    BrickStats {
+        name: meta.name.to_string(),
+        category: meta.category,
+        count: t.count,
+        total_ns: conv.ns(t.ticks.saturating_sub(floor_total)),
+        min_ns: conv.sample_ns(t.min),
+        max_ns: conv.sample_ns(t.max),
+        total_elements: t.elements,
+        total_bytes: t.bytes,
+        total_compressed_bytes: compressed,
+        total_flops: t.flops,
+        bottleneck,
+        total_cycles: cycles(t.ticks),
+        min_cycles: if conv.ticks_are_cycles {
+            t.min
+        } else {
+            u64::MAX
+        },
+        max_cycles: cycles(t.max),
+        latency,
+    }
+}
+
+/// Category totals over `bricks`, in category order.
+pub(crate) fn categories(bricks: &[BrickStats]) -> Vec<CategoryEntry> {
+    BrickCategory::ALL
+        .iter()
+        .map(|&category| {
+            let mut stats = crate::CategoryStats::default();
+            for b in bricks.iter().filter(|b| b.category == category) {
+                stats.total_ns = stats.total_ns.saturating_add(b.total_ns);
+                stats.total_elements = stats.total_elements.saturating_add(b.total_elements);
+                stats.count = stats.count.saturating_add(b.count);
+            }
+            CategoryEntry { category, stats }
+        })
+        .collect()
+}
+
+/// Per-layer statistics from the (context, slot) table.
+pub(crate) fn layers(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> Vec<LayerStats> {
+    let mut out: BTreeMap<u32, LayerStats> = BTreeMap::new();
+    for (&(ctx, slot), &(count, ticks)) in &totals.layers {
+        let (index, direction) = unpack(ctx);
+        let layer = out.entry(ctx).or_insert_with(|| LayerStats {
+            index,
+            direction,
+            scope_count: 0,
+            scope_ns: 0,
+            ops: Vec::new(),
+        });
+        if slot == SCOPE_SLOT {
+            layer.scope_count = layer.scope_count.saturating_add(count);
+            layer.scope_ns = layer.scope_ns.saturating_add(conv.ns(ticks));
+        } else if let Some(meta) = metas.get(slot as usize).filter(|m| !m.hidden) {
+            let total = ticks.saturating_sub(count.saturating_mul(conv.floor_ticks));
+            layer.ops.push(LayerOp {
+                name: meta.name.to_string(),
+                count,
+                total_ns: conv.ns(total),
+            });
+        }
+    }
+    let mut layers: Vec<LayerStats> = out.into_values().collect();
+    for l in &mut layers {
+        l.ops.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+    }
+    layers
+}
+
+/// The trace-mode timeline, names interned, events sorted per thread.
+pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> Timeline {
+    let mut names: Vec<String> = Vec::new();
+    let mut index: BTreeMap<(EventKind, u64), u32> = BTreeMap::new();
+    let mut name_of = |kind: EventKind, id: u64| -> u32 {
+        *index.entry((kind, id)).or_insert_with(|| {
+            let name = match kind {
+                EventKind::Brick => metas
+                    .get(id as usize)
+                    .map_or_else(|| format!("slot {id}"), |m| m.name.to_string()),
+                EventKind::Phase => {
+                    crate::session::phase_name(id as u32).unwrap_or_else(|| format!("phase {id}"))
+                }
+                EventKind::Layer => {
+                    let (i, d) = unpack(id as u32);
+                    format!("layer {i} {}", d.short_name())
+                }
+                EventKind::Step => format!("step {id}"),
+            };
+            names.push(name);
+            names.len() as u32 - 1
+        })
+    };
+    let mut threads: Vec<ThreadTimeline> = totals
+        .timelines
+        .iter()
+        .map(|(info, raw)| {
+            let mut events: Vec<TimelineEvent> = raw
+                .iter()
+                .filter(|e| {
+                    e.kind != EventKind::Brick
+                        || metas.get(e.id as usize).is_some_and(|m| !m.hidden)
+                })
+                .map(|e| TimelineEvent {
+                    kind: e.kind,
+                    name: name_of(e.kind, e.id),
+                    start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
+                    dur_ns: conv.ns(e.end.saturating_sub(e.start)),
+                })
+                .collect();
+            // Outer scopes first: earlier start, then longer, then coarser kind.
+            events.sort_by(|a, b| {
+                a.start_ns
+                    .cmp(&b.start_ns)
+                    .then(b.dur_ns.cmp(&a.dur_ns))
+                    .then(a.kind.rank().cmp(&b.kind.rank()))
+            });
+            ThreadTimeline {
+                thread: info.thread,
+                name: info.name.clone(),
+                events,
+            }
+        })
+        .collect();
+    threads.sort_by_key(|t| t.thread);
+    Timeline {
+        names,
+        threads,
+        dropped: totals.timeline_dropped,
+    }
+}
