@@ -286,30 +286,21 @@ pub trait IntoCount {
     fn into_count(self) -> u64;
 }
 
-macro_rules! unsigned_counts {
+macro_rules! integer_counts {
     ($($t:ty),*) => {$(
         impl IntoCount for $t {
             #[inline(always)]
             fn into_count(self) -> u64 {
-                u64::try_from(self).unwrap_or(u64::MAX)
-            }
-        }
-    )*};
-}
-unsigned_counts!(u8, u16, u32, u64, u128, usize);
-
-macro_rules! signed_counts {
-    ($($t:ty),*) => {$(
-        impl IntoCount for $t {
-            #[inline(always)]
-            fn into_count(self) -> u64 {
+                // `max(0)` is a no-op for unsigned types, clamps signed ones.
                 u64::try_from(self.max(0)).unwrap_or(u64::MAX)
             }
         }
     )*};
 }
 // Signed types too, so that a literal (`elements = 4`, an `i32` by default) works.
-signed_counts!(i8, i16, i32, i64, i128, isize);
+integer_counts!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 impl IntoCount for f64 {
     #[inline(always)]
@@ -344,25 +335,14 @@ macro_rules! layer_indices {
         impl IntoLayerIndex for $t {
             #[inline(always)]
             fn into_layer_index(self) -> u32 {
-                u32::try_from(self).unwrap_or(u32::MAX).min(layers::MAX_LAYER_INDEX)
-            }
-        }
-    )*};
-}
-layer_indices!(u8, u16, u32, u64, usize);
-
-macro_rules! signed_layer_indices {
-    ($($t:ty),*) => {$(
-        impl IntoLayerIndex for $t {
-            #[inline(always)]
-            fn into_layer_index(self) -> u32 {
+                // A negative index fails the conversion and lands on the largest.
                 u32::try_from(self).unwrap_or(u32::MAX).min(layers::MAX_LAYER_INDEX)
             }
         }
     )*};
 }
 // Signed types too, so that a literal (`layer(2, ..)`, an `i32` by default) works.
-signed_layer_indices!(i8, i16, i32, i64, isize);
+layer_indices!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
 #[cfg(test)]
 mod tests {
