@@ -10,7 +10,7 @@
 
 use crate::layers::{self, NO_LAYER};
 use crate::site::BrickSite;
-use crate::slab::with_slab;
+use crate::slab::{ThreadSlab, with_slab};
 use crate::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
 use crate::sync::{DeviceEvent, Pending};
 use crate::timeline::EventKind;
@@ -178,14 +178,21 @@ impl BrickGuard {
             slab.cell(slot)
                 .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
             let ctx = layer_context(amounts.layer, layer_ctx);
-            if ctx != NO_LAYER {
-                slab.layers.add(ctx, slot, ticks);
-            }
-            if state & TIMELINE != 0 {
-                slab.events
-                    .push(EventKind::Brick, u64::from(slot), start, end);
-            }
+            attribute(slab, state, slot, ctx, (start, end), ticks);
         });
+    }
+}
+
+/// Attributes a sample `ticks` long, spanning `span` (ticks), to its layer
+/// context and, in trace mode, to the thread's timeline.
+#[inline(always)]
+fn attribute(slab: &ThreadSlab, state: u64, slot: u32, ctx: u32, span: (u64, u64), ticks: u64) {
+    if ctx != NO_LAYER {
+        slab.layers.add(ctx, slot, ticks);
+    }
+    if state & TIMELINE != 0 {
+        slab.events
+            .push(EventKind::Brick, u64::from(slot), span.0, span.1);
     }
 }
 
@@ -218,17 +225,8 @@ pub(crate) fn record_finished(
         slab.cell(slot)
             .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
         let ctx = layer_context(amounts.layer, layer_ctx);
-        if ctx != NO_LAYER {
-            slab.layers.add(ctx, slot, ticks);
-        }
-        if state & TIMELINE != 0 {
-            slab.events.push(
-                EventKind::Brick,
-                u64::from(slot),
-                start,
-                start.saturating_add(ticks),
-            );
-        }
+        let span = (start, start.saturating_add(ticks));
+        attribute(slab, state, slot, ctx, span, ticks);
     });
 }
 
@@ -252,17 +250,8 @@ pub(crate) fn record_measured(
         drop(measured);
         let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick_cached());
         let ctx = layer_context(amounts.layer, layer_ctx);
-        if ctx != NO_LAYER {
-            slab.layers.add(ctx, slot, ticks);
-        }
-        if state & TIMELINE != 0 {
-            slab.events.push(
-                EventKind::Brick,
-                u64::from(slot),
-                end_ticks.saturating_sub(ticks),
-                end_ticks,
-            );
-        }
+        let span = (end_ticks.saturating_sub(ticks), end_ticks);
+        attribute(slab, state, slot, ctx, span, ticks);
     });
 }
 
