@@ -20,21 +20,13 @@ const OFF: bool = cfg!(feature = "off");
 
 /// `#[brick(...)]`: on error, the error and the untouched item.
 pub(crate) fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let args = errors.keep(BrickArgs::parse(args));
-    let function = errors.keep(Function::parse(item.clone(), "brick"));
-    if let Some(function) = &function {
-        errors.keep(function.validate("brick"));
-    }
-    if let Some(args) = &args {
-        errors.keep(args.validate());
-    }
-    match errors.finish(|| ()) {
-        Err(error) => with_error(&error, item),
-        Ok(()) => {
-            let (Some(args), Some(function)) = (args, function) else {
-                unreachable!("no errors means both parsed")
-            };
+    let args = BrickArgs::parse(args);
+    checked(
+        item,
+        "brick",
+        args,
+        |args, _| args.validate(),
+        |args, function, item| {
             if OFF {
                 let counts = [&args.elements, &args.bytes, &args.flops];
                 let checks = counts.into_iter().flatten().map(|a| count_call(&a.value));
@@ -43,38 +35,53 @@ pub(crate) fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
             } else {
                 expand_brick(&args, &function)
             }
-        }
-    }
+        },
+    )
 }
 
 /// `#[trace_op(...)]`: on error, the error and the untouched item.
 pub(crate) fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args = TraceOpArgs::parse(args);
+    let validate = |args: &TraceOpArgs, function: Option<&Function>| {
+        function.map_or(Ok(()), |function| args.validate(function))
+    };
+    checked(item, "trace_op", args, validate, |args, function, item| {
+        if OFF {
+            let device = args.device.iter().map(|a| device_call(&a.value));
+            let shapes = args
+                .shapes
+                .iter()
+                .flat_map(|a| a.value.iter().map(shape_call));
+            compiled_out(item, &function, device.chain(shapes))
+        } else {
+            expand_trace_op(&args, &function)
+        }
+    })
+}
+
+/// The chain both macros share: parses the function, validates it and the
+/// arguments (`validate` sees the function when it parsed), gathering every
+/// error; on error, the errors and the untouched item, else `expand`'s code.
+fn checked<A>(
+    item: TokenStream,
+    macro_name: &str,
+    args: syn::Result<A>,
+    validate: impl FnOnce(&A, Option<&Function>) -> syn::Result<()>,
+    expand: impl FnOnce(A, Function, TokenStream) -> TokenStream,
+) -> TokenStream {
     let mut errors = Errors::default();
-    let args = errors.keep(TraceOpArgs::parse(args));
-    let function = errors.keep(Function::parse(item.clone(), "trace_op"));
+    let args = errors.keep(args);
+    let function = errors.keep(Function::parse(item.clone(), macro_name));
     if let Some(function) = &function {
-        errors.keep(function.validate("trace_op"));
-        if let Some(args) = &args {
-            errors.keep(args.validate(function));
-        }
+        errors.keep(function.validate(macro_name));
     }
-    match errors.finish(|| ()) {
-        Err(error) => with_error(&error, item),
-        Ok(()) => {
-            let (Some(args), Some(function)) = (args, function) else {
-                unreachable!("no errors means both parsed")
-            };
-            if OFF {
-                let device = args.device.iter().map(|a| device_call(&a.value));
-                let shapes = args
-                    .shapes
-                    .iter()
-                    .flat_map(|a| a.value.iter().map(shape_call));
-                compiled_out(item, &function, device.chain(shapes))
-            } else {
-                expand_trace_op(&args, &function)
-            }
-        }
+    if let Some(args) = &args {
+        errors.keep(validate(args, function.as_ref()));
+    }
+    match (errors.finish(|| ()), args, function) {
+        (Err(error), ..) => with_error(&error, item),
+        (Ok(()), Some(args), Some(function)) => expand(args, function, item),
+        (Ok(()), ..) => unreachable!("no errors means both parsed"),
     }
 }
 
