@@ -261,10 +261,19 @@ impl BrickStats {
     }
 
     /// Folds another brick's statistics into this one (same brick, e.g. another rank).
+    ///
+    /// The extremes of a side without samples are ignored, whatever they hold.
     pub fn merge(&mut self, other: &BrickStats) {
+        let (mine, theirs) = (self.count > 0, other.count > 0);
+        let lowest = |a: u64, b: u64| match (mine, theirs) {
+            (true, true) => a.min(b),
+            (false, true) => b,
+            _ => a,
+        };
+        self.min_ns = lowest(self.min_ns, other.min_ns);
+        self.min_cycles = lowest(self.min_cycles, other.min_cycles);
         self.count = self.count.saturating_add(other.count);
         self.total_ns = self.total_ns.saturating_add(other.total_ns);
-        self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
         self.total_elements = self.total_elements.saturating_add(other.total_elements);
         self.total_bytes = self.total_bytes.saturating_add(other.total_bytes);
@@ -273,7 +282,6 @@ impl BrickStats {
             .saturating_add(other.total_compressed_bytes);
         self.total_flops = self.total_flops.saturating_add(other.total_flops);
         self.total_cycles = self.total_cycles.saturating_add(other.total_cycles);
-        self.min_cycles = self.min_cycles.min(other.min_cycles);
         self.max_cycles = self.max_cycles.max(other.max_cycles);
         self.latency.merge(&other.latency);
     }
@@ -405,5 +413,28 @@ mod tests {
             (a.count, a.total_ns, a.min_ns, a.max_ns),
             (8, 20_000, 10, 9_000)
         );
+    }
+
+    #[test]
+    fn merge_ignores_the_extremes_of_an_empty_side() {
+        let mut empty = BrickStats {
+            min_ns: 0,
+            min_cycles: 0,
+            ..BrickStats::new("x", BrickCategory::Norm)
+        };
+        let mut b = sample();
+        b.min_ns = 700;
+        b.min_cycles = 2_000;
+        empty.merge(&b);
+        assert_eq!(
+            (empty.count, empty.min_ns, empty.min_cycles),
+            (4, 700, 2_000)
+        );
+        let before = (empty.min_ns, empty.min_cycles);
+        empty.merge(&BrickStats {
+            min_ns: 1,
+            ..BrickStats::new("x", BrickCategory::Norm)
+        });
+        assert_eq!((empty.min_ns, empty.min_cycles), before);
     }
 }

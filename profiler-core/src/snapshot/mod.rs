@@ -121,20 +121,17 @@ impl NsTotals {
 
     /// Folds these samples into statistics converted from ticks.
     fn fold_into(&self, stats: &mut BrickStats) {
-        stats.min_ns = if stats.count == 0 {
-            self.min_ns
-        } else {
-            stats.min_ns.min(self.min_ns)
-        };
-        stats.max_ns = stats.max_ns.max(self.max_ns);
-        stats.count = stats.count.saturating_add(self.count);
-        stats.total_ns = stats.total_ns.saturating_add(self.total_ns);
-        stats.total_elements = stats.total_elements.saturating_add(self.elements);
-        stats.total_bytes = stats.total_bytes.saturating_add(self.bytes);
-        stats.total_flops = stats.total_flops.saturating_add(self.flops);
-        stats
-            .latency
-            .merge(&LatencyHistogram::from_ticks(&self.hist, 1.0));
+        stats.merge(&BrickStats {
+            count: self.count,
+            total_ns: self.total_ns,
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            total_elements: self.elements,
+            total_bytes: self.bytes,
+            total_flops: self.flops,
+            latency: LatencyHistogram::from_ticks(&self.hist, 1.0),
+            ..BrickStats::new(String::new(), stats.category)
+        });
     }
 }
 
