@@ -16,7 +16,7 @@ use std::error::Error;
 use std::path::Path;
 use std::process::ExitCode;
 
-use profiler::{TensorShape, brick, trace_op};
+use profiler::{brick, trace::TensorShape, trace_op};
 use profiler_report::TraceAnalyzer;
 
 /// A row-major matrix: the "tensor" of this example.
@@ -129,8 +129,8 @@ fn worker(device: usize, weights: &[Matrix; 2], results: &std::sync::mpsc::Sende
 
 fn run() -> Result<(), Box<dyn Error>> {
     let weights = [Matrix::filled(256, 256, 1), Matrix::filled(256, 192, 2)];
-    profiler::set_run_name("trace");
-    profiler::set_trace_mode(true);
+    profiler::Config::new().run_name("trace").apply();
+    profiler::Config::new().trace_mode(true).apply();
     profiler::enable();
     std::thread::scope(|s| {
         let receivers: Vec<_> = (0..2usize)
@@ -193,7 +193,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     let write = |name: &str, bytes: &[u8]| {
         let path = out.join(name);
-        profiler::write_atomic(&path, bytes)
+        profiler::__private::write_atomic(&path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
     };
     profiler_report::write_chrome_trace(&profile, out.join("trace.json"))?;

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Parser;
-use profiler::{Profile, Schedule, SyncMode};
+use profiler::{Profile, Schedule, sync::SyncMode};
 use profiler_report::{HtmlReport, TrainingScorecard};
 use tiny_transformer::{Batch, Config, Model};
 
@@ -132,10 +132,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
 
-    profiler::set_run_name("train_tiny");
-    profiler::set_sync_mode(SyncMode::None); // CPU kernels finish before they return
-    profiler::set_schedule(Some(Schedule::skip_warmup(args.warmup)));
-    profiler::set_trace_mode(true);
+    profiler::Config::new().run_name("train_tiny").apply();
+    profiler::sync::set_sync_mode(SyncMode::None); // CPU kernels finish before they return
+    profiler::Config::new()
+        .schedule(Schedule::skip_warmup(args.warmup))
+        .apply();
+    profiler::Config::new().trace_mode(true).apply();
     profiler::enable();
 
     let mut losses = Vec::new();
@@ -159,7 +161,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         }
     }
     profiler::disable();
-    profiler::set_trace_mode(false);
+    profiler::Config::new().trace_mode(false).apply();
 
     let eval_after = held_out_loss(&mut model, &cfg);
 
@@ -195,7 +197,7 @@ fn write_reports(
         None
     } else {
         let svg = profiler_report::flamegraph_svg(&folded, "train_tiny")?;
-        profiler::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
+        profiler::__private::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
         files.push(path("flamegraph.svg"));
         Some(svg)

@@ -3,20 +3,33 @@
 
 #![allow(unused_imports)]
 
-// SPEC 2-3 (catalogue, recording, statistics, sync, steps, snapshot) and the
-// macros, from the facade's root.
+// The facade's root: the macros, the switch, scopes, configuration and the
+// profile with its statistics.
 use profiler::{
-    BrickBottleneck, BrickCategory, BrickId, BrickStats, CategoryStats, CpuEventTimer, DeviceEvent,
-    DeviceTimer, Direction, LatencyHistogram, Profile, ProfileError, Schedule, SyncMode,
-    all_brick_stats, brick, brick_names, disable, elapsed_ns, enable, finalize, has_pending,
-    in_layer, in_phase, in_step, is_enabled, layer, pending_count, phase, record_deferred,
-    record_deferred_dynamic, record_elapsed, record_elapsed_with_bytes, reset, reset_epoch,
-    set_brick_bottleneck, set_device_timer, set_l2_cache_hit_rate, set_sync_hook, set_sync_mode,
-    set_zero_copy, snapshot, start, start_brick, stats, step, stop, stop_brick, trace_op,
+    BrickCategory, BrickId, BrickStats, CategoryStats, Config, Direction, LayerGuard, PhaseGuard,
+    Profile, Schedule, StepGuard, brick, disable, enable, in_layer, in_phase, in_step, is_enabled,
+    layer, phase, reset, snapshot, step, trace_op,
 };
-// SPEC 9 trace types from the facade's root.
-use profiler::{RecordedExecutionTrace, RecordedTraceEntry, TensorShape, TraceRecorder};
-// SPEC 5-6 scorecard names, SPEC 9 analyzer and the exports from profiler_report's root.
+// Specialised parts, in named modules.
+use profiler::compat::{
+    BrickIdTimer, BrickTimer, all_brick_stats, brick_names, record_elapsed,
+    record_elapsed_with_bytes, set_brick_bottleneck, start, start_brick, stats, stop, stop_brick,
+};
+use profiler::profile::{
+    ClockSource, Counters, HardwareInfo, LayerStats, PhaseStats, ProfileError, RunInfo,
+    SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
+};
+use profiler::stats::{
+    BrickBottleneck, CycleDiagnosis, HistBucket, LatencyHistogram, UnknownBrick,
+};
+use profiler::sync::{
+    CpuEventTimer, DeviceEvent, DeviceTimer, SyncMode, elapsed_ns, finalize, has_pending,
+    pending_count, record_deferred, record_deferred_dynamic, reset_epoch, set_sync_mode, sync_mode,
+};
+use profiler::trace::{
+    EventKind, RecordedExecutionTrace, RecordedTraceEntry, TensorShape, Timeline, TraceRecorder,
+};
+// Scorecard, analyzer and exports from profiler_report.
 use profiler_report::{
     Bottleneck, CommunicationBottleneck, DeviceSummary, Grade, HardwareSpec, HtmlReport,
     LayerSummary, LoadBalanceMetrics, OpSummary, PerLayerData, PhaseData, Regression,
@@ -33,4 +46,59 @@ fn brick_id_and_category_constants_match_the_catalogue() {
     assert_eq!(BrickCategory::ALL.len(), BrickCategory::COUNT);
     assert_eq!(SyncMode::default(), SyncMode::Deferred);
     assert_eq!(HardwareSpec::rtx_4060l().peak_bw_gb_s, 256.0);
+}
+
+/// Public items a `pub use` line or block brings into a root, `#[doc(hidden)]`
+/// ones excluded (`pub mod`, `pub use a::{b, c}`, `pub use a::b`).
+fn root_items(lib_rs: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut hidden = false;
+    let text = lib_rs.replace('\n', " ");
+    for stmt in text.split(';') {
+        let stmt = stmt.trim();
+        let was_hidden = std::mem::replace(&mut hidden, false);
+        let (attrs, decl) = match stmt.rfind(']') {
+            Some(end) if stmt.starts_with('#') => stmt.split_at(end + 1),
+            _ => ("", stmt),
+        };
+        let decl = decl.trim();
+        if attrs.contains("doc(hidden)") || was_hidden {
+            continue;
+        }
+        if let Some(name) = decl.strip_prefix("pub mod ") {
+            items.push(name.trim().to_owned());
+        } else if let Some(path) = decl.strip_prefix("pub use ") {
+            if let Some(open) = path.find('{') {
+                let inner = &path[open + 1..path.rfind('}').unwrap_or(path.len())];
+                items.extend(
+                    inner
+                        .split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty()),
+                );
+            } else if !path.ends_with('*') {
+                items.push(path.rsplit("::").next().unwrap_or(path).trim().to_owned());
+            }
+        }
+        if decl.ends_with("#[doc(hidden)]") {
+            hidden = true;
+        }
+    }
+    items
+}
+
+#[test]
+fn the_facade_root_stays_small() {
+    let core = root_items(include_str!("../profiler-core/src/lib.rs"));
+    let facade = root_items(include_str!("../src/lib.rs"));
+    let all: Vec<&String> = core.iter().chain(&facade).collect();
+    assert!(
+        all.iter().any(|i| *i == "Config") && all.iter().any(|i| *i == "brick"),
+        "the parser sees the root: {all:?}"
+    );
+    assert!(
+        all.len() <= 35,
+        "the `profiler` root holds {} items, more than 35: {all:?}",
+        all.len()
+    );
 }

@@ -13,7 +13,11 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 
-use profiler::{RecordedTraceEntry, TensorShape, brick, trace_op};
+use profiler::{
+    brick,
+    trace::{RecordedTraceEntry, TensorShape},
+    trace_op,
+};
 
 fn count(name: &str) -> u64 {
     profiler::snapshot().brick(name).map_or(0, |b| b.count)

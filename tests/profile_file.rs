@@ -1,6 +1,6 @@
 //! Reading profiles back: versions, defaults and typed errors.
 
-use profiler::{Profile, ProfileError};
+use profiler::{Profile, profile::ProfileError};
 
 #[test]
 fn missing_optional_fields_take_defaults() {

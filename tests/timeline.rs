@@ -2,7 +2,7 @@
 
 mod common;
 
-use profiler::{Direction, EventKind, brick};
+use profiler::{Direction, brick, trace::EventKind};
 
 #[brick(GateProjection)]
 fn gate() {
@@ -17,7 +17,7 @@ fn inner() {
 #[test]
 fn trace_mode_records_properly_nested_events() {
     let _lock = common::exclusive();
-    profiler::set_trace_mode(true);
+    profiler::Config::new().trace_mode(true).apply();
     for _ in 0..2 {
         let _step = profiler::step(8);
         let _fwd = profiler::phase("forward");
@@ -27,7 +27,7 @@ fn trace_mode_records_properly_nested_events() {
         }
     }
     gate(); // outside any step
-    profiler::set_trace_mode(false);
+    profiler::Config::new().trace_mode(false).apply();
     gate(); // not traced
     let profile = profiler::snapshot();
     let timeline = &profile.timeline;
@@ -81,13 +81,13 @@ fn trace_mode_records_properly_nested_events() {
 #[test]
 fn a_full_trace_buffer_counts_its_drops() {
     let _lock = common::exclusive();
-    profiler::set_trace_capacity(4096);
-    profiler::set_trace_mode(true);
+    profiler::Config::new().trace_capacity(4096).apply();
+    profiler::Config::new().trace_mode(true).apply();
     for _ in 0..5000 {
         inner();
     }
-    profiler::set_trace_mode(false);
-    profiler::set_trace_capacity(1 << 20);
+    profiler::Config::new().trace_mode(false).apply();
+    profiler::Config::new().trace_capacity(1 << 20).apply();
     let profile = profiler::snapshot();
     assert_eq!(profile.timeline.event_count(), 4096);
     assert_eq!(profile.timeline.dropped, 5000 - 4096);

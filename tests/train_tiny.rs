@@ -124,7 +124,7 @@ fn the_main_job_trains_and_writes_every_report() {
     let phases: Vec<&str> = profile.phases.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         phases,
-        profiler::TRAINING_PHASES
+        profiler::profile::TRAINING_PHASES
             .iter()
             .filter(|p| !p.contains("h2d"))
             .copied()

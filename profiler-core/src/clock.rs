@@ -2,9 +2,12 @@
 //!
 //! Recording reads a raw counter (`rdtsc` on x86_64 with an invariant TSC,
 //! `cntvct_el0` on aarch64) and stores ticks; ticks become nanoseconds only
-//! when a snapshot is taken, using a ratio calibrated against
-//! [`std::time::Instant`] over the whole run. Where no trustworthy counter
-//! exists the ticks are `Instant` nanoseconds and the ratio is exactly 1.
+//! when a snapshot is taken, using a ratio measured once against
+//! [`std::time::Instant`] after a short settling window and then fixed for
+//! the process, so a total converted twice never goes backwards. Where no
+//! trustworthy counter exists the ticks are `Instant` nanoseconds and the
+//! ratio is exactly 1. The deferred time base (ns since an epoch) lives here
+//! too.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -33,22 +36,25 @@ struct Anchor {
 }
 
 static ANCHOR: OnceLock<Anchor> = OnceLock::new();
-/// Bits of the last measured ns-per-tick ratio (0 before the first).
-static CACHED_RATIO: AtomicU64 = AtomicU64::new(0);
+/// The ns-per-tick ratio, measured once.
+static RATIO: OnceLock<f64> = OnceLock::new();
 
-/// Shortest window over which the tick rate is measured; calibration waits
-/// at most this long, once, if a snapshot comes right after start-up.
-const MIN_CALIBRATION: Duration = Duration::from_millis(5);
+/// Window over which the tick rate is measured; the first conversion waits
+/// at most this long, once, if it comes right after start-up. Each end of
+/// the window is bracketed by two counter reads (tens of ns), so the ratio
+/// is good to about one part in 10^6.
+const SETTLE: Duration = Duration::from_millis(20);
+/// Brackets wider than this were preempted between their reads: retried.
+const MAX_BRACKET_TICKS: u64 = 20_000;
 
 /// Initialises the clock (idempotent) and says whether the raw counter is used.
 pub(crate) fn init() -> bool {
     let anchor = ANCHOR.get_or_init(|| {
         let source = detect_counter();
-        let instant = Instant::now();
-        let ticks = if source == ClockSource::Monotonic {
-            0
+        let (ticks, instant) = if source == ClockSource::Monotonic {
+            (0, Instant::now())
         } else {
-            counter()
+            bracketed(Instant::now)
         };
         Anchor {
             source,
@@ -82,42 +88,52 @@ pub(crate) fn monotonic_ns() -> u64 {
     })
 }
 
-/// Nanoseconds per tick: 1.0 for the monotonic clock, else measured between
-/// the anchor and now.
+/// Nanoseconds per tick: 1.0 for the monotonic clock, else measured once
+/// between the anchor and the end of the settling window, then fixed.
 pub(crate) fn ns_per_tick() -> f64 {
+    *RATIO.get_or_init(measure_ratio)
+}
+
+fn measure_ratio() -> f64 {
     init();
     let Some(anchor) = ANCHOR.get() else {
         return 1.0;
     };
     if anchor.source == ClockSource::Monotonic {
-        CACHED_RATIO.store(1.0f64.to_bits(), Relaxed);
         return 1.0;
     }
-    let remaining = MIN_CALIBRATION.saturating_sub(anchor.instant.elapsed());
+    let remaining = SETTLE.saturating_sub(anchor.instant.elapsed());
     if !remaining.is_zero() {
         std::thread::sleep(remaining);
     }
-    // Bracket the Instant read by two counter reads and use their midpoint.
-    let t0 = counter();
-    let elapsed = anchor.instant.elapsed();
-    let t1 = counter();
-    let ticks = (t0 / 2 + t1 / 2).saturating_sub(anchor.ticks);
-    if ticks == 0 {
+    let (ticks, instant) = bracketed(Instant::now);
+    let ticks = ticks.saturating_sub(anchor.ticks);
+    let elapsed = instant.saturating_duration_since(anchor.instant);
+    if ticks == 0 || elapsed.is_zero() {
         return 1.0;
     }
-    let ratio = elapsed.as_nanos() as f64 / ticks as f64;
-    CACHED_RATIO.store(ratio.to_bits(), Relaxed);
-    ratio
+    elapsed.as_nanos() as f64 / ticks as f64
 }
 
-/// The last ratio measured by [`ns_per_tick`], measuring it once if needed:
-/// cheap enough for per-call conversions (deferred time base).
-pub(crate) fn ns_per_tick_cached() -> f64 {
-    let bits = CACHED_RATIO.load(Relaxed);
-    if bits != 0 {
-        return f64::from_bits(bits);
+/// Reads `read` between two counter reads and returns the midpoint tick
+/// with it, retrying a few times when a preemption widened the bracket.
+fn bracketed<T>(read: impl Fn() -> T) -> (u64, T) {
+    let mut best: Option<(u64, u64, T)> = None;
+    for _ in 0..8 {
+        let t0 = counter();
+        let value = read();
+        let t1 = counter();
+        let width = t1.saturating_sub(t0);
+        let mid = t0 / 2 + t1 / 2;
+        if best.as_ref().is_none_or(|(w, ..)| width < *w) {
+            best = Some((width, mid, value));
+        }
+        if width <= MAX_BRACKET_TICKS {
+            break;
+        }
     }
-    ns_per_tick()
+    let (_, mid, value) = best.expect("at least one bracket was taken");
+    (mid, value)
 }
 
 /// Converts ticks to nanoseconds with a given ratio, rounding to nearest.
@@ -134,6 +150,23 @@ pub(crate) fn to_ticks(ns: u64, ns_per_tick: f64) -> u64 {
         return ns;
     }
     (ns as f64 / ns_per_tick).round() as u64
+}
+
+/// `Instant` nanoseconds of the deferred time base's zero, relative to the
+/// anchor.
+static EPOCH_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Nanoseconds since the deferred epoch, read from `Instant`, so
+/// differences are exact whatever the counter's calibration.
+pub(crate) fn since_epoch_ns() -> u64 {
+    init();
+    monotonic_ns().saturating_sub(EPOCH_NS.load(Relaxed))
+}
+
+/// Makes "now" the zero of [`since_epoch_ns`].
+pub(crate) fn reset_epoch() {
+    init();
+    EPOCH_NS.store(monotonic_ns(), Relaxed);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -213,6 +246,13 @@ mod tests {
             (measured / expected - 1.0).abs() < 0.05,
             "{measured} vs {expected}"
         );
+    }
+
+    #[test]
+    fn the_ratio_is_fixed_once_measured() {
+        let first = ns_per_tick();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(ns_per_tick().to_bits(), first.to_bits());
     }
 
     #[test]

@@ -10,33 +10,18 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use crate::histogram::bucket_bounds;
-use crate::profile::Overhead;
-use crate::record::{Amounts, Recording};
-use crate::state::{self, ENABLED, RAW_CLOCK};
+use crate::record::amounts::Amounts;
+use crate::record::facts::{Measured, run_facts};
+use crate::record::guard::Recording;
+use crate::record::site::intern_hidden;
+use crate::record::state::{self, ENABLED, RAW_CLOCK};
+use crate::record::thread::{mark_internal_thread, with_slab};
+use crate::stats::bucket_bounds;
 
 /// Calls per timed round.
 const CALLS: u32 = 10_000;
 /// Timed rounds; each loop's fastest round is kept, since noise only adds.
 const ROUNDS: usize = 15;
-
-/// A calibration result, in the units the snapshot needs.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Measured {
-    per_call_ns: f64,
-    pub(crate) floor_ticks: u64,
-    floor_ns: f64,
-}
-
-impl Measured {
-    pub(crate) fn report(self, subtracted: bool) -> Overhead {
-        Overhead {
-            per_call_ns: self.per_call_ns,
-            floor_ns: self.floor_ns,
-            subtracted,
-        }
-    }
-}
 
 #[inline(never)]
 fn plain(x: u64) -> u64 {
@@ -50,37 +35,19 @@ fn annotated(recording: Recording, slot: u32, x: u64) -> u64 {
 }
 
 /// Measures the profiler's per-call cost now (a few milliseconds, on a
-/// private thread) and reports it in every later [`Profile`](crate::Profile).
-pub fn calibrate_overhead() -> Overhead {
+/// private thread) and keeps it for every later profile.
+pub(crate) fn calibrate() {
     let measured = std::thread::scope(|s| s.spawn(measure).join()).unwrap_or(Measured {
         per_call_ns: 0.0,
         floor_ticks: 0,
         floor_ns: 0.0,
     });
-    let mut facts = crate::control::run_facts();
-    facts.overhead = Some(measured);
-    measured.report(facts.subtract_overhead)
-}
-
-/// The last calibration, if any.
-#[must_use]
-pub fn overhead() -> Option<Overhead> {
-    let facts = crate::control::run_facts();
-    facts.overhead.map(|m| m.report(facts.subtract_overhead))
-}
-
-/// Subtracts the measured floor from every brick sample in later snapshots
-/// (calibrating first if needed). Profiles say so in `run.notes`.
-pub fn set_subtract_overhead(on: bool) {
-    if on && overhead().is_none() {
-        calibrate_overhead();
-    }
-    crate::control::run_facts().subtract_overhead = on;
+    run_facts().overhead = Some(measured);
 }
 
 fn measure() -> Measured {
-    crate::slab::mark_internal_thread();
-    let slot = crate::site::intern_hidden("__profiler_overhead");
+    mark_internal_thread();
+    let slot = intern_hidden("__profiler_overhead");
     // Record exactly as an enabled brick would, whatever the user's settings
     // (which may not even be published yet on the first `enable()`).
     let clock = if crate::clock::init() { RAW_CLOCK } else { 0 };
@@ -105,7 +72,7 @@ fn measure() -> Measured {
         }
     }
     let per_call_ns = (best_annotated - best_plain).max(0.0) / f64::from(CALLS);
-    let floor_ticks = crate::slab::with_slab(state::load(), |slab, _| {
+    let floor_ticks = with_slab(state::load(), |slab, _| {
         let cell = slab.cell(slot);
         let counts: Vec<u64> = cell
             .hist
@@ -140,7 +107,7 @@ fn median_ticks(counts: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::histogram::{BUCKETS, bucket};
+    use crate::stats::{BUCKETS, bucket};
 
     #[test]
     fn median_is_the_lower_bound_of_the_middle_bucket() {

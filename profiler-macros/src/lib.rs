@@ -126,7 +126,7 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - `device`: an expression whose `Display` form names the device the
 ///   operation runs on (`device = self.device`, `device = "cuda:0"`).
 /// - `shapes(...)`: parameters whose shapes are recorded as the input
-///   shapes, in order. Each must implement `profiler::TensorShape`
+///   shapes, in order. Each must implement `profiler::trace::TensorShape`
 ///   (slices, arrays, `Vec`s and references to them do; implement it for
 ///   your tensor type).
 ///

@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use profiler_core::{RecordedExecutionTrace, RecordedTraceEntry};
+use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
 use profiler_report::TraceAnalyzer;
 
 const DEFAULT_ENTRIES: usize = 10_000_000;

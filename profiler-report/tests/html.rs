@@ -5,8 +5,10 @@
 //! the diff (open it in a browser too).
 
 use profiler_core::{
-    BrickCategory, BrickStats, ClockSource, Direction, HistBucket, LatencyHistogram, LayerOp,
-    LayerStats, Overhead, PhaseStats, Profile, Schedule, SyncMode,
+    BrickCategory, BrickStats, Direction, Profile, Schedule,
+    profile::{ClockSource, LayerOp, LayerStats, Overhead, PhaseStats},
+    stats::{HistBucket, LatencyHistogram},
+    sync::SyncMode,
 };
 use profiler_report::{
     HardwareSpec, HtmlReport, ScorecardBuilder, Section, TraceError, TrainingScorecard,

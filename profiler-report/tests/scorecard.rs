@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use profiler_core::{Direction, HardwareInfo, LayerOp, LayerStats, PhaseStats, Profile};
+use profiler_core::{
+    Direction, Profile,
+    profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
+};
 use profiler_report::{
     Bottleneck, Grade, HardwareConfig, HardwareSpec, ModelShape, PerLayerData, PhaseData,
     ScorecardBuilder, ScorecardError, ScorecardOptions, Severity, StepProfilerInput, Thresholds,
@@ -898,10 +901,12 @@ fn custom_thresholds_change_the_verdicts() {
 
 #[test]
 fn live_scorecard_reads_the_global_profiler() {
-    profiler_core::set_hardware(HardwareInfo {
-        name: "rtx_4060l".to_owned(),
-        ..Default::default()
-    });
+    profiler_core::Config::new()
+        .hardware(HardwareInfo {
+            name: "rtx_4060l".to_owned(),
+            ..Default::default()
+        })
+        .apply();
     profiler_core::enable();
     for _ in 0..3 {
         let _step = profiler_core::step(256);

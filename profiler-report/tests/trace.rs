@@ -12,8 +12,12 @@ mod files;
 use std::time::Duration;
 
 use profiler_core::{
-    EventKind, Profile, RecordedExecutionTrace, RecordedTraceEntry, ThreadInfo, ThreadTimeline,
-    Timeline, TimelineEvent,
+    Profile,
+    profile::ThreadInfo,
+    trace::{
+        EventKind, RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline,
+        TimelineEvent,
+    },
 };
 use profiler_report::TraceAnalyzer;
 

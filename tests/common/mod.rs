@@ -11,13 +11,15 @@ static LOCK: Mutex<()> = Mutex::new(());
 pub fn exclusive() -> MutexGuard<'static, ()> {
     let guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     profiler::disable();
-    profiler::set_trace_mode(false);
-    profiler::set_sync_mode(profiler::SyncMode::Deferred);
-    profiler::clear_sync_hook();
-    profiler::clear_device_timer();
-    profiler::set_schedule(None);
-    profiler::set_pending_capacity(profiler::DEFAULT_PENDING_CAPACITY);
-    profiler::set_subtract_overhead(false);
+    profiler::Config::new()
+        .trace_mode(false)
+        .sync_mode(profiler::sync::SyncMode::Deferred)
+        .clear_sync_hook()
+        .clear_device_timer()
+        .schedule(None)
+        .pending_capacity(profiler::sync::DEFAULT_PENDING_CAPACITY)
+        .subtract_overhead(false)
+        .apply();
     profiler::reset();
     profiler::enable();
     guard

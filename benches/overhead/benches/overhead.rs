@@ -172,7 +172,7 @@ fn main() -> ExitCode {
 
     println!("\n{}", report::table(&variants));
     print_memory(slots.as_ref());
-    if let Some(o) = profiler::overhead() {
+    if let Some(o) = profiler::snapshot().run.overhead {
         println!(
             "profiler self-calibration: {:.1} ns added per call, {:.1} ns floor in each sample",
             o.per_call_ns, o.floor_ns

@@ -9,7 +9,10 @@ use std::hint::black_box;
 use std::rc::Rc;
 use std::sync::Barrier;
 
-use profiler::{CpuEventTimer, Profile, SyncMode};
+use profiler::{
+    Profile,
+    sync::{CpuEventTimer, SyncMode},
+};
 
 use crate::measure::{Timing, call_n, in_chunks, ns_per_call};
 use crate::subjects::{custom_op, rms_norm};
@@ -32,8 +35,10 @@ enum Mode {
 /// Installs the device timer (once; deferred batches switch it in through
 /// the sync mode) and pays the one-time calibration of the first `enable`.
 pub fn setup() {
-    profiler::set_device_timer(CpuEventTimer::default());
-    profiler::set_sync_mode(SyncMode::None);
+    profiler::Config::new()
+        .device_timer(CpuEventTimer::default())
+        .apply();
+    profiler::sync::set_sync_mode(SyncMode::None);
     profiler::enable();
     black_box(rms_norm(0));
     black_box(custom_op(0));
@@ -42,8 +47,10 @@ pub fn setup() {
 }
 
 fn prepare(mode: Mode) {
-    profiler::set_trace_mode(mode == Mode::Trace);
-    profiler::set_sync_mode(if mode == Mode::Deferred {
+    profiler::Config::new()
+        .trace_mode(mode == Mode::Trace)
+        .apply();
+    profiler::sync::set_sync_mode(if mode == Mode::Deferred {
         SyncMode::Deferred
     } else {
         SyncMode::None
@@ -60,8 +67,8 @@ fn prepare(mode: Mode) {
 fn finish(mode: Mode, brick: &str) -> Recorded {
     let profile = profiler::snapshot();
     profiler::disable();
-    profiler::set_trace_mode(false);
-    profiler::set_sync_mode(SyncMode::None);
+    profiler::Config::new().trace_mode(false).apply();
+    profiler::sync::set_sync_mode(SyncMode::None);
     let count = recorded_count(&profile, brick, mode);
     if mode == Mode::Disabled {
         Recorded::Unexpected(count)
@@ -89,7 +96,7 @@ fn one_thread(mode: Mode, brick: &'static str, f: fn(u64) -> u64) -> impl FnMut(
             ns_per_call(calls, |calls| {
                 in_chunks(calls, CALLS_PER_PASS, |n| {
                     call_n(n, f);
-                    profiler::finalize(profiler::elapsed_ns());
+                    profiler::sync::finalize(profiler::sync::elapsed_ns());
                 });
             })
         } else {

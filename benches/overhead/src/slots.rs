@@ -118,7 +118,7 @@ pub fn child_main(snapshots: usize) {
 /// that follows cannot reuse its memory; after the `reset()` its events are
 /// of an old generation, which snapshots skip.
 fn event_memory() -> (std::sync::mpsc::Sender<()>, Option<f64>, Option<f64>) {
-    profiler::set_trace_mode(true);
+    profiler::Config::new().trace_mode(true).apply();
     profiler::reset();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let (result_tx, result_rx) = std::sync::mpsc::channel();
@@ -133,7 +133,7 @@ fn event_memory() -> (std::sync::mpsc::Sender<()>, Option<f64>, Option<f64>) {
         let _ = done_rx.recv();
     });
     let (allocated, resident) = result_rx.recv().unwrap_or((None, None));
-    profiler::set_trace_mode(false);
+    profiler::Config::new().trace_mode(false).apply();
     profiler::reset();
     (done_tx, allocated, resident)
 }
@@ -145,7 +145,7 @@ fn slot_memory_and_snapshots(snapshots: usize) -> SlotsResult {
     // The timed string API (`start`/`stop`) records into the same per-thread
     // cells as `#[brick]`; `record_elapsed` would use the exact-ns side table.
     for name in names.iter() {
-        profiler::stop(profiler::start(name), 0);
+        profiler::compat::stop(profiler::compat::start(name), 0);
     }
     profiler::reset();
     let barrier = Arc::new(Barrier::new(THREADS + 1));
@@ -154,11 +154,11 @@ fn slot_memory_and_snapshots(snapshots: usize) -> SlotsResult {
             let (names, barrier) = (Arc::clone(&names), Arc::clone(&barrier));
             std::thread::spawn(move || {
                 // Registers the thread; allocates the built-in bricks' chunk.
-                profiler::stop(profiler::start("RmsNorm"), 0);
+                profiler::compat::stop(profiler::compat::start("RmsNorm"), 0);
                 barrier.wait();
                 barrier.wait();
                 for name in names.iter() {
-                    profiler::stop(profiler::start(name), 1);
+                    profiler::compat::stop(profiler::compat::start(name), 1);
                 }
                 barrier.wait();
                 barrier.wait();

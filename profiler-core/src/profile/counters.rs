@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::counter::saturating_sum;
+
 /// Everything that did not become a sample, counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
@@ -30,6 +32,9 @@ pub struct Counters {
     /// Sync-hook calls that panicked.
     #[serde(default)]
     pub sync_hook_panics: u64,
+    /// Device-timer calls that panicked (the brick fell back to host timing).
+    #[serde(default)]
+    pub device_timer_panics: u64,
     /// `#[trace_op]` entries dropped because a thread's store was full.
     #[serde(default)]
     pub trace_entries_dropped: u64,
@@ -39,15 +44,13 @@ impl Counters {
     /// Records that never became samples (pending ones excluded: they still may).
     #[must_use]
     pub fn lost(&self) -> u64 {
-        [
+        saturating_sum([
             self.pending_overflow,
             self.pending_abandoned,
             self.timeline_dropped,
             self.lost_at_thread_exit,
             self.trace_entries_dropped,
-        ]
-        .into_iter()
-        .fold(0u64, u64::saturating_add)
+        ])
     }
 
     /// Human-readable lines for every non-zero counter, for report footers.
@@ -83,6 +86,10 @@ impl Counters {
                 "samples of bricks beyond the slot table (reported as one entry)",
             ),
             (self.sync_hook_panics, "sync hook calls panicked"),
+            (
+                self.device_timer_panics,
+                "device timer calls panicked: host timing used instead",
+            ),
             (
                 self.trace_entries_dropped,
                 "trace_op entries dropped: store full (raise set_trace_entry_capacity)",

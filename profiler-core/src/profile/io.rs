@@ -1,18 +1,13 @@
 //! Reading and writing a [`Profile`]: the schema version check, JSON
 //! parsing with errors that name the file and field, and atomic writes.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::Deserialize;
 
-use super::Profile;
+use super::data::{Profile, SCHEMA_VERSION};
+use crate::fs::write_atomic;
 
-/// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
-/// minor version of the same major (unknown fields are ignored, missing ones
-/// default) and reject a newer major.
-pub const SCHEMA_VERSION: &str = "1.0";
 const SCHEMA_MAJOR: u64 = 1;
 
 /// Error reading or writing a [`Profile`].
@@ -189,7 +184,8 @@ impl Profile {
     }
 
     /// Writes the profile as JSON atomically: a temporary file in the same
-    /// directory, flushed to disk, then renamed over `path`.
+    /// directory, flushed to disk, then renamed over `path` (which keeps its
+    /// permissions; a symlink is written through; a read-only file is refused).
     ///
     /// # Errors
     /// [`ProfileError::Write`] naming the path.
@@ -203,81 +199,9 @@ impl Profile {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temp file in the same directory,
-/// `fsync`, rename). Readers see the old file or the new one, never a torn one.
-///
-/// # Errors
-/// Any I/O error; the temporary file is removed on failure.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // Unique per call, so concurrent writers in one process never share a
-    // temporary file; `create_new` refuses to reuse a stale one.
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name")
-    })?;
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id(),
-        NEXT.fetch_add(1, Relaxed)
-    ));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        // Make the rename itself durable where directories can be synced.
-        if let Ok(dir) = std::fs::File::open(dir) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn concurrent_atomic_writes_never_tear() {
-        let dir = std::env::temp_dir().join(format!("profiler-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("out.bin");
-        let writers: Vec<_> = [b'a', b'b']
-            .into_iter()
-            .map(|byte| {
-                let path = path.clone();
-                std::thread::spawn(move || {
-                    for _ in 0..25 {
-                        write_atomic(&path, &vec![byte; 1 << 20]).expect("write");
-                    }
-                })
-            })
-            .collect();
-        for w in writers {
-            w.join().expect("writer");
-        }
-        let bytes = std::fs::read(&path).expect("read");
-        assert_eq!(bytes.len(), 1 << 20);
-        assert!(
-            bytes.iter().all(|&b| b == bytes[0]),
-            "one writer's file, whole"
-        );
-        let leftovers = std::fs::read_dir(&dir).expect("dir").count();
-        assert_eq!(leftovers, 1, "no temporary files left");
-        std::fs::remove_dir_all(&dir).ok();
-    }
 
     #[test]
     fn floats_round_trip_exactly_through_json() {

@@ -1,17 +1,17 @@
 //! Turning merged [`Totals`] into report data: ticks to ns with one
-//! [`Conversion`], then brick statistics, category totals, layers and the
-//! trace-mode timeline.
+//! [`Conversion`], then brick statistics, layers and the trace-mode
+//! timeline.
 
 use std::collections::BTreeMap;
 
-use super::{SlotTotals, Totals};
-use crate::catalogue::BrickCategory;
-use crate::histogram::LatencyHistogram;
-use crate::layers::{LayerOp, LayerStats, SCOPE_SLOT, unpack};
-use crate::profile::CategoryEntry;
-use crate::site::SlotMeta;
-use crate::stats::BrickStats;
-use crate::timeline::{EventKind, ThreadTimeline, Timeline, TimelineEvent};
+use crate::catalogue::BrickBottleneck;
+use crate::context::phase::phase_name;
+use crate::profile::{EventKind, LayerOp, LayerStats, ThreadTimeline, Timeline, TimelineEvent};
+use crate::record::layers::{SCOPE_SLOT, unpack};
+use crate::record::sample::SampleTotals;
+use crate::record::site::SlotMeta;
+use crate::record::totals::Totals;
+use crate::stats::{BrickStats, LatencyHistogram};
 
 /// How to turn ticks into reported nanoseconds.
 pub(crate) struct Conversion {
@@ -40,9 +40,9 @@ pub(crate) fn brick_stats(
     totals: &Totals,
     metas: &[SlotMeta],
     conv: &Conversion,
-    side: impl Fn(u32) -> (crate::BrickBottleneck, u64),
+    side: impl Fn(u32) -> (BrickBottleneck, u64),
 ) -> Vec<BrickStats> {
-    let empty = SlotTotals::default();
+    let empty = SampleTotals::default();
     let last = totals.slots.len().max(
         totals
             .measured
@@ -54,12 +54,12 @@ pub(crate) fn brick_stats(
             let meta = metas.get(slot).filter(|m| !m.hidden)?;
             let ticks = totals.slots.get(slot).unwrap_or(&empty);
             let measured = totals.measured.get(&(slot as u32));
-            if ticks.count == 0 && measured.is_none_or(|m| m.count == 0) {
+            if ticks.time.count == 0 && measured.is_none_or(|m| m.time.count == 0) {
                 return None;
             }
             let mut stats = slot_stats(ticks, meta, conv, side(slot as u32));
             if let Some(measured) = measured {
-                measured.fold_into(&mut stats);
+                stats.merge(&measured_stats(measured, &stats));
             }
             Some(stats)
         })
@@ -72,15 +72,16 @@ pub(crate) fn brick_stats(
     bricks
 }
 
-/// One brick's statistics; `side` holds what lives outside the slabs: the
-/// bottleneck label and compressed bytes.
+/// One brick's statistics from its timed samples (ticks); `side` holds
+/// what lives outside the slabs: the bottleneck label and compressed bytes.
 fn slot_stats(
-    t: &SlotTotals,
+    t: &SampleTotals,
     meta: &SlotMeta,
     conv: &Conversion,
-    (bottleneck, compressed): (crate::BrickBottleneck, u64),
+    (bottleneck, compressed): (BrickBottleneck, u64),
 ) -> BrickStats {
-    let floor_total = t.count.saturating_mul(conv.floor_ticks);
+    let time = t.time;
+    let floor_total = time.count.saturating_mul(conv.floor_ticks);
     let mut latency = LatencyHistogram::from_ticks(&t.hist, conv.ns_per_tick);
     if conv.floor_ticks > 0 {
         let floor_ns = conv.ns(conv.floor_ticks);
@@ -93,40 +94,44 @@ fn slot_stats(
     BrickStats {
         name: meta.name.to_string(),
         category: meta.category,
-        count: t.count,
-        total_ns: conv.ns(t.ticks.saturating_sub(floor_total)),
-        min_ns: conv.sample_ns(t.min),
-        max_ns: conv.sample_ns(t.max),
+        count: time.count,
+        total_ns: conv.ns(time.total.saturating_sub(floor_total)),
+        min_ns: if time.count == 0 {
+            u64::MAX
+        } else {
+            conv.sample_ns(time.min)
+        },
+        max_ns: conv.sample_ns(time.max),
         total_elements: t.elements,
         total_bytes: t.bytes,
         total_compressed_bytes: compressed,
         total_flops: t.flops,
         bottleneck,
-        total_cycles: cycles(t.ticks),
-        min_cycles: if conv.ticks_are_cycles {
-            t.min
+        total_cycles: cycles(time.total),
+        min_cycles: if conv.ticks_are_cycles && time.count > 0 {
+            time.min
         } else {
             u64::MAX
         },
-        max_cycles: cycles(t.max),
+        max_cycles: cycles(time.max),
         latency,
     }
 }
 
-/// Category totals over `bricks`, in category order.
-pub(crate) fn categories(bricks: &[BrickStats]) -> Vec<CategoryEntry> {
-    BrickCategory::ALL
-        .iter()
-        .map(|&category| {
-            let mut stats = crate::CategoryStats::default();
-            for b in bricks.iter().filter(|b| b.category == category) {
-                stats.total_ns = stats.total_ns.saturating_add(b.total_ns);
-                stats.total_elements = stats.total_elements.saturating_add(b.total_elements);
-                stats.count = stats.count.saturating_add(b.count);
-            }
-            CategoryEntry { category, stats }
-        })
-        .collect()
+/// Statistics of samples measured elsewhere, in exact ns: never converted,
+/// never overhead-corrected; named and labelled like `like`.
+fn measured_stats(m: &SampleTotals, like: &BrickStats) -> BrickStats {
+    BrickStats {
+        count: m.time.count,
+        total_ns: m.time.total,
+        min_ns: m.time.min,
+        max_ns: m.time.max,
+        total_elements: m.elements,
+        total_bytes: m.bytes,
+        total_flops: m.flops,
+        latency: LatencyHistogram::from_ticks(&m.hist, 1.0),
+        ..BrickStats::new(String::new(), like.category)
+    }
 }
 
 /// Per-layer statistics from the (context, slot) table.
@@ -174,9 +179,7 @@ pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -
                 EventKind::Brick => metas
                     .get(id as usize)
                     .map_or_else(|| format!("slot {id}"), |m| m.name.to_string()),
-                EventKind::Phase => {
-                    crate::session::phase_name(id as u32).unwrap_or_else(|| format!("phase {id}"))
-                }
+                EventKind::Phase => phase_name(id as u32).unwrap_or_else(|| format!("phase {id}")),
                 EventKind::Layer => {
                     let (i, d) = unpack(id as u32);
                     format!("layer {i} {}", d.short_name())

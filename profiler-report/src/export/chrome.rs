@@ -10,7 +10,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use profiler_core::{EventKind, Profile};
+use profiler_core::{Profile, trace::EventKind};
 use serde::Serialize;
 
 use super::nesting::{event_spans, nest, sorted_events};
@@ -76,9 +76,11 @@ pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(
 }
 
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), TraceError> {
-    profiler_core::write_atomic(path, text.as_bytes()).map_err(|source| TraceError::Write {
-        path: path.to_path_buf(),
-        source,
+    profiler_core::__private::write_atomic(path, text.as_bytes()).map_err(|source| {
+        TraceError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 

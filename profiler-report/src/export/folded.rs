@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use profiler_core::{EventKind, Profile};
+use profiler_core::{Profile, trace::EventKind};
 
 use super::nesting::{event_spans, frame_name, nest, sorted_events};
 

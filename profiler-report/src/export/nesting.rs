@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::cmp::Reverse;
 
-use profiler_core::TimelineEvent;
+use profiler_core::trace::TimelineEvent;
 
 /// A span placed in the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

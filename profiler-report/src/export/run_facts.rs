@@ -1,7 +1,11 @@
 //! What a Chrome trace says about the run besides its events: the facts in
 //! `otherData` and the lost-record warnings shown as instant events.
 
-use profiler_core::{ClockSource, Counters, Profile, SyncMode};
+use profiler_core::{
+    Profile,
+    profile::{ClockSource, Counters},
+    sync::SyncMode,
+};
 use serde::Serialize;
 
 /// Facts about one run for `otherData`.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use profiler_core::{EventKind, Profile};
+use profiler_core::{Profile, trace::EventKind};
 use serde::Serialize;
 
 use super::chrome::{EXPORTER, to_json};

@@ -166,7 +166,7 @@ impl HardwareConfig {
     /// bandwidth, or the bandwidth of the named device. `None` when neither
     /// is usable.
     #[must_use]
-    pub fn from_info(info: &profiler_core::HardwareInfo) -> Option<Self> {
+    pub fn from_info(info: &profiler_core::profile::HardwareInfo) -> Option<Self> {
         let usable = |v: Option<f64>| v.filter(|x| x.is_finite() && *x > 0.0);
         let device = DeviceSpec::lookup(&info.name);
         let bw = usable(info.peak_bw_gb_s).or(device.map(|d| d.mem_bw_gb_s))?;
@@ -297,13 +297,13 @@ mod tests {
 
     #[test]
     fn profile_hardware_info_falls_back_to_the_device_table() {
-        let info = profiler_core::HardwareInfo {
+        let info = profiler_core::profile::HardwareInfo {
             name: "A100".to_owned(),
             ..Default::default()
         };
         let c = HardwareConfig::from_info(&info).unwrap();
         assert_eq!(c.spec.peak_bw_gb_s, 2039.0);
-        let unknown = profiler_core::HardwareInfo {
+        let unknown = profiler_core::profile::HardwareInfo {
             name: "mystery".to_owned(),
             ..Default::default()
         };

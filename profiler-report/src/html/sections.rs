@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::{ClockSource, Profile, SyncMode};
+use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
 
 use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::format::{DASH, duration, int, ms, num, pct, ratio, si, utc_iso8601};

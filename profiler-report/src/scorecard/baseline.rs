@@ -26,7 +26,7 @@ pub fn save_baseline(
     path: impl AsRef<Path>,
 ) -> Result<(), ScorecardError> {
     let path = path.as_ref();
-    profiler_core::write_atomic(path, scorecard.to_json().as_bytes()).map_err(|source| {
+    profiler_core::__private::write_atomic(path, scorecard.to_json().as_bytes()).map_err(|source| {
         ScorecardError::BaselineWrite {
             path: path.to_path_buf(),
             source,

@@ -72,7 +72,7 @@ impl StepProfilerInput {
     /// lengths compare; a profile without steps keeps run totals.
     /// Phase `pct` is the phase's top-level time inside steps over step wall
     /// time. Layer `fwd_ms`/`bwd_ms` are the forward/backward
-    /// [`LayerStats::total_ns`](profiler_core::LayerStats::total_ns); a
+    /// [`LayerStats::total_ns`](profiler_core::profile::LayerStats::total_ns); a
     /// layer's ops merge both directions. Top-level `ops` are bricks' time
     /// outside every layer (all of it when there are no layers).
     #[must_use]
@@ -155,7 +155,7 @@ pub(crate) fn stride<T>(items: &[T], max: usize) -> impl Iterator<Item = &T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use profiler_core::{LayerOp, LayerStats, PhaseStats};
+    use profiler_core::profile::{LayerOp, LayerStats, PhaseStats};
 
     fn layer(index: u32, direction: Direction, scope_ns: u64, ops: &[(&str, u64)]) -> LayerStats {
         LayerStats {

@@ -9,7 +9,10 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use profiler_core::{EventKind, Profile, RecordedExecutionTrace, RecordedTraceEntry, Timeline};
+use profiler_core::{
+    Profile,
+    trace::{EventKind, RecordedExecutionTrace, RecordedTraceEntry, Timeline},
+};
 
 use super::types::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, balance,
@@ -30,7 +33,7 @@ const COMM_MARKERS: [&str; 7] = [
 ///
 /// ```
 /// use std::time::Duration;
-/// use profiler_core::{RecordedExecutionTrace, RecordedTraceEntry};
+/// use profiler_core::{trace::{RecordedExecutionTrace, RecordedTraceEntry}};
 /// use profiler_report::TraceAnalyzer;
 ///
 /// let mut trace = RecordedExecutionTrace::new();
@@ -277,7 +280,7 @@ mod tests {
 
     #[test]
     fn timeline_bricks_take_the_step_open_on_any_thread() {
-        use profiler_core::{ThreadTimeline, TimelineEvent};
+        use profiler_core::trace::{ThreadTimeline, TimelineEvent};
         let ev = |kind, name, start_ns, dur_ns| TimelineEvent {
             kind,
             name,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use profiler_core::ProfileError;
+use profiler_core::profile::ProfileError;
 
 /// Error reading a trace or profile, or writing an export.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! [`RankReport`]: load balance and stragglers across the ranks of a
 //! distributed run, one [`Profile`] per rank.
 
-use profiler_core::{EventKind, Profile};
+use profiler_core::{Profile, trace::EventKind};
 use serde::{Deserialize, Serialize};
 
 use super::types::balance;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use profiler_core::{Profile, RecordedExecutionTrace};
+use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
 use super::TraceError;
@@ -165,7 +165,7 @@ fn validate(trace: &RecordedExecutionTrace, path: Option<&Path>) -> Result<(), T
 
 #[cfg(test)]
 mod tests {
-    use profiler_core::RecordedTraceEntry;
+    use profiler_core::trace::RecordedTraceEntry;
 
     #[test]
     fn totals_are_validated_and_never_below_the_entries() {

@@ -205,9 +205,12 @@ fn chrome_trace_without_drops_has_no_warning_and_files_write_atomically() {
 /// The only test that drives the global profiler: real scopes on two threads.
 #[test]
 fn live_trace_mode_profile_exports_nest() {
-    use profiler_core::{BrickId, Direction, start_brick, stop_brick};
+    use profiler_core::{
+        BrickId, Direction,
+        compat::{start_brick, stop_brick},
+    };
     profiler_core::reset();
-    profiler_core::set_trace_mode(true);
+    profiler_core::Config::new().trace_mode(true).apply();
     profiler_core::enable();
     let work = || {
         for _ in 0..3 {
@@ -225,7 +228,7 @@ fn live_trace_mode_profile_exports_nest() {
     };
     std::thread::spawn(work).join().expect("worker");
     work();
-    profiler_core::set_trace_mode(false);
+    profiler_core::Config::new().trace_mode(false).apply();
     let profile = profiler_core::snapshot();
     profiler_core::disable();
     assert!(profile.timeline.threads.len() >= 2);

@@ -1,6 +1,9 @@
 //! Merging ranks (load balance, stragglers) and reading trace files.
 
-use profiler_core::{EventKind, Profile, RecordedExecutionTrace};
+use profiler_core::{
+    Profile,
+    trace::{EventKind, RecordedExecutionTrace},
+};
 use profiler_report::{
     TraceError, merge_rank_files, merge_ranks, parse_execution_trace, read_execution_trace,
 };

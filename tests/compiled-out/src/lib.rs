@@ -22,7 +22,7 @@
 //! ```
 #![deny(warnings)]
 
-use profiler::{TensorShape, brick, trace_op};
+use profiler::{brick, trace_op, trace::TensorShape};
 
 /// A tensor for `shapes(...)`.
 pub struct Tensor {
@@ -145,6 +145,6 @@ mod tests {
     fn no_call_site_is_registered() {
         // With instrumentation compiled in, each `#[brick]` above registers
         // its call site at link time; compiled out, none exists.
-        assert_eq!(profiler::registered_sites(), []);
+        assert_eq!(profiler::snapshot().sites, []);
     }
 }

@@ -67,7 +67,7 @@ fn main() {
     assert_eq!(profile.brick("SpMV").unwrap().count, 1);
     assert_eq!(profile.brick("pass.raw").unwrap().count, 1);
     assert!(
-        profiler::registered_sites()
+        profiler::snapshot().sites
             .iter()
             .any(|s| s.name == "pass.raw" && s.line == 29)
     );

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use profiler::{TensorShape, trace_op};
+use profiler::{trace_op, trace::TensorShape};
 
 struct Tensor {
     dims: Vec<usize>,

@@ -1,11 +1,13 @@
-//! Per-brick and per-category statistics and their derived values.
+//! [`BrickStats`]: one brick's accumulated samples and the values derived
+//! from them (averages, throughput, percentiles, cycle diagnosis).
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::histogram::LatencyHistogram;
+use super::summary::Summary;
 use crate::catalogue::{BrickBottleneck, BrickCategory};
-use crate::histogram::LatencyHistogram;
 
 /// Accumulated statistics of one brick across all threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,7 +86,7 @@ impl fmt::Display for CycleDiagnosis {
     }
 }
 
-fn ratio(num: u64, den: u64) -> f64 {
+pub(super) fn ratio(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0
     } else {
@@ -93,12 +95,12 @@ fn ratio(num: u64, den: u64) -> f64 {
 }
 
 /// Mean µs per sample (0 without samples).
-fn avg_us(total_ns: u64, count: u64) -> f64 {
+pub(super) fn avg_us(total_ns: u64, count: u64) -> f64 {
     ratio(total_ns, count) / 1000.0
 }
 
 /// Elements per second, as the reference computes it (0 without time).
-fn per_second(elements: u64, total_ns: u64) -> f64 {
+pub(super) fn per_second(elements: u64, total_ns: u64) -> f64 {
     if total_ns == 0 {
         0.0
     } else {
@@ -107,7 +109,7 @@ fn per_second(elements: u64, total_ns: u64) -> f64 {
 }
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
-fn percent(part: u64, whole: u64) -> f64 {
+pub(super) fn percent(part: u64, whole: u64) -> f64 {
     100.0 * ratio(part, whole)
 }
 
@@ -264,57 +266,34 @@ impl BrickStats {
     ///
     /// The extremes of a side without samples are ignored, whatever they hold.
     pub fn merge(&mut self, other: &BrickStats) {
-        let (mine, theirs) = (self.count > 0, other.count > 0);
-        let lowest = |a: u64, b: u64| match (mine, theirs) {
-            (true, true) => a.min(b),
-            (false, true) => b,
-            _ => a,
-        };
-        self.min_ns = lowest(self.min_ns, other.min_ns);
-        self.min_cycles = lowest(self.min_cycles, other.min_cycles);
-        self.count = self.count.saturating_add(other.count);
-        self.total_ns = self.total_ns.saturating_add(other.total_ns);
-        self.max_ns = self.max_ns.max(other.max_ns);
+        let mut time = self.time_summary();
+        time.merge(&other.time_summary());
+        let mut cycles = self.cycle_summary();
+        cycles.merge(&other.cycle_summary());
+        (self.count, self.total_ns, self.min_ns, self.max_ns) =
+            (time.count, time.total, time.min, time.max);
+        (self.total_cycles, self.min_cycles, self.max_cycles) =
+            (cycles.total, cycles.min, cycles.max);
         self.total_elements = self.total_elements.saturating_add(other.total_elements);
         self.total_bytes = self.total_bytes.saturating_add(other.total_bytes);
         self.total_compressed_bytes = self
             .total_compressed_bytes
             .saturating_add(other.total_compressed_bytes);
         self.total_flops = self.total_flops.saturating_add(other.total_flops);
-        self.total_cycles = self.total_cycles.saturating_add(other.total_cycles);
-        self.max_cycles = self.max_cycles.max(other.max_cycles);
         self.latency.merge(&other.latency);
     }
-}
 
-/// Aggregated statistics of one [`BrickCategory`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CategoryStats {
-    /// Total time, ns.
-    pub total_ns: u64,
-    /// Elements processed.
-    pub total_elements: u64,
-    /// Samples.
-    pub count: u64,
-}
-
-impl CategoryStats {
-    /// Mean time per sample, µs (0 without samples).
-    #[must_use]
-    pub fn avg_us(&self) -> f64 {
-        avg_us(self.total_ns, self.count)
+    fn time_summary(&self) -> Summary {
+        Summary::of(self.count, self.total_ns, self.min_ns, self.max_ns)
     }
 
-    /// Elements per second (0 when no time was measured).
-    #[must_use]
-    pub fn throughput(&self) -> f64 {
-        per_second(self.total_elements, self.total_ns)
-    }
-
-    /// Share of `total_ns`, in percent (0 when the total is 0).
-    #[must_use]
-    pub fn percentage(&self, total_ns: u64) -> f64 {
-        percent(self.total_ns, total_ns)
+    fn cycle_summary(&self) -> Summary {
+        Summary::of(
+            self.count,
+            self.total_cycles,
+            self.min_cycles,
+            self.max_cycles,
+        )
     }
 }
 
@@ -387,19 +366,6 @@ mod tests {
         assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::Balanced);
         s.total_ns = 60_000; // 2 ns per cycle
         assert_eq!(s.diagnose_from_cycles(), CycleDiagnosis::Throttled);
-    }
-
-    #[test]
-    fn category_derived_values() {
-        let c = CategoryStats {
-            total_ns: 10_000,
-            total_elements: 0,
-            count: 2,
-        };
-        assert_eq!(c.avg_us(), 5.0);
-        assert_eq!(c.throughput(), 0.0);
-        assert_eq!(c.percentage(1_000), 1000.0);
-        assert_eq!(CategoryStats::default().percentage(0), 0.0);
     }
 
     #[test]

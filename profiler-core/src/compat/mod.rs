@@ -1,5 +1,6 @@
-//! The string API of the reference profiler: explicit start/stop timers and
-//! pre-measured durations for names known only at run time.
+//! The string API: explicit start/stop timers, pre-measured durations and
+//! bottleneck labels for names known only at run time. Its names and
+//! behaviour are stable for code written against earlier brick profilers.
 //!
 //! Names resolve to a built-in [`BrickId`] first (aliases included), then to
 //! the slot of a custom brick of the same name, so `#[brick("X")]` and
@@ -8,9 +9,14 @@
 
 use std::time::Duration;
 
-use crate::catalogue::{BrickCategory, BrickId};
-use crate::record::{self, Amounts};
-use crate::state::{self, RAW_CLOCK};
+use crate::catalogue::{BrickBottleneck, BrickCategory, BrickId};
+use crate::control::snapshot;
+use crate::record::amounts::Amounts;
+use crate::record::facts::run_facts;
+use crate::record::guard::{record_finished, record_measured, recording};
+use crate::record::site::{all_slots, intern, lookup};
+use crate::record::state::{self, RAW_CLOCK};
+use crate::record::thread::current_layer;
 use crate::stats::BrickStats;
 
 /// A running timer from [`start`]; finish it with [`stop`].
@@ -40,7 +46,7 @@ fn clock_now() -> (u64, bool) {
 /// Starts timing the brick `name`. While the profiler is disabled the timer
 /// is inert and the name is not even looked up.
 pub fn start(name: &str) -> BrickTimer {
-    let slot = record::recording().map(|_| crate::site::intern(name, BrickCategory::Other));
+    let slot = recording().map(|_| intern(name, BrickCategory::Other));
     let (start, raw) = clock_now();
     BrickTimer { slot, start, raw }
 }
@@ -48,14 +54,14 @@ pub fn start(name: &str) -> BrickTimer {
 /// Stops a [`start`] timer and records the sample with `elements` processed.
 pub fn stop(timer: BrickTimer, elements: u64) {
     let end = crate::clock::now(timer.raw);
-    if let (Some(slot), Some(_)) = (timer.slot, record::recording()) {
+    if let (Some(slot), Some(_)) = (timer.slot, recording()) {
         finish(slot, timer.start, end.saturating_sub(timer.start), elements);
     }
 }
 
 /// Starts timing a built-in brick (no name lookup).
 pub fn start_brick(brick: BrickId) -> BrickIdTimer {
-    let recording = record::recording().is_some();
+    let recording = recording().is_some();
     let (start, raw) = clock_now();
     BrickIdTimer {
         brick,
@@ -68,7 +74,7 @@ pub fn start_brick(brick: BrickId) -> BrickIdTimer {
 /// Stops a [`start_brick`] timer and records the sample.
 pub fn stop_brick(timer: BrickIdTimer, elements: u64) {
     let end = crate::clock::now(timer.raw);
-    if timer.recording && record::recording().is_some() {
+    if timer.recording && recording().is_some() {
         finish(
             timer.brick as u32,
             timer.start,
@@ -83,14 +89,7 @@ fn finish(slot: u32, start: u64, ticks: u64, elements: u64) {
         elements,
         ..Amounts::NONE
     };
-    record::record_finished(
-        state::load(),
-        slot,
-        start,
-        ticks,
-        amounts,
-        crate::slab::current_layer(),
-    );
+    record_finished(state::load(), slot, start, ticks, amounts, current_layer());
 }
 
 /// Records a duration measured elsewhere for the brick `name`.
@@ -107,10 +106,10 @@ pub fn record_elapsed_with_bytes(
     input_bytes: u64,
     output_bytes: u64,
 ) {
-    if record::recording().is_none() {
+    if recording().is_none() {
         return;
     }
-    let slot = crate::site::intern(name, BrickCategory::Other);
+    let slot = intern(name, BrickCategory::Other);
     let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
     let amounts = Amounts {
         elements,
@@ -118,35 +117,37 @@ pub fn record_elapsed_with_bytes(
         ..Amounts::NONE
     };
     let (end, _) = clock_now();
-    let layer = crate::slab::current_layer();
-    record::record_measured(state::load(), slot, end, ns, amounts, layer);
+    record_measured(state::load(), slot, end, ns, amounts, current_layer());
     if output_bytes > 0 {
-        record::add_compressed(slot, output_bytes);
+        let mut facts = run_facts();
+        let total = facts.compressed.entry(slot).or_default();
+        *total = total.saturating_add(output_bytes);
     }
 }
 
 /// Current statistics of the brick `name`, if it has samples.
 #[must_use]
 pub fn stats(name: &str) -> Option<BrickStats> {
-    let slot = crate::site::lookup(name)?;
-    let meta = crate::site::all_slots()
-        .get(slot as usize)?
-        .name
-        .to_string();
-    crate::control::snapshot()
-        .bricks
-        .into_iter()
-        .find(|b| b.name == meta)
+    let slot = lookup(name)?;
+    let meta = all_slots().get(slot as usize)?.name.to_string();
+    snapshot().bricks.into_iter().find(|b| b.name == meta)
 }
 
 /// Statistics of every brick with samples, by total time descending.
 #[must_use]
 pub fn all_brick_stats() -> Vec<BrickStats> {
-    crate::control::snapshot().bricks
+    snapshot().bricks
 }
 
 /// Names of every brick with samples, by total time descending.
 #[must_use]
 pub fn brick_names() -> Vec<String> {
     all_brick_stats().into_iter().map(|b| b.name).collect()
+}
+
+/// Labels a brick's bottleneck (built-in names and aliases resolve); the
+/// label shows in `BrickStats::bottleneck` and the JSON summary.
+pub fn set_brick_bottleneck(name: &str, bottleneck: BrickBottleneck) {
+    let slot = intern(name, BrickCategory::Other);
+    run_facts().bottlenecks.insert(slot, bottleneck);
 }

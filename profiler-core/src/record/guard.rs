@@ -8,35 +8,16 @@
 //! table (amortised, once per key). Sync hooks and device events take a
 //! separate cold path.
 
-use crate::layers::{self, NO_LAYER};
-use crate::site::BrickSite;
-use crate::slab::{ThreadSlab, with_slab};
-use crate::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
-use crate::sync::{DeviceEvent, Pending};
-use crate::timeline::EventKind;
-
-/// Per-call amounts given to `#[brick(..., elements = e, bytes = b, flops = f, layer = l)]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Amounts {
-    /// Elements (tokens, rows, ...) processed.
-    pub elements: u64,
-    /// Bytes moved.
-    pub bytes: u64,
-    /// Floating-point operations performed.
-    pub flops: u64,
-    /// Explicit layer index, or `u32::MAX` for "the enclosing layer scope".
-    pub layer: u32,
-}
-
-impl Amounts {
-    /// No amounts, no explicit layer.
-    pub const NONE: Amounts = Amounts {
-        elements: 0,
-        bytes: 0,
-        flops: 0,
-        layer: NO_LAYER,
-    };
-}
+use super::amounts::{Amounts, NO_LAYER};
+use super::device::{self, DeviceEvent};
+use super::layers::{pack, unpack};
+use super::pending::{self, Pending};
+use super::site::BrickSite;
+use super::slab::ThreadSlab;
+use super::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
+use super::thread::{current_layer, with_slab};
+use crate::counter::bump;
+use crate::profile::{Direction, EventKind, MAX_LAYER_INDEX};
 
 /// Proof that the profiler was recording when a call started.
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +50,7 @@ impl Recording {
         self.enter_slot(site.slot(), amounts)
     }
 
+    /// Starts timing a call of the brick in `slot`.
     #[inline(always)]
     pub(crate) fn enter_slot(self, slot: u32, amounts: Amounts) -> BrickGuard {
         let state = self.0;
@@ -90,12 +72,12 @@ impl Recording {
 }
 
 /// A device start event and the start in the deferred time base, or no
-/// event and a tick start when the timer was removed meanwhile.
+/// event and a tick start when the timer was removed meanwhile or panicked.
 #[cold]
 #[inline(never)]
 fn device_start(state: u64) -> (Option<DeviceEvent>, u64) {
-    match state::device_timer() {
-        Some(timer) => (Some(timer.record_event()), crate::sync::elapsed_ns()),
+    match state::device_timer().and_then(|timer| device::guarded(|| timer.record_event())) {
+        Some(event) => (Some(event), crate::clock::since_epoch_ns()),
         None => (None, crate::clock::now(state & RAW_CLOCK != 0)),
     }
 }
@@ -126,45 +108,48 @@ impl BrickGuard {
     #[inline(never)]
     fn finish_slow(&mut self) {
         if self.state & SYNC_EACH != 0 {
-            crate::sync::run_sync_hook();
+            state::run_sync_hook();
         }
-        let end = crate::clock::now(self.state & RAW_CLOCK != 0);
-        if let (Some(start_event), Some(timer)) = (self.device, state::device_timer()) {
-            let end_event = timer.record_event();
+        if let Some(start_event) = self.device {
+            let timer = state::device_timer();
+            let end_event = timer.and_then(|t| device::guarded(|| t.record_event()));
+            if let Some(end_event) = end_event {
+                let pending = Pending {
+                    slot: self.slot,
+                    start_ns: self.start,
+                    amounts: self.amounts,
+                    layer: current_layer(),
+                    device: Some((start_event, end_event)),
+                };
+                push_pending(self.state, pending);
+                return;
+            }
+            // No end event: the start is in the deferred time base, so the
+            // call is resolved as a launch-to-sync record by `finalize`.
             let pending = Pending {
                 slot: self.slot,
                 start_ns: self.start,
                 amounts: self.amounts,
-                layer: crate::slab::current_layer(),
-                device: Some((start_event, end_event)),
+                layer: current_layer(),
+                device: None,
             };
-            crate::sync::push_pending(self.state, pending);
+            if let Some(timer) = timer {
+                device::guarded(|| timer.release(start_event));
+            }
+            push_pending(self.state, pending);
             return;
         }
-        let layer = crate::slab::current_layer();
+        let end = crate::clock::now(self.state & RAW_CLOCK != 0);
         record_finished(
             state::load(),
             self.slot,
             self.start,
             end.saturating_sub(self.start),
             self.amounts,
-            layer,
+            current_layer(),
         );
     }
-}
 
-impl Drop for BrickGuard {
-    /// Only the inert check is inlined into the caller, so a disabled brick
-    /// costs its load and this branch; recording is one out-of-line call.
-    #[inline(always)]
-    fn drop(&mut self) {
-        if self.slot != INERT_SLOT {
-            self.finish();
-        }
-    }
-}
-
-impl BrickGuard {
     #[inline(never)]
     fn finish(&mut self) {
         if self.state & (SYNC_EACH | DEVICE_EVENTS) != 0 {
@@ -180,6 +165,17 @@ impl BrickGuard {
             let ctx = layer_context(amounts.layer, layer_ctx);
             attribute(slab, state, slot, ctx, (start, end), ticks);
         });
+    }
+}
+
+impl Drop for BrickGuard {
+    /// Only the inert check is inlined into the caller, so a disabled brick
+    /// costs its load and this branch; recording is one out-of-line call.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.slot != INERT_SLOT {
+            self.finish();
+        }
     }
 }
 
@@ -204,15 +200,15 @@ fn layer_context(explicit: u32, scope_ctx: u32) -> u32 {
         return scope_ctx;
     }
     let direction = if scope_ctx == NO_LAYER {
-        layers::Direction::Forward
+        Direction::Forward
     } else {
-        layers::unpack(scope_ctx).1
+        unpack(scope_ctx).1
     };
-    layers::pack(explicit.min(layers::MAX_LAYER_INDEX), direction)
+    pack(explicit.min(MAX_LAYER_INDEX), direction)
 }
 
-/// Records a finished sample measured elsewhere (deferred records, the
-/// string API): `ticks` long, starting at `start` (ticks).
+/// Records a finished sample measured elsewhere (the string API): `ticks`
+/// long, starting at `start` (ticks).
 pub(crate) fn record_finished(
     state: u64,
     slot: u32,
@@ -242,116 +238,34 @@ pub(crate) fn record_measured(
     layer_ctx: u32,
 ) {
     with_slab(state, |slab, _| {
-        let mut measured = slab
-            .measured
+        slab.measured
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        measured.entry(slot).or_default().add(ns, amounts);
-        drop(measured);
-        let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick_cached());
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(slot)
+            .or_default()
+            .add(ns, amounts);
+        let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick());
         let ctx = layer_context(amounts.layer, layer_ctx);
         let span = (end_ticks.saturating_sub(ticks), end_ticks);
         attribute(slab, state, slot, ctx, span, ticks);
     });
 }
 
-/// Adds compressed bytes to a slot (string API `record_elapsed_with_bytes`).
-pub(crate) fn add_compressed(slot: u32, bytes: u64) {
-    let mut table = crate::slab::COMPRESSED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let total = table.entry(slot).or_default();
-    *total = total.saturating_add(bytes);
-}
-
-/// A per-call amount (`elements`, `bytes`, `flops`): an integer or a float.
-/// Negative values and NaN count as 0; huge values saturate.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a count: `elements`, `bytes` and `flops` take an integer or a float",
-    label = "expected an integer or a float"
-)]
-pub trait IntoCount {
-    /// The amount as `u64`.
-    fn into_count(self) -> u64;
-}
-
-macro_rules! integer_counts {
-    ($($t:ty),*) => {$(
-        impl IntoCount for $t {
-            #[inline(always)]
-            fn into_count(self) -> u64 {
-                // `max(0)` is a no-op for unsigned types, clamps signed ones.
-                u64::try_from(self.max(0)).unwrap_or(u64::MAX)
+/// Queues a deferred record on the calling thread; a full queue counts the
+/// record as overflow and releases its device events.
+pub(crate) fn push_pending(state: u64, record: Pending) {
+    with_slab(state, |slab, _| match pending::try_push(record) {
+        Some(len) => slab
+            .pending
+            .store(len as u64, std::sync::atomic::Ordering::Relaxed),
+        None => {
+            bump(&slab.pending_overflow, 1);
+            if let (Some(timer), Some((a, b))) = (state::device_timer(), record.device) {
+                device::guarded(|| {
+                    timer.release(a);
+                    timer.release(b);
+                });
             }
         }
-    )*};
-}
-// Signed types too, so that a literal (`elements = 4`, an `i32` by default) works.
-integer_counts!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
-);
-
-impl IntoCount for f64 {
-    #[inline(always)]
-    fn into_count(self) -> u64 {
-        // `as` maps NaN to 0 and saturates out-of-range values.
-        self as u64
-    }
-}
-
-impl IntoCount for f32 {
-    #[inline(always)]
-    fn into_count(self) -> u64 {
-        self as u64
-    }
-}
-
-/// A layer index (for `#[brick(..., layer = i)]` and [`layer`](crate::layer)):
-/// an integer. Indices saturate at [`MAX_LAYER_INDEX`](crate::MAX_LAYER_INDEX);
-/// a negative index, always a bug, is recorded under that largest index so it
-/// stands out in reports instead of merging into layer 0.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a layer index: `layer` takes an integer",
-    label = "expected an integer"
-)]
-pub trait IntoLayerIndex {
-    /// The index as `u32`, saturating at the largest layer index.
-    fn into_layer_index(self) -> u32;
-}
-
-macro_rules! layer_indices {
-    ($($t:ty),*) => {$(
-        impl IntoLayerIndex for $t {
-            #[inline(always)]
-            fn into_layer_index(self) -> u32 {
-                // A negative index fails the conversion and lands on the largest.
-                u32::try_from(self).unwrap_or(u32::MAX).min(layers::MAX_LAYER_INDEX)
-            }
-        }
-    )*};
-}
-// Signed types too, so that a literal (`layer(2, ..)`, an `i32` by default) works.
-layer_indices!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_saturate_and_clamp_negatives() {
-        assert_eq!(7usize.into_count(), 7);
-        assert_eq!((-3i32).into_count(), 0);
-        assert_eq!(u128::MAX.into_count(), u64::MAX);
-        assert_eq!(f64::NAN.into_count(), 0);
-        assert_eq!((-1.5f32).into_count(), 0);
-        assert_eq!(2.9f64.into_count(), 2);
-    }
-
-    #[test]
-    fn layer_indices_saturate_and_negatives_stand_out() {
-        assert_eq!(5i32.into_layer_index(), 5);
-        assert_eq!(5usize.into_layer_index(), 5);
-        assert_eq!((-1i64).into_layer_index(), layers::MAX_LAYER_INDEX);
-        assert_eq!(u64::MAX.into_layer_index(), layers::MAX_LAYER_INDEX);
-    }
+    });
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::profile::Profile;
+use super::data::Profile;
 
 impl Profile {
     /// The reference JSON summary: `{"total_tokens", "total_ns",
@@ -122,7 +122,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use crate::catalogue::BrickCategory;
-    use crate::profile::Profile;
+    use crate::profile::{CategoryEntry, Profile};
     use crate::stats::BrickStats;
 
     fn profile() -> Profile {
@@ -147,7 +147,7 @@ mod tests {
                 ..BrickStats::new("Name \"quoted\"", BrickCategory::Norm)
             },
         ];
-        p.categories = crate::snapshot::categories(&p.bricks);
+        p.categories = CategoryEntry::all_of(&p.bricks);
         p
     }
 

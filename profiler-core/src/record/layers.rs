@@ -1,51 +1,18 @@
-//! Layer scopes and per-layer attribution of brick time.
-//!
-//! A [`LayerGuard`] sets the calling thread's layer context (index and
-//! [`Direction`]); bricks that finish inside it add their time to a per-thread
-//! table keyed by (layer, direction, brick). The table is open-addressed
-//! atomics: the owner inserts without locks, snapshots read it concurrently.
-//! The scope's own wall time is stored in the same table under a reserved key.
+//! Per-thread attribution of brick time to layers: a lock-free table keyed
+//! by (layer context, brick slot). The owner inserts without locks;
+//! snapshots read it concurrently. A layer context packs the layer index
+//! and its [`Direction`] into one word.
 
-use std::cell::{Cell, RefCell};
-use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{
     AtomicPtr, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 
-use serde::{Deserialize, Serialize};
+use crate::counter::bump;
+use crate::profile::Direction;
 
-use crate::record::IntoLayerIndex;
-use crate::slab::bump;
-
-/// Layer context meaning "not inside a layer".
-pub(crate) const NO_LAYER: u32 = u32::MAX;
 /// Key under which a layer scope's own wall time is stored.
 pub(crate) const SCOPE_SLOT: u32 = u32::MAX;
-
-/// Whether a layer scope runs the forward or the backward pass.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Forward pass.
-    #[default]
-    Forward,
-    /// Backward pass.
-    Backward,
-}
-
-impl Direction {
-    /// `"fwd"` or `"bwd"`.
-    #[must_use]
-    pub const fn short_name(self) -> &'static str {
-        match self {
-            Self::Forward => "fwd",
-            Self::Backward => "bwd",
-        }
-    }
-}
 
 /// Packs a layer index and direction into a context word.
 #[inline]
@@ -63,9 +30,6 @@ pub(crate) const fn unpack(ctx: u32) -> (u32, Direction) {
     };
     (ctx >> 1, direction)
 }
-
-/// Largest layer index a scope can carry (the context packs index and direction).
-pub const MAX_LAYER_INDEX: u32 = (u32::MAX >> 1) - 1;
 
 struct Entry {
     /// `(ctx << 32 | slot) + 1`; 0 marks an empty entry.
@@ -220,134 +184,6 @@ impl Drop for LayerTable {
     }
 }
 
-/// Open layer scope; attributes bricks on this thread to the layer until dropped.
-///
-/// Created by [`layer`]. Dropping it records the scope's wall time, runs the
-/// sync hook first in [`SyncMode::PerLayer`](crate::SyncMode::PerLayer), and
-/// makes the innermost scope still open the current one again. Guards may
-/// drop in any order (`g = layer(i, ..)` in a loop is fine); they belong to
-/// the thread that opened them, hence `!Send`.
-#[must_use = "the layer scope ends when the guard is dropped"]
-#[derive(Debug)]
-pub struct LayerGuard {
-    ctx: u32,
-    token: u64,
-    start: Option<crate::scope::ScopeStart>,
-    _thread_bound: PhantomData<*const ()>,
-}
-
-thread_local! {
-    /// Open layer scopes of this thread, innermost last: (token, context).
-    static OPEN: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
-    static NEXT_TOKEN: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Makes the innermost open scope (or none) the thread's layer context.
-fn restore_innermost(open: &[(u64, u32)]) {
-    crate::slab::swap_layer(open.last().map_or(NO_LAYER, |&(_, ctx)| ctx));
-}
-
-/// Opens a layer scope: bricks on this thread finishing before the guard
-/// drops count towards layer `index` in `direction`.
-///
-/// `index` is any unsigned integer (`usize` loop indices work as-is);
-/// indices above [`MAX_LAYER_INDEX`] are clamped to it.
-///
-/// ```
-/// # use profiler_core as profiler;
-/// use profiler::{layer, Direction};
-/// for i in 0..4 {
-///     let _layer = layer(i, Direction::Forward);
-///     // attention, MLP, ... of layer i
-/// }
-/// ```
-pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
-    let ctx = pack(index.into_layer_index(), direction);
-    let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
-    let _ = OPEN.try_with(|open| open.borrow_mut().push((token, ctx)));
-    crate::slab::swap_layer(ctx);
-    LayerGuard {
-        ctx,
-        token,
-        start: crate::scope::ScopeStart::now(),
-        _thread_bound: PhantomData,
-    }
-}
-
-/// Runs `f` inside a layer scope and returns its result.
-pub fn in_layer<R>(index: impl IntoLayerIndex, direction: Direction, f: impl FnOnce() -> R) -> R {
-    let _guard = layer(index, direction);
-    f()
-}
-
-impl Drop for LayerGuard {
-    fn drop(&mut self) {
-        if let Some(start) = self.start.take() {
-            if crate::sync::sync_mode() == crate::SyncMode::PerLayer {
-                crate::sync::run_sync_hook();
-            }
-            let ctx = self.ctx;
-            start.finish(
-                crate::timeline::EventKind::Layer,
-                u64::from(ctx),
-                |slab, ticks| {
-                    slab.layers.add(ctx, SCOPE_SLOT, ticks);
-                },
-            );
-        }
-        let token = self.token;
-        let _ = OPEN.try_with(|open| {
-            let mut open = open.borrow_mut();
-            if let Some(at) = open.iter().rposition(|&(t, _)| t == token) {
-                open.remove(at);
-            }
-            restore_innermost(&open);
-        });
-    }
-}
-
-/// Aggregated time of one layer in one direction, as reported in a
-/// [`Profile`](crate::Profile).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LayerStats {
-    /// Layer index.
-    pub index: u32,
-    /// Forward or backward.
-    pub direction: Direction,
-    /// Times the scope was entered.
-    pub scope_count: u64,
-    /// Wall time spent inside the scope.
-    pub scope_ns: u64,
-    /// Bricks that ran inside the layer, by total time descending.
-    pub ops: Vec<LayerOp>,
-}
-
-impl LayerStats {
-    /// The layer's time: the scope's wall time, or the sum of its bricks when
-    /// it was only attributed through `#[brick(..., layer = i)]`.
-    #[must_use]
-    pub fn total_ns(&self) -> u64 {
-        if self.scope_count > 0 {
-            self.scope_ns
-        } else {
-            self.ops
-                .iter()
-                .fold(0u64, |acc, o| acc.saturating_add(o.total_ns))
-        }
-    }
-}
-
-/// Time one brick spent inside one layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LayerOp {
-    /// Brick name.
-    pub name: String,
-    /// Calls inside the layer.
-    pub count: u64,
-    /// Total time inside the layer.
-    pub total_ns: u64,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,10 +193,10 @@ mod tests {
         for (i, d) in [
             (0, Direction::Forward),
             (7, Direction::Backward),
-            (MAX_LAYER_INDEX, Direction::Backward),
+            (crate::profile::MAX_LAYER_INDEX, Direction::Backward),
         ] {
             assert_eq!(unpack(pack(i, d)), (i, d));
-            assert_ne!(pack(i, d), NO_LAYER);
+            assert_ne!(pack(i, d), crate::record::amounts::NO_LAYER);
         }
     }
 

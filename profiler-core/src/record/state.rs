@@ -6,12 +6,14 @@
 //! the high half the reset generation. Writers hold [`SETTINGS`] and publish
 //! a whole new word, so the hot path never sees a half-applied change.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{
-    AtomicPtr, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+    AtomicPtr, AtomicU8, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::sync::{DeviceTimer, SyncMode};
+use super::device::DeviceTimer;
+use crate::profile::SyncMode;
 
 /// Recording switched on by the user.
 pub(crate) const ENABLED: u64 = 1 << 0;
@@ -85,6 +87,7 @@ impl Settings {
     /// Recomputes and publishes the state word.
     pub(crate) fn publish(&self) {
         let raw = crate::clock::init();
+        MODE.store(self.sync_mode as u8, Relaxed);
         let mut word = u64::from(self.generation) << GENERATION_SHIFT;
         let flags = [
             (self.enabled && cfg!(not(feature = "off")), ENABLED),
@@ -138,4 +141,30 @@ pub(crate) fn sync_hook() -> Option<&'static SyncHook> {
 pub(crate) fn device_timer() -> Option<&'static dyn DeviceTimer> {
     // SAFETY: as for `sync_hook`: leaked boxes, never freed.
     unsafe { TIMER.load(Acquire).as_ref().copied() }
+}
+
+/// The sync mode, readable without the settings lock.
+static MODE: AtomicU8 = AtomicU8::new(SyncMode::Deferred as u8);
+
+/// The current sync mode (one relaxed load).
+pub(crate) fn sync_mode() -> SyncMode {
+    match MODE.load(Relaxed) {
+        0 => SyncMode::Immediate,
+        1 => SyncMode::PerLayer,
+        2 => SyncMode::Deferred,
+        _ => SyncMode::None,
+    }
+}
+
+/// Sync hook calls that panicked.
+pub(crate) static HOOK_PANICS: AtomicU64 = AtomicU64::new(0);
+
+/// Runs the sync hook, if any, containing a panic.
+#[cold]
+pub(crate) fn run_sync_hook() {
+    if let Some(hook) = sync_hook()
+        && catch_unwind(AssertUnwindSafe(hook)).is_err()
+    {
+        HOOK_PANICS.fetch_add(1, Relaxed);
+    }
 }

@@ -2,9 +2,10 @@
 //! scope opens (only while recording), and on close hand the elapsed ticks to
 //! the scope's own bookkeeping and, in trace mode, to the timeline.
 
-use crate::slab::{ThreadSlab, with_slab};
-use crate::state::{self, RAW_CLOCK, TIMELINE};
-use crate::timeline::EventKind;
+use crate::profile::EventKind;
+use crate::record::slab::ThreadSlab;
+use crate::record::state::{self, RAW_CLOCK, TIMELINE};
+use crate::record::thread::with_slab;
 
 /// The opening timestamp of a scope that is being recorded.
 #[derive(Debug)]

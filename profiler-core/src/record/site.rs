@@ -5,15 +5,15 @@
 //! a custom name is interned into the next free slot the first time any of
 //! its call sites runs, and the slot is cached in the site, so custom bricks
 //! cost the same as built-in ones afterwards. Call sites and string-API names
-//! that agree on a name share its slot.
+//! that agree on a name share its slot, and the category an annotated call
+//! site declares wins over the string API's default, whichever runs first.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
-use serde::{Deserialize, Serialize};
-
 use crate::catalogue::{BrickCategory, BrickId};
+use crate::profile::SiteInfo;
 
 /// Slots per allocation unit of per-thread storage.
 pub(crate) const CHUNK_SLOTS: usize = 16;
@@ -111,24 +111,8 @@ pub struct SiteRef(pub &'static BrickSite);
 
 inventory::collect!(SiteRef);
 
-/// Where a brick is annotated, as reported in a [`Profile`](crate::Profile).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct SiteInfo {
-    /// Brick name.
-    pub name: String,
-    /// Category the brick's time counts under.
-    pub category: BrickCategory,
-    /// `module_path!()` of the annotated function.
-    pub module_path: String,
-    /// Source file.
-    pub file: String,
-    /// Line of the attribute.
-    pub line: u32,
-}
-
 /// Every `#[brick]` call site linked into the program, sorted by name and place.
-#[must_use]
-pub fn registered_sites() -> Vec<SiteInfo> {
+pub(crate) fn registered_sites() -> Vec<SiteInfo> {
     let mut sites: Vec<SiteInfo> = inventory::iter::<SiteRef>
         .into_iter()
         .map(|s| s.0.info())
@@ -151,6 +135,10 @@ pub(crate) struct SlotMeta {
 struct SlotTable {
     slots: Vec<SlotMeta>,
     by_name: HashMap<Arc<str>, u32>,
+    /// Categories annotated call sites declare for custom names, known at
+    /// link time; they win over whatever category a caller of [`intern`]
+    /// passes (the string API knows none).
+    declared: HashMap<&'static str, BrickCategory>,
 }
 
 static TABLE: LazyLock<Mutex<SlotTable>> = LazyLock::new(|| {
@@ -167,7 +155,16 @@ static TABLE: LazyLock<Mutex<SlotTable>> = LazyLock::new(|| {
         .enumerate()
         .map(|(i, m)| (m.name.clone(), i as u32))
         .collect();
-    Mutex::new(SlotTable { slots, by_name })
+    let mut declared = HashMap::new();
+    for site in inventory::iter::<SiteRef> {
+        // The first site in link order decides when two sites disagree.
+        declared.entry(site.0.name).or_insert(site.0.category);
+    }
+    Mutex::new(SlotTable {
+        slots,
+        by_name,
+        declared,
+    })
 });
 
 fn table() -> std::sync::MutexGuard<'static, SlotTable> {
@@ -177,7 +174,8 @@ fn table() -> std::sync::MutexGuard<'static, SlotTable> {
 }
 
 /// The slot for `name`: a built-in brick (aliases included), an existing
-/// custom name, or a new slot with `category`.
+/// custom name, or a new slot with the category a call site declares for
+/// the name, else `category`.
 pub(crate) fn intern(name: &str, category: BrickCategory) -> u32 {
     if let Some(id) = BrickId::from_str(name) {
         return id as u32;
@@ -207,6 +205,7 @@ fn intern_with(name: &str, category: BrickCategory, hidden: bool) -> u32 {
         return OVERFLOW_SLOT;
     }
     let slot = table.slots.len() as u32;
+    let category = table.declared.get(name).copied().unwrap_or(category);
     let name: Arc<str> = Arc::from(name);
     table.slots.push(SlotMeta {
         name: name.clone(),
@@ -255,10 +254,21 @@ mod tests {
         assert_eq!(
             meta.category,
             BrickCategory::Attention,
-            "first registration wins"
+            "without a call site, the first registration wins"
         );
         assert_eq!(lookup("site-test-fused"), Some(a));
         assert_eq!(lookup("site-test-never"), None);
+    }
+
+    #[test]
+    fn a_call_site_category_wins_over_the_string_api() {
+        static SITE: BrickSite =
+            BrickSite::custom("site-test-declared", BrickCategory::Solver, "m", "f.rs", 1);
+        inventory::submit! { SiteRef(&SITE) }
+        // The string API registers the name first, knowing no category.
+        let slot = intern("site-test-declared", BrickCategory::Other);
+        assert_eq!(SITE.slot(), slot);
+        assert_eq!(all_slots()[slot as usize].category, BrickCategory::Solver);
     }
 
     #[test]

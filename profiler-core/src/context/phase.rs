@@ -1,0 +1,145 @@
+//! Phases: named parts of a step (`forward`, `loss`, `opt`, ...). The time
+//! of top-level phases inside recorded steps gives the wall coverage.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+
+use super::scope::ScopeStart;
+use super::step::in_open_step;
+use crate::profile::EventKind;
+
+/// Accumulated time of one phase.
+#[derive(Debug, Clone)]
+pub(crate) struct PhaseAgg {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) count: u64,
+    pub(crate) ticks: u64,
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    /// Ticks of top-level occurrences inside recorded steps.
+    pub(crate) in_steps: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Phases {
+    ids: HashMap<Cow<'static, str>, u32>,
+    pub(crate) stats: Vec<PhaseAgg>,
+}
+
+impl Phases {
+    fn intern(&mut self, name: Cow<'static, str>) -> u32 {
+        if let Some(&id) = self.ids.get(&name) {
+            return id;
+        }
+        let id = self.stats.len() as u32;
+        self.stats.push(PhaseAgg {
+            name: name.clone(),
+            count: 0,
+            ticks: 0,
+            min: u64::MAX,
+            max: 0,
+            in_steps: 0,
+        });
+        self.ids.insert(name, id);
+        id
+    }
+
+    /// Clears the measurements but keeps the interned names (timeline ids).
+    pub(crate) fn clear(&mut self) {
+        for p in &mut self.stats {
+            *p = PhaseAgg {
+                name: p.name.clone(),
+                count: 0,
+                ticks: 0,
+                min: u64::MAX,
+                max: 0,
+                in_steps: 0,
+            };
+        }
+    }
+}
+
+static PHASES: LazyLock<Mutex<Phases>> = LazyLock::new(Mutex::default);
+
+pub(crate) fn phases() -> MutexGuard<'static, Phases> {
+    PHASES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+thread_local! {
+    static PHASE_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// An open phase; dropping it ends the phase. Tied to the thread that
+/// opened it (`!Send`).
+#[must_use = "the phase ends when the guard is dropped"]
+#[derive(Debug)]
+pub struct PhaseGuard {
+    id: u32,
+    top_level: bool,
+    start: Option<ScopeStart>,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+/// Opens a phase named `name` (one of the canonical training phases, such
+/// as `"forward"` or `"opt"`, or any name).
+///
+/// ```
+/// # use profiler_core as profiler;
+/// {
+///     let _fwd = profiler::phase("forward");
+///     // ...
+/// }
+/// ```
+pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
+    let Some(start) = ScopeStart::now() else {
+        return PhaseGuard {
+            id: 0,
+            top_level: false,
+            start: None,
+            _thread_bound: PhantomData,
+        };
+    };
+    let id = phases().intern(name.into());
+    let top_level = PHASE_DEPTH.with(|d| d.replace(d.get() + 1)) == 0;
+    PhaseGuard {
+        id,
+        top_level,
+        start: Some(start),
+        _thread_bound: PhantomData,
+    }
+}
+
+/// Runs `f` inside the phase `name`.
+pub fn in_phase<R>(name: impl Into<Cow<'static, str>>, f: impl FnOnce() -> R) -> R {
+    let _phase = phase(name);
+    f()
+}
+
+impl Drop for PhaseGuard {
+    fn drop(&mut self) {
+        let Some(start) = self.start.take() else {
+            return;
+        };
+        PHASE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        let ticks = start.finish(EventKind::Phase, u64::from(self.id), |_, _| {});
+        let in_step = in_open_step();
+        let mut phases = phases();
+        if let Some(p) = phases.stats.get_mut(self.id as usize) {
+            p.count += 1;
+            p.ticks = p.ticks.saturating_add(ticks);
+            p.min = p.min.min(ticks);
+            p.max = p.max.max(ticks);
+            if self.top_level && in_step {
+                p.in_steps = p.in_steps.saturating_add(ticks);
+            }
+        }
+    }
+}
+
+/// Name of phase `id` (for timeline events).
+pub(crate) fn phase_name(id: u32) -> Option<String> {
+    phases().stats.get(id as usize).map(|p| p.name.to_string())
+}

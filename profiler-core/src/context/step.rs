@@ -1,0 +1,173 @@
+//! Steps: one training or inference iteration each. [`step`] opens one and
+//! counts its tokens; a [`Schedule`] (like `torch.profiler.schedule`)
+//! pauses recording during wait and warm-up steps.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+
+use super::scope::ScopeStart;
+use crate::profile::{EventKind, Schedule, StepRole};
+use crate::record::state;
+
+/// Most step durations kept for noise-aware statistics; later steps still
+/// count in the totals, and the overflow is reported.
+pub(crate) const MAX_STEP_SAMPLES: usize = 100_000;
+
+#[derive(Debug, Default)]
+pub(crate) struct Steps {
+    pub(crate) schedule: Option<Schedule>,
+    /// Steps begun since the schedule was set (drives the schedule).
+    pub(crate) begun: u64,
+    pub(crate) recorded: u64,
+    pub(crate) skipped: u64,
+    pub(crate) tokens: u64,
+    pub(crate) ticks: u64,
+    pub(crate) samples: Vec<u64>,
+    pub(crate) samples_dropped: u64,
+}
+
+static STEPS: LazyLock<Mutex<Steps>> = LazyLock::new(Mutex::default);
+
+/// Index of the latest step begun (the step of `#[trace_op]` entries).
+static CURRENT_STEP: AtomicU64 = AtomicU64::new(0);
+
+/// Index of the latest step begun (0 before any).
+pub(crate) fn current_step() -> usize {
+    usize::try_from(CURRENT_STEP.load(Relaxed)).unwrap_or(usize::MAX)
+}
+
+pub(crate) fn steps() -> MutexGuard<'static, Steps> {
+    STEPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Clears the step measurements, keeping the schedule and its position.
+pub(crate) fn reset() {
+    let mut steps = steps();
+    let (schedule, begun) = (steps.schedule, steps.begun);
+    *steps = Steps {
+        schedule,
+        begun,
+        ..Steps::default()
+    };
+}
+
+/// Sets (or clears) the step schedule; the next [`step`] is its step 0.
+pub(crate) fn set_schedule(schedule: Option<Schedule>) {
+    let mut steps = steps();
+    steps.schedule = schedule;
+    steps.begun = 0;
+    drop(steps);
+    set_paused(false);
+}
+
+fn set_paused(paused: bool) {
+    let mut settings = state::settings();
+    if settings.paused != paused {
+        settings.paused = paused;
+        settings.publish();
+    }
+}
+
+/// An open step; dropping it ends the step. Tied to the thread that opened
+/// it (`!Send`): wall coverage counts that thread's phases.
+#[must_use = "the step ends when the guard is dropped"]
+#[derive(Debug)]
+pub struct StepGuard {
+    index: u64,
+    tokens: u64,
+    start: Option<ScopeStart>,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+/// Begins a step that processes `tokens` tokens; it ends when the guard drops.
+///
+/// With a [`Schedule`], wait and warm-up steps pause recording (bricks cost
+/// one load) and are counted as skipped.
+///
+/// ```
+/// # use profiler_core as profiler;
+/// for _ in 0..3 {
+///     let _step = profiler::step(4096);
+///     // forward, backward, optimizer
+/// }
+/// ```
+pub fn step(tokens: u64) -> StepGuard {
+    let mut steps = steps();
+    let index = steps.begun;
+    steps.begun += 1;
+    CURRENT_STEP.store(index, Relaxed);
+    let role = steps.schedule.map_or(StepRole::Active, |s| s.role(index));
+    let recorded = role == StepRole::Active;
+    if !recorded && state::is_recording(state::load() & !state::PAUSED) {
+        steps.skipped += 1;
+    }
+    drop(steps);
+    set_paused(!recorded);
+    let start = ScopeStart::now();
+    if start.is_some() {
+        OPEN_STEPS.with(|n| n.set(n.get() + 1));
+    }
+    StepGuard {
+        index,
+        tokens,
+        start,
+        _thread_bound: PhantomData,
+    }
+}
+
+/// Runs `f` as one step of `tokens` tokens.
+pub fn in_step<R>(tokens: u64, f: impl FnOnce() -> R) -> R {
+    let _step = step(tokens);
+    f()
+}
+
+impl StepGuard {
+    /// This step's index since the schedule was set (or since start).
+    #[must_use]
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Whether this step is being recorded.
+    #[must_use]
+    pub fn is_recorded(&self) -> bool {
+        self.start.is_some()
+    }
+
+    /// Sets the token count when it is only known at the end of the step.
+    pub fn set_tokens(&mut self, tokens: u64) {
+        self.tokens = tokens;
+    }
+}
+
+impl Drop for StepGuard {
+    fn drop(&mut self) {
+        let Some(start) = self.start.take() else {
+            return;
+        };
+        OPEN_STEPS.with(|n| n.set(n.get().saturating_sub(1)));
+        let ticks = start.finish(EventKind::Step, self.index, |_, _| {});
+        let mut steps = steps();
+        steps.recorded += 1;
+        steps.tokens = steps.tokens.saturating_add(self.tokens);
+        steps.ticks = steps.ticks.saturating_add(ticks);
+        if steps.samples.len() < MAX_STEP_SAMPLES {
+            steps.samples.push(ticks);
+        } else {
+            steps.samples_dropped += 1;
+        }
+    }
+}
+
+thread_local! {
+    /// Recorded steps open on this thread: its top-level phases are inside
+    /// a step (wall coverage). Phases on other threads never count.
+    static OPEN_STEPS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether a recorded step is open on the calling thread.
+pub(crate) fn in_open_step() -> bool {
+    OPEN_STEPS.with(Cell::get) > 0
+}

@@ -1,0 +1,135 @@
+//! Facts about the run a `Profile` came from: the run's
+//! identity, its clock, the profiler's own cost, hardware, threads, and the
+//! sync mode bricks were timed under.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::ClockSource;
+
+/// When the profiler waits for the device before taking a stop timestamp.
+///
+/// GPU kernels return before they finish, so a CPU timestamp after a launch
+/// measures the launch, not the kernel. The default, `Deferred`, costs
+/// nothing on a CPU-only run: without a device timer, `#[brick]` records
+/// its CPU time directly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncMode {
+    /// Run the sync hook before every brick's stop timestamp. Accurate, slow.
+    Immediate,
+    /// Run the sync hook when a layer scope ends.
+    PerLayer,
+    /// Bricks push pending records; `finalize` after the one sync per
+    /// forward pass turns them into samples. With a device timer the
+    /// samples are true device time; without one, `#[brick]` calls record
+    /// their CPU time directly (there is nothing to wait for), and explicit
+    /// `record_deferred` calls measure launch-to-sync time.
+    #[default]
+    Deferred,
+    /// CPU timestamps only.
+    None,
+}
+
+/// Facts about the run a profile came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Run name (program name unless set).
+    #[serde(default)]
+    pub name: String,
+    /// When recording started, ns since the Unix epoch (aligns the timelines
+    /// of several processes or ranks).
+    #[serde(default)]
+    pub started_at_unix_ns: u64,
+    /// This process's rank in a distributed run (`set_rank`, or `RANK`).
+    #[serde(default)]
+    pub rank: Option<u32>,
+    /// Number of ranks in the run (`set_rank`, or `WORLD_SIZE`).
+    #[serde(default)]
+    pub world_size: Option<u32>,
+    /// Wall time from the first `enable()` to the snapshot, ns.
+    #[serde(default)]
+    pub wall_ns: u64,
+    /// Host name, if known.
+    #[serde(default)]
+    pub host: String,
+    /// Process id.
+    #[serde(default)]
+    pub pid: u32,
+    /// Threads that recorded since the last reset.
+    #[serde(default)]
+    pub threads_seen: u32,
+    /// Sync mode at snapshot time.
+    #[serde(default)]
+    pub sync_mode: SyncMode,
+    /// Whether a device timer was installed.
+    #[serde(default)]
+    pub device_timer: bool,
+    /// Clock behind the timestamps.
+    #[serde(default)]
+    pub clock: ClockInfo,
+    /// Measured cost of the profiler itself, when calibrated.
+    #[serde(default)]
+    pub overhead: Option<Overhead>,
+    /// Hardware the run used, when known.
+    #[serde(default)]
+    pub hardware: Option<HardwareInfo>,
+    /// L2 cache hit rate in `[0, 1]`, when measured.
+    #[serde(default)]
+    pub l2_cache_hit_rate: Option<f32>,
+    /// Whether zero-copy transfers were used.
+    #[serde(default)]
+    pub zero_copy: bool,
+    /// Caveats a reader must know (e.g. overhead subtracted).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// The clock behind a profile's timestamps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockInfo {
+    /// Counter used.
+    pub source: ClockSource,
+    /// Calibrated nanoseconds per tick.
+    pub ns_per_tick: f64,
+}
+
+/// The profiler's own per-call cost, measured at run time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// Time an enabled `#[brick]` adds to its caller, ns per call.
+    pub per_call_ns: f64,
+    /// Time an empty brick records as its own duration, ns: the bias in every
+    /// sample, and what subtraction removes.
+    pub floor_ns: f64,
+    /// Whether `floor_ns` was subtracted from every sample in this profile.
+    pub subtracted: bool,
+}
+
+/// Hardware a run used (set with `set_hardware`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HardwareInfo {
+    /// Device name, e.g. "RTX 4090".
+    pub name: String,
+    /// Peak memory bandwidth, GB/s.
+    #[serde(default)]
+    pub peak_bw_gb_s: Option<f64>,
+    /// Dense peak, TFLOP/s.
+    #[serde(default)]
+    pub peak_tflops: Option<f64>,
+    /// Bytes moved per token (for memory-bound throughput ceilings).
+    #[serde(default)]
+    pub bytes_per_token: Option<f64>,
+}
+
+/// A thread that recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadInfo {
+    /// Dense thread number, 1-based in registration order.
+    pub thread: u32,
+    /// Thread name, if it had one.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Whether the thread had exited by the snapshot.
+    #[serde(default)]
+    pub exited: bool,
+}

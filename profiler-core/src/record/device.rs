@@ -1,0 +1,85 @@
+//! Device-side timing: the [`DeviceTimer`] trait a GPU backend implements
+//! (e.g. with CUDA events) and [`CpuEventTimer`], its host-clock reference.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+/// An opaque device event handle issued by a [`DeviceTimer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DeviceEvent(pub u64);
+
+/// Device-side timing, e.g. CUDA events: record an event on the current
+/// stream at brick start and end, and read elapsed device time after a sync.
+///
+/// ```
+/// # use profiler_core as profiler;
+/// use profiler::sync::{DeviceEvent, DeviceTimer};
+/// /// Shape of a CUDA implementation (pseudo-calls in comments).
+/// struct CudaEvents;
+/// impl DeviceTimer for CudaEvents {
+///     fn record_event(&self) -> DeviceEvent {
+///         // let e = cuEventCreate(); cuEventRecord(e, stream); handle of e
+///         DeviceEvent(0)
+///     }
+///     fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
+///         // cuEventElapsedTime(&ms, start, end) after the sync
+///         Some(0)
+///     }
+///     fn release(&self, event: DeviceEvent) { /* cuEventDestroy */ }
+/// }
+/// ```
+pub trait DeviceTimer: Send + Sync + 'static {
+    /// Records an event in the device's stream order and returns its handle.
+    /// A panic here is caught and counted; the brick then falls back to
+    /// host timing.
+    fn record_event(&self) -> DeviceEvent;
+    /// Device time between two events, once both have completed (after the
+    /// user's sync). `None` if it cannot be resolved; the brick then falls
+    /// back to launch-to-sync time and the fallback is counted.
+    fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64>;
+    /// Releases an event once it has been resolved.
+    fn release(&self, _event: DeviceEvent) {}
+}
+
+/// A [`DeviceTimer`] over the host clock: an event is "now". It resolves
+/// to the same time a CPU measurement would, which makes it the reference for
+/// tests and for checking a real device timer against.
+#[derive(Debug)]
+pub struct CpuEventTimer {
+    origin: Instant,
+}
+
+impl Default for CpuEventTimer {
+    fn default() -> Self {
+        Self {
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl DeviceTimer for CpuEventTimer {
+    fn record_event(&self) -> DeviceEvent {
+        DeviceEvent(u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
+        end.0.checked_sub(start.0)
+    }
+}
+
+/// Device-timer calls that panicked; each falls back to host timing.
+pub(crate) static TIMER_PANICS: AtomicU64 = AtomicU64::new(0);
+
+/// Runs a device-timer call with a panic caught and counted. A timer that
+/// panics inside a brick's drop while the brick's body unwinds would
+/// otherwise abort the process.
+pub(crate) fn guarded<R>(call: impl FnOnce() -> R) -> Option<R> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            TIMER_PANICS.fetch_add(1, Relaxed);
+            None
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! Recording: everything an annotated call touches, and the per-thread
+//! storage it writes. Files, bottom to top: `amounts` (what a call carries),
+//! `device` (device timers), `state` (the one state word and the settings
+//! behind it), `facts` (run facts), `site` (call sites and slots), `layers`
+//! (the layer-attribution table), `events` (the trace-mode buffer),
+//! `entries` (`#[trace_op]` entries), `cell` (one brick's counters),
+//! `sample` (merged samples), `pending` (the deferred queue), `slab` (one
+//! thread's storage), `totals` (slabs merged), `thread` (registration and
+//! the hot-path lookup), `guard` (the hot path itself).
+
+pub(crate) mod amounts;
+pub(crate) mod cell;
+pub(crate) mod device;
+pub(crate) mod entries;
+pub(crate) mod events;
+pub(crate) mod facts;
+pub(crate) mod guard;
+pub(crate) mod layers;
+pub(crate) mod pending;
+pub(crate) mod sample;
+pub(crate) mod site;
+pub(crate) mod slab;
+pub(crate) mod state;
+pub(crate) mod thread;
+pub(crate) mod totals;

@@ -1,0 +1,111 @@
+//! [`Totals`]: everything read out of a set of slabs, merged but still in
+//! recording units. The exited threads' totals are one of these; a
+//! snapshot adds the live slabs to a copy and converts the result once.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
+
+use super::events::RawEvent;
+use super::sample::SampleTotals;
+use super::slab::ThreadSlab;
+use crate::profile::{RecordedTraceEntry, ThreadInfo};
+
+/// Everything read out of a set of slabs, still in ticks.
+#[derive(Debug, Clone)]
+pub(crate) struct Totals {
+    /// Timed samples by slot, in ticks.
+    pub(crate) slots: Vec<SampleTotals>,
+    /// (layer context, slot or `SCOPE_SLOT`) -> (count, ticks).
+    pub(crate) layers: BTreeMap<(u32, u32), (u64, u64)>,
+    pub(crate) timelines: Vec<(ThreadInfo, Vec<RawEvent>)>,
+    pub(crate) threads: Vec<ThreadInfo>,
+    pub(crate) timeline_dropped: u64,
+    pub(crate) pending: u64,
+    pub(crate) pending_overflow: u64,
+    pub(crate) pending_abandoned: u64,
+    pub(crate) trace_entries: Vec<RecordedTraceEntry>,
+    pub(crate) trace_entries_dropped: u64,
+    /// Samples measured elsewhere by slot, in exact ns.
+    pub(crate) measured: BTreeMap<u32, SampleTotals>,
+}
+
+impl Totals {
+    pub(crate) const EMPTY: Totals = Totals {
+        slots: Vec::new(),
+        layers: BTreeMap::new(),
+        timelines: Vec::new(),
+        threads: Vec::new(),
+        timeline_dropped: 0,
+        pending: 0,
+        pending_overflow: 0,
+        pending_abandoned: 0,
+        trace_entries: Vec::new(),
+        trace_entries_dropped: 0,
+        measured: BTreeMap::new(),
+    };
+
+    /// Adds a slab's contents if it belongs to `generation`.
+    pub(crate) fn add_slab(&mut self, slab: &ThreadSlab, generation: u32) {
+        if slab.generation.load(Acquire) != generation {
+            return;
+        }
+        let mut recorded = false;
+        slab.for_each_cell(|slot, cell| {
+            let slot = slot as usize;
+            if self.slots.len() <= slot {
+                self.slots.resize_with(slot + 1, SampleTotals::default);
+            }
+            recorded |= self.slots[slot].add_cell(cell);
+        });
+        slab.layers.for_each(|ctx, slot, count, ticks| {
+            let entry = self.layers.entry((ctx, slot)).or_default();
+            entry.0 = entry.0.saturating_add(count);
+            entry.1 = entry.1.saturating_add(ticks);
+            recorded = true;
+        });
+        let info = ThreadInfo {
+            thread: slab.thread,
+            name: slab.name.clone(),
+            exited: slab.retired.load(Acquire),
+        };
+        let events = slab.events.read();
+        if !events.is_empty() {
+            self.timelines.push((info.clone(), events));
+            recorded = true;
+        }
+        self.timeline_dropped = self
+            .timeline_dropped
+            .saturating_add(slab.events.dropped.load(Relaxed));
+        self.pending = self.pending.saturating_add(slab.pending.load(Relaxed));
+        self.pending_overflow = self
+            .pending_overflow
+            .saturating_add(slab.pending_overflow.load(Relaxed));
+        self.pending_abandoned = self
+            .pending_abandoned
+            .saturating_add(slab.pending_abandoned.load(Relaxed));
+        {
+            let entries = slab
+                .trace_entries
+                .entries
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            recorded |= !entries.is_empty();
+            self.trace_entries.extend(entries.iter().cloned());
+        }
+        for (slot, ns) in slab
+            .measured
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+        {
+            self.measured.entry(*slot).or_default().merge(ns);
+            recorded = true;
+        }
+        self.trace_entries_dropped = self
+            .trace_entries_dropped
+            .saturating_add(slab.trace_entries.dropped.load(Relaxed));
+        if recorded {
+            self.threads.push(info);
+        }
+    }
+}
