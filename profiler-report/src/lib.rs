@@ -16,6 +16,18 @@
 //! - HTML report: [`HtmlReport`] builds one self-contained page (extensible
 //!   with [`Section`]s); [`write_html_report`] writes it atomically.
 
+// Layers, bottom to top; a module imports only from layers below it (and
+// from its own children), never from above, so the tree reads one way:
+//   leaf helpers  escape (one name sanitiser per output format), json,
+//                 error (export and write errors), write (atomic writes)
+//   hardware      device ceilings and their configuration
+//   trace         trace analysis, trace and rank files, span nesting
+//   scorecard     the training scorecard and its text/HTML renderers
+//   export        Chrome trace, merged ranks, folded stacks, flamegraph, speedscope
+//   html          the HTML report page
+// `tests/layering.rs` checks this order.
+
+mod escape;
 mod export;
 mod hardware;
 mod html;
@@ -24,8 +36,8 @@ mod scorecard;
 mod trace;
 
 pub use export::{
-    OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
-    write_chrome_trace,
+    MergedTrace, OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, merge_rank_files,
+    merge_ranked, merge_ranks, speedscope_json, write_chrome_trace,
 };
 pub use hardware::{
     DEFAULT_BYTES_PER_TOKEN, DEVICES, DeviceSpec, ENV_BYTES_PER_TOKEN, ENV_HARDWARE,
@@ -36,13 +48,12 @@ pub use scorecard::{
     Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
     Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,
     StepProfilerInput, Thresholds, TrainingScorecard, compute_training_scorecard,
-    compute_training_scorecard_with, escape_html, find_last_step_profiler_line,
-    format_training_scorecard_html, format_training_scorecard_markdown, load_baseline,
-    parse_last_step_profiler_line, parse_step_profiler_line, save_baseline, scorecard,
+    compute_training_scorecard_with, find_last_step_profiler_line, format_training_scorecard_html,
+    format_training_scorecard_markdown, load_baseline, parse_last_step_profiler_line,
+    parse_step_profiler_line, save_baseline, scorecard,
 };
 pub use trace::{
     CommunicationBottleneck, DEFAULT_STRAGGLER_THRESHOLD, DeviceSummary, LoadBalanceMetrics,
-    MergedTrace, OpSummary, RankReport, RankStats, Straggler, TraceAnalyzer, TraceError,
-    merge_rank_files, merge_ranked, merge_ranks, parse_execution_trace, read_execution_trace,
-    read_rank_profiles,
+    OpSummary, RankReport, RankStats, Straggler, TraceAnalyzer, TraceError, parse_execution_trace,
+    read_execution_trace, read_rank_profiles,
 };

@@ -2,7 +2,7 @@
 //! opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
 //!
 //! Events of one or more profiles are gathered in a [`ChromeTrace`], nested
-//! per track with the rule of [`nesting`](super::nesting), then sorted and
+//! per track with the rule of [`nesting`](crate::trace::nesting), then sorted and
 //! printed one event per line (diffable golden files).
 
 use std::borrow::Cow;
@@ -13,9 +13,10 @@ use std::path::Path;
 use profiler_core::{EventKind, Profile};
 use serde::Serialize;
 
-use super::nesting::{event_spans, nest, sorted_events};
+use super::EXPORTER;
 use super::run_facts::{RunFacts, warnings};
 use crate::trace::TraceError;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
@@ -81,8 +82,6 @@ pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), TraceError> {
         source,
     })
 }
-
-pub(crate) const EXPORTER: &str = "profiler-report";
 
 /// Events of one or more profiles, gathered before sorting and printing.
 #[derive(Default)]

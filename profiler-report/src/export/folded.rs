@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use profiler_core::{EventKind, Profile};
 
-use super::nesting::{event_spans, frame_name, nest, sorted_events};
+use crate::escape;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
 
 /// Folded stacks of a profile's timeline, one line per distinct stack.
 ///
@@ -67,7 +68,7 @@ fn timeline_stacks(profile: &Profile) -> BTreeMap<String, u64> {
             let event = &events[n.item];
             match event.kind {
                 EventKind::Step => stack.push_str("step"),
-                _ => stack.push_str(&frame_name(timeline.name_of(event))),
+                _ => stack.push_str(&escape::frame(timeline.name_of(event))),
             }
             ends.push(stack.len());
             let self_ns = n.dur_ns().saturating_sub(children_ns[i]);
@@ -87,7 +88,7 @@ fn brick_totals(profile: &Profile) -> BTreeMap<String, u64> {
     let mut totals: BTreeMap<String, u64> = BTreeMap::new();
     for brick in &profile.bricks {
         let w = totals
-            .entry(frame_name(&brick.name).into_owned())
+            .entry(escape::frame(&brick.name).into_owned())
             .or_default();
         *w = w.saturating_add(brick.total_ns);
     }

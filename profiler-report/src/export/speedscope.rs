@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use profiler_core::{EventKind, Profile};
 use serde::Serialize;
 
-use super::chrome::{EXPORTER, to_json};
-use super::nesting::{event_spans, nest, sorted_events};
+use super::EXPORTER;
+use super::chrome::to_json;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
 
 #[derive(Serialize)]
 struct File<'a> {

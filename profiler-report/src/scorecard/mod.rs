@@ -25,7 +25,7 @@ pub use baseline::{load_baseline, save_baseline};
 pub use builder::{ENV_BASELINE, ScorecardBuilder, scorecard};
 pub use compute::{compute_training_scorecard, compute_training_scorecard_with};
 pub use error::ScorecardError;
-pub use html::{escape_html, format_training_scorecard_html};
+pub use html::format_training_scorecard_html;
 pub use input::{PerLayerData, PhaseData, StepProfilerInput};
 pub use markdown::format_training_scorecard_markdown;
 pub use model::{Bottleneck, Grade, LayerSummary, Regression, Severity, TrainingScorecard};
