@@ -27,6 +27,7 @@
 //   html          the HTML report page
 // `tests/layering.rs` checks this order.
 
+mod error;
 mod escape;
 mod export;
 mod hardware;
@@ -34,7 +35,9 @@ mod html;
 mod json;
 mod scorecard;
 mod trace;
+mod write;
 
+pub use error::ExportError;
 pub use export::{
     MergedTrace, OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, merge_rank_files,
     merge_ranked, merge_ranks, speedscope_json, write_chrome_trace,

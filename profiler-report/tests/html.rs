@@ -9,7 +9,7 @@ use profiler_core::{
     LayerStats, Overhead, PhaseStats, Profile, Schedule, SyncMode,
 };
 use profiler_report::{
-    HardwareSpec, HtmlReport, ScorecardBuilder, Section, TraceError, TrainingScorecard,
+    ExportError, HardwareSpec, HtmlReport, ScorecardBuilder, Section, TrainingScorecard,
     flamegraph_svg, folded_stacks, write_html_report,
 };
 
@@ -629,7 +629,7 @@ fn write_is_atomic_and_errors_name_the_path() {
     let bad = dir.path().join("missing").join("report.html");
     let err = write_html_report(&html, &bad).expect_err("no such directory");
     match &err {
-        TraceError::Write { path, .. } => assert_eq!(path, &bad),
+        ExportError::Write { path, .. } => assert_eq!(path, &bad),
         other => panic!("unexpected error {other:?}"),
     }
     assert!(

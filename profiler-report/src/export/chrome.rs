@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use super::EXPORTER;
 use super::run_facts::{RunFacts, warnings};
-use crate::trace::TraceError;
+use crate::error::ExportError;
 use crate::trace::nesting::{event_spans, nest, sorted_events};
+use crate::write::write_text;
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
@@ -71,16 +72,9 @@ pub fn chrome_trace_json(profile: &Profile) -> String {
 /// Writes [`chrome_trace_json`] to `path` atomically.
 ///
 /// # Errors
-/// [`TraceError::Write`] naming the path.
-pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(), TraceError> {
+/// [`ExportError::Write`] naming the path.
+pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(), ExportError> {
     write_text(path.as_ref(), &chrome_trace_json(profile))
-}
-
-pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), TraceError> {
-    profiler_core::write_atomic(path, text.as_bytes()).map_err(|source| TraceError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Events of one or more profiles, gathered before sorting and printing.

@@ -2,7 +2,7 @@
 
 use inferno::flamegraph::{Options, from_lines};
 
-use crate::trace::TraceError;
+use crate::error::ExportError;
 
 /// An interactive flamegraph SVG of folded stack lines (as made by
 /// [`folded_stacks`](crate::folded_stacks) or
@@ -12,18 +12,18 @@ use crate::trace::TraceError;
 /// XML-escaped.
 ///
 /// # Errors
-/// [`TraceError::Flamegraph`] when there is nothing to draw (no line with a
+/// [`ExportError::Flamegraph`] when there is nothing to draw (no line with a
 /// positive weight) or the renderer fails.
-pub fn flamegraph_svg(folded: &str, title: &str) -> Result<String, TraceError> {
+pub fn flamegraph_svg(folded: &str, title: &str) -> Result<String, ExportError> {
     let mut options = Options::default();
     options.title = title.to_owned();
     options.count_name = "µs".to_owned();
     options.deterministic = true;
     let mut svg: Vec<u8> = Vec::new();
-    from_lines(&mut options, folded.lines(), &mut svg).map_err(|e| TraceError::Flamegraph {
+    from_lines(&mut options, folded.lines(), &mut svg).map_err(|e| ExportError::Flamegraph {
         message: e.to_string(),
     })?;
-    String::from_utf8(svg).map_err(|e| TraceError::Flamegraph {
+    String::from_utf8(svg).map_err(|e| ExportError::Flamegraph {
         message: format!("renderer wrote invalid UTF-8: {e}"),
     })
 }

@@ -9,7 +9,6 @@ mod ranks;
 mod run_facts;
 mod speedscope;
 
-pub(crate) use chrome::write_text;
 pub use chrome::{OPS_TID_BASE, chrome_trace_json, write_chrome_trace};
 pub use flamegraph::flamegraph_svg;
 pub use folded::folded_stacks;

@@ -7,9 +7,11 @@ use profiler_core::Profile;
 use serde::Serialize;
 
 use super::EXPORTER;
-use super::chrome::{ChromeTrace, write_text};
+use super::chrome::ChromeTrace;
 use super::run_facts::RunFacts;
+use crate::error::ExportError;
 use crate::trace::{DEFAULT_STRAGGLER_THRESHOLD, RankReport, TraceError, read_rank_profiles};
+use crate::write::write_text;
 
 /// Several ranks' profiles in one Chrome trace, with their load balance.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,8 +27,8 @@ impl MergedTrace {
     /// Writes [`chrome_json`](Self::chrome_json) to `path` atomically.
     ///
     /// # Errors
-    /// [`TraceError::Write`] naming the path.
-    pub fn write_chrome_trace(&self, path: impl AsRef<Path>) -> Result<(), TraceError> {
+    /// [`ExportError::Write`] naming the path.
+    pub fn write_chrome_trace(&self, path: impl AsRef<Path>) -> Result<(), ExportError> {
         write_text(path.as_ref(), &self.chrome_json)
     }
 }

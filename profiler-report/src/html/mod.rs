@@ -14,10 +14,10 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
+use crate::error::ExportError;
 use crate::escape;
 use crate::export::EXPORTER;
 use crate::scorecard::{TrainingScorecard, format_training_scorecard_html};
-use crate::trace::TraceError;
 
 /// One section of the report: an `id` (the anchor the table of contents
 /// links to), a title (shown as its `<h2>`) and a trusted HTML body.
@@ -254,9 +254,9 @@ impl<'a> HtmlReport<'a> {
 /// rename), so a browser never sees a half-written page.
 ///
 /// # Errors
-/// [`TraceError::Write`] naming the path.
-pub fn write_html_report(html: &str, path: impl AsRef<Path>) -> Result<(), TraceError> {
-    crate::export::write_text(path.as_ref(), html)
+/// [`ExportError::Write`] naming the path.
+pub fn write_html_report(html: &str, path: impl AsRef<Path>) -> Result<(), ExportError> {
+    crate::write::write_text(path.as_ref(), html)
 }
 
 #[cfg(test)]
