@@ -16,13 +16,25 @@ use profiler::{
 };
 // SPEC 9 trace types from the facade's root.
 use profiler::{RecordedExecutionTrace, RecordedTraceEntry, TensorShape, TraceRecorder};
-// SPEC 5-6 scorecard names, SPEC 9 analyzer and the exports from profiler_report's root.
+// What a README user needs, from profiler_report's root: the scorecard,
+// the analyzer, the exports and the HTML report.
 use profiler_report::{
-    Bottleneck, CommunicationBottleneck, DeviceSummary, Grade, HardwareSpec, HtmlReport,
-    LayerSummary, LoadBalanceMetrics, OpSummary, PerLayerData, PhaseData, Regression,
+    Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, ScorecardError,
     StepProfilerInput, TraceAnalyzer, TrainingScorecard, chrome_trace_json,
-    compute_training_scorecard, flamegraph_svg, folded_stacks, format_training_scorecard_markdown,
-    scorecard, speedscope_json,
+    compute_training_scorecard, flamegraph_svg, folded_stacks, scorecard, speedscope_json,
+    write_chrome_trace, write_html_report,
+};
+// Specialised items, from profiler_report's public modules.
+use profiler_report::export::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};
+use profiler_report::hardware::{DEVICES, DeviceSpec, HardwareConfig, HardwareError};
+use profiler_report::html::Section;
+use profiler_report::scorecard::{
+    LayerSummary, ModelShape, PerLayerData, PhaseData, Regression, Severity, Thresholds,
+    parse_last_step_profiler_line, parse_step_profiler_line,
+};
+use profiler_report::trace::{
+    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, RankReport, TraceError,
+    read_execution_trace, read_rank_profiles,
 };
 
 #[test]

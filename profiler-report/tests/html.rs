@@ -8,9 +8,10 @@ use profiler_core::{
     BrickCategory, BrickStats, ClockSource, Direction, HistBucket, LatencyHistogram, LayerOp,
     LayerStats, Overhead, PhaseStats, Profile, Schedule, SyncMode,
 };
+use profiler_report::html::Section;
 use profiler_report::{
-    ExportError, HardwareSpec, HtmlReport, ScorecardBuilder, Section, TrainingScorecard,
-    flamegraph_svg, folded_stacks, write_html_report,
+    ExportError, HardwareSpec, HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg,
+    folded_stacks, write_html_report,
 };
 
 // ---------------------------------------------------------------- fixtures
@@ -175,8 +176,7 @@ fn profile() -> Profile {
 }
 
 fn scorecard_of(p: &Profile) -> TrainingScorecard {
-    ScorecardBuilder::new()
-        .profile(p)
+    ScorecardBuilder::from_profile(p)
         .hardware(HardwareSpec::rtx_4060l())
         .build()
         .expect("scorecard")

@@ -21,7 +21,7 @@ use crate::write::write_text;
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
-pub const OPS_TID_BASE: u64 = 1_000_000;
+pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 
 /// A Chrome trace of one profile, as JSON text (the JSON Object Format:
 /// `{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`).
@@ -31,7 +31,7 @@ pub const OPS_TID_BASE: u64 = 1_000_000;
 /// - Timeline events are complete `X` events, `cat` = `step`, `phase`,
 ///   `layer` or `brick`; `#[trace_op]` entries are `X` events with `cat` =
 ///   `op` and their step, device and shapes in `args`, on the thread's
-///   companion track `OPS_TID_BASE + thread` (`... ops`). Entries without
+///   companion track tid `1_000_000 + thread` (`... ops`). Entries without
 ///   `start_us` follow the previous entry on their track.
 /// - Counters `output bytes, thread N` (`args.bytes`; counters are per
 ///   process, hence one series per thread) give each op's output size at its

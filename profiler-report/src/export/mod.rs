@@ -9,11 +9,13 @@ mod ranks;
 mod run_facts;
 mod speedscope;
 
-pub use chrome::{OPS_TID_BASE, chrome_trace_json, write_chrome_trace};
+pub use chrome::{chrome_trace_json, write_chrome_trace};
 pub use flamegraph::flamegraph_svg;
 pub use folded::folded_stacks;
 pub use ranks::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};
 pub use speedscope::speedscope_json;
+
+pub use crate::error::ExportError;
 
 /// The generator named in every export and the HTML report.
 pub(crate) const EXPORTER: &str = "profiler-report";

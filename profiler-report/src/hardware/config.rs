@@ -47,7 +47,15 @@ pub const ENV_PEAK_TFLOPS: &str = "PROFILER_PEAK_TFLOPS";
 pub const ENV_HARDWARE_FILE: &str = "PROFILER_HARDWARE_FILE";
 
 impl HardwareConfig {
-    /// Resolves hardware from the process environment.
+    /// Resolves hardware from the process environment: only
+    /// `profiler_report::scorecard()` reads it; everything else takes
+    /// explicit settings through [`HardwareConfig::from_vars`].
+    pub(crate) fn from_env() -> Result<Option<Self>, HardwareError> {
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// Resolves hardware from `PROFILER_*` settings looked up through `var`
+    /// (pass `|k| std::env::var(k).ok()` for the process environment).
     ///
     /// In order: `PROFILER_HARDWARE_FILE` (JSON with optional `name`,
     /// `device`, `peak_bw_gb_s`, `bytes_per_token`, `peak_tflops`);
@@ -55,14 +63,6 @@ impl HardwareConfig {
     /// `PROFILER_BYTES_PER_TOKEN` and `PROFILER_PEAK_TFLOPS` refine the last
     /// two; bytes per token default to [`DEFAULT_BYTES_PER_TOKEN`].
     /// `Ok(None)` when nothing is set.
-    ///
-    /// # Errors
-    /// [`HardwareError`] naming the variable or file with a bad value.
-    pub fn from_env() -> Result<Option<Self>, HardwareError> {
-        Self::from_vars(|k| std::env::var(k).ok())
-    }
-
-    /// As [`HardwareConfig::from_env`], reading variables through `var`.
     ///
     /// # Errors
     /// [`HardwareError`] naming the variable or file with a bad value.
@@ -109,7 +109,7 @@ impl HardwareConfig {
         }
     }
 
-    /// Reads a JSON hardware file (see [`HardwareConfig::from_env`]).
+    /// Reads a JSON hardware file (see [`HardwareConfig::from_vars`]).
     ///
     /// # Errors
     /// [`HardwareError::ReadFile`], [`HardwareError::MalformedFile`], or a

@@ -17,14 +17,15 @@ use profiler_core::Profile;
 use crate::error::ExportError;
 use crate::escape;
 use crate::export::EXPORTER;
-use crate::scorecard::{TrainingScorecard, format_training_scorecard_html};
+use crate::scorecard::TrainingScorecard;
 
 /// One section of the report: an `id` (the anchor the table of contents
 /// links to), a title (shown as its `<h2>`) and a trusted HTML body.
 ///
-/// The body is inserted as is: escape any text in it with
-/// [`escape_html`](crate::escape_html). The title is escaped for you, and
-/// the id is reduced to ASCII letters, digits, `-` and `_`.
+/// The body is inserted as is: escape any text in it yourself (`&`, `<`,
+/// `>`, `"` and `'` as entities; control characters have no valid HTML
+/// form). The title is escaped for you, and the id is reduced to ASCII
+/// letters, digits, `-` and `_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
     id: String,
@@ -38,7 +39,7 @@ impl Section {
     /// A section with anchor `id`, heading `title` and HTML `body_html`.
     ///
     /// ```
-    /// let s = profiler_report::Section::new("roofline", "Roofline", "<p>…</p>");
+    /// let s = profiler_report::html::Section::new("roofline", "Roofline", "<p>…</p>");
     /// assert_eq!(s.id(), "roofline");
     /// ```
     #[must_use]
@@ -107,7 +108,7 @@ const RESERVED_IDS: [&str; 8] = [
 /// given), every brick, steps and phases, then the added [`Section`]s.
 ///
 /// ```
-/// use profiler_report::{HtmlReport, Section};
+/// use profiler_report::html::{HtmlReport, Section};
 /// let mut profile = profiler_core::Profile::empty();
 /// profile.run.name = "train_tiny".into();
 /// let html = HtmlReport::new(&profile)
@@ -153,7 +154,7 @@ impl<'a> HtmlReport<'a> {
     }
 
     /// Adds a flamegraph section showing `svg` (e.g. from
-    /// [`flamegraph_svg`](crate::flamegraph_svg)) inline. Its XML prolog and
+    /// [`flamegraph_svg`](crate::export::flamegraph_svg)) inline. Its XML prolog and
     /// doctype are removed, and so are its scripts: inline, inferno's script
     /// would act on the whole page. Frames keep their hover tooltips.
     #[must_use]
@@ -178,11 +179,7 @@ impl<'a> HtmlReport<'a> {
         if let Some(sc) = self.scorecard {
             list.push(Section {
                 framed: true,
-                ..Section::new(
-                    "scorecard",
-                    "Training Scorecard",
-                    format_training_scorecard_html(sc),
-                )
+                ..Section::new("scorecard", "Training Scorecard", sc.to_html())
             });
         }
         list.push(Section::new("layers", "Layers", sections::layers(p)));

@@ -8,13 +8,17 @@ use super::markdown::{bottleneck_text, grade_text};
 use super::model::TrainingScorecard;
 use crate::escape;
 
-/// Renders the scorecard as an HTML `<section class="training-scorecard">`.
-#[must_use]
-pub fn format_training_scorecard_html(sc: &TrainingScorecard) -> String {
-    let mut s = String::new();
-    // `write!` to a String cannot fail.
-    let _ = render(&mut s, sc);
-    s
+impl TrainingScorecard {
+    /// The scorecard as an HTML fragment, `<section
+    /// class="training-scorecard">`, for embedding in a page (the HTML
+    /// report embeds it); every name is escaped.
+    #[must_use]
+    pub fn to_html(&self) -> String {
+        let mut s = String::new();
+        // `write!` to a String cannot fail.
+        let _ = render(&mut s, self);
+        s
+    }
 }
 
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {

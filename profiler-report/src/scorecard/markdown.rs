@@ -21,13 +21,16 @@ pub(crate) fn bottleneck_text(sc: &TrainingScorecard) -> String {
     }
 }
 
-/// Renders the scorecard as Markdown (the reference layout).
-#[must_use]
-pub fn format_training_scorecard_markdown(sc: &TrainingScorecard) -> String {
-    let mut s = String::new();
-    // `write!` to a String cannot fail.
-    let _ = render(&mut s, sc);
-    s
+impl TrainingScorecard {
+    /// The scorecard as Markdown (the reference layout); names are escaped
+    /// so tables and lists keep their shape.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        // `write!` to a String cannot fail.
+        let _ = render(&mut s, self);
+        s
+    }
 }
 
 /// Table-cell text: `|` escaped, line breaks flattened (they would end the row).

@@ -5,12 +5,16 @@ use std::collections::BTreeMap;
 
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::{
-    ExportError, OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
+    ExportError, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
     write_chrome_trace,
 };
 use serde_json::Value;
 
 use super::{golden, golden_profile};
+
+/// Tid offset of a thread's `#[trace_op]` track, as documented on
+/// `chrome_trace_json`.
+const OPS_TID_BASE: u64 = 1_000_000;
 
 // ---------------------------------------------------------------- chrome
 
