@@ -16,7 +16,18 @@ pub enum ExportError {
         /// Underlying error.
         source: std::io::Error,
     },
-    /// The flamegraph renderer refused its input.
+    /// A folded-stacks line has no count, or a count that is not a number.
+    #[error("folded stacks line {line}: {reason}")]
+    FoldedLine {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No stack has a positive count: there is nothing to draw.
+    #[error("cannot render flamegraph: no stack has a positive count")]
+    EmptyFlamegraph,
+    /// The flamegraph renderer failed.
     #[error("cannot render flamegraph: {message}")]
     Flamegraph {
         /// The renderer's message.

@@ -14,10 +14,18 @@ use crate::trace::nesting::{event_spans, nest, sorted_events};
 /// for the clamping rule) and every event contributes its *self* time (its
 /// duration minus its children's) to the stack of frames from the outermost
 /// scope down to it, e.g. `step;forward;layer 0 fwd;Attention;Softmax`.
-/// Step frames are named `step` without their index so that steps merge;
-/// `;` and line breaks in names become `_`. Identical stacks of all threads
-/// are summed, weights are µs rounded to the nearest integer, lines with
-/// weight 0 are dropped, and lines are sorted, each ending in `\n`.
+/// Step frames are named `step` without their index so that steps merge.
+/// Identical stacks of all threads are summed, weights are µs rounded to the
+/// nearest integer (saturating), lines with weight 0 are dropped, and lines
+/// are sorted, each ending in `\n`.
+///
+/// Names are made safe for the format, so every line reads back with the
+/// frames written: `;` becomes `_`; line breaks, control characters and
+/// bidi controls are escaped (`\n`, `\x1b`, `\u{202e}`); surrounding
+/// whitespace is trimmed; a blank name is `(unnamed)`; and a name ending in
+/// ` <number>` (`microbatch 1`) keeps its number behind a no-break space
+/// (U+00A0), because readers take a line ending in two numbers for a
+/// differential profile. A leading `# ` (a comment line) gets the same.
 ///
 /// Fallback: when the profile has no timeline (trace mode was off) but has
 /// brick statistics, there is no nesting to show, so each brick becomes a

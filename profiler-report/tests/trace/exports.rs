@@ -313,7 +313,7 @@ fn flamegraph_svg_draws_and_escapes_frames() {
     );
     assert!(matches!(
         flamegraph_svg("", "empty"),
-        Err(ExportError::Flamegraph { .. })
+        Err(ExportError::EmptyFlamegraph)
     ));
 }
 
