@@ -329,6 +329,25 @@ fn data_strings_are_escaped() {
 }
 
 #[test]
+fn control_characters_in_names_are_shown_not_sent() {
+    let mut p = profile();
+    p.bricks[0].name = "nul\0\x1b[31mred\r\n\u{202e}".into();
+    p.phases[0].name = "\u{7}bell".into();
+    p.run.notes.push("note\u{0}".into());
+    let sc = scorecard_of(&p);
+    let html = full_report(&p, &sc);
+    let banned = |c: char| (c.is_control() && !matches!(c, '\n' | '\t')) || c == '\u{202e}';
+    assert!(
+        !html.chars().any(banned),
+        "raw control characters in the page"
+    );
+    assert!(!sc.to_html().chars().any(banned));
+    assert!(section(&html, "bricks").contains("<td>nul\\0\\x1b[31mred\\r\\n\\u{202e}</td>"));
+    assert!(section(&html, "steps").contains("<td>\\x07bell</td>"));
+    assert!(section(&html, "run").contains("<li>note\\0</li>"));
+}
+
+#[test]
 fn lost_records_and_notes_are_impossible_to_miss() {
     let p = profile();
     let html = HtmlReport::new(&p).render();

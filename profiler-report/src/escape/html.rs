@@ -1,8 +1,11 @@
 //! Text for HTML and XML (SVG) documents, in element content and in quoted
 //! attribute values.
 
-/// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
+/// [`visible`](super::visible) text with `&`, `<`, `>`, `"` and `'` as
+/// entities: well-formed in HTML and XML, in content and quoted attributes,
+/// for any input (XML has no form at all for most control characters).
 pub(crate) fn html(text: &str) -> String {
+    let text = super::visible(text);
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
@@ -22,11 +25,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup_and_quotes() {
+    fn escapes_markup_quotes_and_controls() {
         assert_eq!(
             html(r#"<script>alert("x&'y")</script>"#),
             "&lt;script&gt;alert(&quot;x&amp;&#39;y&quot;)&lt;/script&gt;"
         );
         assert_eq!(html("plain"), "plain");
+        assert_eq!(html("nul\0<b>\x1b"), "nul\\0&lt;b&gt;\\x1b");
     }
 }
