@@ -916,3 +916,54 @@ fn hardware_file_is_read_and_bad_values_name_the_file_and_field() {
     assert!(matches!(err, HardwareError::MalformedFile { .. }), "{err}");
     assert!(err.to_string().contains("unknown field `peak_bw`"), "{err}");
 }
+
+#[test]
+fn terminal_and_markdown_show_names_as_text() {
+    let mut input = StepProfilerInput::default();
+    for (op, ms) in [
+        ("a\nb", 4.0),
+        ("\x1b[31mred", 3.0),
+        ("<script>alert(1)</script>", 2.0),
+        ("a|b\r", 1.0),
+    ] {
+        input.ops.insert(op.to_owned(), ms);
+    }
+    let sc = compute_training_scorecard(&input, 10.0, &rtx(), None);
+
+    let text = sc.to_string();
+    assert!(
+        !text.contains(['\x1b', '\r']),
+        "escape sequences reach the terminal:\n{text}"
+    );
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Hotspot operations")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(table.len(), 5, "header and four rows: {table:#?}");
+    assert!(
+        table
+            .iter()
+            .all(|r| r.chars().count() == table[0].chars().count())
+    );
+    assert!(table[1].starts_with("  a\\nb ") && table[2].starts_with("  \\x1b[31mred "));
+
+    let md = sc.to_markdown();
+    assert!(!md.contains("<script>"), "{md}");
+    let rows: Vec<&str> = md
+        .lines()
+        .skip_while(|l| !l.starts_with("| Op |"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 6, "header, rule and four rows: {rows:#?}");
+    for row in &rows {
+        let pipes = row
+            .char_indices()
+            .filter(|&(i, c)| c == '|' && !row[..i].ends_with('\\'))
+            .count();
+        assert_eq!(pipes, 4, "{row}");
+    }
+    assert!(md.contains("| \\<script\\>alert(1)\\</script\\> |"), "{md}");
+    assert!(md.contains("| a\\|b\\\\r |"), "{md}");
+}

@@ -6,18 +6,21 @@
 //! |---|---|---|
 //! | terminal text | [`visible`] | one line, no escape sequences, no bidi tricks |
 //! | HTML, SVG/XML | [`html()`] | `visible`, then entities: valid markup |
+//! | Markdown | [`markdown()`] | `visible`, then backslash escapes: no markup |
 //! | folded stacks | [`frame`] | one frame that never reads as a count |
 //!
 //! JSON needs none: serde_json escapes every string and the names stay exact.
 
 mod folded;
 mod html;
+mod markdown;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 pub(crate) use folded::frame;
 pub(crate) use html::html;
+pub(crate) use markdown::markdown;
 
 /// What a blank name (empty or only whitespace) is shown as.
 pub(crate) const UNNAMED: &str = "(unnamed)";

@@ -1,10 +1,12 @@
 //! Markdown rendering, in the reference layout: a Metric|Value table, then
 //! hotspot, regression and recommendation sections when non-empty. Fields
-//! beyond the reference (MFU, warnings) only appear when present.
+//! beyond the reference (MFU, warnings) only appear when present. Every name
+//! and message is escaped, so it renders as its text and never as markup.
 
 use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
+use crate::escape;
 
 /// Grade cell text: the letter, or `n/a` when it was withheld.
 pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
@@ -33,16 +35,6 @@ impl TrainingScorecard {
     }
 }
 
-/// Table-cell text: `|` escaped, line breaks flattened (they would end the row).
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
-}
-
-/// List-item text on one line (a line break would end the item).
-fn one_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
-}
-
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("## Training Scorecard\n\n");
     s.push_str("| Metric | Value |\n|--------|-------|\n");
@@ -65,7 +57,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         s.push_str("\n### Hotspot Operations\n\n");
         s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
         for (op, ms, pct) in &sc.hotspot_ops {
-            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", cell(op))?;
+            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
         }
     }
 
@@ -76,12 +68,12 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
             writeln!(
                 s,
                 "- **{}**: {:.1}% ({}) ",
-                r.metric,
+                escape::markdown(&r.metric),
                 r.delta * 100.0,
                 r.severity
             )?;
             if let Some(detail) = &r.detail {
-                writeln!(s, "  - {}", one_line(detail))?;
+                writeln!(s, "  - {}", escape::markdown(detail))?;
             }
         }
     }
@@ -89,14 +81,14 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     if !sc.recommendations.is_empty() {
         s.push_str("\n### Recommendations\n\n");
         for r in &sc.recommendations {
-            writeln!(s, "- {}", one_line(r))?;
+            writeln!(s, "- {}", escape::markdown(r))?;
         }
     }
 
     if !sc.warnings.is_empty() {
         s.push_str("\n### Warnings\n\n");
         for w in &sc.warnings {
-            writeln!(s, "- {}", one_line(w))?;
+            writeln!(s, "- {}", escape::markdown(w))?;
         }
     }
     Ok(())
