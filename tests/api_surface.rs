@@ -29,13 +29,22 @@ use profiler::sync::{
 use profiler::trace::{
     EventKind, RecordedExecutionTrace, RecordedTraceEntry, TensorShape, Timeline, TraceRecorder,
 };
-// Scorecard, analyzer and exports from profiler_report.
+// Reports: the root holds what a README user needs; the rest lives in
+// named modules.
+use profiler_report::export::{MergedTrace, merge_ranks};
+use profiler_report::hardware::{DEVICES, HardwareConfig};
+use profiler_report::html::Section;
+use profiler_report::scorecard::{
+    LayerSummary, PerLayerData, PhaseData, Regression, Severity, Thresholds,
+};
+use profiler_report::trace::{
+    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, read_execution_trace,
+};
 use profiler_report::{
-    Bottleneck, CommunicationBottleneck, DeviceSummary, Grade, HardwareSpec, HtmlReport,
-    LayerSummary, LoadBalanceMetrics, OpSummary, PerLayerData, PhaseData, Regression,
-    StepProfilerInput, TraceAnalyzer, TrainingScorecard, chrome_trace_json,
-    compute_training_scorecard, flamegraph_svg, folded_stacks, format_training_scorecard_markdown,
-    scorecard, speedscope_json,
+    Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,
+    TraceAnalyzer, TrainingScorecard, chrome_trace_json, compute_training_scorecard,
+    flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
+    write_html_report,
 };
 
 #[test]

@@ -175,7 +175,7 @@ fn the_main_job_trains_and_writes_every_report() {
         );
     }
     assert!(html.contains("DownProjectionBackward"));
-    let baseline = profiler_report::load_baseline(out.join("scorecard.json"))
+    let baseline = profiler_report::TrainingScorecard::load_baseline(out.join("scorecard.json"))
         .expect("scorecard.json is a baseline");
     assert_eq!(baseline.steps, recorded as usize);
     assert_eq!(outcome.files.len(), 5);

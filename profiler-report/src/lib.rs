@@ -1,48 +1,58 @@
-//! Analysis and rendering for the brick profiler.
+//! Analysis and rendering for the brick profiler: the training scorecard,
+//! trace analysis, exports for external viewers and one HTML report.
 //!
-//! - Training scorecard: [`scorecard()`] grades the live profiler's run;
-//!   [`ScorecardBuilder`] and [`compute_training_scorecard`] take explicit
-//!   inputs. Renderers: `Display` (terminal),
-//!   [`format_training_scorecard_markdown`], [`format_training_scorecard_html`]
-//!   and JSON ([`TrainingScorecard::to_json`]).
-//! - Hardware ceilings: [`HardwareSpec`], the [`DEVICES`] table and
-//!   [`HardwareConfig`] (environment and config file).
-//! - Execution traces: [`TraceAnalyzer`] (per-op, per-device, load balance,
-//!   communication, collapsed stacks), [`read_execution_trace`], and
-//!   [`merge_ranks`] for distributed runs ([`RankReport`], stragglers).
-//! - Exports: [`chrome_trace_json`] / [`write_chrome_trace`] (Perfetto,
-//!   chrome://tracing), [`folded_stacks`], [`flamegraph_svg`],
-//!   [`speedscope_json`].
-//! - HTML report: [`HtmlReport`] builds one self-contained page (extensible
-//!   with [`Section`]s); [`write_html_report`] writes it atomically.
+//! Every report is a pure function of a [`Profile`](profiler_core::Profile)
+//! (a live snapshot or one read back from disk) and explicit settings. The
+//! single exception is the convenience [`scorecard()`], which reads the live
+//! profiler and the `PROFILER_*` environment.
+//!
+//! ```no_run
+//! // At the end of training:
+//! println!("{}", profiler_report::scorecard());
+//! let profile = profiler_core::snapshot();
+//! profiler_report::write_chrome_trace(&profile, "trace.json")?;
+//! let svg = profiler_report::flamegraph_svg(&profiler_report::folded_stacks(&profile), "run")?;
+//! let html = profiler_report::HtmlReport::new(&profile).flamegraph_svg(svg).render();
+//! profiler_report::write_html_report(&html, "report.html")?;
+//! # Ok::<(), profiler_report::ExportError>(())
+//! ```
+//!
+//! The root holds what that needs; specialised items live in the public
+//! modules:
+//! - [`scorecard`](mod@scorecard): thresholds, model shape for MFU, the
+//!   step-profiler line parser, regressions and per-layer types.
+//! - [`hardware`]: device ceilings ([`hardware::DEVICES`]) and
+//!   [`hardware::HardwareConfig`] (settings and config files).
+//! - [`trace`]: [`TraceAnalyzer`]'s result types, reading trace files, the
+//!   load balance of distributed runs ([`trace::RankReport`]).
+//! - [`export`]: merging rank profiles into one Chrome trace
+//!   ([`export::merge_ranks`]).
+//! - [`html`]: extension [`html::Section`]s for the report.
+//!
+//! Every output stays well-formed for any name: each format has one name
+//! sanitiser that all its writers use.
 
-mod export;
-mod hardware;
-mod html;
+// Modules import one way, in the layers `docs/ARCHITECTURE.md` lists for this
+// crate (checked by the workspace's `tests/layering.rs`).
+
+mod error;
+mod escape;
+pub mod export;
+pub mod hardware;
+pub mod html;
 mod json;
-mod scorecard;
-mod trace;
+pub mod scorecard;
+pub mod trace;
+mod write;
 
+pub use error::ExportError;
 pub use export::{
-    OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
-    write_chrome_trace,
+    chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
-pub use hardware::{
-    DEFAULT_BYTES_PER_TOKEN, DEVICES, DeviceSpec, ENV_BYTES_PER_TOKEN, ENV_HARDWARE,
-    ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
-};
-pub use html::{HtmlReport, Section, write_html_report};
+pub use hardware::HardwareSpec;
+pub use html::{HtmlReport, write_html_report};
 pub use scorecard::{
-    Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
-    Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,
-    StepProfilerInput, Thresholds, TrainingScorecard, compute_training_scorecard,
-    compute_training_scorecard_with, escape_html, find_last_step_profiler_line,
-    format_training_scorecard_html, format_training_scorecard_markdown, load_baseline,
-    parse_last_step_profiler_line, parse_step_profiler_line, save_baseline, scorecard,
+    Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
+    compute_training_scorecard, scorecard,
 };
-pub use trace::{
-    CommunicationBottleneck, DEFAULT_STRAGGLER_THRESHOLD, DeviceSummary, LoadBalanceMetrics,
-    MergedTrace, OpSummary, RankReport, RankStats, Straggler, TraceAnalyzer, TraceError,
-    merge_rank_files, merge_ranked, merge_ranks, parse_execution_trace, read_execution_trace,
-    read_rank_profiles,
-};
+pub use trace::TraceAnalyzer;

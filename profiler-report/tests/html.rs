@@ -10,9 +10,10 @@ use profiler_core::{
     stats::{HistBucket, LatencyHistogram},
     sync::SyncMode,
 };
+use profiler_report::html::Section;
 use profiler_report::{
-    HardwareSpec, HtmlReport, ScorecardBuilder, Section, TraceError, TrainingScorecard,
-    flamegraph_svg, folded_stacks, write_html_report,
+    ExportError, HardwareSpec, HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg,
+    folded_stacks, write_html_report,
 };
 
 // ---------------------------------------------------------------- fixtures
@@ -177,8 +178,7 @@ fn profile() -> Profile {
 }
 
 fn scorecard_of(p: &Profile) -> TrainingScorecard {
-    ScorecardBuilder::new()
-        .profile(p)
+    ScorecardBuilder::from_profile(p)
         .hardware(HardwareSpec::rtx_4060l())
         .build()
         .expect("scorecard")
@@ -328,6 +328,25 @@ fn data_strings_are_escaped() {
     let titled = HtmlReport::new(&p).title("a <b> & c").render();
     assert!(titled.contains("<h1>a &lt;b&gt; &amp; c</h1>"));
     assert!(titled.contains("<title>a &lt;b&gt; &amp; c · profiler report</title>"));
+}
+
+#[test]
+fn control_characters_in_names_are_shown_not_sent() {
+    let mut p = profile();
+    p.bricks[0].name = "nul\0\x1b[31mred\r\n\u{202e}".into();
+    p.phases[0].name = "\u{7}bell".into();
+    p.run.notes.push("note\u{0}".into());
+    let sc = scorecard_of(&p);
+    let html = full_report(&p, &sc);
+    let banned = |c: char| (c.is_control() && !matches!(c, '\n' | '\t')) || c == '\u{202e}';
+    assert!(
+        !html.chars().any(banned),
+        "raw control characters in the page"
+    );
+    assert!(!sc.to_html().chars().any(banned));
+    assert!(section(&html, "bricks").contains("<td>nul\\0\\x1b[31mred\\r\\n\\u{202e}</td>"));
+    assert!(section(&html, "steps").contains("<td>\\x07bell</td>"));
+    assert!(section(&html, "run").contains("<li>note\\0</li>"));
 }
 
 #[test]
@@ -631,7 +650,7 @@ fn write_is_atomic_and_errors_name_the_path() {
     let bad = dir.path().join("missing").join("report.html");
     let err = write_html_report(&html, &bad).expect_err("no such directory");
     match &err {
-        TraceError::Write { path, .. } => assert_eq!(path, &bad),
+        ExportError::Write { path, .. } => assert_eq!(path, &bad),
         other => panic!("unexpected error {other:?}"),
     }
     assert!(

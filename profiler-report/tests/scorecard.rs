@@ -7,12 +7,14 @@ use profiler_core::{
     Direction, Profile,
     profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
 };
+use profiler_report::hardware::{HardwareConfig, HardwareError};
+use profiler_report::scorecard::{
+    ModelShape, PerLayerData, PhaseData, Severity, Thresholds, parse_last_step_profiler_line,
+    parse_step_profiler_line,
+};
 use profiler_report::{
-    Bottleneck, Grade, HardwareConfig, HardwareSpec, ModelShape, PerLayerData, PhaseData,
-    ScorecardBuilder, ScorecardError, ScorecardOptions, Severity, StepProfilerInput, Thresholds,
-    TrainingScorecard, compute_training_scorecard, compute_training_scorecard_with,
-    format_training_scorecard_html, format_training_scorecard_markdown, load_baseline,
-    parse_last_step_profiler_line, parse_step_profiler_line,
+    Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,
+    TrainingScorecard, compute_training_scorecard,
 };
 
 fn rtx() -> HardwareSpec {
@@ -268,11 +270,8 @@ fn assert_no_nan(sc: &TrainingScorecard) {
         ..sc.clone()
     };
     for (what, text) in [
-        (
-            "markdown",
-            format_training_scorecard_markdown(&numbers_only),
-        ),
-        ("html", format_training_scorecard_html(&numbers_only)),
+        ("markdown", TrainingScorecard::to_markdown(&numbers_only)),
+        ("html", TrainingScorecard::to_html(&numbers_only)),
         ("terminal", numbers_only.to_string()),
     ] {
         assert!(
@@ -396,8 +395,7 @@ fn zero_and_negative_step_time_and_throughput_are_handled() {
 #[test]
 fn empty_profile_scores_without_inventing_numbers() {
     let profile = Profile::empty();
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
+    let sc = ScorecardBuilder::from_profile(&profile)
         .hardware(rtx())
         .build()
         .unwrap();
@@ -485,10 +483,7 @@ fn golden_scorecard() -> TrainingScorecard {
 #[test]
 fn markdown_matches_the_golden_file() {
     let golden = include_str!("golden/training_scorecard.md");
-    assert_eq!(
-        format_training_scorecard_markdown(&golden_scorecard()),
-        golden
-    );
+    assert_eq!(TrainingScorecard::to_markdown(&golden_scorecard()), golden);
 }
 
 #[test]
@@ -498,10 +493,9 @@ fn markdown_of_an_unknown_peak_matches_the_golden_file() {
         wall_coverage: 0.5,
         ..Default::default()
     };
-    let sc =
-        compute_training_scorecard_with(&input, 400.0, None, None, &ScorecardOptions::default());
+    let sc = ScorecardBuilder::from_input(input, 400.0).build().unwrap();
     let golden = include_str!("golden/training_scorecard_unknown_peak.md");
-    assert_eq!(format_training_scorecard_markdown(&sc), golden);
+    assert_eq!(TrainingScorecard::to_markdown(&sc), golden);
 }
 
 fn hand_built_profile() -> Profile {
@@ -563,8 +557,7 @@ fn builder_reads_a_hand_built_profile() {
     );
     assert_eq!(input.per_layer[0].ops["GemmQkv"], 25.0);
 
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
+    let sc = ScorecardBuilder::from_profile(&profile)
         .hardware(rtx())
         .build()
         .unwrap();
@@ -585,8 +578,7 @@ fn builder_reads_a_hand_built_profile() {
 #[test]
 fn profiles_measure_launch_overhead_as_uncovered_step_time() {
     let profile = hand_built_profile();
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
+    let sc = ScorecardBuilder::from_profile(&profile)
         .hardware(rtx())
         .build()
         .unwrap();
@@ -602,8 +594,7 @@ fn profiles_measure_launch_overhead_as_uncovered_step_time() {
     // Without phases the overhead is unknown, not 100%.
     let mut bare = profile.clone();
     bare.phases.clear();
-    let sc = ScorecardBuilder::new()
-        .profile(&bare)
+    let sc = ScorecardBuilder::from_profile(&bare)
         .hardware(rtx())
         .build()
         .unwrap();
@@ -621,8 +612,7 @@ fn profiles_measure_launch_overhead_as_uncovered_step_time() {
 #[test]
 fn units_follow_the_source_and_an_impossible_throughput_is_called_out() {
     let profile = hand_built_profile();
-    let from_profile = ScorecardBuilder::new()
-        .profile(&profile)
+    let from_profile = ScorecardBuilder::from_profile(&profile)
         .hardware(rtx())
         .build()
         .unwrap();
@@ -653,7 +643,7 @@ fn units_follow_the_source_and_an_impossible_throughput_is_called_out() {
 
 #[test]
 fn mfu_against_an_estimated_peak_is_marked() {
-    let shape = profiler_report::ModelShape {
+    let shape = ModelShape {
         params: 1_000_000,
         layers: 2,
         heads: 4,
@@ -662,15 +652,12 @@ fn mfu_against_an_estimated_peak_is_marked() {
     };
     let config = |device: &str| {
         let device = device.to_owned();
-        profiler_report::HardwareConfig::from_vars(move |k| {
-            (k == "PROFILER_HARDWARE").then(|| device.clone())
-        })
-        .unwrap()
-        .unwrap()
+        HardwareConfig::from_vars(move |k| (k == "PROFILER_HARDWARE").then(|| device.clone()))
+            .unwrap()
+            .unwrap()
     };
     let build = |device: &str| {
-        ScorecardBuilder::new()
-            .profile(&hand_built_profile())
+        ScorecardBuilder::from_profile(&hand_built_profile())
             .hardware_config(config(device))
             .model_shape(shape)
             .build()
@@ -699,11 +686,7 @@ fn mfu_against_an_estimated_peak_is_marked() {
 #[test]
 fn unknown_peak_says_how_to_set_it() {
     let profile = hand_built_profile();
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
-        .use_env(false)
-        .build()
-        .unwrap();
+    let sc = ScorecardBuilder::from_profile(&profile).build().unwrap();
     assert_eq!(sc.grade, None);
     assert!(sc.peak_unknown());
     let text = sc.to_string();
@@ -711,18 +694,14 @@ fn unknown_peak_says_how_to_set_it() {
         text.contains("unknown peak: set PROFILER_HARDWARE="),
         "{text}"
     );
-    assert!(format_training_scorecard_markdown(&sc).contains("| Grade | **n/a** |"));
+    assert!(TrainingScorecard::to_markdown(&sc).contains("| Grade | **n/a** |"));
     // The profile's own hardware fills the gap.
     let mut with_hw = profile.clone();
     with_hw.run.hardware = Some(HardwareInfo {
         name: "rtx_4060l".to_owned(),
         ..Default::default()
     });
-    let sc = ScorecardBuilder::new()
-        .profile(&with_hw)
-        .use_env(false)
-        .build()
-        .unwrap();
+    let sc = ScorecardBuilder::from_profile(&with_hw).build().unwrap();
     assert_eq!(sc.grade, Some(Grade::A));
     assert_eq!(sc.hardware.as_deref(), Some("rtx_4060l"));
 }
@@ -740,8 +719,7 @@ fn mfu_uses_the_palm_flops_and_the_dense_peak() {
     let h100 = HardwareConfig::from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
         .unwrap()
         .unwrap();
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
+    let sc = ScorecardBuilder::from_profile(&profile)
         .hardware_config(h100)
         .model_shape(shape)
         .build()
@@ -749,10 +727,9 @@ fn mfu_uses_the_palm_flops_and_the_dense_peak() {
     let flops_per_token = 6e9 + 12.0 * 2.0 * 16.0 * 64.0 * 512.0;
     let expected = 5120.0 * flops_per_token / 989e12;
     assert!((sc.mfu.unwrap() - expected).abs() < 1e-12, "{:?}", sc.mfu);
-    assert!(format_training_scorecard_markdown(&sc).contains("| MFU | 3.1% |"));
+    assert!(TrainingScorecard::to_markdown(&sc).contains("| MFU | 3.1% |"));
     // No dense peak: MFU omitted with a warning.
-    let sc = ScorecardBuilder::new()
-        .profile(&profile)
+    let sc = ScorecardBuilder::from_profile(&profile)
         .hardware(rtx())
         .model_shape(shape)
         .build()
@@ -800,7 +777,7 @@ fn noise_aware_regression_flags_clear_shifts_only() {
         detail.starts_with("Mann-Whitney U on 44 vs 44 step times: p="),
         "{detail}"
     );
-    assert!(format_training_scorecard_markdown(&shifted).contains("  - Mann-Whitney U"));
+    assert!(TrainingScorecard::to_markdown(&shifted).contains("  - Mann-Whitney U"));
 
     // Same mean shift, but the baseline is noisy: within noise, not flagged.
     let noisy = with_samples(samples(100.0, 50.0, 44), 200.0, None);
@@ -826,27 +803,24 @@ fn baselines_save_atomically_and_load_with_typed_errors() {
     let path = dir.path().join("baseline.json");
     let sc = golden_scorecard();
     sc.save_baseline(&path).unwrap();
-    assert_eq!(load_baseline(&path).unwrap(), sc);
-    let from_builder = ScorecardBuilder::new()
-        .input(
-            StepProfilerInput {
-                avg_step_ms: 200.0,
-                ..Default::default()
-            },
-            100.0,
-        )
+    assert_eq!(TrainingScorecard::load_baseline(&path).unwrap(), sc);
+    let input = StepProfilerInput {
+        avg_step_ms: 200.0,
+        ..Default::default()
+    };
+    let from_builder = ScorecardBuilder::from_input(input, 100.0)
         .hardware(rtx())
-        .baseline_path(&path)
+        .baseline(TrainingScorecard::load_baseline(&path).unwrap())
         .build()
         .unwrap();
     assert_eq!(from_builder.regressions[0].metric, "throughput_tok_s");
 
     let missing = dir.path().join("nope.json");
-    let err = load_baseline(&missing).unwrap_err();
+    let err = TrainingScorecard::load_baseline(&missing).unwrap_err();
     assert!(matches!(err, ScorecardError::BaselineRead { .. }));
     assert!(err.to_string().contains("nope.json"), "{err}");
     std::fs::write(&path, "{\"grade\": 3}").unwrap();
-    let err = load_baseline(&path).unwrap_err();
+    let err = TrainingScorecard::load_baseline(&path).unwrap_err();
     assert!(
         matches!(err, ScorecardError::BaselineMalformed { line: 1, .. }),
         "{err}"
@@ -861,7 +835,7 @@ fn html_escapes_user_strings() {
         .ops
         .insert("<img src=x onerror=alert(1)>".to_owned(), 5.0);
     let sc = compute_training_scorecard(&input, 10.0, &rtx(), None);
-    let html = format_training_scorecard_html(&sc);
+    let html = TrainingScorecard::to_html(&sc);
     assert!(html.starts_with("<section class=\"training-scorecard\">"));
     assert!(html.trim_end().ends_with("</section>"));
     assert!(!html.contains("<img"), "{html}");
@@ -875,24 +849,23 @@ fn custom_thresholds_change_the_verdicts() {
         step_time_critical: 0.5,
         ..Thresholds::default()
     };
-    let options = ScorecardOptions {
-        thresholds: strict,
-        ..Default::default()
-    };
     let input = StepProfilerInput {
         avg_step_ms: 105.0,
         ..Default::default()
     };
-    let sc =
-        compute_training_scorecard_with(&input, 200.0, Some(&rtx()), Some(&baseline()), &options);
+    let sc = ScorecardBuilder::from_input(input.clone(), 200.0)
+        .hardware(rtx())
+        .baseline(baseline())
+        .thresholds(strict)
+        .build()
+        .unwrap();
     assert_eq!(sc.regressions.len(), 1);
     assert_eq!(sc.regressions[0].severity, Severity::Warning);
     let bad = Thresholds {
         grade_a: f64::NAN,
         ..Thresholds::default()
     };
-    let err = ScorecardBuilder::new()
-        .input(input, 1.0)
+    let err = ScorecardBuilder::from_input(input, 1.0)
         .thresholds(bad)
         .build()
         .unwrap_err();
@@ -945,9 +918,57 @@ fn hardware_file_is_read_and_bad_values_name_the_file_and_field() {
     );
     std::fs::write(&path, r#"{"peak_bw": 100}"#).unwrap();
     let err = HardwareConfig::from_file(&path).unwrap_err();
-    assert!(
-        matches!(err, profiler_report::HardwareError::MalformedFile { .. }),
-        "{err}"
-    );
+    assert!(matches!(err, HardwareError::MalformedFile { .. }), "{err}");
     assert!(err.to_string().contains("unknown field `peak_bw`"), "{err}");
+}
+
+#[test]
+fn terminal_and_markdown_show_names_as_text() {
+    let mut input = StepProfilerInput::default();
+    for (op, ms) in [
+        ("a\nb", 4.0),
+        ("\x1b[31mred", 3.0),
+        ("<script>alert(1)</script>", 2.0),
+        ("a|b\r", 1.0),
+    ] {
+        input.ops.insert(op.to_owned(), ms);
+    }
+    let sc = compute_training_scorecard(&input, 10.0, &rtx(), None);
+
+    let text = sc.to_string();
+    assert!(
+        !text.contains(['\x1b', '\r']),
+        "escape sequences reach the terminal:\n{text}"
+    );
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Hotspot operations")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(table.len(), 5, "header and four rows: {table:#?}");
+    assert!(
+        table
+            .iter()
+            .all(|r| r.chars().count() == table[0].chars().count())
+    );
+    assert!(table[1].starts_with("  a\\nb ") && table[2].starts_with("  \\x1b[31mred "));
+
+    let md = sc.to_markdown();
+    assert!(!md.contains("<script>"), "{md}");
+    let rows: Vec<&str> = md
+        .lines()
+        .skip_while(|l| !l.starts_with("| Op |"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 6, "header, rule and four rows: {rows:#?}");
+    for row in &rows {
+        let pipes = row
+            .char_indices()
+            .filter(|&(i, c)| c == '|' && !row[..i].ends_with('\\'))
+            .count();
+        assert_eq!(pipes, 4, "{row}");
+    }
+    assert!(md.contains("| \\<script\\>alert(1)\\</script\\> |"), "{md}");
+    assert!(md.contains("| a\\|b\\\\r |"), "{md}");
 }

@@ -2,12 +2,15 @@
 //! merging and trace files. Golden files live in `tests/golden/`; rewrite
 //! them with `UPDATE_GOLDEN=1 cargo test -p profiler-report --test trace`
 //! and review the diff. Exports are tested in `trace/exports.rs`, ranks and
-//! trace files in `trace/files.rs`.
+//! trace files in `trace/files.rs`, names that look like folded-stack
+//! syntax in `trace/names.rs`.
 
 #[path = "trace/exports.rs"]
 mod exports;
 #[path = "trace/files.rs"]
 mod files;
+#[path = "trace/names.rs"]
+mod names;
 
 use std::time::Duration;
 

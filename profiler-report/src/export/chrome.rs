@@ -2,7 +2,7 @@
 //! opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
 //!
 //! Events of one or more profiles are gathered in a [`ChromeTrace`], nested
-//! per track with the rule of [`nesting`](super::nesting), then sorted and
+//! per track with the rule of [`nesting`](crate::trace::nesting), then sorted and
 //! printed one event per line (diffable golden files).
 
 use std::borrow::Cow;
@@ -13,13 +13,14 @@ use std::path::Path;
 use profiler_core::{Profile, trace::EventKind};
 use serde::Serialize;
 
-use super::nesting::{event_spans, nest, sorted_events};
-use super::run_facts::{RunFacts, warnings};
-use crate::trace::TraceError;
+use super::run_facts::{EXPORTER, RunFacts, warnings};
+use crate::error::ExportError;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
+use crate::write::write_text;
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
-pub const OPS_TID_BASE: u64 = 1_000_000;
+pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 
 /// A Chrome trace of one profile, as JSON text (the JSON Object Format:
 /// `{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`).
@@ -29,7 +30,7 @@ pub const OPS_TID_BASE: u64 = 1_000_000;
 /// - Timeline events are complete `X` events, `cat` = `step`, `phase`,
 ///   `layer` or `brick`; `#[trace_op]` entries are `X` events with `cat` =
 ///   `op` and their step, device and shapes in `args`, on the thread's
-///   companion track `OPS_TID_BASE + thread` (`... ops`). Entries without
+///   companion track tid `1_000_000 + thread` (`... ops`). Entries without
 ///   `start_us` follow the previous entry on their track.
 /// - Counters `output bytes, thread N` (`args.bytes`; counters are per
 ///   process, hence one series per thread) give each op's output size at its
@@ -70,21 +71,10 @@ pub fn chrome_trace_json(profile: &Profile) -> String {
 /// Writes [`chrome_trace_json`] to `path` atomically.
 ///
 /// # Errors
-/// [`TraceError::Write`] naming the path.
-pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(), TraceError> {
+/// [`ExportError::Write`] naming the path.
+pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(), ExportError> {
     write_text(path.as_ref(), &chrome_trace_json(profile))
 }
-
-pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), TraceError> {
-    profiler_core::__private::write_atomic(path, text.as_bytes()).map_err(|source| {
-        TraceError::Write {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
-}
-
-pub(crate) const EXPORTER: &str = "profiler-report";
 
 /// Events of one or more profiles, gathered before sorting and printing.
 #[derive(Default)]

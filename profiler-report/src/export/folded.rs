@@ -5,18 +5,27 @@ use std::collections::{BTreeMap, HashMap};
 
 use profiler_core::{Profile, trace::EventKind};
 
-use super::nesting::{event_spans, frame_name, nest, sorted_events};
+use crate::escape;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
 
 /// Folded stacks of a profile's timeline, one line per distinct stack.
 ///
-/// Each thread's events are nested (see [`chrome_trace_json`](crate::chrome_trace_json)
+/// Each thread's events are nested (see [`chrome_trace_json`](super::chrome::chrome_trace_json)
 /// for the clamping rule) and every event contributes its *self* time (its
 /// duration minus its children's) to the stack of frames from the outermost
 /// scope down to it, e.g. `step;forward;layer 0 fwd;Attention;Softmax`.
-/// Step frames are named `step` without their index so that steps merge;
-/// `;` and line breaks in names become `_`. Identical stacks of all threads
-/// are summed, weights are µs rounded to the nearest integer, lines with
-/// weight 0 are dropped, and lines are sorted, each ending in `\n`.
+/// Step frames are named `step` without their index so that steps merge.
+/// Identical stacks of all threads are summed, weights are µs rounded to the
+/// nearest integer (saturating), lines with weight 0 are dropped, and lines
+/// are sorted, each ending in `\n`.
+///
+/// Names are made safe for the format, so every line reads back with the
+/// frames written: `;` becomes `_`; line breaks, control characters and
+/// bidi controls are escaped (`\n`, `\x1b`, `\u{202e}`); surrounding
+/// whitespace is trimmed; a blank name is `(unnamed)`; and a name ending in
+/// ` <number>` (`microbatch 1`) keeps its number behind a no-break space
+/// (U+00A0), because readers take a line ending in two numbers for a
+/// differential profile. A leading `# ` (a comment line) gets the same.
 ///
 /// Fallback: when the profile has no timeline (trace mode was off) but has
 /// brick statistics, there is no nesting to show, so each brick becomes a
@@ -67,7 +76,7 @@ fn timeline_stacks(profile: &Profile) -> BTreeMap<String, u64> {
             let event = &events[n.item];
             match event.kind {
                 EventKind::Step => stack.push_str("step"),
-                _ => stack.push_str(&frame_name(timeline.name_of(event))),
+                _ => stack.push_str(&escape::frame(timeline.name_of(event))),
             }
             ends.push(stack.len());
             let self_ns = n.dur_ns().saturating_sub(children_ns[i]);
@@ -87,7 +96,7 @@ fn brick_totals(profile: &Profile) -> BTreeMap<String, u64> {
     let mut totals: BTreeMap<String, u64> = BTreeMap::new();
     for brick in &profile.bricks {
         let w = totals
-            .entry(frame_name(&brick.name).into_owned())
+            .entry(escape::frame(&brick.name).into_owned())
             .or_default();
         *w = w.saturating_add(brick.total_ns);
     }

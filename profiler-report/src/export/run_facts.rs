@@ -75,3 +75,6 @@ pub(crate) fn warnings(profile: &Profile) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// The generator named in every export and the HTML report.
+pub(crate) const EXPORTER: &str = "profiler-report";

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use profiler_core::{Profile, trace::EventKind};
 use serde::Serialize;
 
-use super::chrome::{EXPORTER, to_json};
-use super::nesting::{event_spans, nest, sorted_events};
+use super::chrome::to_json;
+use super::run_facts::EXPORTER;
+use crate::trace::nesting::{event_spans, nest, sorted_events};
 
 #[derive(Serialize)]
 struct File<'a> {
@@ -54,8 +55,8 @@ struct Event {
 
 /// speedscope JSON of a profile's timeline: one evented profile per thread
 /// (`thread N` or its name), frames shared across threads and named like
-/// [`folded_stacks`](crate::folded_stacks) frames (steps merge as `step`),
-/// nesting and clamping as in [`chrome_trace_json`](crate::chrome_trace_json).
+/// [`folded_stacks`](super::folded::folded_stacks) frames (steps merge as `step`),
+/// nesting and clamping as in [`chrome_trace_json`](super::chrome::chrome_trace_json).
 /// A profile without a timeline gives a file with no profiles.
 #[must_use]
 pub fn speedscope_json(profile: &Profile) -> String {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{DEFAULT_BYTES_PER_TOKEN, DeviceSpec, HardwareSpec};
+use super::devices::DeviceSpec;
+use super::spec::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
 
 /// Hardware resolved from configuration: the grading spec plus what MFU needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,22 +48,22 @@ pub const ENV_PEAK_TFLOPS: &str = "PROFILER_PEAK_TFLOPS";
 pub const ENV_HARDWARE_FILE: &str = "PROFILER_HARDWARE_FILE";
 
 impl HardwareConfig {
-    /// Resolves hardware from the process environment.
-    ///
-    /// In order: `PROFILER_HARDWARE_FILE` (JSON with optional `name`,
-    /// `device`, `peak_bw_gb_s`, `bytes_per_token`, `peak_tflops`);
-    /// `PROFILER_HARDWARE` (a device of [`DEVICES`](super::DEVICES)); `PROFILER_PEAK_BW_GB_S`.
-    /// `PROFILER_BYTES_PER_TOKEN` and `PROFILER_PEAK_TFLOPS` refine the last
-    /// two; bytes per token default to [`DEFAULT_BYTES_PER_TOKEN`].
-    /// `Ok(None)` when nothing is set.
-    ///
-    /// # Errors
-    /// [`HardwareError`] naming the variable or file with a bad value.
-    pub fn from_env() -> Result<Option<Self>, HardwareError> {
+    /// Resolves hardware from the process environment: only
+    /// `profiler_report::scorecard()` reads it; everything else takes
+    /// explicit settings through [`HardwareConfig::from_vars`].
+    pub(crate) fn from_env() -> Result<Option<Self>, HardwareError> {
         Self::from_vars(|k| std::env::var(k).ok())
     }
 
-    /// As [`HardwareConfig::from_env`], reading variables through `var`.
+    /// Resolves hardware from `PROFILER_*` settings looked up through `var`
+    /// (pass `|k| std::env::var(k).ok()` for the process environment).
+    ///
+    /// In order: `PROFILER_HARDWARE_FILE` (JSON with optional `name`,
+    /// `device`, `peak_bw_gb_s`, `bytes_per_token`, `peak_tflops`);
+    /// `PROFILER_HARDWARE` (a device of [`DEVICES`](super::devices::DEVICES)); `PROFILER_PEAK_BW_GB_S`.
+    /// `PROFILER_BYTES_PER_TOKEN` and `PROFILER_PEAK_TFLOPS` refine the last
+    /// two; bytes per token default to [`DEFAULT_BYTES_PER_TOKEN`].
+    /// `Ok(None)` when nothing is set.
     ///
     /// # Errors
     /// [`HardwareError`] naming the variable or file with a bad value.
@@ -109,7 +110,7 @@ impl HardwareConfig {
         }
     }
 
-    /// Reads a JSON hardware file (see [`HardwareConfig::from_env`]).
+    /// Reads a JSON hardware file (see [`HardwareConfig::from_vars`]).
     ///
     /// # Errors
     /// [`HardwareError::ReadFile`], [`HardwareError::MalformedFile`], or a
@@ -215,7 +216,7 @@ pub enum HardwareError {
         /// What is wrong.
         reason: String,
     },
-    /// A device name not in [`DEVICES`](super::DEVICES).
+    /// A device name not in [`DEVICES`](super::devices::DEVICES).
     #[error("unknown device `{name}` in {origin}; known: {known}")]
     UnknownDevice {
         /// The name given.

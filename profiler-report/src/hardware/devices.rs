@@ -1,6 +1,6 @@
 //! The table of known devices (SPEC section 5) and lookup by name or alias.
 
-use super::HardwareSpec;
+use super::spec::HardwareSpec;
 
 /// Published ceilings of one device (dense, no sparsity).
 #[derive(Debug, Clone, Copy, PartialEq)]

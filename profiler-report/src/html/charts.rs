@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use profiler_core::{Direction, Profile};
 
 use super::format::{DASH, fixed, ms, num, pct};
-use crate::scorecard::escape_html;
+use crate::escape;
 
 /// Fill of forward bars.
 const FWD_FILL: &str = "#4e79a7";
@@ -261,7 +261,7 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
         };
         let (top, share) = row.top_op().map_or_else(
             || (DASH.to_owned(), DASH.to_owned()),
-            |(name, share)| (escape_html(name), pct(share)),
+            |(name, share)| (escape::html(name), pct(share)),
         );
         let _ = writeln!(
             s,

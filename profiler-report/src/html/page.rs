@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::Section;
-use crate::scorecard::escape_html;
+use super::section::Section;
+use crate::escape;
 
 /// What the page shows around its sections; strings are already HTML.
 pub(crate) struct Page<'a> {
@@ -34,7 +34,7 @@ pub(crate) fn render(page: &Page<'_>) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"{}\">\n<title>{} · profiler report</title>\n\
          <style>\n{CSS}</style>\n</head>\n<body>\n<div class=\"page\">\n",
-        escape_html(page.generator),
+        escape::html(page.generator),
         page.title
     );
     let _ = writeln!(
@@ -57,7 +57,7 @@ pub(crate) fn render(page: &Page<'_>) -> String {
             s,
             "<li><a href=\"#{}\">{}</a></li>",
             section.id,
-            escape_html(&section.title)
+            escape::html(&section.title)
         );
     }
     s.push_str("</ol>\n</nav>\n<main>\n");
@@ -90,7 +90,7 @@ fn render_section(s: &mut String, section: &Section) {
         s,
         "<section id=\"{}\">\n<h2>{}</h2>\n{}",
         section.id,
-        escape_html(&section.title),
+        escape::html(&section.title),
         section.body
     );
     if !section.body.ends_with('\n') {

@@ -7,7 +7,8 @@ use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
 
 use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::format::{DASH, duration, int, ms, num, pct, ratio, si, utc_iso8601};
-use crate::scorecard::{TrainingScorecard, escape_html};
+use crate::escape;
+use crate::scorecard::TrainingScorecard;
 
 /// Lines a reader must see before trusting the numbers: lost, dropped and
 /// pending records first, then the run's notes.
@@ -32,7 +33,7 @@ pub(crate) fn run(profile: &Profile) -> String {
             if lines.len() == 1 { "" } else { "s" }
         );
         for line in &lines {
-            let _ = writeln!(s, "<li>{}</li>", escape_html(line));
+            let _ = writeln!(s, "<li>{}</li>", escape::html(line));
         }
         s.push_str("</ul>\n</div>\n");
     }
@@ -41,7 +42,7 @@ pub(crate) fn run(profile: &Profile) -> String {
         if v.is_empty() {
             DASH.to_owned()
         } else {
-            escape_html(v)
+            escape::html(v)
         }
     };
     let mut rows: Vec<(&str, String)> = vec![
@@ -96,7 +97,7 @@ pub(crate) fn run(profile: &Profile) -> String {
     );
     rows.push(("Profiler overhead", overhead));
     if let Some(hw) = &run.hardware {
-        let mut v = escape_html(&hw.name);
+        let mut v = escape::html(&hw.name);
         if let Some(bw) = hw.peak_bw_gb_s {
             let _ = write!(v, ", {} GB/s", num(bw));
         }
@@ -193,7 +194,7 @@ pub(crate) fn hotspots(profile: &Profile, scorecard: Option<&TrainingScorecard>)
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>{}</tr>",
-            escape_html(&name),
+            escape::html(&name),
             num(total_ms),
             pct(share),
             bar_cell(share)
@@ -251,7 +252,7 @@ pub(crate) fn bricks(profile: &Profile) -> String {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td>{}{}{}{}{}{}{}{}{}</tr>",
-            escape_html(&b.name),
+            escape::html(&b.name),
             b.category,
             cell(b.count as f64, int(b.count)),
             cell(ms(b.total_ns), num(ms(b.total_ns))),
@@ -341,7 +342,7 @@ pub(crate) fn steps(profile: &Profile) -> String {
             s,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td>{}</tr>",
-            escape_html(&p.name),
+            escape::html(&p.name),
             int(p.count),
             num(ms(p.total_ns)),
             if p.count > 0 {

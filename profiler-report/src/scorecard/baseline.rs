@@ -13,43 +13,34 @@ impl TrainingScorecard {
     /// # Errors
     /// [`ScorecardError::BaselineWrite`] naming the file.
     pub fn save_baseline(&self, path: impl AsRef<Path>) -> Result<(), ScorecardError> {
-        save_baseline(self, path)
+        let path = path.as_ref();
+        profiler_core::__private::write_atomic(path, self.to_json().as_bytes()).map_err(|source| {
+            ScorecardError::BaselineWrite {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
     }
-}
 
-/// Writes `scorecard` to `path` as a baseline, atomically.
-///
-/// # Errors
-/// [`ScorecardError::BaselineWrite`] naming the file.
-pub fn save_baseline(
-    scorecard: &TrainingScorecard,
-    path: impl AsRef<Path>,
-) -> Result<(), ScorecardError> {
-    let path = path.as_ref();
-    profiler_core::__private::write_atomic(path, scorecard.to_json().as_bytes()).map_err(|source| {
-        ScorecardError::BaselineWrite {
+    /// Reads a baseline scorecard saved by [`save_baseline`](Self::save_baseline)
+    /// (or the reference tool).
+    ///
+    /// # Errors
+    /// [`ScorecardError::BaselineRead`] if the file cannot be read,
+    /// [`ScorecardError::BaselineMalformed`] (with line and column) if it is
+    /// not scorecard JSON.
+    pub fn load_baseline(path: impl AsRef<Path>) -> Result<Self, ScorecardError> {
+        let path = path.as_ref();
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ScorecardError::BaselineRead {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Self::from_json(&text).map_err(|e| ScorecardError::BaselineMalformed {
             path: path.to_path_buf(),
-            source,
-        }
-    })
-}
-
-/// Reads a baseline scorecard.
-///
-/// # Errors
-/// [`ScorecardError::BaselineRead`] if the file cannot be read,
-/// [`ScorecardError::BaselineMalformed`] (with line and column) if it is not
-/// scorecard JSON.
-pub fn load_baseline(path: impl AsRef<Path>) -> Result<TrainingScorecard, ScorecardError> {
-    let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| ScorecardError::BaselineRead {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    TrainingScorecard::from_json(&text).map_err(|e| ScorecardError::BaselineMalformed {
-        path: path.to_path_buf(),
-        message: crate::json::message(&e),
-        line: e.line(),
-        column: e.column(),
-    })
+            message: crate::json::message(&e),
+            line: e.line(),
+            column: e.column(),
+        })
+    }
 }

@@ -1,12 +1,11 @@
-//! Building a scorecard from a [`Profile`] (live or read from disk):
-//! [`scorecard`] with zero arguments, and [`ScorecardBuilder`] for explicit
-//! hardware, baseline, thresholds and model shape.
+//! Building a scorecard: [`scorecard`] with zero arguments (the live
+//! profiler and the environment), and [`ScorecardBuilder`], a pure function
+//! of a [`Profile`] or step-profiler data and explicit settings.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use profiler_core::Profile;
 
-use super::baseline::load_baseline;
 use super::compute::compute;
 use super::error::ScorecardError;
 use super::input::StepProfilerInput;
@@ -17,13 +16,17 @@ use crate::hardware::{DeviceSpec, HardwareConfig, HardwareSpec};
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
 pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 
-/// The training scorecard of the live global profiler.
+/// The training scorecard of the live global profiler: the one function of
+/// this crate that reads the live profiler and the environment.
 ///
-/// Hardware comes from the environment ([`HardwareConfig::from_env`]), else
-/// from the profile's `run.hardware`; without either the grade is omitted
-/// and the warnings say how to set it. A baseline is read from
-/// `PROFILER_BASELINE` when that file exists. Problems with either are
-/// reported in the scorecard's warnings rather than failing.
+/// Hardware comes from the environment (`PROFILER_HARDWARE_FILE`,
+/// `PROFILER_HARDWARE`, `PROFILER_PEAK_BW_GB_S`, `PROFILER_BYTES_PER_TOKEN`,
+/// `PROFILER_PEAK_TFLOPS`; see [`HardwareConfig::from_vars`]), else from the
+/// profile's `run.hardware`; without either the grade is omitted and the
+/// warnings say how to set it. A baseline is read from `PROFILER_BASELINE`
+/// when that file exists. Problems with either are reported in the
+/// scorecard's warnings rather than failing. Everything else is
+/// [`ScorecardBuilder::from_profile`] on [`profiler_core::snapshot`].
 ///
 /// ```no_run
 /// println!("{}", profiler_report::scorecard());
@@ -46,18 +49,18 @@ pub fn scorecard() -> TrainingScorecard {
                 ));
                 return None;
             }
-            load_baseline(&path)
+            TrainingScorecard::load_baseline(&path)
                 .map_err(|e| notes.push(format!("{e}; baseline ignored")))
                 .ok()
         });
-    let mut builder = ScorecardBuilder::new().profile(&profile).use_env(false);
+    let mut builder = ScorecardBuilder::from_profile(&profile);
     if let Some(hw) = hardware {
         builder = builder.hardware_config(hw);
     }
     if let Some(base) = baseline {
         builder = builder.baseline(base);
     }
-    // Nothing fallible is left: no path to read, default thresholds, no env.
+    // Default thresholds always validate; the fallback only guards that.
     let mut sc = builder.build().unwrap_or_else(|e| {
         notes.push(e.to_string());
         compute(
@@ -72,13 +75,19 @@ pub fn scorecard() -> TrainingScorecard {
     sc
 }
 
-/// Configures and builds a [`TrainingScorecard`].
+/// Builds a [`TrainingScorecard`] from explicit inputs: a [`Profile`] (live
+/// snapshot or read from disk) or step-profiler data, plus optional
+/// hardware, baseline, thresholds and model shape. A pure function of its
+/// inputs: it reads neither the environment nor the live profiler (that is
+/// [`scorecard`]'s job).
+///
+/// Without explicit hardware, a profile's recorded `run.hardware` is used;
+/// without either the grade is withheld and a warning says how to set it.
 ///
 /// ```
 /// use profiler_report::{HardwareSpec, ScorecardBuilder};
 /// let profile = profiler_core::Profile::empty();
-/// let sc = ScorecardBuilder::new()
-///     .profile(&profile)
+/// let sc = ScorecardBuilder::from_profile(&profile)
 ///     .hardware(HardwareSpec::rtx_4060l())
 ///     .build()
 ///     .unwrap();
@@ -86,39 +95,47 @@ pub fn scorecard() -> TrainingScorecard {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ScorecardBuilder<'a> {
-    profile: Option<&'a Profile>,
-    input: Option<(StepProfilerInput, f64)>,
+    source: Source<'a>,
     hardware: Option<HardwareConfig>,
-    use_env: bool,
-    baseline_path: Option<PathBuf>,
     baseline: Option<TrainingScorecard>,
     options: ScorecardOptions,
     peak_tflops: Option<f64>,
 }
 
-impl Default for ScorecardBuilder<'_> {
-    fn default() -> Self {
-        Self::new()
-    }
+/// What a scorecard is computed from.
+#[derive(Debug, Clone)]
+enum Source<'a> {
+    Profile(&'a Profile),
+    Input(StepProfilerInput, f64),
 }
 
 impl<'a> ScorecardBuilder<'a> {
-    /// A builder reading the live profiler and the environment.
+    /// Scores `profile`: throughput from its steps, phases, layers and ops
+    /// from its statistics, launch overhead from its measured coverage.
     #[must_use]
-    pub fn new() -> Self {
+    pub fn from_profile(profile: &'a Profile) -> Self {
+        Self::with_source(Source::Profile(profile))
+    }
+
+    /// Scores step-profiler data (e.g. a trainer's log line, see
+    /// [`parse_last_step_profiler_line`](super::parse::parse_last_step_profiler_line))
+    /// measured at `throughput_tok_s`.
+    #[must_use]
+    pub fn from_input(input: StepProfilerInput, throughput_tok_s: f64) -> Self {
+        Self::with_source(Source::Input(input, throughput_tok_s))
+    }
+
+    fn with_source(source: Source<'a>) -> Self {
         Self {
-            profile: None,
-            input: None,
+            source,
             hardware: None,
-            use_env: true,
-            baseline_path: None,
             baseline: None,
             options: ScorecardOptions::default(),
             peak_tflops: None,
         }
     }
 
-    /// Grades against `spec` instead of the environment's hardware.
+    /// Grades against `spec`.
     #[must_use]
     pub fn hardware(self, spec: HardwareSpec) -> Self {
         self.hardware_config(HardwareConfig {
@@ -135,22 +152,8 @@ impl<'a> ScorecardBuilder<'a> {
         self
     }
 
-    /// Whether to read hardware from the environment when none is given
-    /// (default `true`).
-    #[must_use]
-    pub fn use_env(mut self, yes: bool) -> Self {
-        self.use_env = yes;
-        self
-    }
-
-    /// Compares against the baseline scorecard saved at `path`.
-    #[must_use]
-    pub fn baseline_path(mut self, path: impl Into<PathBuf>) -> Self {
-        self.baseline_path = Some(path.into());
-        self
-    }
-
-    /// Compares against `baseline`.
+    /// Compares against `baseline` (e.g. from
+    /// [`TrainingScorecard::load_baseline`]) to flag regressions.
     #[must_use]
     pub fn baseline(mut self, baseline: TrainingScorecard) -> Self {
         self.baseline = Some(baseline);
@@ -178,41 +181,16 @@ impl<'a> ScorecardBuilder<'a> {
         self
     }
 
-    /// Reads `profile` instead of the live profiler.
-    #[must_use]
-    pub fn profile(mut self, profile: &'a Profile) -> Self {
-        self.profile = Some(profile);
-        self
-    }
-
-    /// Scores step-profiler data (e.g. a trainer's log line) measured at
-    /// `throughput_tok_s`, instead of a profile.
-    #[must_use]
-    pub fn input(mut self, input: StepProfilerInput, throughput_tok_s: f64) -> Self {
-        self.input = Some((input, throughput_tok_s));
-        self
-    }
-
     /// Builds the scorecard.
     ///
     /// # Errors
-    /// [`ScorecardError::InvalidThreshold`], a hardware error from the
-    /// environment, or a baseline that cannot be read.
+    /// [`ScorecardError::InvalidThreshold`] naming the threshold out of range.
     pub fn build(self) -> Result<TrainingScorecard, ScorecardError> {
         self.options.thresholds.validate()?;
         let mut notes = Vec::new();
-        let live;
-        let input_from_profile = self.input.is_none();
-        let (input, throughput, profile) = match (self.input, self.profile) {
-            (Some((input, tok_s)), profile) => (input, Some(tok_s), profile),
-            (None, profile) => {
-                let profile = match profile {
-                    Some(p) => p,
-                    None => {
-                        live = profiler_core::snapshot();
-                        &live
-                    }
-                };
+        let (input, throughput, profile) = match self.source {
+            Source::Input(input, tok_s) => (input, Some(tok_s), None),
+            Source::Profile(profile) => {
                 let throughput = measured_throughput(profile, &mut notes);
                 (
                     StepProfilerInput::from_profile(profile),
@@ -221,26 +199,13 @@ impl<'a> ScorecardBuilder<'a> {
                 )
             }
         };
-
-        let hardware = match self.hardware {
-            Some(hw) => Some(hw),
-            None => {
-                let env = if self.use_env {
-                    HardwareConfig::from_env()?
-                } else {
-                    None
-                };
-                env.or_else(|| profile_hardware(profile, &mut notes))
-            }
-        };
-        let baseline = match (self.baseline, &self.baseline_path) {
-            (Some(b), _) => Some(b),
-            (None, Some(path)) => Some(load_baseline(path)?),
-            (None, None) => None,
-        };
+        let hardware = self
+            .hardware
+            .or_else(|| profile_hardware(profile, &mut notes));
+        let baseline = self.baseline;
 
         let mut options = self.options;
-        if profile.is_some() && input_from_profile {
+        if profile.is_some() {
             // Profiles measure coverage directly; their phase totals span the run.
             options.launch_rule = LaunchRule::Uncovered;
         }
@@ -270,7 +235,7 @@ impl<'a> ScorecardBuilder<'a> {
             ));
         }
         sc.hardware = hardware.map(|h| h.name);
-        sc.times_per_step = input_from_profile && profile.is_some_and(|p| p.steps.count > 0);
+        sc.times_per_step = profile.is_some_and(|p| p.steps.count > 0);
         if let Some(p) = profile {
             notes.extend(p.counters.warnings());
             notes.extend(p.run.notes.iter().cloned());

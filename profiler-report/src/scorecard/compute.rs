@@ -11,10 +11,13 @@ use super::regression::{Current, detect_regressions};
 use super::thresholds::{LaunchRule, ScorecardOptions};
 use crate::hardware::{DeviceSpec, HardwareSpec};
 
-/// Computes the training scorecard with the reference rules and thresholds.
+/// Computes the training scorecard with the reference rules and thresholds
+/// **(compat)**: the entry point other tools call.
 ///
 /// `throughput_tok_s` is the measured throughput; `hw` gives the ceiling
-/// graded against; `baseline` (a saved scorecard) enables regressions.
+/// graded against; `baseline` (a saved scorecard) enables regressions. For
+/// custom thresholds, MFU or unknown hardware use
+/// `ScorecardBuilder::from_input`.
 #[must_use]
 pub fn compute_training_scorecard(
     input: &StepProfilerInput,
@@ -29,20 +32,6 @@ pub fn compute_training_scorecard(
         baseline,
         &ScorecardOptions::default(),
     )
-}
-
-/// As [`compute_training_scorecard`] with custom thresholds, MFU inputs, and
-/// optional hardware: without it the grade is omitted (never guessed) and a
-/// warning says how to set the peak.
-#[must_use]
-pub fn compute_training_scorecard_with(
-    input: &StepProfilerInput,
-    throughput_tok_s: f64,
-    hw: Option<&HardwareSpec>,
-    baseline: Option<&TrainingScorecard>,
-    options: &ScorecardOptions,
-) -> TrainingScorecard {
-    compute(input, Some(throughput_tok_s), hw, baseline, options)
 }
 
 /// The note shown when no hardware peak is known.
@@ -86,7 +75,9 @@ impl Sanitizer {
     }
 }
 
-/// `throughput_tok_s = None` means "not measured": the grade is omitted.
+/// The scorecard computation behind every public entry point.
+/// `throughput_tok_s = None` means "not measured" and `hw = None` "unknown
+/// peak": the grade is then omitted (never guessed) with a warning.
 pub(crate) fn compute(
     input: &StepProfilerInput,
     throughput_tok_s: Option<f64>,
@@ -387,9 +378,9 @@ mod tests {
 
     #[test]
     fn unknown_peak_omits_the_grade() {
-        let sc = compute_training_scorecard_with(
+        let sc = compute(
             &StepProfilerInput::default(),
-            500.0,
+            Some(500.0),
             None,
             None,
             &ScorecardOptions::default(),

@@ -1,9 +1,7 @@
 //! [`ScorecardError`]: everything that can go wrong reading scorecard inputs
-//! (trainer log lines, baselines, hardware settings, thresholds).
+//! (trainer log lines, baselines, thresholds).
 
 use std::path::PathBuf;
-
-use crate::hardware::HardwareError;
 
 /// Error building a training scorecard.
 #[derive(Debug, thiserror::Error)]
@@ -90,13 +88,10 @@ pub enum ScorecardError {
         /// 1-based column.
         column: usize,
     },
-    /// Hardware settings are invalid.
-    #[error(transparent)]
-    Hardware(#[from] HardwareError),
     /// A threshold is out of range.
     #[error("invalid threshold `{field}` = {value}: {reason}")]
     InvalidThreshold {
-        /// Field of [`Thresholds`](super::Thresholds).
+        /// Field of `Thresholds`.
         field: String,
         /// The value given.
         value: f64,

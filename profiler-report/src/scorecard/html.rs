@@ -6,35 +6,23 @@ use std::fmt::Write as _;
 
 use super::markdown::{bottleneck_text, grade_text};
 use super::model::TrainingScorecard;
+use crate::escape;
 
-/// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
-#[must_use]
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+impl TrainingScorecard {
+    /// The scorecard as an HTML fragment, `<section
+    /// class="training-scorecard">`, for embedding in a page (the HTML
+    /// report embeds it); every name is escaped.
+    #[must_use]
+    pub fn to_html(&self) -> String {
+        let mut s = String::new();
+        // `write!` to a String cannot fail.
+        let _ = render(&mut s, self);
+        s
     }
-    out
-}
-
-/// Renders the scorecard as an HTML `<section class="training-scorecard">`.
-#[must_use]
-pub fn format_training_scorecard_html(sc: &TrainingScorecard) -> String {
-    let mut s = String::new();
-    // `write!` to a String cannot fail.
-    let _ = render(&mut s, sc);
-    s
 }
 
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
-    let e = escape_html;
+    let e = escape::html;
     s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
     s.push_str("<table class=\"metrics\">\n<tr><th>Metric</th><th>Value</th></tr>\n");
     let mut row =
@@ -135,21 +123,7 @@ fn list(s: &mut String, title: &str, class: &str, items: &[String]) {
     }
     s.push_str(&format!("<h3>{title}</h3>\n<ul class=\"{class}\">\n"));
     for item in items {
-        s.push_str(&format!("<li>{}</li>\n", escape_html(item)));
+        s.push_str(&format!("<li>{}</li>\n", escape::html(item)));
     }
     s.push_str("</ul>\n");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_markup_and_quotes() {
-        assert_eq!(
-            escape_html(r#"<script>alert("x&'y")</script>"#),
-            "&lt;script&gt;alert(&quot;x&amp;&#39;y&quot;)&lt;/script&gt;"
-        );
-        assert_eq!(escape_html("plain"), "plain");
-    }
 }

@@ -1,10 +1,12 @@
 //! Markdown rendering, in the reference layout: a Metric|Value table, then
 //! hotspot, regression and recommendation sections when non-empty. Fields
-//! beyond the reference (MFU, warnings) only appear when present.
+//! beyond the reference (MFU, warnings) only appear when present. Every name
+//! and message is escaped, so it renders as its text and never as markup.
 
 use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
+use crate::escape;
 
 /// Grade cell text: the letter, or `n/a` when it was withheld.
 pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
@@ -14,30 +16,23 @@ pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
 /// Bottleneck text, qualified when the peak is unknown and the class is the
 /// fallback one (compute vs memory cannot be told apart without a peak).
 pub(crate) fn bottleneck_text(sc: &TrainingScorecard) -> String {
-    if sc.grade.is_none() && sc.bottleneck == super::Bottleneck::MemoryBw {
+    if sc.grade.is_none() && sc.bottleneck == super::grade::Bottleneck::MemoryBw {
         format!("{} (assumed: no peak to compare with)", sc.bottleneck)
     } else {
         sc.bottleneck.to_string()
     }
 }
 
-/// Renders the scorecard as Markdown (the reference layout).
-#[must_use]
-pub fn format_training_scorecard_markdown(sc: &TrainingScorecard) -> String {
-    let mut s = String::new();
-    // `write!` to a String cannot fail.
-    let _ = render(&mut s, sc);
-    s
-}
-
-/// Table-cell text: `|` escaped, line breaks flattened (they would end the row).
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
-}
-
-/// List-item text on one line (a line break would end the item).
-fn one_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
+impl TrainingScorecard {
+    /// The scorecard as Markdown (the reference layout); names are escaped
+    /// so tables and lists keep their shape.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        // `write!` to a String cannot fail.
+        let _ = render(&mut s, self);
+        s
+    }
 }
 
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
@@ -62,7 +57,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         s.push_str("\n### Hotspot Operations\n\n");
         s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
         for (op, ms, pct) in &sc.hotspot_ops {
-            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", cell(op))?;
+            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
         }
     }
 
@@ -73,12 +68,12 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
             writeln!(
                 s,
                 "- **{}**: {:.1}% ({}) ",
-                r.metric,
+                escape::markdown(&r.metric),
                 r.delta * 100.0,
                 r.severity
             )?;
             if let Some(detail) = &r.detail {
-                writeln!(s, "  - {}", one_line(detail))?;
+                writeln!(s, "  - {}", escape::markdown(detail))?;
             }
         }
     }
@@ -86,14 +81,14 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     if !sc.recommendations.is_empty() {
         s.push_str("\n### Recommendations\n\n");
         for r in &sc.recommendations {
-            writeln!(s, "- {}", one_line(r))?;
+            writeln!(s, "- {}", escape::markdown(r))?;
         }
     }
 
     if !sc.warnings.is_empty() {
         s.push_str("\n### Warnings\n\n");
         for w in &sc.warnings {
-            writeln!(s, "- {}", one_line(w))?;
+            writeln!(s, "- {}", escape::markdown(w))?;
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! overhead note, and a warning when backward runs faster than forward.
 //! Advice is generic (no framework- or codebase-specific switches).
 
-use super::model::{Bottleneck, Grade};
+use super::grade::{Bottleneck, Grade};
 use super::thresholds::Thresholds;
 
 /// Recommendations in the reference order. With no grade (unknown peak),

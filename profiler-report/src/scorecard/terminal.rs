@@ -1,11 +1,15 @@
 //! Terminal rendering (`Display` of [`TrainingScorecard`]): an aligned
 //! metric table, the per-layer forward/backward table, hotspots,
-//! regressions, recommendations and warnings. Plain text, no colours.
+//! regressions, recommendations and warnings. Plain text, no colours; names
+//! and messages are shown through one sanitiser (line breaks, escape
+//! sequences and bidi controls as visible escapes) so columns stay aligned
+//! and nothing reaches the terminal as a control sequence.
 
 use std::fmt::{self, Display, Formatter};
 
 use super::markdown::{bottleneck_text, grade_text};
 use super::model::TrainingScorecard;
+use crate::escape::visible;
 
 impl Display for TrainingScorecard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -17,7 +21,7 @@ impl Display for TrainingScorecard {
             let width = self
                 .regressions
                 .iter()
-                .map(|r| r.metric.len())
+                .map(|r| visible(&r.metric).chars().count())
                 .max()
                 .unwrap_or(0);
             for r in &self.regressions {
@@ -30,10 +34,10 @@ impl Display for TrainingScorecard {
                     f,
                     "  {:<8}  {:<width$}  {delta}",
                     r.severity.to_string(),
-                    r.metric
+                    visible(&r.metric)
                 )?;
                 if let Some(detail) = &r.detail {
-                    writeln!(f, "  {:<8}  {detail}", "")?;
+                    writeln!(f, "  {:<8}  {}", "", visible(detail))?;
                 }
             }
         }
@@ -59,7 +63,7 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
             let on = sc
                 .hardware
                 .as_deref()
-                .map(|h| format!(", {h}"))
+                .map(|h| format!(", {}", visible(h)))
                 .unwrap_or_default();
             format!("{:.1}% of {peak:.0} tok/s peak{on}", sc.efficiency * 100.0)
         }
@@ -108,7 +112,7 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let op_width = sc
         .per_layer_summary
         .iter()
-        .map(|l| l.top_op.chars().count())
+        .map(|l| visible(&l.top_op).chars().count())
         .max()
         .unwrap_or(0)
         .max(6);
@@ -135,7 +139,12 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "  {:>5}  {:>10.2}  {:>10.2}  {:>7.2}  {:<op_width$}  {:>5.1}%{flag}",
-            l.layer, l.fwd_ms, l.bwd_ms, l.ratio, l.top_op, l.top_op_pct
+            l.layer,
+            l.fwd_ms,
+            l.bwd_ms,
+            l.ratio,
+            visible(&l.top_op),
+            l.top_op_pct
         )?;
     }
     Ok(())
@@ -148,7 +157,7 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let width = sc
         .hotspot_ops
         .iter()
-        .map(|(n, _, _)| n.chars().count())
+        .map(|(n, _, _)| visible(n).chars().count())
         .max()
         .unwrap_or(0)
         .max(2);
@@ -160,7 +169,7 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     };
     writeln!(f, "  {:<width$}  {:>10}  {:>6}", "op", unit, "share")?;
     for (name, ms, pct) in &sc.hotspot_ops {
-        writeln!(f, "  {name:<width$}  {ms:>10.1}  {pct:>5.1}%")?;
+        writeln!(f, "  {:<width$}  {ms:>10.1}  {pct:>5.1}%", visible(name))?;
     }
     Ok(())
 }
@@ -171,7 +180,7 @@ fn list(f: &mut Formatter<'_>, title: &str, bullet: &str, items: &[String]) -> f
     }
     writeln!(f, "\n{title}")?;
     for item in items {
-        writeln!(f, "  {bullet} {item}")?;
+        writeln!(f, "  {bullet} {}", visible(item))?;
     }
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! Every number the scorecard judges by ([`Thresholds`], defaulting to the
 //! reference values), the model shape behind MFU ([`ModelShape`]), and the
-//! options bundle of [`compute_training_scorecard_with`](super::compute_training_scorecard_with).
+//! options the builder hands to the computation.
 
 use serde::{Deserialize, Serialize};
 
 use super::error::ScorecardError;
-use super::model::{Bottleneck, Grade};
+use super::grade::{Bottleneck, Grade};
 
 /// Grading, bottleneck, regression and recommendation thresholds.
 /// `Default` gives the reference (compat) values.
@@ -204,7 +204,7 @@ impl ModelShape {
 
 /// How launch overhead (step time outside every phase) is estimated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LaunchRule {
+pub(crate) enum LaunchRule {
     /// The reference rule: `1 - min(sum(phase total_ms) / avg_step_ms, 1)`.
     /// Right for inputs whose phase totals are per step; trainers that sum
     /// phases over the whole run make it read 0.
@@ -218,15 +218,33 @@ pub enum LaunchRule {
 
 /// Everything beyond the reference inputs that shapes a scorecard.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ScorecardOptions {
+pub(crate) struct ScorecardOptions {
     /// Judging thresholds.
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
     /// How launch overhead is estimated.
-    pub launch_rule: LaunchRule,
+    pub(crate) launch_rule: LaunchRule,
     /// Model shape, for MFU.
-    pub model_shape: Option<ModelShape>,
+    pub(crate) model_shape: Option<ModelShape>,
     /// Dense peak FLOP/s (not TFLOP/s), for MFU.
-    pub peak_flops_per_s: Option<f64>,
+    pub(crate) peak_flops_per_s: Option<f64>,
+}
+
+impl Grade {
+    /// Grade of an efficiency in `[0, 1]` with the default thresholds
+    /// (A >= 0.60, B >= 0.40, C >= 0.20, D >= 0.10, else F).
+    #[must_use]
+    pub fn from_efficiency(efficiency: f64) -> Self {
+        Thresholds::default().grade(efficiency)
+    }
+}
+
+impl Bottleneck {
+    /// Classifies with the default thresholds: transfer > 0.30 -> Transfer,
+    /// launch > 0.40 -> Launch, compute > 0.50 -> Compute, else MemoryBw.
+    #[must_use]
+    pub fn classify(transfer: f64, launch: f64, compute: f64) -> Self {
+        Thresholds::default().bottleneck(transfer, launch, Some(compute))
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use profiler_core::{
 use super::types::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, balance,
 };
+use crate::escape;
 
 /// Substrings of a lower-cased operation name that mark communication **(compat)**.
 const COMM_MARKERS: [&str; 7] = [
@@ -175,8 +176,14 @@ impl TraceAnalyzer {
     }
 
     /// Collapsed stacks `trace;{device or unknown};{op} {weight}`, weight =
-    /// sum over entries of `max(duration_us, 1)` rounded; lines sorted and
-    /// joined by `\n` (no trailing newline).
+    /// sum over entries of `max(duration_us, 1)` rounded (saturating at
+    /// `u64::MAX`); lines sorted and joined by `\n` (no trailing newline).
+    ///
+    /// Device and op names are folded-stack frames, made safe as in
+    /// `folded_stacks`: `;` becomes `_`, line breaks
+    /// and control characters are escaped (`\n`), a blank name is
+    /// `(unnamed)`, and a name ending in ` <number>` keeps its number behind
+    /// a no-break space so no reader takes it for a count.
     #[must_use]
     pub fn flamegraph_collapsed(trace: &RecordedExecutionTrace) -> String {
         let mut per_pair: HashMap<(&str, &str), u64> = HashMap::new();
@@ -191,6 +198,7 @@ impl TraceAnalyzer {
         // that format alike.
         let mut lines: BTreeMap<String, u64> = BTreeMap::new();
         for ((device, op), weight) in per_pair {
+            let (device, op) = (escape::frame(device), escape::frame(op));
             let w = lines.entry(format!("trace;{device};{op}")).or_default();
             *w = w.saturating_add(weight);
         }

@@ -1,25 +1,17 @@
-//! [`TraceError`]: everything that can go wrong reading traces and writing
-//! exports, with the file, line, column, entry or field that caused it.
+//! [`TraceError`]: everything that can go wrong reading traces and rank
+//! profiles, with the file, line, column, entry or field that caused it.
 
 use std::path::{Path, PathBuf};
 
 use profiler_core::profile::ProfileError;
 
-/// Error reading a trace or profile, or writing an export.
+/// Error reading a trace or a rank profile.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TraceError {
     /// A file could not be read.
     #[error("cannot read trace `{}`: {source}", path.display())]
     Read {
-        /// File that failed.
-        path: PathBuf,
-        /// Underlying error.
-        source: std::io::Error,
-    },
-    /// An export could not be written.
-    #[error("cannot write `{}`: {source}", path.display())]
-    Write {
         /// File that failed.
         path: PathBuf,
         /// Underlying error.
@@ -77,12 +69,6 @@ pub enum TraceError {
     /// A profile could not be read (its error names the file and field).
     #[error(transparent)]
     Profile(#[from] ProfileError),
-    /// The flamegraph renderer refused its input.
-    #[error("cannot render flamegraph: {message}")]
-    Flamegraph {
-        /// The renderer's message.
-        message: String,
-    },
 }
 
 fn origin(path: Option<&Path>) -> String {

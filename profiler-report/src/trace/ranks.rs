@@ -1,11 +1,15 @@
 //! [`RankReport`]: load balance and stragglers across the ranks of a
-//! distributed run, one [`Profile`] per rank.
+//! distributed run, one [`Profile`] per rank, and reading one profile file
+//! per rank.
+
+use std::path::Path;
 
 use profiler_core::{Profile, trace::EventKind};
 use serde::{Deserialize, Serialize};
 
+use super::error::TraceError;
+use super::nesting::sorted_events;
 use super::types::balance;
-use crate::export::nesting::sorted_events;
 
 /// How much slower than its peers a rank's median step must be to count as
 /// a straggler, as a fraction (0.10 = 10%).
@@ -94,6 +98,55 @@ impl RankReport {
             stragglers,
         }
     }
+}
+
+/// Reads one profile per rank. A file's rank is the profile's own
+/// `run.rank`, else the number after `rank` in its name
+/// (`profile.rank3.json` is rank 3); files with neither take the ranks no
+/// other file claims, in the order given.
+///
+/// # Errors
+/// [`TraceError::Profile`] naming the file and the line/column or field of a
+/// bad profile; [`TraceError::DuplicateRank`] when two files claim one rank.
+pub fn read_rank_profiles<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(u32, Profile)>, TraceError> {
+    let mut known: Vec<(Option<u32>, &Path, Profile)> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let path = path.as_ref();
+        let profile = Profile::read(path)?;
+        let rank = profile.run.rank.or_else(|| rank_in_name(path));
+        if let Some(rank) = rank
+            && let Some((_, other, _)) = known.iter().find(|(r, _, _)| *r == Some(rank))
+        {
+            return Err(TraceError::DuplicateRank {
+                path: path.to_path_buf(),
+                other: other.to_path_buf(),
+                rank,
+            });
+        }
+        known.push((rank, path, profile));
+    }
+    // Files without a rank of their own take the free ranks, in order.
+    let taken: Vec<u32> = known.iter().filter_map(|(r, _, _)| *r).collect();
+    let mut free = (0u32..).filter(|r| !taken.contains(r));
+    let mut out: Vec<(u32, Profile)> = known
+        .into_iter()
+        .map(|(rank, _, profile)| {
+            (
+                rank.unwrap_or_else(|| free.next().unwrap_or(u32::MAX)),
+                profile,
+            )
+        })
+        .collect();
+    out.sort_by_key(|(rank, _)| *rank);
+    Ok(out)
+}
+
+/// The digits after the last `rank` in a file name.
+fn rank_in_name(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    let (_, after) = name.rsplit_once("rank")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 fn rank_stats(rank: u32, profile: &Profile) -> RankStats {
@@ -219,5 +272,13 @@ mod tests {
         assert_eq!(found(&[100.0]), Vec::<u32>::new());
         let s = &stragglers(&ranks(&[100.0, 100.0, 130.0]), 0.1)[0];
         assert!((s.slower_by - 0.3).abs() < 1e-12 && s.baseline_step_ns == 100.0);
+    }
+
+    #[test]
+    fn ranks_from_file_names() {
+        assert_eq!(rank_in_name(Path::new("out/profile.rank12.json")), Some(12));
+        assert_eq!(rank_in_name(Path::new("rank3")), Some(3));
+        assert_eq!(rank_in_name(Path::new("profile.json")), None);
+        assert_eq!(rank_in_name(Path::new("rank.json")), None);
     }
 }

@@ -1,4 +1,4 @@
-//! Result types of [`TraceAnalyzer`](super::TraceAnalyzer); field names follow
+//! Result types of `TraceAnalyzer`; field names follow
 //! the reference analyzer so saved JSON stays readable by existing tools.
 
 use serde::{Deserialize, Serialize};

@@ -5,12 +5,16 @@ use std::collections::BTreeMap;
 
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::{
-    OPS_TID_BASE, TraceError, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
+    ExportError, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
     write_chrome_trace,
 };
 use serde_json::Value;
 
 use super::{golden, golden_profile};
+
+/// Tid offset of a thread's `#[trace_op]` track, as documented on
+/// `chrome_trace_json`.
+const OPS_TID_BASE: u64 = 1_000_000;
 
 // ---------------------------------------------------------------- chrome
 
@@ -197,7 +201,7 @@ fn chrome_trace_without_drops_has_no_warning_and_files_write_atomically() {
     );
     let err = write_chrome_trace(&p, dir.path().join("missing/trace.json")).expect_err("no dir");
     assert!(
-        matches!(err, TraceError::Write { .. }) && err.to_string().contains("missing"),
+        matches!(err, ExportError::Write { .. }) && err.to_string().contains("missing"),
         "{err}"
     );
 }
@@ -312,7 +316,7 @@ fn flamegraph_svg_draws_and_escapes_frames() {
     );
     assert!(matches!(
         flamegraph_svg("", "empty"),
-        Err(TraceError::Flamegraph { .. })
+        Err(ExportError::EmptyFlamegraph)
     ));
 }
 

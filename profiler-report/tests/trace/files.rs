@@ -4,9 +4,8 @@ use profiler_core::{
     Profile,
     trace::{EventKind, RecordedExecutionTrace},
 };
-use profiler_report::{
-    TraceError, merge_rank_files, merge_ranks, parse_execution_trace, read_execution_trace,
-};
+use profiler_report::export::{merge_rank_files, merge_ranks};
+use profiler_report::trace::{TraceError, parse_execution_trace, read_execution_trace};
 use serde_json::Value;
 
 use super::exports::{assert_valid_chrome, find};

@@ -93,16 +93,6 @@ pub(crate) fn sorted_events(events: &[TimelineEvent]) -> Cow<'_, [TimelineEvent]
     }
 }
 
-/// A name made safe for a folded-stack frame: `;` separates frames and a
-/// line break ends the record, so both become `_`.
-pub(crate) fn frame_name(name: &str) -> Cow<'_, str> {
-    if name.contains([';', '\n', '\r']) {
-        Cow::Owned(name.replace([';', '\n', '\r'], "_"))
-    } else {
-        Cow::Borrowed(name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,11 +135,5 @@ mod tests {
     #[test]
     fn inverted_spans_become_empty() {
         assert_eq!(shape(&[(5, 3, 3)]), [(0, 5, 5, 0)]);
-    }
-
-    #[test]
-    fn frame_names_lose_separators() {
-        assert_eq!(frame_name("a;b\nc"), "a_b_c");
-        assert!(matches!(frame_name("layer 0 fwd"), Cow::Borrowed(_)));
     }
 }

@@ -1,20 +1,10 @@
-//! Hardware ceilings: the memory-bound [`HardwareSpec`] the scorecard grades
-//! against, a table of known devices ([`DeviceSpec`]) for roofline and MFU,
-//! and [`HardwareConfig`], which resolves both from the environment or a file.
-
-mod config;
-mod devices;
-
-pub use config::{
-    ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS,
-    HardwareConfig, HardwareError,
-};
-pub use devices::{DEVICES, DeviceSpec};
+//! [`HardwareSpec`]: a device's memory bandwidth and the bytes a token
+//! moves, which give its throughput ceiling.
 
 use serde::{Deserialize, Serialize};
 
 /// Bytes moved per token used by the presets (model-dependent; override it
-/// with `PROFILER_BYTES_PER_TOKEN` or the config file).
+/// with [`ENV_BYTES_PER_TOKEN`] or the config file).
 pub const DEFAULT_BYTES_PER_TOKEN: f64 = 158_000_000.0;
 
 /// Memory-bound roofline parameters for throughput grading.
@@ -49,14 +39,6 @@ impl HardwareSpec {
     #[must_use]
     pub fn peak_throughput_tok_s(&self) -> f64 {
         (self.peak_bw_gb_s * 1e9) / self.bytes_per_token
-    }
-
-    /// Reads the hardware from the environment; see [`HardwareConfig::from_env`].
-    ///
-    /// # Errors
-    /// [`HardwareError`] naming the variable or file with a bad value.
-    pub fn from_env() -> Result<Option<Self>, HardwareError> {
-        Ok(HardwareConfig::from_env()?.map(|c| c.spec))
     }
 }
 

@@ -1,0 +1,22 @@
+//! Name sanitisers, one per output format. Brick, phase, op, device and
+//! thread names come from user code and may hold anything; every writer of
+//! a format passes them through that format's sanitiser and nothing else.
+//!
+//! | format | sanitiser | what it guarantees |
+//! |---|---|---|
+//! | terminal text | [`visible`] | one line, no escape sequences, no bidi tricks |
+//! | HTML, SVG/XML | [`html()`] | `visible`, then entities: valid markup |
+//! | Markdown | [`markdown()`] | `visible`, then backslash escapes: no markup |
+//! | folded stacks | [`frame`] | one frame that never reads as a count |
+//!
+//! JSON needs none: serde_json escapes every string and the names stay exact.
+
+mod folded;
+mod html;
+mod markdown;
+mod visible;
+
+pub(crate) use folded::frame;
+pub(crate) use html::html;
+pub(crate) use markdown::markdown;
+pub(crate) use visible::visible;
