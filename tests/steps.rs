@@ -249,3 +249,58 @@ fn reassigned_step_guards_and_other_threads_keep_coverage_honest() {
     );
     assert_eq!(profile.wall_coverage(), Some(0.0));
 }
+
+#[test]
+#[allow(clippy::let_underscore_untyped)]
+fn a_step_guard_dropped_at_once_is_counted_as_empty() {
+    let _lock = common::exclusive();
+    for _ in 0..3 {
+        let _ = profiler::step(10); // the trap: the guard drops here
+        attention(0);
+    }
+    for _ in 0..2 {
+        let _step = profiler::step(10);
+        attention(0);
+    }
+    let steps = profiler::snapshot().steps;
+    assert_eq!((steps.count, steps.empty), (5, 3));
+    assert_eq!(steps.samples_tokens, [10; 5]);
+    assert_eq!(steps.samples_index, [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn nested_steps_count_once_and_leave_the_schedule_alone() {
+    let _lock = common::exclusive();
+    profiler::Config::new()
+        .schedule(Schedule {
+            wait: 0,
+            warmup: 1,
+            active: 10,
+            repeat: 1,
+        })
+        .apply();
+    for _ in 0..3 {
+        let outer = profiler::step(100);
+        {
+            let _inner = profiler::step(100); // e.g. a train_step() that opens its own
+            attention(1);
+        }
+        attention(0);
+        drop(outer);
+    }
+    let steps = profiler::snapshot().steps;
+    assert_eq!(
+        (steps.count, steps.skipped, steps.nested, steps.tokens),
+        (2, 1, 3, 200),
+        "one warm-up step, two recorded outer steps, every inner step left out"
+    );
+    assert_eq!(
+        steps.samples_index,
+        [1, 2],
+        "outer steps keep their indices"
+    );
+    assert!(
+        steps.total_ns >= 2_000_000,
+        "the inner step's time stays inside the outer one"
+    );
+}

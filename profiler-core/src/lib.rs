@@ -23,6 +23,7 @@ mod counter;
 mod fs;
 mod overhead;
 mod record;
+mod sentinel;
 mod snapshot;
 
 pub mod compat;

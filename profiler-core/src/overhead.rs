@@ -16,7 +16,7 @@ use crate::record::guard::Recording;
 use crate::record::site::intern_hidden;
 use crate::record::state::{self, ENABLED, RAW_CLOCK};
 use crate::record::thread::{mark_internal_thread, with_slab};
-use crate::stats::bucket_bounds;
+use crate::stats::{BUCKETS, bucket_bounds};
 
 /// Calls per timed round.
 const CALLS: u32 = 10_000;
@@ -74,11 +74,7 @@ fn measure() -> Measured {
     let per_call_ns = (best_annotated - best_plain).max(0.0) / f64::from(CALLS);
     let floor_ticks = with_slab(state::load(), |slab, _| {
         let cell = slab.cell(slot);
-        let counts: Vec<u64> = cell
-            .hist
-            .iter()
-            .map(|b| b.load(std::sync::atomic::Ordering::Relaxed))
-            .collect();
+        let counts: Vec<u64> = (0..BUCKETS).map(|i| cell.bucket_count(i)).collect();
         median_ticks(&counts)
     })
     .unwrap_or(0);
@@ -107,7 +103,7 @@ fn median_ticks(counts: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{BUCKETS, bucket};
+    use crate::stats::bucket;
 
     #[test]
     fn median_is_the_lower_bound_of_the_middle_bucket() {

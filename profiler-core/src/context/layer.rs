@@ -20,7 +20,9 @@ use crate::record::thread::swap_layer;
 /// makes the innermost scope still open the current one again. Guards may
 /// drop in any order (`g = layer(i, ..)` in a loop is fine); they belong to
 /// the thread that opened them, hence `!Send`.
-#[must_use = "the layer scope ends when the guard is dropped"]
+#[must_use = "the layer scope ends when this guard is dropped: bind it to a named variable \
+              (`let _layer = profiler::layer(i, dir);`; `let _ = ...` drops it at once), \
+              or use `profiler::in_layer(i, dir, || ...)`"]
 #[derive(Debug)]
 pub struct LayerGuard {
     ctx: u32,

@@ -74,7 +74,9 @@ thread_local! {
 
 /// An open phase; dropping it ends the phase. Tied to the thread that
 /// opened it (`!Send`).
-#[must_use = "the phase ends when the guard is dropped"]
+#[must_use = "the phase ends when this guard is dropped: bind it to a named variable \
+              (`let _fwd = profiler::phase(\"forward\");`; `let _ = ...` drops it at once), \
+              or use `profiler::in_phase(name, || ...)`"]
 #[derive(Debug)]
 pub struct PhaseGuard {
     id: u32,

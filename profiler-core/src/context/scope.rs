@@ -2,6 +2,7 @@
 //! scope opens (only while recording), and on close hand the elapsed ticks to
 //! the scope's own bookkeeping and, in trace mode, to the timeline.
 
+use crate::counter::bump;
 use crate::profile::EventKind;
 use crate::record::slab::ThreadSlab;
 use crate::record::state::{self, RAW_CLOCK, TIMELINE};
@@ -41,6 +42,7 @@ impl ScopeStart {
         let ticks = end.saturating_sub(self.start);
         let state = state::load();
         with_slab(state, |slab, _| {
+            bump(&slab.scopes, 1);
             record(slab, ticks);
             if state & TIMELINE != 0 {
                 slab.events.push(kind, id, self.start, end);

@@ -1,8 +1,13 @@
 //! Steps: one training or inference iteration each. [`step`] opens one and
 //! counts its tokens; a [`Schedule`] (like `torch.profiler.schedule`)
 //! pauses recording during wait and warm-up steps.
+//!
+//! Two mistakes are caught rather than counted: a step guard that ends
+//! before anything inside it ran (bound to `_`, so dropped at once) is
+//! counted as empty, and a step opened inside another open step of the
+//! same thread is left out of every total (the outer one counts).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
@@ -10,6 +15,7 @@ use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 use super::scope::ScopeStart;
 use crate::profile::{EventKind, Schedule, StepRole};
 use crate::record::state;
+use crate::record::thread::with_slab;
 
 /// Most step durations kept for noise-aware statistics; later steps still
 /// count in the totals, and the overflow is reported.
@@ -24,8 +30,11 @@ pub(crate) struct Steps {
     pub(crate) skipped: u64,
     pub(crate) tokens: u64,
     pub(crate) ticks: u64,
-    pub(crate) samples: Vec<u64>,
+    /// (index, ticks, tokens) of recorded steps, up to [`MAX_STEP_SAMPLES`].
+    pub(crate) samples: Vec<(u64, u64, u64)>,
     pub(crate) samples_dropped: u64,
+    pub(crate) empty: u64,
+    pub(crate) nested: u64,
 }
 
 static STEPS: LazyLock<Mutex<Steps>> = LazyLock::new(Mutex::default);
@@ -72,19 +81,38 @@ fn set_paused(paused: bool) {
 
 /// An open step; dropping it ends the step. Tied to the thread that opened
 /// it (`!Send`): wall coverage counts that thread's phases.
-#[must_use = "the step ends when the guard is dropped"]
+#[must_use = "the step ends when this guard is dropped: bind it to a named variable \
+              (`let _step = profiler::step(n);`; `let _ = ...` drops it at once), \
+              or use `profiler::in_step(n, || ...)`"]
 #[derive(Debug)]
 pub struct StepGuard {
     index: u64,
     tokens: u64,
+    /// Identifies this step in the thread's stack of open steps.
+    token: u64,
     start: Option<ScopeStart>,
+    /// The thread's activity when the step began (see `ThreadSlab::activity`).
+    activity: u64,
     _thread_bound: PhantomData<*const ()>,
+}
+
+/// A step open on this thread: (token, index, whether its role is active).
+type OpenStep = (u64, u64, bool);
+
+thread_local! {
+    /// Steps open on this thread, oldest first.
+    static OPEN: RefCell<Vec<OpenStep>> = const { RefCell::new(Vec::new()) };
+    static NEXT_TOKEN: Cell<u64> = const { Cell::new(0) };
+    /// Recorded steps open on this thread: its top-level phases are inside
+    /// a step (wall coverage). Phases on other threads never count.
+    static OPEN_STEPS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Begins a step that processes `tokens` tokens; it ends when the guard drops.
 ///
 /// With a [`Schedule`], wait and warm-up steps pause recording (bricks cost
-/// one load) and are counted as skipped.
+/// one load) and are counted as skipped. A step opened while another step
+/// of the same thread is open is nested: only the outer one counts.
 ///
 /// ```
 /// # use profiler_core as profiler;
@@ -105,14 +133,20 @@ pub fn step(tokens: u64) -> StepGuard {
     }
     drop(steps);
     set_paused(!recorded);
+    let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
+    let _ = OPEN.try_with(|open| open.borrow_mut().push((token, index, recorded)));
     let start = ScopeStart::now();
+    let mut activity = 0;
     if start.is_some() {
         OPEN_STEPS.with(|n| n.set(n.get() + 1));
+        activity = with_slab(state::load(), |slab, _| slab.activity()).unwrap_or(0);
     }
     StepGuard {
         index,
         tokens,
+        token,
         start,
+        activity,
         _thread_bound: PhantomData,
     }
 }
@@ -140,31 +174,62 @@ impl StepGuard {
     pub fn set_tokens(&mut self, tokens: u64) {
         self.tokens = tokens;
     }
+
+    /// Removes this step from the thread's open steps; returns the step it
+    /// is nested in (an older one still open), if any.
+    fn close(&self) -> Option<OpenStep> {
+        OPEN.try_with(|open| {
+            let mut open = open.borrow_mut();
+            let at = open.iter().position(|&(t, ..)| t == self.token)?;
+            open.remove(at);
+            at.checked_sub(1).map(|outer| open[outer])
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Leaves a nested step out: the schedule and the current step return
+    /// to the enclosing one, as if this step had never begun.
+    fn undo_nested(&self, (_, outer_index, outer_recorded): OpenStep) {
+        let mut steps = steps();
+        steps.nested += 1;
+        if steps.begun == self.index + 1 {
+            steps.begun = self.index;
+        }
+        drop(steps);
+        CURRENT_STEP.store(outer_index, Relaxed);
+        set_paused(!outer_recorded);
+    }
 }
 
 impl Drop for StepGuard {
     fn drop(&mut self) {
-        let Some(start) = self.start.take() else {
+        let outer = self.close();
+        let start = self.start.take();
+        if start.is_some() {
+            OPEN_STEPS.with(|n| n.set(n.get().saturating_sub(1)));
+        }
+        if let Some(outer) = outer {
+            return self.undo_nested(outer);
+        }
+        let Some(start) = start else {
             return;
         };
-        OPEN_STEPS.with(|n| n.set(n.get().saturating_sub(1)));
+        let activity = with_slab(state::load(), |slab, _| slab.activity()).unwrap_or(0);
         let ticks = start.finish(EventKind::Step, self.index, |_, _| {});
         let mut steps = steps();
         steps.recorded += 1;
+        if activity == self.activity {
+            steps.empty += 1;
+        }
         steps.tokens = steps.tokens.saturating_add(self.tokens);
         steps.ticks = steps.ticks.saturating_add(ticks);
         if steps.samples.len() < MAX_STEP_SAMPLES {
-            steps.samples.push(ticks);
+            steps.samples.push((self.index, ticks, self.tokens));
         } else {
             steps.samples_dropped += 1;
         }
     }
-}
-
-thread_local! {
-    /// Recorded steps open on this thread: its top-level phases are inside
-    /// a step (wall coverage). Phases on other threads never count.
-    static OPEN_STEPS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether a recorded step is open on the calling thread.

@@ -37,7 +37,7 @@ pub struct RunInfo {
     #[serde(default)]
     pub name: String,
     /// When recording started, ns since the Unix epoch (aligns the timelines
-    /// of several processes or ranks).
+    /// of several processes or ranks); 0 when `enable()` was never called.
     #[serde(default)]
     pub started_at_unix_ns: u64,
     /// This process's rank in a distributed run (`set_rank`, or `RANK`).
@@ -82,6 +82,10 @@ pub struct RunInfo {
     /// Caveats a reader must know (e.g. overhead subtracted).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Whether the program was built with instrumentation compiled out (the
+    /// `off` feature): then nothing is ever recorded.
+    #[serde(default)]
+    pub compiled_out: bool,
 }
 
 /// The clock behind a profile's timestamps.

@@ -27,7 +27,8 @@ pub struct Schedule {
     pub wait: u64,
     /// Warm-up steps (not recorded) after the wait.
     pub warmup: u64,
-    /// Recorded steps per cycle.
+    /// Recorded steps per cycle (`u64::MAX`: all of them; `null` in JSON).
+    #[serde(with = "crate::sentinel", default = "crate::sentinel::none")]
     pub active: u64,
     /// Number of cycles; 0 repeats forever.
     pub repeat: u64,
@@ -91,15 +92,32 @@ pub struct StepSummary {
     /// Wall time of recorded steps, ns.
     #[serde(default)]
     pub total_ns: u64,
-    /// Per-step wall times, ns (the first 100 000 steps).
+    /// Per-step wall times, ns (the first 100 000 recorded steps).
     #[serde(default)]
     pub samples_ns: Vec<u64>,
+    /// Index of each step in `samples_ns` since the schedule was set (or
+    /// since start): the gaps are steps the schedule left out.
+    #[serde(default)]
+    pub samples_index: Vec<u64>,
+    /// Tokens of each step in `samples_ns`.
+    #[serde(default)]
+    pub samples_tokens: Vec<u64>,
     /// Steps beyond the sample cap (counted in totals, not in `samples_ns`).
     #[serde(default)]
     pub samples_dropped: u64,
     /// The schedule in force.
     #[serde(default)]
     pub schedule: Option<Schedule>,
+    /// Recorded steps that ended before anything inside them ran on their
+    /// thread (no brick, phase, layer or trace entry): usually a guard
+    /// dropped at once (`let _ = profiler::step(n);`). Their times and
+    /// tokens are in the totals, but mean nothing.
+    #[serde(default)]
+    pub empty: u64,
+    /// Steps opened inside another open step on the same thread. Only the
+    /// outermost counts; these are left out of every total.
+    #[serde(default)]
+    pub nested: u64,
 }
 
 impl StepSummary {

@@ -38,6 +38,15 @@ impl EntryStore {
         }
     }
 
+    /// Entries kept.
+    pub(crate) fn len(&self) -> usize {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Forgets every entry and the drop count.
     pub(crate) fn clear(&self) {
         self.entries
             .lock()

@@ -46,6 +46,9 @@ pub(crate) struct ThreadSlab {
     pub(crate) pending_overflow: AtomicU64,
     /// Deferred records still pending when the thread exited.
     pub(crate) pending_abandoned: AtomicU64,
+    /// Phase, layer and step scopes closed: with the cells' counts, what
+    /// [`ThreadSlab::activity`] sums.
+    pub(crate) scopes: AtomicU64,
     /// Set once the owner has exited; the slab is then immutable.
     pub(crate) retired: AtomicBool,
     /// The profiler's own calibration thread: never reported.
@@ -67,6 +70,7 @@ impl ThreadSlab {
             pending: AtomicU64::new(0),
             pending_overflow: AtomicU64::new(0),
             pending_abandoned: AtomicU64::new(0),
+            scopes: AtomicU64::new(0),
             retired: AtomicBool::new(false),
             internal,
         }
@@ -113,6 +117,25 @@ impl ThreadSlab {
         }
     }
 
+    /// Everything the thread has recorded, as one number that grows with
+    /// every brick sample, deferred or measured record, scope and trace
+    /// entry: equal at two moments means nothing ran in between. Reads
+    /// every allocated cell, so it is for step boundaries, not hot paths.
+    pub(crate) fn activity(&self) -> u64 {
+        let mut total = self.scopes.load(Relaxed);
+        self.for_each_cell(|_, cell| total = total.wrapping_add(cell.count.load(Relaxed)));
+        let measured = self.measured.lock().unwrap_or_else(PoisonError::into_inner);
+        for m in measured.values() {
+            total = total.wrapping_add(m.time.count);
+        }
+        drop(measured);
+        total
+            .wrapping_add(self.pending.load(Relaxed))
+            .wrapping_add(self.pending_overflow.load(Relaxed))
+            .wrapping_add(self.trace_entries.len() as u64)
+            .wrapping_add(self.trace_entries.dropped.load(Relaxed))
+    }
+
     /// Brings the slab to the current generation, clearing it if a reset
     /// happened since it last recorded. The caller's state word may be stale
     /// (read when a call began), so the generation is re-read here: a slab is
@@ -139,6 +162,7 @@ impl ThreadSlab {
         self.pending.store(0, Relaxed);
         self.pending_overflow.store(0, Relaxed);
         self.pending_abandoned.store(0, Relaxed);
+        self.scopes.store(0, Relaxed);
         pending::clear_local();
         self.generation.store(generation, Release);
     }

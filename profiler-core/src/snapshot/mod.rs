@@ -90,6 +90,7 @@ pub(crate) fn build() -> Profile {
         l2_cache_hit_rate: facts.l2_cache_hit_rate,
         zero_copy: facts.zero_copy,
         notes,
+        compiled_out: cfg!(feature = "off"),
     };
     drop(facts);
     let steps = {
@@ -99,9 +100,13 @@ pub(crate) fn build() -> Profile {
             skipped: s.skipped,
             tokens: s.tokens,
             total_ns: conv.ns(s.ticks),
-            samples_ns: s.samples.iter().map(|&t| conv.ns(t)).collect(),
+            samples_ns: s.samples.iter().map(|&(_, t, _)| conv.ns(t)).collect(),
+            samples_index: s.samples.iter().map(|&(i, ..)| i).collect(),
+            samples_tokens: s.samples.iter().map(|&(.., n)| n).collect(),
             samples_dropped: s.samples_dropped,
             schedule: s.schedule,
+            empty: s.empty,
+            nested: s.nested,
         }
     };
     let phases = phases()

@@ -21,7 +21,8 @@ pub struct BrickStats {
     pub count: u64,
     /// Total time, ns.
     pub total_ns: u64,
-    /// Shortest sample, ns (`u64::MAX` when there is none).
+    /// Shortest sample, ns (`u64::MAX` when there is none; `null` in JSON).
+    #[serde(with = "crate::sentinel", default = "crate::sentinel::none")]
     pub min_ns: u64,
     /// Longest sample, ns.
     pub max_ns: u64,
@@ -43,8 +44,9 @@ pub struct BrickStats {
     /// Total cycles (time-stamp-counter ticks when that clock is in use, else 0).
     #[serde(default)]
     pub total_cycles: u64,
-    /// Fewest cycles of a sample (`u64::MAX` when there is none).
-    #[serde(default = "max_u64")]
+    /// Fewest cycles of a sample (`u64::MAX` when there is none; `null` in
+    /// JSON).
+    #[serde(with = "crate::sentinel", default = "crate::sentinel::none")]
     pub min_cycles: u64,
     /// Most cycles of a sample.
     #[serde(default)]
@@ -52,10 +54,6 @@ pub struct BrickStats {
     /// Latency distribution.
     #[serde(default)]
     pub latency: LatencyHistogram,
-}
-
-fn max_u64() -> u64 {
-    u64::MAX
 }
 
 /// What the cycle counts suggest about a brick (see [`BrickStats::diagnose_from_cycles`]).
@@ -229,7 +227,10 @@ impl BrickStats {
         }
     }
 
-    /// Estimated `q`-quantile of the sample time, ns (0 without samples).
+    /// Estimated `q`-quantile of the sample time, ns (0 without samples):
+    /// within 3.1% (1/33) of the exact `⌈q·count⌉`-th smallest sample, or
+    /// within 1 ns, for samples shorter than about six minutes; the
+    /// shortest and longest samples are exact.
     #[must_use]
     pub fn percentile_ns(&self, q: f64) -> u64 {
         if self.count == 0 {
@@ -238,19 +239,19 @@ impl BrickStats {
         self.latency.quantile_ns(q, self.min_ns, self.max_ns)
     }
 
-    /// Median sample time, µs.
+    /// Median sample time, µs (within 3.1%; see [`BrickStats::percentile_ns`]).
     #[must_use]
     pub fn p50_us(&self) -> f64 {
         self.percentile_ns(0.50) as f64 / 1000.0
     }
 
-    /// 90th-percentile sample time, µs.
+    /// 90th-percentile sample time, µs (within 3.1%).
     #[must_use]
     pub fn p90_us(&self) -> f64 {
         self.percentile_ns(0.90) as f64 / 1000.0
     }
 
-    /// 99th-percentile sample time, µs.
+    /// 99th-percentile sample time, µs (within 3.1%).
     #[must_use]
     pub fn p99_us(&self) -> f64 {
         self.percentile_ns(0.99) as f64 / 1000.0
