@@ -23,6 +23,7 @@ mod catalogue;
 mod clock;
 mod control;
 mod histogram;
+mod kernel;
 mod layers;
 mod legacy;
 mod overhead;
@@ -48,6 +49,12 @@ pub use control::{
     set_zero_copy, snapshot,
 };
 pub use histogram::{HistBucket, LatencyHistogram};
+pub use kernel::{
+    CHECKSUM_FLOATS, ChecksumLog, DEFAULT_CHECKSUM_CAPACITY, DivergenceInfo, DivergenceReport,
+    FNV_OFFSET_BASIS, FNV_PRIME, KernelChecksum, TILE_ELEMENT_BYTES, TileLevel, TileStats,
+    TileSummary, TileSummaryRow, TileTable, TileTimer, UnknownTileLevel, compare_checksums,
+    find_divergence, fnv1a_64, fnv1a_f32_checksum,
+};
 pub use layers::{Direction, LayerGuard, LayerOp, LayerStats, MAX_LAYER_INDEX, in_layer, layer};
 pub use legacy::{
     BrickIdTimer, BrickTimer, all_brick_stats, brick_names, record_elapsed,
