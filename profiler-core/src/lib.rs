@@ -50,10 +50,14 @@ pub use control::{
 };
 pub use histogram::{HistBucket, LatencyHistogram};
 pub use kernel::{
-    CHECKSUM_FLOATS, ChecksumLog, DEFAULT_CHECKSUM_CAPACITY, DivergenceInfo, DivergenceReport,
-    FNV_OFFSET_BASIS, FNV_PRIME, KernelChecksum, TILE_ELEMENT_BYTES, TileLevel, TileStats,
-    TileSummary, TileSummaryRow, TileTable, TileTimer, UnknownTileLevel, compare_checksums,
-    find_divergence, fnv1a_64, fnv1a_f32_checksum,
+    CHECKSUM_FLOATS, ChecksumLog, CriticalPath, DEFAULT_CHECKSUM_CAPACITY, DEFAULT_EDGE_WEIGHT,
+    DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DivergenceInfo, DivergenceReport, DotOptions,
+    EdgeKind, ExecutionGraph, FNV_OFFSET_BASIS, FNV_PRIME, GraphCounters, GraphEdge, GraphError,
+    GraphLimits, GraphNode, GraphSchedule, KernelChecksum, KernelNode, MAX_TREE_DEPTH, NodeId,
+    NodeKind, PingPong, PingPongConfig, PtxEntry, PtxRegistry, ScopeError, ScopeHandle,
+    TILE_ELEMENT_BYTES, TileLevel, TileStats, TileSummary, TileSummaryRow, TileTable, TileTimer,
+    TransferDirection, TransferNode, UnknownTileLevel, compare_checksums, find_divergence,
+    fnv1a_64, fnv1a_f32_checksum, ptx_hash,
 };
 pub use layers::{Direction, LayerGuard, LayerOp, LayerStats, MAX_LAYER_INDEX, in_layer, layer};
 pub use legacy::{

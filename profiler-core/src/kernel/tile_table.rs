@@ -6,7 +6,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::tile::{TileLevel, TileStats, TileTimer};
+use super::tile::{TileLevel, TileStats};
+use super::tile_timer::TileTimer;
 
 /// One [`TileStats`] per [`TileLevel`]. Fixed size and `Copy`: recording
 /// into it never allocates.
