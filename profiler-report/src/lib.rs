@@ -20,6 +20,7 @@ mod export;
 mod hardware;
 mod html;
 mod json;
+mod kernel;
 mod scorecard;
 mod trace;
 
@@ -32,6 +33,13 @@ pub use hardware::{
     ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
 };
 pub use html::{HtmlReport, Section, write_html_report};
+pub use kernel::{
+    CriticalPathSummary, DEFAULT_CRITICAL_PATH_ROWS, MAX_DIVERGENCE_ROWS, PathEntry,
+    critical_path_summary, format_critical_path_html, format_critical_path_markdown,
+    format_critical_path_text, format_divergence_html, format_divergence_markdown,
+    format_divergence_text, format_tile_table_html, format_tile_table_markdown,
+    format_tile_table_text,
+};
 pub use scorecard::{
     Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
     Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,
