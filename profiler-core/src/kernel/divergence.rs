@@ -106,6 +106,15 @@ fn info(
 /// Only calls present in both runs are compared: `None` means no common
 /// call differs, not that the runs are identical. Calls made by one run
 /// only are reported by [`compare_checksums`].
+///
+/// ```
+/// use profiler_core::{KernelChecksum, find_divergence};
+///
+/// let cpu = [KernelChecksum::of("RmsNorm", 0, 0, &[1.0, 2.0])];
+/// let gpu = [KernelChecksum::of("RmsNorm", 0, 0, &[1.0, 2.5])];
+/// let first = find_divergence(&cpu, &gpu).unwrap();
+/// assert!(first.to_string().starts_with("DIVERGENCE at 'RmsNorm' (layer 0, pos 0)"));
+/// ```
 #[must_use]
 pub fn find_divergence(
     reference: &[KernelChecksum],

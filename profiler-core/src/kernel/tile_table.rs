@@ -14,6 +14,18 @@ use super::tile_timer::TileTimer;
 ///
 /// Serialises as a list of the three levels; a list read back may name a
 /// level twice (the entries are merged) or omit one (it stays empty).
+///
+/// ```
+/// use profiler_core::{TileLevel, TileTable, TileTimer};
+///
+/// let mut tiles = TileTable::new();
+/// let timer = TileTimer::armed(TileLevel::Macro, 0, 0, 1_000); // start at t = 1000 ns
+/// tiles.stop(timer, 251_000, 64 * 64, 2 * 64 * 64 * 64); // 250 µs later
+/// let macro_tiles = tiles.get(TileLevel::Macro);
+/// assert_eq!(macro_tiles.count, 1);
+/// assert!((macro_tiles.gflops() - 2.097152).abs() < 1e-9);
+/// println!("{}", tiles.summary(true));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "Vec<TileStats>", into = "Vec<TileStats>")]
 pub struct TileTable {

@@ -117,6 +117,7 @@ mod tests {
         let g = sample();
         let json = serde_json::to_string(&g).unwrap();
         let back: ExecutionGraph = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, g, "equal though the scope stack was not saved");
         assert_eq!(back.nodes(), g.nodes());
         assert_eq!(back.edges(), g.edges());
         assert_eq!(back.counters(), g.counters());

@@ -67,7 +67,26 @@ pub(super) struct OpenScope {
 /// was full and the node was dropped (and counted). Methods that take
 /// endpoints accept a `NodeId` or such an `Option`, so dropped nodes flow
 /// through and the edges touching them are counted as dropped too.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// ```
+/// use profiler_core::{ExecutionGraph, KernelNode, NodeKind, TransferDirection, TransferNode};
+///
+/// let mut graph = ExecutionGraph::new();
+/// let layer = graph.push_scope(NodeKind::Layer { index: 0 });
+/// graph.record_transfer(
+///     TransferNode::new("host", "cuda:0", 4096, TransferDirection::H2D).timing_ns(2_000),
+/// );
+/// let gemm = graph.record_kernel_launch(KernelNode::new("gemm").grid(8, 8, 1));
+/// graph.pop_scope(layer).unwrap();
+/// // The kernel's time arrives after the device sync.
+/// graph.set_timing(gemm.unwrap(), 10_000).unwrap();
+///
+/// let path = graph.critical_path().unwrap();
+/// assert_eq!(path.length_ns, 2_000.0 + 1.0 + 10_000.0); // transfer, edge, kernel
+/// assert!(graph.to_dot().contains("gemm"));
+/// assert!(graph.to_ascii_tree().starts_with("layer 0"));
+/// ```
+#[derive(Debug, Clone)]
 pub struct ExecutionGraph {
     pub(super) nodes: Vec<GraphNode>,
     pub(super) edges: Vec<GraphEdge>,
@@ -80,6 +99,18 @@ pub struct ExecutionGraph {
     pub(super) sequence_device_ops: bool,
     /// Open scopes of graphs read back or appended (their stacks are gone).
     pub(super) inherited_open_scopes: u64,
+}
+
+/// Graphs are equal when they recorded the same: nodes, edges, limits and
+/// counters. The live scope stack is left out, as it is from the JSON form,
+/// so a graph equals itself read back.
+impl PartialEq for ExecutionGraph {
+    fn eq(&self, other: &Self) -> bool {
+        self.nodes == other.nodes
+            && self.edges == other.edges
+            && self.limits == other.limits
+            && self.counters == other.counters
+    }
 }
 
 impl Default for ExecutionGraph {
