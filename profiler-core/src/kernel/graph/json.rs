@@ -181,4 +181,15 @@ mod tests {
             "{err}"
         );
     }
+
+    #[test]
+    fn optional_kernel_fields_default_as_the_builder_does() {
+        let json = serde_json::json!({
+            "nodes": [{"id": 0, "kind": "kernel", "name": "k"}],
+            "edges": []
+        });
+        let g: ExecutionGraph = serde_json::from_value(json).unwrap();
+        assert_eq!(g.nodes()[0].kind, NodeKind::Kernel(KernelNode::new("k")));
+        assert_eq!(g.limits(), GraphLimits::default());
+    }
 }

@@ -71,10 +71,10 @@ pub struct KernelNode {
     #[serde(default)]
     pub ptx_hash: u64,
     /// Grid dimensions (blocks).
-    #[serde(default)]
+    #[serde(default = "unit_dims")]
     pub grid: [u32; 3],
     /// Block dimensions (threads).
-    #[serde(default)]
+    #[serde(default = "unit_dims")]
     pub block: [u32; 3],
     /// Dynamic shared memory per block, bytes.
     #[serde(default)]
@@ -88,6 +88,11 @@ pub struct KernelNode {
     /// Achieved TFLOP/s, when known.
     #[serde(default)]
     pub achieved_tflops: Option<f64>,
+}
+
+/// Dimensions of a launch that did not say: 1x1x1, as for [`KernelNode::new`].
+fn unit_dims() -> [u32; 3] {
+    [1, 1, 1]
 }
 
 /// A finite value, or `None`.

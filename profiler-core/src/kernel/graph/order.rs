@@ -47,7 +47,8 @@ impl ExecutionGraph {
     }
 
     /// Nodes ordered so every precedence edge points forward (Kahn's
-    /// algorithm, lowest ids first among the ready nodes).
+    /// algorithm: ready nodes first-in first-out, the initial ones by
+    /// ascending id, so the order is deterministic).
     ///
     /// # Errors
     /// [`GraphError::Cycle`] naming one cycle.

@@ -56,8 +56,8 @@ pub struct PingPong {
 }
 
 impl PingPong {
-    /// Bytes moved after the first transfer: what keeping the data where it
-    /// first went would have saved (`bytes x (transfers - 1)`).
+    /// Bytes moved after the first transfer, `bytes x (transfers - 1)`: at
+    /// most what keeping the data resident would save.
     #[must_use]
     pub fn redundant_bytes(&self) -> u64 {
         let repeats = self.transfers.len().saturating_sub(1) as u64;
