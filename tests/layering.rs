@@ -1,25 +1,26 @@
 //! Imports inside each crate run one way, in the layer order that
 //! `docs/ARCHITECTURE.md` documents in its `layers` block: a module uses
-//! only modules of lower layers, a file inside a folder module uses only
-//! files listed before it, and no two modules use each other. Paths in
-//! code and in doc links count; unit-test modules may reach anywhere.
+//! only modules listed below it in its parent, and no two modules use each
+//! other. Paths in code and in doc links count; unit-test modules may reach
+//! anywhere.
 //!
 //! The block has one section per crate (`crate <dir>`), then one indented
-//! line per layer, bottom first. Modules on one line are peers and must not
-//! use each other; `name(a < b, c < d)` lists a folder module's files
-//! bottom first, `,` separating peers. `mod.rs` may use all its files;
-//! a file never uses its parent `mod.rs`.
+//! line per layer of the crate's top-level modules, bottom first; modules on
+//! one line are peers that must not use each other. `name(a < b, c < d)`
+//! lists a folder module's files (or subfolders, nested the same way)
+//! bottom first, `,` separating peers. A module may use its own children;
+//! a child never uses an item of its parent.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// One crate's layers: module -> (layer, file -> level within the folder).
-#[derive(Debug, Default)]
-struct Spec {
-    modules: BTreeMap<String, (usize, BTreeMap<String, usize>)>,
+/// The modules of one folder: name -> (level, its own children).
+#[derive(Debug, Default, Clone)]
+struct Tree {
+    children: BTreeMap<String, (usize, Tree)>,
 }
 
-fn specs() -> BTreeMap<String, Spec> {
+fn specs() -> BTreeMap<String, Tree> {
     let doc = include_str!("../docs/ARCHITECTURE.md");
     let block = doc
         .split("```layers\n")
@@ -27,35 +28,41 @@ fn specs() -> BTreeMap<String, Spec> {
         .and_then(|rest| rest.split("```").next())
         .expect("docs/ARCHITECTURE.md has a ```layers block");
     let mut specs = BTreeMap::new();
-    let mut current: Option<(String, Spec, usize)> = None;
+    let mut current: Option<(String, Vec<String>)> = None;
     for line in block.lines().filter(|l| !l.trim().is_empty()) {
         if let Some(dir) = line.strip_prefix("crate ") {
-            if let Some((name, spec, _)) = current.take() {
-                specs.insert(name, spec);
+            if let Some((name, layers)) = current.take() {
+                specs.insert(name, parse_levels(&layers.join("<")));
             }
-            current = Some((dir.trim().to_owned(), Spec::default(), 0));
-            continue;
+            current = Some((dir.trim().to_owned(), Vec::new()));
+        } else {
+            let (_, layers) = current.as_mut().expect("a `crate` line first");
+            layers.push(line.trim().to_owned());
         }
-        let (_, spec, layer) = current.as_mut().expect("a `crate` line first");
-        for module in split_top(line.trim(), ',') {
-            let (name, files) = match module.split_once('(') {
-                Some((name, files)) => (name.trim(), files.trim_end_matches(')')),
-                None => (module.trim(), ""),
-            };
-            let mut levels = BTreeMap::new();
-            for (level, peers) in files.split('<').enumerate() {
-                for file in peers.split(',').map(str::trim).filter(|f| !f.is_empty()) {
-                    levels.insert(file.to_owned(), level);
-                }
-            }
-            spec.modules.insert(name.to_owned(), (*layer, levels));
-        }
-        *layer += 1;
     }
-    if let Some((name, spec, _)) = current {
-        specs.insert(name, spec);
+    if let Some((name, layers)) = current {
+        specs.insert(name, parse_levels(&layers.join("<")));
     }
     specs
+}
+
+/// Parses `a, b(x < y) < c`: levels split by `<`, peers by `,`.
+fn parse_levels(text: &str) -> Tree {
+    let mut tree = Tree::default();
+    for (level, peers) in split_top(text, '<').into_iter().enumerate() {
+        for peer in split_top(peers, ',') {
+            let peer = peer.trim();
+            if peer.is_empty() {
+                continue;
+            }
+            let (name, children) = match peer.split_once('(') {
+                Some((name, rest)) => (name.trim(), parse_levels(&rest[..rest.len() - 1])),
+                None => (peer, Tree::default()),
+            };
+            tree.children.insert(name.to_owned(), (level, children));
+        }
+    }
+    tree
 }
 
 /// Splits on `sep` outside parentheses.
@@ -67,7 +74,7 @@ fn split_top(s: &str, sep: char) -> Vec<&str> {
             ')' => depth -= 1,
             c if c == sep && depth == 0 => {
                 out.push(&s[start..i]);
-                start = i + 1;
+                start = i + c.len_utf8();
             }
             _ => {}
         }
@@ -87,44 +94,128 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `(first, second)` path segments after each `prefix` (`crate::`, `super::`),
-/// expanding `{a::b, c}` groups one level.
-fn references(code: &str, prefix: &str) -> Vec<(String, Option<String>)> {
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let path = |s: &str| -> (String, Option<String>) {
-        let first = ident(s);
-        let second = s[first.len()..].strip_prefix("::").map(ident);
-        (first, second.filter(|s| !s.is_empty()))
+/// Every path a file names through `crate::` or `super::`, resolved to
+/// segments from the crate root (`{a, b::c}` groups expanded one level).
+fn references(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let segments = |s: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut rest = s;
+        loop {
+            let ident: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if ident.is_empty() {
+                break;
+            }
+            rest = &rest[ident.len()..];
+            out.push(ident);
+            match rest.strip_prefix("::") {
+                Some(r) if !r.starts_with('{') => rest = r,
+                _ => break,
+            }
+        }
+        out
     };
     let mut refs = Vec::new();
-    for (i, _) in code.match_indices(prefix) {
-        if code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
-            continue;
-        }
-        let rest = &code[i + prefix.len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            refs.extend(group.split(',').map(|item| path(item.trim())));
-        } else {
-            refs.push(path(rest));
+    for prefix in ["crate::", "super::"] {
+        for (i, _) in code.match_indices(prefix) {
+            let before = &code[..i];
+            if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            // A `super::super::` chain is handled from its first `super`.
+            if prefix == "super::" && before.ends_with("super::") {
+                continue;
+            }
+            let mut base: Vec<String> = if prefix == "crate::" {
+                Vec::new()
+            } else {
+                module[..module.len().saturating_sub(1)].to_vec()
+            };
+            let mut rest = &code[i + prefix.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            let head = segments(rest);
+            let tail = &rest[head
+                .iter()
+                .map(|s| s.len() + 2)
+                .sum::<usize>()
+                .min(rest.len())..];
+            if let Some(group) = tail.strip_prefix('{').or_else(|| rest.strip_prefix('{')) {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                for item in group.split(',') {
+                    let mut path = base.clone();
+                    path.extend(head.iter().cloned());
+                    path.extend(segments(item.trim()));
+                    refs.push(path);
+                }
+            } else {
+                let mut path = base;
+                path.extend(head);
+                refs.push(path);
+            }
         }
     }
     refs
 }
 
+/// Why `from` (a module path) may not name `to` (a path from the root), if
+/// it may not.
+fn violation(tree: &Tree, from: &[String], to: &[String]) -> Option<String> {
+    let mut folder = tree;
+    for depth in 0..from.len() {
+        let target = to.get(depth)?;
+        if *target == from[depth] {
+            folder = &folder.children.get(target)?.1;
+            continue;
+        }
+        let mine = folder.children.get(&from[depth]);
+        let theirs = folder.children.get(target);
+        return match (mine, theirs) {
+            (Some((mine, _)), Some((theirs, _))) if theirs >= mine => Some(format!(
+                "`{}` uses `{}`, which is not listed below `{}`",
+                from.join("::"),
+                to[..=depth].join("::"),
+                from[depth]
+            )),
+            (Some(_), None) => Some(format!(
+                "`{}` uses `{}` from its parent; name the module it lives in",
+                from.join("::"),
+                to[..=depth].join("::")
+            )),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Checks that every module of `src` is in `tree`, at any depth.
+fn unlisted(tree: &Tree, module: &[String]) -> Option<String> {
+    let mut folder = tree;
+    for (depth, name) in module.iter().enumerate() {
+        match folder.children.get(name) {
+            Some((_, children)) => folder = children,
+            // Files below a listed leaf are its own business only if it
+            // lists no children at all.
+            None if folder.children.is_empty() && depth > 0 => return None,
+            None => return Some(module[..=depth].join("::")),
+        }
+    }
+    None
+}
+
 /// Violations of the layer order in one crate's `src`.
-fn check_crate(dir: &str, spec: &Spec) -> Vec<String> {
+fn check_crate(dir: &str, tree: &Tree) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let mut problems = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(&src).expect("under src");
-        let parts: Vec<String> = rel
+        let mut module: Vec<String> = rel
             .components()
             .map(|c| {
                 c.as_os_str()
@@ -133,120 +224,76 @@ fn check_crate(dir: &str, spec: &Spec) -> Vec<String> {
                     .to_owned()
             })
             .collect();
-        let top = parts[0].clone();
-        if top == "lib" || top == "main" {
+        if module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        if matches!(module.as_slice(), [m] if m == "lib" || m == "main") {
             continue;
         }
-        let Some((layer, levels)) = spec.modules.get(&top) else {
+        if let Some(missing) = unlisted(tree, &module) {
             problems.push(format!(
-                "{dir}: module `{top}` is missing from the layers block"
-            ));
-            continue;
-        };
-        // The file's unit inside its folder: `mod`, a file, or a subfolder.
-        let unit = parts.get(1).cloned();
-        if let Some(unit) = unit.as_deref().filter(|u| *u != "mod")
-            && !levels.contains_key(unit)
-        {
-            problems.push(format!(
-                "{dir}: `{top}/{unit}` is missing from the layers block"
+                "{dir}: module `{missing}` is missing from the layers block"
             ));
             continue;
         }
         let text = std::fs::read_to_string(file).expect("readable source");
         let code = text
-            .find("#[cfg(test)]\nmod tests")
+            .find("#[cfg(test)]\nmod ")
             .map_or(text.as_str(), |i| &text[..i]);
-        let at = rel.display();
-        for (module, item) in references(code, "crate::") {
-            if module == top {
-                if let (Some(unit), Some(item)) = (unit.as_deref(), item.as_deref()) {
-                    check_sibling(&mut problems, &at, &top, unit, item, levels);
-                }
-                continue;
-            }
-            match spec.modules.get(&module) {
-                Some((other, _)) if other >= layer => problems.push(format!(
-                    "{dir}/src/{at}: `{top}` uses `{module}`, which is not in a layer below it"
-                )),
-                _ => {}
-            }
-        }
-        // `super::` from a file directly inside the folder names a sibling.
-        if parts.len() == 2
-            && let Some(unit) = unit.as_deref()
-            && unit != "mod"
-        {
-            for (item, _) in references(code, "super::") {
-                check_sibling(&mut problems, &at, &top, unit, &item, levels);
+        for to in references(code, &module) {
+            if let Some(why) = violation(tree, &module, &to) {
+                problems.push(format!("{dir}/src/{}: {why}", rel.display()));
             }
         }
     }
+    problems.sort();
+    problems.dedup();
     problems
-}
-
-fn check_sibling(
-    problems: &mut Vec<String>,
-    at: &impl std::fmt::Display,
-    top: &str,
-    unit: &str,
-    item: &str,
-    levels: &BTreeMap<String, usize>,
-) {
-    if unit == "mod" || item == unit || item == "super" {
-        return;
-    }
-    match (levels.get(unit), levels.get(item)) {
-        (Some(mine), Some(theirs)) if theirs >= mine => problems.push(format!(
-            "{at}: `{top}/{unit}` uses `{top}/{item}`, which is not listed below it"
-        )),
-        (Some(_), None) => problems.push(format!(
-            "{at}: `{top}/{unit}` uses `{item}` from its parent module; name the file it lives in"
-        )),
-        _ => {}
-    }
 }
 
 #[test]
 fn every_crate_imports_one_way_in_the_documented_layers() {
     let specs = specs();
     assert!(
-        specs.contains_key("profiler-core"),
-        "the layers block covers profiler-core: {specs:?}"
+        specs.contains_key("profiler-core") && specs.contains_key("profiler-report"),
+        "the layers block covers both crates: {specs:?}"
     );
     let problems: Vec<String> = specs
         .iter()
-        .flat_map(|(dir, spec)| check_crate(dir, spec))
+        .flat_map(|(dir, tree)| check_crate(dir, tree))
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
-fn the_checker_sees_upward_imports() {
-    let spec = Spec {
-        modules: BTreeMap::from([
-            ("low".to_owned(), (0, BTreeMap::new())),
-            ("high".to_owned(), (1, BTreeMap::new())),
-        ]),
-    };
+fn the_checker_sees_upward_and_parent_imports() {
+    let tree = parse_levels("low < high(a < b(x < y) < c)");
+    let path = |p: &str| p.split("::").map(str::to_owned).collect::<Vec<_>>();
+    let module = path("high::b::x");
     let refs = references(
-        "use crate::{high::X, low};\n/// [`y`](crate::low::y)",
-        "crate::",
+        "use crate::{high::c, low};\nuse super::y;\n/// [`q`](super::super::a::q)",
+        &module,
     );
     assert_eq!(
         refs,
         [
-            ("high".to_owned(), Some("X".to_owned())),
-            ("low".to_owned(), None),
-            ("low".to_owned(), Some("y".to_owned())),
+            path("high::c"),
+            path("low"),
+            path("high::b::y"),
+            path("high::a::q")
         ]
     );
-    let layer = |m: &str| spec.modules[m].0;
-    assert!(layer("high") > layer("low"));
-    let levels = BTreeMap::from([("a".to_owned(), 0), ("b".to_owned(), 1)]);
-    let mut problems = Vec::new();
-    check_sibling(&mut problems, &"x", "m", "a", "b", &levels);
-    check_sibling(&mut problems, &"x", "m", "b", "a", &levels);
-    check_sibling(&mut problems, &"x", "m", "a", "helper", &levels);
-    assert_eq!(problems.len(), 2, "{problems:?}");
+    let verdicts: Vec<bool> = refs
+        .iter()
+        .map(|to| violation(&tree, &module, to).is_some())
+        .collect();
+    assert_eq!(verdicts, [true, false, true, false]);
+    assert!(violation(&tree, &path("high::c"), &path("high::helper")).is_some());
+    assert!(violation(&tree, &path("high"), &path("high::c::Thing")).is_none());
+    assert!(violation(&tree, &path("low"), &path("high")).is_some());
+    assert_eq!(
+        unlisted(&tree, &path("high::d")),
+        Some("high::d".to_owned())
+    );
+    assert_eq!(unlisted(&tree, &path("low::anything")), None);
 }

@@ -13,7 +13,9 @@
 //! [`Profile`] with its statistics. Specialised parts live in modules:
 //! [`sync`] (GPU sync modes, device timers, deferred records), [`trace`]
 //! (`#[trace_op]` entries and the trace-mode timeline), [`profile`] and
-//! [`stats`] (the data a snapshot holds), [`compat`] (the string API).
+//! [`stats`] (the data a snapshot holds), [`kernel`] (tile timing, output
+//! checksums and divergence, the execution graph), [`compat`] (the string
+//! API).
 
 mod catalogue;
 mod clock;
@@ -27,6 +29,7 @@ mod sentinel;
 mod snapshot;
 
 pub mod compat;
+pub mod kernel;
 pub mod profile;
 pub mod stats;
 pub mod sync;

@@ -41,6 +41,7 @@ pub mod export;
 pub mod hardware;
 pub mod html;
 mod json;
+pub mod kernel;
 pub mod scorecard;
 pub mod trace;
 mod write;

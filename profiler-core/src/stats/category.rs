@@ -1,4 +1,4 @@
-//! [`CategoryStats`]: brick time aggregated per [`BrickCategory`](crate::BrickCategory).
+//! [`CategoryStats`]: brick time aggregated per [`BrickCategory`](crate::catalogue::BrickCategory).
 
 use serde::{Deserialize, Serialize};
 

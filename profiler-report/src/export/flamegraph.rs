@@ -15,7 +15,7 @@ const MAX_TOTAL: u128 = 1 << 53;
 
 /// An interactive flamegraph SVG of folded stack lines (as made by
 /// [`folded_stacks`](super::folded::folded_stacks) or
-/// [`TraceAnalyzer::flamegraph_collapsed`](crate::TraceAnalyzer::flamegraph_collapsed)),
+/// [`TraceAnalyzer::flamegraph_collapsed`](crate::trace::TraceAnalyzer::flamegraph_collapsed)),
 /// titled `title`, with counts in µs. Colours derive from frame names, so
 /// the same input always gives the same SVG.
 ///
