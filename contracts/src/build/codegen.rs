@@ -85,7 +85,10 @@ fn emit(out: &mut String, c: &Contract, eq: &Equation, side: Side) {
     };
     let listed: Vec<String> = conditions
         .iter()
-        .map(|k| format!("/// - `{}`", normalized(k).replace('`', "'")))
+        .map(|k| {
+            let one_line = k.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("/// - `{}`", one_line.replace('`', "'"))
+        })
         .collect();
     let _ = writeln!(
         out,

@@ -41,7 +41,7 @@ pub const GENERATED_FILE: &str = "contracts.rs";
 /// Generates macros for every contract in `dir` (relative to the crate's
 /// manifest directory) into `$OUT_DIR/contracts.rs` and asks Cargo to re-run
 /// when the folder changes. On a malformed contract, prints each error as a
-/// Cargo error and exits with status 1, failing the build.
+/// `cargo::error`, which fails the build with `file:line: field: message`.
 pub fn generate(dir: impl AsRef<Path>) {
     if let Err(e) = try_generate(dir) {
         fail(&e);
@@ -112,10 +112,8 @@ fn env_dir(var: &str) -> Result<PathBuf, ContractError> {
         })
 }
 
-fn fail(e: &ContractError) -> ! {
+fn fail(e: &ContractError) {
     for one in e.errors() {
         println!("cargo::error={one}");
     }
-    eprintln!("{e}");
-    std::process::exit(1);
 }
