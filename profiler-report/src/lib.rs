@@ -15,7 +15,11 @@
 //!   [`speedscope_json`].
 //! - HTML report: [`HtmlReport`] builds one self-contained page (extensible
 //!   with [`Section`]s); [`write_html_report`] writes it atomically.
+//! - Contracts: [`verify_contract`] and [`Verifier`] check a profile against
+//!   the falsification tests of YAML contracts ([`ContractReport`] per rule
+//!   id); [`Computation`] plugs analyses into the rules.
 
+mod contract;
 mod export;
 mod hardware;
 mod html;
@@ -23,6 +27,10 @@ mod json;
 mod scorecard;
 mod trace;
 
+pub use contract::{
+    Computation, ContractReport, Measurement, Metrics, RuleResult, ScorecardMetrics,
+    UnknownContract, Value, Verdict, Verifier, verify_contract,
+};
 pub use export::{
     OPS_TID_BASE, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
     write_chrome_trace,
@@ -32,6 +40,9 @@ pub use hardware::{
     ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
 };
 pub use html::{HtmlReport, Section, write_html_report};
+pub use profiler_contracts::{
+    Contract, ContractError, ContractSet, FalsificationTest, load_contract, parse_contract,
+};
 pub use scorecard::{
     Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
     Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,
