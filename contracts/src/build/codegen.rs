@@ -139,16 +139,27 @@ fn emit(out: &mut String, c: &Contract, eq: &Equation, side: Side) {
 }
 
 fn arm(out: &mut String, pattern: &str, lets: &[&str], checks: &str) {
+    // Release builds neither evaluate nor check the arguments, but still
+    // type-check them inside a closure that never runs, so variables kept
+    // only for a contract do not become unused.
+    let touched: Vec<String> = pattern
+        .split(", ")
+        .map(|p| format!("let _ = &{};", p.trim_end_matches(":expr")))
+        .collect();
     let _ = writeln!(
         out,
         "    ({pattern} $(,)?) => {{{{\n        #[cfg(debug_assertions)]\n        \
          #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]\n        {{\n\
-         {lets}\n{checks}        }}\n    }}}};",
+         {lets}\n{checks}        }}\n        \
+         #[cfg(not(debug_assertions))]\n        \
+         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]\n        \
+         {{ let _ = || {{ {touched} }}; }}\n    }}}};",
         lets = lets
             .iter()
             .map(|l| format!("            {l}"))
             .collect::<Vec<_>>()
             .join("\n"),
+        touched = touched.join(" "),
     );
 }
 

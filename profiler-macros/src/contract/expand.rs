@@ -82,6 +82,8 @@ pub(super) fn expand(args: &ContractArgs, item: &ItemFn) -> Result<TokenStream> 
         quote!({
             #track
             #pre_block
+            // The closure catches `return` and `?` so postconditions see them.
+            #[allow(clippy::redundant_closure_call)]
             let __contract_result #ret_ty = #call;
             #allow {
                 let result = &__contract_result;
