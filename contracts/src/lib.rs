@@ -61,6 +61,7 @@ mod model;
 mod parse;
 mod schema;
 mod set;
+mod suggest;
 mod valid;
 
 pub mod build;
@@ -72,14 +73,4 @@ pub use model::{
 };
 pub use parse::{MAX_CONTRACT_BYTES, load_contract, parse_contract};
 pub use set::{ContractSet, SHIPPED_SOURCES};
-
-/// The closest of `candidates` to `name`, if one is close enough to suggest.
-#[must_use]
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::normalized_damerau_levenshtein(name, c), c))
-        .filter(|(score, _)| *score >= 0.6)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
+pub use suggest::suggest;
