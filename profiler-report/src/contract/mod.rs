@@ -38,6 +38,19 @@
 //!   their computations are registered;
 //! - any name given with [`Verifier::metric`].
 //!
+//! The shipped roofline and parity contracts read these metrics, which
+//! their computations must provide:
+//!
+//! - `roofline`: `total_params`, `bits_per_weight`, `bandwidth_gb_s`,
+//!   `compute_gflops`, `ops_per_token`, `model_bytes`, `bw_ceiling_tok_s`,
+//!   `compute_ceiling_tok_s`, `ceiling_tok_s`, `bottleneck` (`"bandwidth"`
+//!   or `"compute"`), `contract_id`, `measured_tok_s` (none when not
+//!   measured);
+//! - `parity`: `ours_tok_s`, `baseline_tok_s`, `throughput_ratio`,
+//!   `ours_launches`, `baseline_launches`, `launch_ratio`,
+//!   `parity_achieved`, `max_gap_ratio` (over all gaps; none without gaps),
+//!   `gap_count`, `top_gap_count`, `top_gaps_sorted`.
+//!
 //! A verdict is [`Verdict::Pass`], [`Verdict::Fail`], [`Verdict::Skipped`]
 //! (an `if` guard does not hold), [`Verdict::Unmeasurable`] (the profile
 //! lacks the data) or [`Verdict::Invalid`] (an unknown name); only pass and
