@@ -75,7 +75,7 @@ pub(super) fn expand(args: &ContractArgs, item: &ItemFn) -> Result<TokenStream> 
             ReturnType::Type(..) => quote!(),
         };
         let call = if item.sig.asyncness.is_some() {
-            quote_spanned!(block.span()=> async move #block .await)
+            quote_spanned!(block.span()=> async #block .await)
         } else {
             quote_spanned!(block.span()=> (|| #block)())
         };

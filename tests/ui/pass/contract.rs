@@ -58,7 +58,20 @@ fn transfer_fraction(pct_sum: f64) -> f64 {
     pct_sum / 100.0
 }
 
+/// An `async fn`: the postconditions run when the future completes.
+#[contract(training_step_scorecard_v1::transfer_fraction)]
+async fn transfer_fraction_async(pct_sum: f64) -> f64 {
+    (pct_sum / 100.0).min(1.0)
+}
+
 fn main() {
+    let mut future = std::pin::pin!(transfer_fraction_async(250.0));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert_eq!(
+        std::future::Future::poll(future.as_mut(), &mut cx),
+        std::task::Poll::Ready(1.0)
+    );
+
     assert_eq!(model_bytes(8e9, 4.0), 4e9);
     let t = Throughputs {
         ours: 50.0,
