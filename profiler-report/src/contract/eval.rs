@@ -1,28 +1,20 @@
-//! Evaluating a parsed rule against one profile: metric lookup (overrides,
-//! built-ins, computations), arithmetic, chained comparisons, short-circuit
-//! logic and quantifiers, keeping the deciding comparison for the report.
-
-use std::collections::BTreeMap;
-use std::sync::Arc;
+//! Evaluating a parsed rule against one profile: arithmetic, chained
+//! comparisons, short-circuit logic, guards and quantifiers, keeping the
+//! deciding comparison for the report. Names resolve through `resolve.rs`.
 
 use profiler_contracts::rule::{ArithOp, CmpOp, Expr, ExprKind, LogicOp, Rule};
 use profiler_core::Profile;
 
-use super::computation::{Computation, Metrics};
-use super::metrics::{self, Item, PROFILE_METRICS, Problem};
+use super::compare::{compare, measurement};
+use super::metrics::{self, Item, Problem};
 use super::report::{Measurement, Verdict};
+use super::resolve::Resolver;
 use super::value::Value;
-
-/// Relative tolerance of `~=`.
-const APPROX_REL: f64 = 1e-9;
 
 /// The evaluation context of one profile.
 pub(crate) struct Context<'p> {
-    pub(crate) profile: &'p Profile,
-    pub(crate) overrides: &'p BTreeMap<String, Value>,
-    pub(crate) computations: &'p [Arc<dyn Computation>],
-    /// Each computation's result, computed on first use.
-    cache: BTreeMap<String, Result<Metrics, String>>,
+    profile: &'p Profile,
+    names: Resolver<'p>,
     /// Quantifier variables in scope, innermost last.
     bound: Vec<(String, Item<'p>)>,
 }
@@ -42,16 +34,10 @@ pub(crate) struct Outcome {
 }
 
 impl<'p> Context<'p> {
-    pub(crate) fn new(
-        profile: &'p Profile,
-        overrides: &'p BTreeMap<String, Value>,
-        computations: &'p [Arc<dyn Computation>],
-    ) -> Self {
+    pub(crate) fn new(profile: &'p Profile, names: Resolver<'p>) -> Self {
         Self {
             profile,
-            overrides,
-            computations,
-            cache: BTreeMap::new(),
+            names,
             bound: Vec::new(),
         }
     }
@@ -367,73 +353,16 @@ impl<'p> Context<'p> {
                     ))),
                 };
             }
-            let name = dotted.join(".");
-            if let Some(v) = self.overrides.get(&name) {
-                return Ok(Item::Value(v.clone()));
-            }
-            if let Some(v) = metrics::profile_metric(self.profile, &name) {
-                return v.map(Item::Value);
-            }
-            if let Some(v) = self.computed(&dotted) {
-                return v.map(Item::Value);
-            }
             // Only a quantified variable has fields among plain names.
-            return Err(self.unknown_metric(&name));
+            return self.names.resolve(&dotted).map(Item::Value);
         }
         match &e.kind {
             ExprKind::Field(base, f) => {
                 let item = self.item(base, text)?;
                 metrics::field(&item, f).map(Item::Value)
             }
-            _ => Err(self.unknown_metric(e.span.text(text))),
+            _ => Err(self.names.unknown_metric(e.span.text(text))),
         }
-    }
-
-    fn computed(&mut self, dotted: &[&str]) -> Option<Result<Value, Problem>> {
-        let (ns, rest) = dotted.split_first()?;
-        let computation = self
-            .computations
-            .iter()
-            .rev()
-            .find(|c| c.namespace() == *ns)?;
-        let profile = self.profile;
-        let metrics = self
-            .cache
-            .entry((*ns).to_owned())
-            .or_insert_with(|| computation.compute(profile));
-        let key = rest.join(".");
-        Some(match metrics {
-            Err(why) => Err(Problem::Unmeasurable(format!(
-                "`{ns}` cannot be computed: {why}"
-            ))),
-            Ok(m) => m.get(&key).cloned().ok_or_else(|| {
-                let hint = profiler_contracts::suggest(&key, m.names())
-                    .map(|s| format!(", did you mean `{ns}.{s}`?"))
-                    .unwrap_or_default();
-                Problem::Unknown(format!("`{ns}` has no metric `{key}`{hint}"))
-            }),
-        })
-    }
-
-    fn unknown_metric(&self, name: &str) -> Problem {
-        let mut known: Vec<String> = PROFILE_METRICS
-            .iter()
-            .map(|(n, _)| (*n).to_owned())
-            .collect();
-        known.extend(self.overrides.keys().cloned());
-        known.extend(self.computations.iter().map(|c| c.namespace().to_owned()));
-        let hint = profiler_contracts::suggest(name, known.iter().map(String::as_str))
-            .map(|s| format!(", did you mean `{s}`?"))
-            .unwrap_or_default();
-        let namespace = name.split('.').next().unwrap_or(name);
-        let plug = if name.contains('.')
-            && !self.computations.iter().any(|c| c.namespace() == namespace)
-        {
-            format!(" (no computation is registered for `{namespace}`)")
-        } else {
-            String::new()
-        };
-        Problem::Unknown(format!("unknown metric `{name}`{hint}{plug}"))
     }
 }
 
@@ -455,71 +384,5 @@ fn element_label(var: &str, item: &Item<'_>) -> String {
         Item::Brick { name, .. } => format!("{var} = {name}"),
         Item::Category { category, .. } => format!("{var} = {}", category.name()),
         Item::Value(v) => format!("{var} = {v}"),
-    }
-}
-
-/// `lhs op rhs`; `None` when the values cannot be compared that way.
-fn compare(lhs: &Value, op: CmpOp, rhs: &Value) -> Option<bool> {
-    use std::cmp::Ordering;
-    let ordering = match (lhs, rhs) {
-        (Value::Num(a), Value::Num(b)) => {
-            if op == CmpOp::Approx {
-                let scale = a.abs().max(b.abs()).max(1.0);
-                return Some(a == b || (a - b).abs() <= APPROX_REL * scale);
-            }
-            a.partial_cmp(b)?
-        }
-        _ => {
-            let equal = lhs == rhs;
-            return match op {
-                CmpOp::Eq | CmpOp::Approx => Some(equal),
-                CmpOp::Ne => Some(!equal),
-                _ => None,
-            };
-        }
-    };
-    Some(match op {
-        CmpOp::Eq | CmpOp::Approx => ordering == Ordering::Equal,
-        CmpOp::Ne => ordering != Ordering::Equal,
-        CmpOp::Lt => ordering == Ordering::Less,
-        CmpOp::Le => ordering != Ordering::Greater,
-        CmpOp::Gt => ordering == Ordering::Greater,
-        CmpOp::Ge => ordering != Ordering::Less,
-    })
-}
-
-/// The measured side on the left: a literal on the left swaps with the
-/// metric on the right (`0 <= x` reads as `x >= 0`).
-fn measurement(
-    lhs_expr: &Expr,
-    lhs: &Value,
-    op: CmpOp,
-    rhs_expr: &Expr,
-    rhs: &Value,
-    text: &str,
-) -> Measurement {
-    let literal = |e: &Expr| {
-        matches!(
-            e.kind,
-            ExprKind::Number(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::None
-        )
-    };
-    if literal(lhs_expr) && !literal(rhs_expr) {
-        let flipped = match op {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            same => same,
-        };
-        return measurement(rhs_expr, rhs, flipped, lhs_expr, lhs, text);
-    }
-    Measurement {
-        expr: lhs_expr.span.text(text).to_owned(),
-        measured: lhs.clone(),
-        op: op.as_str().to_owned(),
-        bound_expr: rhs_expr.span.text(text).to_owned(),
-        bound: rhs.clone(),
-        element: None,
     }
 }

@@ -56,10 +56,12 @@
 //! lacks the data) or [`Verdict::Invalid`] (an unknown name); only pass and
 //! skipped let [`ContractReport::passed`] hold.
 
+mod compare;
 mod computation;
 mod eval;
 mod metrics;
 mod report;
+mod resolve;
 mod value;
 mod verify;
 

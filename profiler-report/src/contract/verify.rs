@@ -11,6 +11,7 @@ use profiler_core::Profile;
 use super::computation::{Computation, ScorecardMetrics};
 use super::eval::Context;
 use super::report::{ContractReport, RuleResult};
+use super::resolve::Resolver;
 use super::value::Value;
 
 /// Checks profiles against contracts.
@@ -151,7 +152,8 @@ impl Verifier {
     /// Checks `profile` against every falsification test of `contract`.
     #[must_use]
     pub fn verify_contract(&self, contract: &Contract, profile: &Profile) -> ContractReport {
-        let mut cx = Context::new(profile, &self.overrides, &self.computations);
+        let names = Resolver::new(profile, &self.overrides, &self.computations);
+        let mut cx = Context::new(profile, names);
         let results = contract
             .falsification_tests
             .iter()
