@@ -31,7 +31,7 @@
 //! runtime entry point becomes a no-op.
 
 pub use profiler_core::*;
-pub use profiler_macros::{brick, trace_op};
+pub use profiler_macros::{brick, contract, trace_op};
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).

@@ -20,6 +20,7 @@
 mod catalogue;
 mod clock;
 mod context;
+mod contract;
 mod control;
 mod counter;
 mod fs;

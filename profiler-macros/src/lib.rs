@@ -9,6 +9,7 @@
 mod ast;
 mod attr;
 mod catalogue;
+mod contract;
 mod errors;
 mod expand;
 mod valid;
@@ -198,4 +199,77 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::trace_op(args.into(), item.into()).into()
+}
+
+/// Binds a function to an equation of a YAML contract and checks the
+/// equation's preconditions on entry and postconditions on exit, in debug
+/// builds only.
+///
+/// # Arguments
+///
+/// `#[contract(contract_name::equation)]` or
+/// `#[contract(contract_name::equation, input = expr)]`:
+///
+/// - `contract_name`: a shipped contract or one in the crate's own
+///   `contracts/` folder, with `-` written `_`
+///   (`gpu-decode-profiling-v1` is `gpu_decode_profiling_v1`).
+/// - `equation`: one of its equations with preconditions or postconditions.
+/// - `input`: what the conditions' `input` is bound to (by reference),
+///   an expression over the parameters. Defaults to the only parameter (or
+///   `self`); required when the function has several and a condition reads
+///   `input`.
+///
+/// The return value is bound to `result` (by reference) for the
+/// postconditions; `input` is evaluated again after the body for them. A
+/// failed condition panics with the contract, the equation, the condition
+/// and its file and line. Release builds get the function exactly as
+/// written. Contract files of the crate are tracked: editing one recompiles.
+///
+/// # Examples
+///
+/// ```
+/// use profiler::contract;
+///
+/// #[contract(roofline_model_v1::model_bytes, input = (params, bits))]
+/// fn model_bytes(params: f64, bits: f64) -> f64 {
+///     params * bits / 8.0
+/// }
+///
+/// assert_eq!(model_bytes(7e9, 4.0), 3.5e9);
+/// // A negative parameter count breaks a precondition (in debug builds).
+/// # #[cfg(debug_assertions)]
+/// assert!(std::panic::catch_unwind(|| model_bytes(-1.0, 4.0)).is_err());
+/// ```
+///
+/// # Expands to
+///
+/// ```ignore
+/// #[cfg(debug_assertions)]
+/// fn model_bytes(params: f64, bits: f64) -> f64 {
+///     #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+///     {
+///         let input = &((params, bits));
+///         if !(input.0.is_finite() && input.0 >= 0.0) {
+///             ::core::panic!("{}", "contract `roofline-model-v1`, equation `model_bytes`: \
+///                 precondition failed: `input.0.is_finite() && input.0 >= 0.0` (...)");
+///         }
+///         // ... one `if` per precondition
+///     }
+///     let __contract_result: f64 = (|| { params * bits / 8.0 })();
+///     #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+///     {
+///         let result = &__contract_result;
+///         let input = &((params, bits));
+///         // ... one `if` per postcondition
+///     }
+///     __contract_result
+/// }
+/// #[cfg(not(debug_assertions))]
+/// fn model_bytes(params: f64, bits: f64) -> f64 {
+///     params * bits / 8.0
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn contract(args: TokenStream, item: TokenStream) -> TokenStream {
+    contract::contract(args.into(), item.into()).into()
 }

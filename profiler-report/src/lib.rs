@@ -28,6 +28,9 @@
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]).
 //! - [`html`]: extension [`html::Section`]s for the report.
+//! - [`contract`]: checking a profile against YAML contracts
+//!   ([`verify_contract`], [`contract::Verifier`] for your own contracts
+//!   and analyses).
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
@@ -35,6 +38,7 @@
 // Modules import one way, in the layers `docs/ARCHITECTURE.md` lists for this
 // crate (checked by the workspace's `tests/layering.rs`).
 
+pub mod contract;
 mod error;
 mod escape;
 pub mod export;
@@ -46,6 +50,7 @@ pub mod scorecard;
 pub mod trace;
 mod write;
 
+pub use contract::verify_contract;
 pub use error::ExportError;
 pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,

@@ -81,13 +81,17 @@ impl Profile {
     /// Sum of elements over all bricks.
     #[must_use]
     pub fn total_tokens(&self) -> u64 {
-        saturating_sum(self.bricks.iter().map(|b| b.total_elements))
+        let total = saturating_sum(self.bricks.iter().map(|b| b.total_elements));
+        crate::contract::contract_post_token_accounting!(total, self);
+        total
     }
 
     /// Sum of time over all bricks, ns.
     #[must_use]
     pub fn total_ns(&self) -> u64 {
-        saturating_sum(self.bricks.iter().map(|b| b.total_ns))
+        let total = saturating_sum(self.bricks.iter().map(|b| b.total_ns));
+        crate::contract::contract_post_wall_coverage!(total, self);
+        total
     }
 
     /// `total_tokens / (total_ns / 1e9)` (0 without time).

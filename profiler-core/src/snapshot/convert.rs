@@ -69,6 +69,7 @@ pub(crate) fn brick_stats(
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
     });
+    crate::contract::contract_post_brick_ordering!(bricks);
     bricks
 }
 

@@ -42,6 +42,7 @@ use crate::record::thread::{current_layer, with_slab};
 
 /// Sets the sync mode.
 pub fn set_sync_mode(mode: SyncMode) {
+    crate::contract::contract_pre_sync_verification!(mode);
     let mut settings = state::settings();
     settings.sync_mode = mode;
     settings.publish();
