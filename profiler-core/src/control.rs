@@ -8,7 +8,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::catalogue::BrickBottleneck;
 use crate::profile::{
-    ClockInfo, Counters, HardwareInfo, PhaseStats, Profile, RunInfo, SCHEMA_VERSION, StepSummary,
+    ClockInfo, Counters, HardwareInfo, MeasuredCeilings, PhaseStats, Profile, RunInfo,
+    SCHEMA_VERSION, StepSummary,
 };
 use crate::snapshot::{self, Conversion, Totals};
 use crate::state::{self, ENABLED};
@@ -18,6 +19,7 @@ use crate::state::{self, ENABLED};
 pub(crate) struct RunFacts {
     pub(crate) name: Option<String>,
     pub(crate) hardware: Option<HardwareInfo>,
+    pub(crate) ceilings: Option<MeasuredCeilings>,
     pub(crate) l2_cache_hit_rate: Option<f32>,
     pub(crate) zero_copy: bool,
     /// (Unix ns, counter ticks, Instant) when recording (re)started.
@@ -163,6 +165,13 @@ pub fn set_hardware(hardware: HardwareInfo) {
     run_facts().hardware = Some(hardware);
 }
 
+/// Records ceilings measured on this machine (e.g. by
+/// `profiler_report::measure_ceilings`), so every later snapshot carries
+/// them; `None` clears them.
+pub fn set_measured_ceilings(ceilings: Option<MeasuredCeilings>) {
+    run_facts().ceilings = ceilings;
+}
+
 /// Records the measured L2 cache hit rate, clamped to `[0, 1]`; NaN clears it.
 pub fn set_l2_cache_hit_rate(rate: f32) {
     run_facts().l2_cache_hit_rate = (!rate.is_nan()).then(|| rate.clamp(0.0, 1.0));
@@ -264,6 +273,7 @@ fn build_profile(totals: &Totals) -> Profile {
         },
         overhead,
         hardware: facts.hardware.clone(),
+        measured_ceilings: facts.ceilings.clone(),
         l2_cache_hit_rate: facts.l2_cache_hit_rate,
         zero_copy: facts.zero_copy,
         notes,

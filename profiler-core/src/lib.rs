@@ -44,8 +44,8 @@ pub use catalogue::{BrickBottleneck, BrickCategory, BrickId, UnknownBrick};
 pub use clock::ClockSource;
 pub use control::{
     disable, enable, is_enabled, is_trace_mode, reset, set_brick_bottleneck, set_hardware,
-    set_l2_cache_hit_rate, set_rank, set_run_name, set_trace_capacity, set_trace_mode,
-    set_zero_copy, snapshot,
+    set_l2_cache_hit_rate, set_measured_ceilings, set_rank, set_run_name, set_trace_capacity,
+    set_trace_mode, set_zero_copy, snapshot,
 };
 pub use histogram::{HistBucket, LatencyHistogram};
 pub use layers::{Direction, LayerGuard, LayerOp, LayerStats, MAX_LAYER_INDEX, in_layer, layer};
@@ -55,8 +55,9 @@ pub use legacy::{
 };
 pub use overhead::{calibrate_overhead, overhead, set_subtract_overhead};
 pub use profile::{
-    CategoryEntry, ClockInfo, Counters, HardwareInfo, Overhead, PhaseStats, Profile, ProfileError,
-    RunInfo, SCHEMA_VERSION, StepSummary, ThreadInfo, write_atomic,
+    BandwidthCeiling, CategoryEntry, ClockInfo, Counters, FlopsCeiling, HardwareInfo,
+    MeasuredCeilings, Overhead, PhaseStats, Profile, ProfileError, RunInfo, SCHEMA_VERSION,
+    StepSummary, ThreadInfo, write_atomic,
 };
 pub use record::{IntoCount, IntoLayerIndex};
 pub use session::{

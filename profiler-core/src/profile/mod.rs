@@ -4,6 +4,7 @@
 //! atomically (temp file + rename), and a reader rejects a newer major schema
 //! with a clear error while filling missing optional fields with defaults.
 
+mod ceilings;
 mod counters;
 mod io;
 
@@ -19,6 +20,7 @@ use crate::sync::SyncMode;
 use crate::timeline::Timeline;
 use crate::trace::RecordedExecutionTrace;
 
+pub use ceilings::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use io::{ProfileError, SCHEMA_VERSION, write_atomic};
 
@@ -105,6 +107,9 @@ pub struct RunInfo {
     /// Hardware the run used, when known.
     #[serde(default)]
     pub hardware: Option<HardwareInfo>,
+    /// Bandwidth and peak FLOP/s measured on this machine, when probed.
+    #[serde(default)]
+    pub measured_ceilings: Option<MeasuredCeilings>,
     /// L2 cache hit rate in `[0, 1]`, when measured.
     #[serde(default)]
     pub l2_cache_hit_rate: Option<f32>,
