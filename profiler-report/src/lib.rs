@@ -20,7 +20,10 @@ mod export;
 mod hardware;
 mod html;
 mod json;
+mod plot;
+mod roofline;
 mod scorecard;
+mod textfmt;
 mod trace;
 
 pub use export::{
@@ -32,6 +35,12 @@ pub use hardware::{
     ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
 };
 pub use html::{HtmlReport, Section, write_html_report};
+pub use roofline::{
+    Bound, BrickPoint, BrickRoofline, CeilingSource, ComputeCeiling, HardwareProfile,
+    KernelClassification, KernelRoofline, MemoryCeiling, MemoryLevel, NotAnnotated, Precision,
+    ROOFLINE_CONTRACT_ID, RooflineBottleneck, RooflineError, RooflineResult, compute_roofline,
+    roofline_section,
+};
 pub use scorecard::{
     Bottleneck, ENV_BASELINE, Grade, LaunchRule, LayerSummary, ModelShape, PerLayerData, PhaseData,
     Regression, STEP_PROFILER_TAGS, ScorecardBuilder, ScorecardError, ScorecardOptions, Severity,

@@ -1,0 +1,10 @@
+//! A small SVG writer for the report's plots (roofline, parity bars): one
+//! place that escapes every name, refuses non-finite coordinates, and styles
+//! through classes so a plot reads the same as a file and inline in the HTML
+//! report (where the page's light/dark colours apply).
+
+mod axis;
+mod svg;
+
+pub(crate) use axis::{LinearAxis, LogAxis};
+pub(crate) use svg::{Anchor, Svg, xml_escape};
