@@ -10,19 +10,31 @@
 //! backward) is a `#[brick]` with its elements, bytes and FLOPs; each step
 //! runs the nine canonical training phases, and every block runs inside a
 //! layer scope with its direction. This file drives the run and the reports.
+//!
+//! Before training it measures this machine's ceilings (memory bandwidth,
+//! cache bandwidth, peak FP32 FLOP/s; `--no-ceilings` skips it) and keeps
+//! them in the profile: they are the roofline's ceilings and the scorecard's
+//! peak unless `PROFILER_HARDWARE` or `PROFILER_PEAK_BW_GB_S` name other
+//! hardware. With `--baseline-profile FILE` (a saved profile.json) or
+//! `--baseline-pytorch FILE` (a torch.profiler Chrome trace, with an
+//! optional `--mapping FILE`) it also reports parity per op.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Parser;
-use profiler::{Profile, Schedule, SyncMode};
-use profiler_report::{HtmlReport, TrainingScorecard};
+use profiler::{HardwareInfo, MeasuredCeilings, Profile, Schedule, SyncMode};
+use profiler_report::{
+    BrickRoofline, HardwareConfig, HtmlReport, KernelRoofline, OpMapping, ParityProfile, Precision,
+    ProbeOptions, Section, TrainingScorecard,
+};
 use tiny_transformer::{Batch, Config, Model};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
 /// the training scorecard and write profile.json, trace.json, flamegraph.svg,
-/// report.html and scorecard.json.
+/// roofline.svg, report.html and scorecard.json (and parity.* with a
+/// baseline).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "train_tiny")]
 pub(crate) struct Args {
@@ -59,6 +71,25 @@ pub(crate) struct Args {
     /// Seed of the weights and the data.
     #[arg(long, default_value_t = 42)]
     pub(crate) seed: u64,
+    /// Skip measuring this machine's bandwidth and peak FLOP/s.
+    #[arg(long)]
+    pub(crate) no_ceilings: bool,
+    /// Size of each bandwidth-probe array, MiB (default: from the cache size).
+    #[arg(long, hide = true)]
+    pub(crate) probe_array_mib: Option<u64>,
+    /// Precision of the roof bricks are judged against (fp32, bf16, fp16,
+    /// tf32, int8; default fp32 when the hardware has it).
+    #[arg(long, value_parser = |s: &str| s.parse::<Precision>())]
+    pub(crate) roofline_precision: Option<Precision>,
+    /// Report parity against a saved profile of an earlier run (profile.json).
+    #[arg(long)]
+    pub(crate) baseline_profile: Option<PathBuf>,
+    /// Report parity against a PyTorch trace (torch.profiler's Chrome trace).
+    #[arg(long)]
+    pub(crate) baseline_pytorch: Option<PathBuf>,
+    /// Op mapping for --baseline-pytorch (.toml or .json).
+    #[arg(long, requires = "baseline_pytorch")]
+    pub(crate) mapping: Option<PathBuf>,
 }
 
 impl Args {
@@ -131,6 +162,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         args.steps
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
+    // Measured before training, so the probes and the run never share the CPU.
+    let ceilings = (!args.no_ceilings).then(|| measure(args));
 
     profiler::set_run_name("train_tiny");
     profiler::set_sync_mode(SyncMode::None); // CPU kernels finish before they return
@@ -163,9 +196,33 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     let eval_after = held_out_loss(&mut model, &cfg);
 
+    let env_hardware = HardwareConfig::from_env().ok().flatten();
+    if env_hardware.is_none() {
+        if let Some(info) = ceilings
+            .as_ref()
+            .and_then(|c| measured_peak(c, &profiler::snapshot()))
+        {
+            profiler::set_hardware(info);
+        }
+    }
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");
-    let files = write_reports(&profiler::snapshot(), &scorecard, &args.out)?;
+    let profile = profiler::snapshot();
+    let roofline = roofline(&profile, env_hardware.as_ref(), args.roofline_precision)?;
+    if let Some(r) = &roofline {
+        println!("\n{r}");
+    }
+    let parity = parity(&profile, args)?;
+    if let Some(p) = &parity {
+        println!("\n{}", p.terminal);
+    }
+    let files = write_reports(
+        &profile,
+        &scorecard,
+        roofline.as_ref(),
+        parity.as_ref(),
+        &args.out,
+    )?;
     Ok(Outcome {
         losses,
         eval_before,
@@ -174,11 +231,143 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     })
 }
 
-/// Writes profile.json, trace.json, flamegraph.svg, report.html and
+/// Measures this machine's ceilings, prints them and keeps them in every
+/// later snapshot.
+fn measure(args: &Args) -> MeasuredCeilings {
+    let options = ProbeOptions {
+        array_bytes: args.probe_array_mib.map(|m| m << 20),
+        ..ProbeOptions::default()
+    };
+    let c = profiler_report::measure_ceilings_with(&options);
+    let mut parts = Vec::new();
+    for bw in [&c.memory_bandwidth, &c.cache_bandwidth]
+        .into_iter()
+        .flatten()
+    {
+        parts.push(format!("{} {:.1} GB/s", bw.level, bw.gb_s));
+    }
+    if let Some(f) = &c.peak_flops {
+        parts.push(format!(
+            "{} peak {:.1} GFLOP/s ({}, {} threads)",
+            f.precision.to_uppercase(),
+            f.gflops,
+            f.isa,
+            f.threads
+        ));
+    }
+    println!("measured on this machine: {}", parts.join(", "));
+    for note in &c.notes {
+        println!("  note: {note}");
+    }
+    profiler::set_measured_ceilings(Some(c.clone()));
+    c
+}
+
+/// The scorecard's peak from the measured ceilings: DRAM bandwidth, with the
+/// bytes per token the annotated bricks move; `None` without them.
+fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<HardwareInfo> {
+    let bw = c.memory_bandwidth.as_ref()?.gb_s;
+    let bytes: u64 = profile.bricks.iter().map(|b| b.total_bytes).sum();
+    let tokens = profile.steps.tokens;
+    if tokens == 0 || bytes == 0 || !(bw.is_finite() && bw > 0.0) {
+        return None;
+    }
+    let bytes_per_token = bytes as f64 / tokens as f64;
+    println!(
+        "scorecard peak measured on this machine: {bw:.1} GB/s DRAM over {:.1} KB per token (annotated bytes)",
+        bytes_per_token / 1e3
+    );
+    Some(HardwareInfo {
+        name: format!(
+            "{} (measured)",
+            if c.cpu.is_empty() { "this CPU" } else { &c.cpu }
+        ),
+        peak_bw_gb_s: Some(bw),
+        peak_tflops: c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
+        bytes_per_token: Some(bytes_per_token),
+    })
+}
+
+/// The per-brick roofline: on the hardware the environment names, else on
+/// the measured ceilings; `None` with neither.
+fn roofline(
+    profile: &Profile,
+    env: Option<&HardwareConfig>,
+    precision: Option<Precision>,
+) -> Result<Option<BrickRoofline>, Box<dyn Error>> {
+    let roof = match (env, &profile.run.measured_ceilings) {
+        (Some(hw), _) => KernelRoofline::from_hardware_config(hw)?,
+        (None, Some(c)) => KernelRoofline::from_measured(c)?,
+        (None, None) => {
+            println!("no roofline: ceilings not measured and no hardware configured");
+            return Ok(None);
+        }
+    };
+    Ok(Some(BrickRoofline::from_profile(
+        profile, &roof, precision, None,
+    )?))
+}
+
+/// A parity comparison in every output form.
+struct Parity {
+    terminal: String,
+    markdown: String,
+    json: String,
+    svg: String,
+    section: Section,
+}
+
+/// Parity against the baselines given on the command line.
+fn parity(profile: &Profile, args: &Args) -> Result<Option<Parity>, Box<dyn Error>> {
+    let mut baselines = Vec::new();
+    if let Some(path) = &args.baseline_profile {
+        let name = path.file_stem().map_or_else(
+            || "earlier run".to_owned(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        baselines.push(ParityProfile::from_profile(&Profile::read(path)?, name));
+    }
+    if let Some(path) = &args.baseline_pytorch {
+        let mapping = match &args.mapping {
+            Some(m) => OpMapping::from_file(m)?,
+            None => OpMapping::defaults(),
+        };
+        baselines.push(profiler_report::import_pytorch_trace(path, &mapping)?.profile);
+    }
+    let ours = ParityProfile::from_profile(profile, "train_tiny");
+    Ok(match baselines.as_slice() {
+        [] => None,
+        [one] => {
+            let c = profiler_report::compute_parity_comparison(&ours, one);
+            Some(Parity {
+                terminal: c.to_string(),
+                markdown: c.to_markdown(),
+                json: c.to_json(),
+                svg: c.to_svg(),
+                section: profiler_report::parity_section(&c),
+            })
+        }
+        many => {
+            let c = profiler_report::compute_parity_multi(&ours, many);
+            Some(Parity {
+                terminal: c.to_string(),
+                markdown: c.to_markdown(),
+                json: c.to_json(),
+                svg: c.to_svg(),
+                section: profiler_report::parity_multi_section(&c),
+            })
+        }
+    })
+}
+
+/// Writes profile.json, trace.json, flamegraph.svg, roofline.svg (and
+/// roofline.json), parity.md/.json/.svg with a baseline, report.html and
 /// scorecard.json (usable as a baseline) into `out`.
 fn write_reports(
     profile: &Profile,
     scorecard: &TrainingScorecard,
+    roofline: Option<&BrickRoofline>,
+    parity: Option<&Parity>,
     out: &Path,
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
@@ -200,11 +389,35 @@ fn write_reports(
         files.push(path("flamegraph.svg"));
         Some(svg)
     };
+    let mut text_file = |name: &str, text: &str| -> Result<(), Box<dyn Error>> {
+        profiler::write_atomic(&path(name), text.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path(name).display()))?;
+        files.push(path(name));
+        Ok(())
+    };
+    if let Some(r) = roofline {
+        text_file("roofline.svg", &r.to_svg())?;
+        text_file("roofline.json", &r.to_json())?;
+    }
+    if let Some(p) = parity {
+        text_file("parity.md", &p.markdown)?;
+        text_file("parity.json", &p.json)?;
+        text_file("parity.svg", &p.svg)?;
+    }
     let mut report = HtmlReport::new(profile)
         .title("train_tiny")
         .scorecard(scorecard);
     if let Some(svg) = svg {
         report = report.flamegraph_svg(svg);
+    }
+    if let Some(r) = roofline {
+        report = report.section(profiler_report::roofline_section(
+            r,
+            profile.run.measured_ceilings.as_ref(),
+        ));
+    }
+    if let Some(p) = parity {
+        report = report.section(p.section.clone());
     }
     profiler_report::write_html_report(&report.render(), path("report.html"))?;
     files.push(path("report.html"));

@@ -20,7 +20,9 @@ mod export;
 mod hardware;
 mod html;
 mod json;
+mod parity;
 mod plot;
+mod probe;
 mod roofline;
 mod scorecard;
 mod textfmt;
@@ -35,6 +37,15 @@ pub use hardware::{
     ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS, HardwareConfig, HardwareError, HardwareSpec,
 };
 pub use html::{HtmlReport, Section, write_html_report};
+pub use parity::{
+    MultiParityComparison, OpGap, OpMapping, PARITY_THRESHOLD, ParityComparison, ParityError,
+    ParityProfile, PytorchImport, TOP_GAPS, Totals, UnmappedOp, compute_parity_comparison,
+    compute_parity_multi, import_pytorch_trace, import_pytorch_trace_str, parity_multi_section,
+    parity_section,
+};
+pub use probe::{
+    ASSUMED_LLC_BYTES, MAX_ARRAY_BYTES, ProbeOptions, measure_ceilings, measure_ceilings_with,
+};
 pub use roofline::{
     Bound, BrickPoint, BrickRoofline, CeilingSource, ComputeCeiling, HardwareProfile,
     KernelClassification, KernelRoofline, MemoryCeiling, MemoryLevel, NotAnnotated, Precision,

@@ -7,4 +7,4 @@ mod axis;
 mod svg;
 
 pub(crate) use axis::{LinearAxis, LogAxis};
-pub(crate) use svg::{Anchor, Svg, xml_escape};
+pub(crate) use svg::{Anchor, Svg};

@@ -308,10 +308,22 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
         x1: WIDTH - RIGHT,
         y1: HEIGHT - BOTTOM,
     };
-    let mut placed: Vec<Rect> = Vec::new();
+    let at = |p: &BrickPoint| (x.px(p.arithmetic_intensity), y.px(p.achieved_gflops));
+    // Every marker is an obstacle for every label.
+    let mut placed: Vec<Rect> = points
+        .iter()
+        .map(at)
+        .filter(|(px, py)| px.is_finite() && py.is_finite())
+        .map(|(px, py)| Rect {
+            x0: px - 5.0,
+            y0: py - 5.0,
+            x1: px + 5.0,
+            y1: py + 5.0,
+        })
+        .collect();
     // Largest bricks first, so they get the best label spots.
     for p in points {
-        let (px, py) = (x.px(p.arithmetic_intensity), y.px(p.achieved_gflops));
+        let (px, py) = at(p);
         if !(px.is_finite() && py.is_finite()) {
             continue;
         }
@@ -338,7 +350,9 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
         svg.open_group(class, Some(&tip));
         svg.circle(px, py, 4.5, "", None);
         let w = CHAR_W * p.name.chars().count() as f64;
-        let offsets = [0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0, -4.0, 4.0];
+        let offsets = [
+            0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0, -4.0, 4.0, -5.0, 5.0, -6.0, 6.0,
+        ];
         let candidates = offsets
             .iter()
             .map(|k| (true, k * LINE_H))
