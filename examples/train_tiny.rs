@@ -196,14 +196,15 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     let eval_after = held_out_loss(&mut model, &cfg);
 
+    // Hardware named in the environment wins over the measured ceilings (a
+    // bad setting is reported by the scorecard).
     let env_hardware = HardwareConfig::from_env().ok().flatten();
-    if env_hardware.is_none() {
-        if let Some(info) = ceilings
+    if env_hardware.is_none()
+        && let Some(info) = ceilings
             .as_ref()
             .and_then(|c| measured_peak(c, &profiler::snapshot()))
-        {
-            profiler::set_hardware(info);
-        }
+    {
+        profiler::set_hardware(info);
     }
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");

@@ -51,16 +51,39 @@ fn trim_zeros(s: &str) -> &str {
     }
 }
 
-/// Markdown table-cell text: backslashes and `|` escaped, line breaks
-/// flattened (they would end the row).
+/// Markdown table-cell text: see [`md_line`]; `|` is escaped too.
 pub(crate) fn md_cell(text: &str) -> String {
-    md_line(&text.replace('\\', "\\\\").replace('|', "\\|"))
+    md_line(text).replace('|', "\\|")
 }
 
-/// Markdown text kept on one line (a line break would end a list item or
-/// heading).
+/// Markdown text on one line, shown as written: line breaks flattened (they
+/// would end a list item or heading), characters that would start markup
+/// (`\`, `` ` ``, `*`, `[`, `]`, `<`, `>`, `&`) backslash-escaped, control
+/// characters replaced. `_` stays: inside names like `train_tiny` it cannot
+/// start emphasis.
 pub(crate) fn md_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\r' | '\n' => out.push(' '),
+            '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A percentage with one decimal, `42.0%`; a dash when not finite.
+pub(crate) fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.1}%")
+    } else {
+        DASH.to_owned()
+    }
 }
 
 /// Pretty JSON of a report. Reports hold plain numbers, strings and
@@ -92,5 +115,11 @@ mod tests {
     fn markdown_cells_stay_in_their_cell() {
         assert_eq!(md_cell("a|b\nc"), "a\\|b c");
         assert_eq!(md_cell("x\\|"), "x\\\\\\|");
+        assert_eq!(md_line("<b>&`x`*\u{1}"), "\\<b\\>\\&\\`x\\`\\*\u{FFFD}");
+        assert_eq!(md_line("train_tiny [v2]"), "train_tiny \\[v2\\]");
+        assert_eq!(
+            (pct(12.345), pct(f64::NAN)),
+            ("12.3%".to_owned(), DASH.to_owned())
+        );
     }
 }

@@ -135,15 +135,15 @@ impl KernelRoofline {
             r.source = CeilingSource::Custom;
             r = r.with_memory(MemoryLevel::Dram, config.spec.peak_bw_gb_s, false)?;
         }
-        if let Some(t) = config.dense_peak_tflops {
-            if differs(t, r.compute(Precision::Bf16).ok().map(|c| c.tflops)) {
-                r.source = CeilingSource::Custom;
-                r = r.with_compute(Precision::Bf16, t, false)?.with_compute(
-                    Precision::Fp16,
-                    t,
-                    false,
-                )?;
-            }
+        if let Some(t) = config.dense_peak_tflops
+            && differs(t, r.compute(Precision::Bf16).ok().map(|c| c.tflops))
+        {
+            r.source = CeilingSource::Custom;
+            r = r.with_compute(Precision::Bf16, t, false)?.with_compute(
+                Precision::Fp16,
+                t,
+                false,
+            )?;
         }
         Ok(r)
     }

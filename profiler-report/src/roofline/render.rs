@@ -7,7 +7,7 @@ use std::fmt::{self, Write as _};
 use super::analytical::RooflineResult;
 use super::bricks::BrickRoofline;
 use super::kernel::{CeilingSource, KernelRoofline};
-use crate::textfmt::{md_cell, md_line, num};
+use crate::textfmt::{md_cell, md_line, num, pct};
 
 /// Tokens/s, or "unbounded" for an infinite ceiling.
 fn tok_s(v: f64) -> String {
@@ -157,14 +157,14 @@ impl BrickRoofline {
                 let above = if p.above_roof { " (above roof)" } else { "" };
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} | {} | {} | {} | {}%{above} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {}{above} | {} |",
                     md_cell(&p.name),
                     p.calls,
                     num(p.total_ns as f64 / 1e6),
                     num(p.arithmetic_intensity),
                     num(p.achieved_gflops),
                     num(p.attainable_gflops),
-                    num(p.roof_pct),
+                    pct(p.roof_pct),
                     p.bound
                 );
             }
@@ -220,14 +220,14 @@ impl fmt::Display for BrickRoofline {
         for p in &self.points {
             writeln!(
                 f,
-                "{} {:>7} {:>10} {:>9} {:>9} {:>9} {:>7}%{} {}",
+                "{} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}{} {}",
                 fit(&p.name, 28),
                 p.calls,
                 num(p.total_ns as f64 / 1e6),
                 num(p.arithmetic_intensity),
                 num(p.achieved_gflops),
                 num(p.attainable_gflops),
-                num(p.roof_pct),
+                pct(p.roof_pct),
                 if p.above_roof { "!" } else { " " },
                 p.bound
             )?;

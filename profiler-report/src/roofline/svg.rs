@@ -6,7 +6,7 @@
 use super::bricks::{BrickPoint, BrickRoofline};
 use super::kernel::Bound;
 use crate::plot::{Anchor, LogAxis, Svg};
-use crate::textfmt::{num, si};
+use crate::textfmt::{num, pct, si};
 
 const WIDTH: f64 = 820.0;
 const HEIGHT: f64 = 540.0;
@@ -149,7 +149,8 @@ fn legend(svg: &mut Svg, r: &BrickRoofline) {
     ] {
         svg.circle(lx + 4.0, y - 4.0, 4.0, class, None);
         svg.text(lx + 12.0, y, Anchor::Start, "caption", text);
-        lx += 22.0 + CHAR_W * text.len() as f64;
+        // Legend text is 11 px, wider than the 10 px labels CHAR_W estimates.
+        lx += 36.0 + 7.0 * text.len() as f64;
     }
     svg.line(lx, y - 4.0, lx + 22.0, y - 4.0, "roof");
     let est = if r.estimate { ", estimate" } else { "" };
@@ -336,11 +337,11 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
             }
         };
         let tip = format!(
-            "{}: {} FLOP/byte, {} GFLOP/s = {}% of the roof ({} GFLOP/s), {}{}; {} calls, {} ms",
+            "{}: {} FLOP/byte, {} GFLOP/s = {} of the roof ({} GFLOP/s), {}{}; {} calls, {} ms",
             p.name,
             num(p.arithmetic_intensity),
             num(p.achieved_gflops),
-            num(p.roof_pct),
+            pct(p.roof_pct),
             num(p.attainable_gflops),
             p.bound,
             if p.above_roof { ", above the roof" } else { "" },

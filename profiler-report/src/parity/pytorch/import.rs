@@ -185,10 +185,10 @@ pub fn import_pytorch_trace_str(
         let mut mapped_below = vec![false; events.len()];
         for (i, e) in events.iter().enumerate() {
             let mut p = e.parent;
-            if e.cat == Cat::CpuOp {
-                if let Some(parent) = p {
-                    has_op_child[parent] = true;
-                }
+            if e.cat == Cat::CpuOp
+                && let Some(parent) = p
+            {
+                has_op_child[parent] = true;
             }
             if root[i] == Some(i) {
                 while let Some(q) = p {
@@ -201,10 +201,10 @@ pub fn import_pytorch_trace_str(
             if !in_step(e.ts) {
                 continue;
             }
-            if root[i] == Some(i) {
-                if let Some(name) = &own[i] {
-                    *ops.entry(name.clone()).or_default() += e.dur;
-                }
+            if root[i] == Some(i)
+                && let Some(name) = &own[i]
+            {
+                *ops.entry(name.clone()).or_default() += e.dur;
             }
             if e.cat != Cat::CpuOp {
                 continue;
@@ -306,12 +306,13 @@ fn own_maps(events: &[Event], mapping: &OpMapping, notes: &mut Vec<String>) -> V
     };
     let mut creator: HashMap<i64, usize> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
-        if e.cat == Cat::CpuOp && !in_backward(i) {
-            if let Some(seq) = e.seq {
-                let slot = creator.entry(seq).or_insert(i);
-                if events[*slot].ts <= e.ts {
-                    *slot = i;
-                }
+        if e.cat == Cat::CpuOp
+            && let Some(seq) = e.seq
+            && !in_backward(i)
+        {
+            let slot = creator.entry(seq).or_insert(i);
+            if events[*slot].ts <= e.ts {
+                *slot = i;
             }
         }
     }

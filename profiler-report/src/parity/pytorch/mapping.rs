@@ -216,14 +216,14 @@ impl OpMapping {
             value,
             reason: reason.to_owned(),
         };
-        if let Some(t) = file.tokens_per_step {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(invalid(
-                    "tokens_per_step",
-                    t.to_string(),
-                    "must be a finite number above 0",
-                ));
-            }
+        if let Some(t) = file.tokens_per_step
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(invalid(
+                "tokens_per_step",
+                t.to_string(),
+                "must be a finite number above 0",
+            ));
         }
         for (pattern, brick) in &file.ops {
             if pattern.trim().is_empty() || brick.trim().is_empty() {
