@@ -13,12 +13,12 @@ fn main() -> std::process::ExitCode {
         .flatten()
     {
         println!(
-            "{:>5} bandwidth {:>8.1} GB/s (median {:.1}); {} threads, {} MiB per array, best of {} in {:.0} ms",
+            "{:>5} bandwidth {:>8.1} GB/s (median {:.1}); {} threads, {:.2} MiB per array, best of {} in {:.0} ms",
             bw.level,
             bw.gb_s,
             bw.median_gb_s,
             bw.threads,
-            bw.buffer_bytes >> 20,
+            bw.buffer_bytes as f64 / f64::from(1u32 << 20),
             bw.repetitions,
             bw.duration_ns as f64 / 1e6
         );

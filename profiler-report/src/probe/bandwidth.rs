@@ -4,8 +4,9 @@
 //! write-allocate read is not counted).
 
 use std::hint::black_box;
-use std::sync::Barrier;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::rounds::timed_rounds;
 
 /// Bytes STREAM counts per triad element.
 pub(crate) const TRIAD_BYTES_PER_ELEMENT: u64 = 24;
@@ -38,58 +39,47 @@ impl Timed {
 }
 
 fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
-    for ((ai, bi), ci) in a.iter_mut().zip(b).zip(c) {
-        *ai = bi + s * ci;
+    // Equal lengths up front let the optimiser drop the bounds checks and
+    // vectorise; the indexed loop also stays cheap in unoptimised builds.
+    let n = a.len().min(b.len()).min(c.len());
+    let (a, b, c) = (&mut a[..n], &b[..n], &c[..n]);
+    for i in 0..n {
+        a[i] = b[i] + s * c[i];
     }
 }
 
-/// Runs `reps` timed rounds on `threads` threads, each round calling `work`
-/// once per thread on that thread's slice of shared arrays; returns the
-/// wall time of each round (from all threads released to all done).
+/// Runs `reps` timed rounds on `threads` threads, each round doing `inner`
+/// triad passes over that thread's slice of three shared arrays.
 fn rounds(threads: usize, elements: usize, reps: u32, inner: u32) -> Vec<Duration> {
     let mut a = vec![0.0f64; elements];
     let mut b = vec![0.0f64; elements];
     let mut c = vec![0.0f64; elements];
     let chunk = elements.div_ceil(threads.max(1)).max(1);
-    let workers = elements.div_ceil(chunk);
-    let barrier = Barrier::new(workers + 1);
     let s = black_box(3.0);
-    let times = std::thread::scope(|scope| {
-        let slices = a
-            .chunks_mut(chunk)
-            .zip(b.chunks_mut(chunk))
-            .zip(c.chunks_mut(chunk));
-        for ((a, b), c) in slices {
-            let barrier = &barrier;
-            scope.spawn(move || {
-                // First touch on the thread that uses the pages (NUMA).
-                a.fill(0.0);
-                b.fill(1.0);
-                c.fill(2.0);
-                barrier.wait();
-                for _ in 0..reps {
-                    barrier.wait();
-                    for _ in 0..inner {
-                        triad(a, b, c, s);
-                        // Keep each pass: the writes must reach memory.
-                        black_box(&mut *a);
-                    }
-                    barrier.wait();
-                }
-            });
+    let slices: Vec<_> = a
+        .chunks_mut(chunk)
+        .zip(b.chunks_mut(chunk))
+        .zip(c.chunks_mut(chunk))
+        .map(|((a, b), c)| (a, b, c, false))
+        .collect();
+    let times = timed_rounds(slices, reps + 1, |(a, b, c, touched)| {
+        if !*touched {
+            // First touch on the thread that uses the pages (NUMA); this
+            // first round is not timed.
+            a.fill(0.0);
+            b.fill(1.0);
+            c.fill(2.0);
+            *touched = true;
+            return;
         }
-        barrier.wait();
-        (0..reps)
-            .map(|_| {
-                barrier.wait();
-                let t0 = Instant::now();
-                barrier.wait();
-                t0.elapsed()
-            })
-            .collect::<Vec<_>>()
+        for _ in 0..inner {
+            triad(a, b, c, s);
+            // Keep each pass: the writes must reach memory.
+            black_box(&mut **a);
+        }
     });
     black_box((&a, &b, &c));
-    times
+    times.into_iter().skip(1).collect()
 }
 
 /// Triad over three arrays of `elements` f64 each, split across `threads`.

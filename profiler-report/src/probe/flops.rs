@@ -4,10 +4,10 @@
 //! aarch64; a portable multiply-add loop elsewhere), on every thread at once.
 
 use std::hint::black_box;
-use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use super::bandwidth::Timed;
+use super::rounds::timed_rounds;
 
 /// One vectorised kernel: `chains` accumulators of `lanes` f32 each, every
 /// iteration doing `x = x * m + a` on each (2 FLOPs per lane).
@@ -211,26 +211,8 @@ fn calibrate(k: &Kernel, target: Duration) -> u64 {
 pub(crate) fn measure(k: Kernel, threads: usize, reps: u32, target: Duration) -> Timed {
     let threads = threads.max(1);
     let iters = calibrate(&k, target);
-    let barrier = Barrier::new(threads + 1);
-    let reps_timed = std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let barrier = &barrier;
-            scope.spawn(move || {
-                for _ in 0..reps {
-                    barrier.wait();
-                    black_box(k.run(iters));
-                    barrier.wait();
-                }
-            });
-        }
-        (0..reps)
-            .map(|_| {
-                barrier.wait();
-                let t0 = Instant::now();
-                barrier.wait();
-                t0.elapsed()
-            })
-            .collect()
+    let reps_timed = timed_rounds(vec![(); threads], reps, |_| {
+        black_box(k.run(iters));
     });
     Timed {
         work: k.flops(iters) * threads as f64,

@@ -6,6 +6,7 @@
 
 mod bandwidth;
 mod flops;
+mod rounds;
 mod sysinfo;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -105,6 +106,13 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
         repetitions: reps,
         duration_ns: t0.elapsed().as_nanos() as u64,
     };
+    if cfg!(debug_assertions) {
+        notes.push(
+            "measured by a build without optimisations: the probes run unoptimised loops, so \
+             the figures understate this machine (build with --release)"
+                .to_owned(),
+        );
+    }
     MeasuredCeilings {
         cpu: sysinfo::cpu_name(),
         measured_at_unix_ns: SystemTime::now()
