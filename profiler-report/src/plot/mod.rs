@@ -4,7 +4,9 @@
 //! report (where the page's light/dark colours apply).
 
 mod axis;
+mod labels;
 mod svg;
 
 pub(crate) use axis::{LinearAxis, LogAxis};
+pub(crate) use labels::{Rect, place_labels};
 pub(crate) use svg::{Anchor, Svg};

@@ -7,7 +7,8 @@ use profiler_core::Profile;
 use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
-use super::kernel::{Bound, KernelRoofline, MemoryLevel, Precision};
+use super::kernel::KernelRoofline;
+use super::units::{Bound, MemoryLevel, Precision};
 
 /// One annotated brick on the roofline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -12,6 +12,7 @@ mod kernel;
 mod presets;
 mod render;
 mod svg;
+mod units;
 
 pub use analytical::{
     HardwareProfile, ROOFLINE_CONTRACT_ID, RooflineBottleneck, RooflineResult, compute_roofline,
@@ -19,7 +20,5 @@ pub use analytical::{
 pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
 pub use html::roofline_section;
-pub use kernel::{
-    Bound, CeilingSource, ComputeCeiling, KernelClassification, KernelRoofline, MemoryCeiling,
-    MemoryLevel, Precision,
-};
+pub use kernel::{KernelClassification, KernelRoofline};
+pub use units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};

@@ -5,7 +5,8 @@
 use profiler_core::MeasuredCeilings;
 
 use super::error::RooflineError;
-use super::kernel::{CeilingSource, KernelRoofline, MemoryLevel, Precision};
+use super::kernel::KernelRoofline;
+use super::units::{CeilingSource, MemoryLevel, Precision};
 use crate::hardware::{DEVICES, DeviceSpec, HardwareConfig};
 
 impl KernelRoofline {

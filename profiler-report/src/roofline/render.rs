@@ -6,7 +6,8 @@ use std::fmt::{self, Write as _};
 
 use super::analytical::RooflineResult;
 use super::bricks::BrickRoofline;
-use super::kernel::{CeilingSource, KernelRoofline};
+use super::kernel::KernelRoofline;
+use super::units::CeilingSource;
 use crate::textfmt::{md_cell, md_line, num, pct};
 
 /// Tokens/s, or "unbounded" for an infinite ceiling.

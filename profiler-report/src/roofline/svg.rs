@@ -4,8 +4,8 @@
 //! annotated brick with its numbers in a tooltip.
 
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::kernel::Bound;
-use crate::plot::{Anchor, LogAxis, Svg};
+use super::units::Bound;
+use crate::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
 use crate::textfmt::{num, pct, si};
 
 const WIDTH: f64 = 820.0;
@@ -39,21 +39,6 @@ const CSS: &str = r#".pr-roofline text { font-family: system-ui, -apple-system, 
 .pr-roofline .label { font-size: 10px; }
 .pr-roofline .leader { stroke: #8c959f; stroke-width: 0.6; }
 "#;
-
-/// An axis-aligned box, px.
-#[derive(Clone, Copy)]
-struct Rect {
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
-}
-
-impl Rect {
-    fn overlaps(&self, o: &Rect) -> bool {
-        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
-    }
-}
 
 /// Axis ranges covering every point, ridge and peak.
 fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
@@ -301,7 +286,8 @@ fn svg_rotated_label(svg: &mut Svg, x: f64, y: f64, angle: f64, text: &str) {
     );
 }
 
-/// Points, then labels placed greedily where they overlap no earlier label.
+/// One group per point (marker, label, tooltip); labels placed where they
+/// overlap no marker and no earlier label.
 fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
     let plot = Rect {
         x0: LEFT,
@@ -309,25 +295,18 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
         x1: WIDTH - RIGHT,
         y1: HEIGHT - BOTTOM,
     };
-    let at = |p: &BrickPoint| (x.px(p.arithmetic_intensity), y.px(p.achieved_gflops));
-    // Every marker is an obstacle for every label.
-    let mut placed: Vec<Rect> = points
+    let drawn: Vec<(&BrickPoint, f64, f64)> = points
         .iter()
-        .map(at)
-        .filter(|(px, py)| px.is_finite() && py.is_finite())
-        .map(|(px, py)| Rect {
-            x0: px - 5.0,
-            y0: py - 5.0,
-            x1: px + 5.0,
-            y1: py + 5.0,
-        })
+        .map(|p| (p, x.px(p.arithmetic_intensity), y.px(p.achieved_gflops)))
+        .filter(|(_, px, py)| px.is_finite() && py.is_finite())
         .collect();
-    // Largest bricks first, so they get the best label spots.
-    for p in points {
-        let (px, py) = at(p);
-        if !(px.is_finite() && py.is_finite()) {
-            continue;
-        }
+    // Points come largest brick first, so those get the best label spots.
+    let specs: Vec<(f64, f64, f64)> = drawn
+        .iter()
+        .map(|(p, px, py)| (*px, *py, CHAR_W * p.name.chars().count() as f64))
+        .collect();
+    let labels = place_labels(&specs, plot, LINE_H);
+    for ((p, px, py), label) in drawn.iter().zip(labels) {
         let class = if p.above_roof {
             "point above"
         } else {
@@ -349,52 +328,11 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
             num(p.total_ns as f64 / 1e6)
         );
         svg.open_group(class, Some(&tip));
-        svg.circle(px, py, 4.5, "", None);
-        let w = CHAR_W * p.name.chars().count() as f64;
-        let offsets = [
-            0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0, -4.0, 4.0, -5.0, 5.0, -6.0, 6.0,
-        ];
-        let candidates = offsets
-            .iter()
-            .map(|k| (true, k * LINE_H))
-            .chain(offsets.iter().map(|k| (false, k * LINE_H)));
-        let mut choice = None;
-        for (right, dy) in candidates {
-            let lx = if right { px + 8.0 } else { px - 8.0 - w };
-            let rect = Rect {
-                x0: lx,
-                y0: py + dy - 9.0,
-                x1: lx + w,
-                y1: py + dy + 3.0,
-            };
-            let inside = rect.x0 >= plot.x0
-                && rect.x1 <= plot.x1
-                && rect.y0 >= plot.y0
-                && rect.y1 <= plot.y1;
-            if inside && !placed.iter().any(|o| o.overlaps(&rect)) {
-                choice = Some((right, dy, rect));
-                break;
-            }
+        svg.circle(*px, *py, 4.5, "", None);
+        if let Some((x1, y1, x2, y2)) = label.leader {
+            svg.line(x1, y1, x2, y2, "leader");
         }
-        // Nowhere free: keep the first spot; the tooltip still names it.
-        let (right, dy, rect) = choice.unwrap_or((
-            true,
-            0.0,
-            Rect {
-                x0: px + 8.0,
-                y0: py - 9.0,
-                x1: px + 8.0 + w,
-                y1: py + 3.0,
-            },
-        ));
-        if dy != 0.0 {
-            let lx = if right { rect.x0 - 1.0 } else { rect.x1 + 1.0 };
-            svg.line(px, py, lx, py + dy - 3.0, "leader");
-        }
-        let anchor_x = if right { rect.x0 } else { rect.x1 };
-        let anchor = if right { Anchor::Start } else { Anchor::End };
-        svg.text(anchor_x, py + dy, anchor, "label", &p.name);
-        placed.push(rect);
+        svg.text(label.x, label.y, label.anchor, "label", &p.name);
         svg.close_group();
     }
 }

@@ -22,42 +22,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, glob};
 use crate::parity::error::ParityError;
-
-/// Built-in rules: (event name or glob, brick).
-const DEFAULT_RULES: &[(&str, &str)] = &[
-    ("aten::layer_norm", "LayerNorm"),
-    ("aten::native_layer_norm", "LayerNorm"),
-    ("aten::rms_norm", "RmsNorm"),
-    ("aten::_fused_rms_norm", "RmsNorm"),
-    ("aten::softmax", "AttentionSoftmax"),
-    ("aten::_softmax", "AttentionSoftmax"),
-    ("aten::_safe_softmax", "AttentionSoftmax"),
-    ("aten::embedding", "Embedding"),
-    ("aten::silu", "Activation"),
-    ("aten::silu_", "Activation"),
-    ("aten::gelu", "Activation"),
-    ("aten::gelu_", "Activation"),
-    ("aten::relu", "Activation"),
-    ("aten::relu_", "Activation"),
-    ("aten::linear", "MatMul"),
-    ("aten::matmul", "MatMul"),
-    ("aten::mm", "MatMul"),
-    ("aten::addmm", "MatMul"),
-    ("aten::bmm", "MatMul"),
-    ("aten::baddbmm", "MatMul"),
-    ("aten::scaled_dot_product_attention", "Attention"),
-    ("aten::_scaled_dot_product_*attention*", "Attention"),
-    ("aten::cross_entropy_loss", "CrossEntropy"),
-    ("Optimizer.step#Adam.step", "AdamUpdate"),
-    ("Optimizer.step#AdamW.step", "AdamUpdate"),
-    ("aten::_fused_adam_", "AdamUpdate"),
-    ("aten::_fused_adamw_", "AdamUpdate"),
-    ("Optimizer.step#*", "OptimizerStep"),
-];
-
-/// Ranges that never map by default: step markers and gradient zeroing.
-const DEFAULT_IGNORE: &[&str] = &["ProfilerStep#*", "Optimizer.zero_grad#*"];
 
 /// The mapping file's contents (every key optional).
 #[derive(Debug, Default, Deserialize)]
@@ -109,28 +75,6 @@ fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<(String, St
     let mut v: Vec<(String, String)> = rules.into_iter().collect();
     v.sort_by_key(|(p, _)| (p.contains('*'), std::cmp::Reverse(p.len())));
     v
-}
-
-/// Whether `name` matches `pattern`, where `*` matches any run of characters.
-pub(crate) fn glob(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let Some(first) = parts.next() else {
-        return name.is_empty();
-    };
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else {
-        return rest.is_empty();
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 impl OpMapping {
@@ -308,20 +252,6 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_anywhere() {
-        assert!(glob("aten::mm", "aten::mm"));
-        assert!(!glob("aten::mm", "aten::mm_"));
-        assert!(glob("ProfilerStep#*", "ProfilerStep#12"));
-        assert!(glob(
-            "aten::_scaled_dot_product_*attention*",
-            "aten::_scaled_dot_product_flash_attention_for_cpu"
-        ));
-        assert!(glob("*", ""));
-        assert!(glob("a*b*c", "aXbYc") && !glob("a*b*c", "aXcYb"));
-        assert!(!glob("ab*ba", "aba"));
-    }
 
     #[test]
     fn defaults_cover_common_aten_ops_and_annotations_map_to_themselves() {

@@ -4,6 +4,7 @@
 mod events;
 mod import;
 mod mapping;
+mod rules;
 
 pub use import::{PytorchImport, UnmappedOp, import_pytorch_trace, import_pytorch_trace_str};
 pub use mapping::OpMapping;
