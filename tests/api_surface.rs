@@ -24,6 +24,14 @@ use profiler_report::{
     compute_training_scorecard, flamegraph_svg, folded_stacks, format_training_scorecard_markdown,
     scorecard, speedscope_json,
 };
+// SPEC 5, 7 and 8: measured ceilings, parity and rooflines.
+use profiler::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings, set_measured_ceilings};
+use profiler_report::{
+    BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, MultiParityComparison, OpMapping,
+    ParityComparison, ParityProfile, Precision, RooflineResult, compute_parity_comparison,
+    compute_parity_multi, compute_roofline, import_pytorch_trace, measure_ceilings, parity_section,
+    roofline_section,
+};
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {

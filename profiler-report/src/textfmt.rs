@@ -77,12 +77,15 @@ pub(crate) fn md_line(text: &str) -> String {
     out
 }
 
-/// A percentage with one decimal, `42.0%`; a dash when not finite.
+/// A percentage with one decimal, `42.0%`; small ones keep their digits
+/// (`0.019%`, never a misleading `0.0%`); a dash when not finite.
 pub(crate) fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.1}%")
-    } else {
+    if !v.is_finite() {
         DASH.to_owned()
+    } else if v != 0.0 && v.abs() < 0.1 {
+        format!("{}%", num(v))
+    } else {
+        format!("{v:.1}%")
     }
 }
 
@@ -120,6 +123,10 @@ mod tests {
         assert_eq!(
             (pct(12.345), pct(f64::NAN)),
             ("12.3%".to_owned(), DASH.to_owned())
+        );
+        assert_eq!(
+            (pct(0.0192), pct(0.0)),
+            ("0.019%".to_owned(), "0.0%".to_owned())
         );
     }
 }

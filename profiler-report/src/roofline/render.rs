@@ -8,7 +8,7 @@ use super::analytical::RooflineResult;
 use super::bricks::BrickRoofline;
 use super::kernel::KernelRoofline;
 use super::units::CeilingSource;
-use crate::textfmt::{md_cell, md_line, num, pct};
+use crate::textfmt::{md_cell, md_line, num, pct, si};
 
 /// Tokens/s, or "unbounded" for an infinite ceiling.
 fn tok_s(v: f64) -> String {
@@ -123,12 +123,12 @@ impl BrickRoofline {
             .map(|m| m.gb_s)
             .unwrap_or(0.0);
         format!(
-            "Bricks judged against the {} roof of {} ({}): {} GFLOP/s peak, {} GB/s, ridge at {} FLOP/byte{}.",
+            "Bricks judged against the {} roof of {} ({}): {}FLOP/s peak, {}B/s, ridge at {} FLOP/byte{}.",
             self.precision,
             self.roofline.name,
             source(self.roofline.source),
-            num(peak * 1e3),
-            num(bw),
+            si(peak * 1e12),
+            si(bw * 1e9),
             num(self.ridge_point),
             est(self.estimate)
         )
