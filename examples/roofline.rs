@@ -60,7 +60,7 @@ struct Args {
 
 fn run(args: &Args) -> Result<String, Box<dyn Error>> {
     if let Some(params) = args.params {
-        if !(params.is_finite() && params >= 0.0 && params < 1e19) {
+        if !(0.0..1e19).contains(&params) {
             return Err(format!("--params {params}: expected a parameter count").into());
         }
         let hw = HardwareProfile::preset(args.device.as_deref().unwrap_or("nvidia_a100"))?;
