@@ -89,9 +89,9 @@ impl KernelRoofline {
     /// and positive, or when nothing was measured at all.
     pub fn from_measured(ceilings: &MeasuredCeilings) -> Result<Self, RooflineError> {
         let name = if ceilings.cpu.is_empty() {
-            "this machine (measured)".to_owned()
+            "this machine".to_owned()
         } else {
-            format!("{} (measured)", ceilings.cpu)
+            ceilings.cpu.clone()
         };
         let mut r = Self::new(name, CeilingSource::Measured);
         if let Some(f) = &ceilings.peak_flops {
@@ -224,7 +224,7 @@ mod tests {
         };
         let r = KernelRoofline::from_measured(&m).unwrap();
         assert_eq!(r.source, CeilingSource::Measured);
-        assert_eq!(r.name, "Test CPU (measured)");
+        assert_eq!(r.name, "Test CPU");
         assert!((r.compute(Precision::Fp32).unwrap().tflops - 0.4).abs() < 1e-12);
         assert_eq!(r.memory(MemoryLevel::L2Cache).unwrap().gb_s, 150.0);
         assert!((r.ridge_point(Precision::Fp32, MemoryLevel::Dram).unwrap() - 20.0).abs() < 1e-9);

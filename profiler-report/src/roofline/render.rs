@@ -93,9 +93,9 @@ pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
         .iter()
         .map(|c| {
             format!(
-                "{} {} TFLOP/s{}",
+                "{} {}FLOP/s{}",
                 c.precision,
-                num(c.tflops),
+                si(c.tflops * 1e12),
                 est(c.estimate)
             )
         })
@@ -103,7 +103,7 @@ pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
     lines.extend(
         r.memory_ceilings()
             .iter()
-            .map(|m| format!("{} {} GB/s{}", m.level, num(m.gb_s), est(m.estimate))),
+            .map(|m| format!("{} {}B/s{}", m.level, si(m.gb_s * 1e9), est(m.estimate))),
     );
     lines
 }

@@ -4,7 +4,7 @@
 //! annotated brick with its numbers in a tooltip.
 
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::units::Bound;
+use super::units::{Bound, CeilingSource};
 use crate::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
 use crate::textfmt::{num, pct, si};
 
@@ -79,6 +79,14 @@ fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
     (x, y)
 }
 
+fn source_text(s: CeilingSource) -> &'static str {
+    match s {
+        CeilingSource::Published => "published ceilings",
+        CeilingSource::Measured => "ceilings measured on this machine",
+        CeilingSource::Custom => "configured ceilings",
+    }
+}
+
 /// The plot as a standalone SVG document (no XML prolog, so it also embeds
 /// inline in HTML).
 pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
@@ -94,7 +102,11 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
         18.0,
         Anchor::Start,
         "title",
-        &format!("Roofline: {}", r.roofline.name),
+        &format!(
+            "Roofline: {} ({})",
+            r.roofline.name,
+            source_text(r.roofline.source)
+        ),
     );
     legend(&mut svg, r);
     grid(&mut svg, &x, &y);
