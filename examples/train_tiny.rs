@@ -32,7 +32,7 @@ use tiny_transformer::{Batch, Config, Model};
 #[path = "train_tiny/reports.rs"]
 mod reports;
 
-use reports::{measure, measured_peak, parity, roofline, write_reports};
+use reports::{baselines, measure, measured_peak, parity, roofline, write_reports};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
 /// the training scorecard and write profile.json, trace.json, flamegraph.svg,
@@ -169,6 +169,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         args.steps
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
+    // Baselines are read before training, so a bad file fails fast.
+    let baselines = baselines(args)?;
     // Measured before training, so the probes and the run never share the CPU.
     let ceilings = (!args.no_ceilings).then(|| measure(args));
 
@@ -216,11 +218,11 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");
     let profile = profiler::snapshot();
-    let roofline = roofline(&profile, env_hardware.as_ref(), args)?;
+    let roofline = roofline(&profile, env_hardware.as_ref(), args);
     if let Some(r) = &roofline {
         println!("\n{r}");
     }
-    let parity = parity(&profile, args)?;
+    let parity = parity(&profile, &baselines);
     if let Some(p) = &parity {
         println!("\n{}", p.terminal);
     }

@@ -239,4 +239,10 @@ fn bad_sizes_are_errors_not_panics() {
     );
     let args = train_tiny::Args::parse_from(["train_tiny", "--steps", "3", "--warmup", "3"]);
     assert!(train_tiny::run(&args).is_err());
+    // A baseline that cannot be read is an error naming the file (read
+    // before training, so it comes at once).
+    let args =
+        train_tiny::Args::parse_from(["train_tiny", "--baseline-pytorch", "no/such/trace.json"]);
+    let err = train_tiny::run(&args).expect_err("missing baseline");
+    assert!(err.to_string().contains("no/such/trace.json"), "{err}");
 }

@@ -71,26 +71,26 @@ pub(crate) fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<H
 }
 
 /// The per-brick roofline: on the hardware the environment names, else on
-/// the measured ceilings; `None` with neither.
+/// the measured ceilings. A roofline that cannot be built (no ceilings, or
+/// none of the precision or level asked for) is a printed note, not a failed
+/// run.
 pub(crate) fn roofline(
     profile: &Profile,
     env: Option<&HardwareConfig>,
     args: &Args,
-) -> Result<Option<BrickRoofline>, Box<dyn Error>> {
+) -> Option<BrickRoofline> {
     let roof = match (env, &profile.run.measured_ceilings) {
-        (Some(hw), _) => KernelRoofline::from_hardware_config(hw)?,
-        (None, Some(c)) => KernelRoofline::from_measured(c)?,
+        (Some(hw), _) => KernelRoofline::from_hardware_config(hw),
+        (None, Some(c)) => KernelRoofline::from_measured(c),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
-            return Ok(None);
+            return None;
         }
     };
-    Ok(Some(BrickRoofline::from_profile(
-        profile,
-        &roof,
-        args.roofline_precision,
-        args.roofline_level,
-    )?))
+    let r = roof.and_then(|roof| {
+        BrickRoofline::from_profile(profile, &roof, args.roofline_precision, args.roofline_level)
+    });
+    r.map_err(|e| println!("no roofline: {e}")).ok()
 }
 
 /// A parity comparison in every output form.
@@ -102,8 +102,9 @@ pub(crate) struct Parity {
     section: Section,
 }
 
-/// Parity against the baselines given on the command line.
-pub(crate) fn parity(profile: &Profile, args: &Args) -> Result<Option<Parity>, Box<dyn Error>> {
+/// Reads the baselines given on the command line (before training, so a bad
+/// file fails fast).
+pub(crate) fn baselines(args: &Args) -> Result<Vec<ParityProfile>, Box<dyn Error>> {
     let mut baselines = Vec::new();
     if let Some(path) = &args.baseline_profile {
         let name = path.file_stem().map_or_else(
@@ -119,8 +120,13 @@ pub(crate) fn parity(profile: &Profile, args: &Args) -> Result<Option<Parity>, B
         };
         baselines.push(profiler_report::import_pytorch_trace(path, &mapping)?.profile);
     }
+    Ok(baselines)
+}
+
+/// Parity of the run against `baselines`, in every output form.
+pub(crate) fn parity(profile: &Profile, baselines: &[ParityProfile]) -> Option<Parity> {
     let ours = ParityProfile::from_profile(profile, "train_tiny");
-    Ok(match baselines.as_slice() {
+    match baselines {
         [] => None,
         [one] => {
             let c = profiler_report::compute_parity_comparison(&ours, one);
@@ -142,7 +148,7 @@ pub(crate) fn parity(profile: &Profile, args: &Args) -> Result<Option<Parity>, B
                 section: profiler_report::parity_multi_section(&c),
             })
         }
-    })
+    }
 }
 
 /// Writes profile.json, trace.json, flamegraph.svg, roofline.svg (and

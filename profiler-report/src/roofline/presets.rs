@@ -202,6 +202,31 @@ mod tests {
     }
 
     #[test]
+    fn configured_hardware_overrides_the_preset_and_is_marked_custom() {
+        let config = |name: &str, bw: f64, tflops: Option<f64>| HardwareConfig {
+            name: name.to_owned(),
+            spec: crate::hardware::HardwareSpec {
+                peak_bw_gb_s: bw,
+                bytes_per_token: 1.0,
+            },
+            dense_peak_tflops: tflops,
+        };
+        let plain =
+            KernelRoofline::from_hardware_config(&config("H100 SXM", 3350.0, Some(989.0))).unwrap();
+        assert_eq!(plain, KernelRoofline::preset("h100").unwrap());
+        let tuned =
+            KernelRoofline::from_hardware_config(&config("H100 SXM", 3000.0, Some(800.0))).unwrap();
+        assert_eq!(tuned.source, CeilingSource::Custom);
+        assert_eq!(tuned.memory(MemoryLevel::Dram).unwrap().gb_s, 3000.0);
+        assert_eq!(tuned.compute(Precision::Bf16).unwrap().tflops, 800.0);
+        assert_eq!(tuned.compute(Precision::Fp32).unwrap().tflops, 67.0);
+        let custom = KernelRoofline::from_hardware_config(&config("custom", 100.0, None)).unwrap();
+        assert!(custom.compute_ceilings().is_empty());
+        assert_eq!(custom.memory(MemoryLevel::Dram).unwrap().gb_s, 100.0);
+        assert!(KernelRoofline::from_hardware_config(&config("custom", f64::NAN, None)).is_err());
+    }
+
+    #[test]
     fn measured_ceilings_become_fp32_dram_and_cache_roofs() {
         let m = MeasuredCeilings {
             cpu: "Test CPU".into(),
