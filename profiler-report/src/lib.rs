@@ -15,6 +15,16 @@
 //!   [`speedscope_json`].
 //! - HTML report: [`HtmlReport`] builds one self-contained page (extensible
 //!   with [`Section`]s); [`write_html_report`] writes it atomically.
+//! - Rooflines: [`compute_roofline`] (contract `roofline-model-v1`),
+//!   [`KernelRoofline`] (ceilings per precision and memory level,
+//!   [`KernelRoofline::classify`], device presets) and [`BrickRoofline`]
+//!   (every brick of a profile on one roof), rendered as Markdown, JSON,
+//!   terminal text, SVG and a report [`Section`] ([`roofline_section`]).
+//! - Measured ceilings: [`measure_ceilings`] probes this machine's memory
+//!   bandwidth and peak FP32 FLOP/s.
+//! - Parity: [`ParityProfile`] per runtime (from a profile, a file or a
+//!   PyTorch trace via [`import_pytorch_trace`] and an [`OpMapping`]),
+//!   [`compute_parity_comparison`] and [`compute_parity_multi`].
 
 mod export;
 mod hardware;

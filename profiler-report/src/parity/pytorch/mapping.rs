@@ -1,21 +1,6 @@
 //! [`OpMapping`]: which PyTorch trace events count as which brick. Built-in
 //! rules cover common aten ops; a TOML or JSON file adds or overrides rules,
 //! names backward bricks, and supplies tokens per step.
-//!
-//! ```toml
-//! defaults = true              # keep the built-in rules (default true)
-//! annotations = true           # record_function names map to themselves
-//! backward_suffix = "Backward" # RmsNorm's backward ops -> "RmsNormBackward"
-//! ignore = ["MyTrainStep"]     # ranges that never map (globs allowed)
-//! tokens_per_step = 256        # when the trace carries no such metadata
-//! runtime = "pytorch"          # name of this side in reports
-//!
-//! [ops]                        # event name (exact or with * globs) -> brick
-//! "aten::addmm" = "LmHead"
-//!
-//! [backward]                   # forward brick -> its backward brick's name
-//! RopeEmbedding = "RopeBackward"
-//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -43,6 +28,23 @@ struct MappingFile {
 }
 
 /// How PyTorch trace events map onto brick names.
+///
+/// A mapping file (TOML, or JSON with the same keys; every key optional):
+///
+/// ```toml
+/// defaults = true              # keep the built-in rules (default true)
+/// annotations = true           # record_function names map to themselves
+/// backward_suffix = "Backward" # RmsNorm's backward ops -> "RmsNormBackward"
+/// ignore = ["MyTrainStep"]     # ranges that never map (globs allowed)
+/// tokens_per_step = 256        # when the trace carries no such metadata
+/// runtime = "pytorch"          # name of this side in reports
+///
+/// [ops]                        # event name (exact or with * globs) -> brick
+/// "aten::addmm" = "LmHead"
+///
+/// [backward]                   # forward brick -> its backward brick's name
+/// RopeEmbedding = "RopeBackward"
+/// ```
 ///
 /// An event maps by the first rule that matches its name: the file's rules
 /// before the built-in ones, exact names before globs, longer globs before
@@ -78,7 +80,16 @@ fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<(String, St
 }
 
 impl OpMapping {
-    /// The built-in rules only.
+    /// The built-in rules only: `aten::layer_norm` -> `LayerNorm`,
+    /// `rms_norm` -> `RmsNorm`, `softmax` -> `AttentionSoftmax`, `embedding`
+    /// -> `Embedding`, `silu`/`gelu`/`relu` -> `Activation`,
+    /// `linear`/`matmul`/`mm`/`addmm`/`bmm`/`baddbmm` -> `MatMul`,
+    /// `scaled_dot_product_attention` (and its fused variants) ->
+    /// `Attention`, `cross_entropy_loss` -> `CrossEntropy`, Adam/AdamW steps
+    /// and fused Adam kernels -> `AdamUpdate`, other optimizer steps ->
+    /// `OptimizerStep`; `ProfilerStep#*` and `Optimizer.zero_grad#*` ranges
+    /// are ignored. Rename `MatMul`/`Attention` per model in a file (by
+    /// `record_function` ranges, or `[ops]` rules).
     #[must_use]
     pub fn defaults() -> Self {
         Self {
