@@ -152,13 +152,24 @@ fn dram(
         Some(b) => (b, "sysfs"),
         None => (ASSUMED_LLC_BYTES, "assumed"),
     };
+    let available = sysinfo::mem_available();
     let array = match options.array_bytes {
-        Some(b) => b.max(8 * threads as u64),
-        None => {
-            let mut cap = MAX_ARRAY_BYTES;
-            if let Some(avail) = sysinfo::mem_available() {
-                cap = cap.min(avail / 8);
+        Some(b) => {
+            // Three arrays must fit in memory: an oversized request is cut to
+            // a quarter of what is available rather than aborting the process.
+            let limit = available.map_or(u64::MAX, |a| a / 4 / 3);
+            if b > limit {
+                notes.push(format!(
+                    "DRAM probe arrays cut from the {} MiB asked for to {} MiB: only {} MiB of memory is available",
+                    b >> 20,
+                    limit >> 20,
+                    available.unwrap_or(0) >> 20
+                ));
             }
+            b.min(limit).max(8 * threads as u64)
+        }
+        None => {
+            let cap = available.map_or(MAX_ARRAY_BYTES, |a| MAX_ARRAY_BYTES.min(a / 8));
             let want = (4 * llc_bytes).max(32 << 20);
             if want > cap {
                 notes.push(format!(
@@ -208,7 +219,8 @@ fn cache_level(
         .rev()
         .find(|c| c.level == 2)
         .or_else(|| caches.iter().find(|c| c.level == 1))?;
-    let per_thread = ((c.bytes / 2 / TRIAD_BYTES_PER_ELEMENT) as usize).max(64);
+    // Half the cache, at most 16 MiB a thread whatever sysfs claims.
+    let per_thread = ((c.bytes.min(32 << 20) / 2 / TRIAD_BYTES_PER_ELEMENT) as usize).max(64);
     // 4 GB per round: 20-40 ms at typical cache bandwidths, long enough
     // that a timer tick or a wake-up is a small error.
     let bytes_per_pass = (per_thread * threads) as f64 * TRIAD_BYTES_PER_ELEMENT as f64;
