@@ -10,19 +10,35 @@
 //! backward) is a `#[brick]` with its elements, bytes and FLOPs; each step
 //! runs the nine canonical training phases, and every block runs inside a
 //! layer scope with its direction. This file drives the run and the reports.
+//!
+//! Before training it measures this machine's ceilings (memory bandwidth,
+//! cache bandwidth, peak FP32 FLOP/s; `--no-ceilings` skips it) and keeps
+//! them in the profile: they are the roofline's ceilings and the scorecard's
+//! peak unless `PROFILER_HARDWARE` or `PROFILER_PEAK_BW_GB_S` name other
+//! hardware. With `--baseline-profile FILE` (a saved profile.json) or
+//! `--baseline-pytorch FILE` (a torch.profiler Chrome trace, with an
+//! optional `--mapping FILE`) it also reports parity per op.
 
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Parser;
-use profiler::{Profile, Schedule, sync::SyncMode};
-use profiler_report::{HtmlReport, TrainingScorecard};
+use profiler::{Schedule, sync::SyncMode};
+use profiler_report::hardware::HardwareConfig;
+use profiler_report::roofline::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
+
+// Reached by path, so the test that includes this file finds it too.
+#[path = "train_tiny/reports.rs"]
+mod reports;
+
+use reports::{baselines, measure, measured_peak, parity, roofline, write_reports};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
 /// the training scorecard and write profile.json, trace.json, flamegraph.svg,
-/// report.html and scorecard.json.
+/// roofline.svg, report.html and scorecard.json (and parity.* with a
+/// baseline).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "train_tiny")]
 pub(crate) struct Args {
@@ -59,6 +75,29 @@ pub(crate) struct Args {
     /// Seed of the weights and the data.
     #[arg(long, default_value_t = 42)]
     pub(crate) seed: u64,
+    /// Skip measuring this machine's bandwidth and peak FLOP/s.
+    #[arg(long)]
+    pub(crate) no_ceilings: bool,
+    /// Size of each bandwidth-probe array, MiB (default: from the cache size).
+    #[arg(long, hide = true)]
+    pub(crate) probe_array_mib: Option<u64>,
+    /// Precision of the roof bricks are judged against (fp32, bf16, fp16,
+    /// tf32, int8; default fp32 when the hardware has it).
+    #[arg(long, value_parser = |s: &str| s.parse::<Precision>())]
+    pub(crate) roofline_precision: Option<Precision>,
+    /// Memory level of that roof (dram, l2, l1, pcie; default dram when the
+    /// hardware has it).
+    #[arg(long, value_parser = |s: &str| s.parse::<MemoryLevel>())]
+    pub(crate) roofline_level: Option<MemoryLevel>,
+    /// Report parity against a saved profile of an earlier run (profile.json).
+    #[arg(long)]
+    pub(crate) baseline_profile: Option<PathBuf>,
+    /// Report parity against a PyTorch trace (torch.profiler's Chrome trace).
+    #[arg(long)]
+    pub(crate) baseline_pytorch: Option<PathBuf>,
+    /// Op mapping for --baseline-pytorch (.toml or .json).
+    #[arg(long, requires = "baseline_pytorch")]
+    pub(crate) mapping: Option<PathBuf>,
 }
 
 impl Args {
@@ -131,6 +170,10 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         args.steps
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
+    // Baselines are read before training, so a bad file fails fast.
+    let baselines = baselines(args)?;
+    // Measured before training, so the probes and the run never share the CPU.
+    let ceilings = (!args.no_ceilings).then(|| measure(args));
 
     profiler::Config::new().run_name("train_tiny").apply();
     profiler::sync::set_sync_mode(SyncMode::None); // CPU kernels finish before they return
@@ -165,54 +208,42 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     let eval_after = held_out_loss(&mut model, &cfg);
 
+    // Hardware named in the environment wins over the measured ceilings (a
+    // bad setting is reported by the scorecard).
+    let env_hardware = HardwareConfig::from_vars(|k| std::env::var(k).ok())
+        .ok()
+        .flatten();
+    if env_hardware.is_none()
+        && let Some(info) = ceilings
+            .as_ref()
+            .and_then(|c| measured_peak(c, &profiler::snapshot()))
+    {
+        profiler::Config::new().hardware(info).apply();
+    }
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");
-    let files = write_reports(&profiler::snapshot(), &scorecard, &args.out)?;
+    let profile = profiler::snapshot();
+    let roofline = roofline(&profile, env_hardware.as_ref(), args);
+    if let Some(r) = &roofline {
+        println!("\n{r}");
+    }
+    let parity = parity(&profile, &baselines);
+    if let Some(p) = &parity {
+        println!("\n{}", p.terminal);
+    }
+    let files = write_reports(
+        &profile,
+        &scorecard,
+        roofline.as_ref(),
+        parity.as_ref(),
+        &args.out,
+    )?;
     Ok(Outcome {
         losses,
         eval_before,
         eval_after,
         files,
     })
-}
-
-/// Writes profile.json, trace.json, flamegraph.svg, report.html and
-/// scorecard.json (usable as a baseline) into `out`.
-fn write_reports(
-    profile: &Profile,
-    scorecard: &TrainingScorecard,
-    out: &Path,
-) -> Result<Vec<PathBuf>, Box<dyn Error>> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
-    let path = |name: &str| out.join(name);
-
-    let mut files = Vec::new();
-    profile.write(path("profile.json"))?;
-    files.push(path("profile.json"));
-    profiler_report::write_chrome_trace(profile, path("trace.json"))?;
-    files.push(path("trace.json"));
-    // No stacks at all (e.g. built with the `off` feature): no flamegraph.
-    let folded = profiler_report::folded_stacks(profile);
-    let svg = if folded.is_empty() {
-        None
-    } else {
-        let svg = profiler_report::flamegraph_svg(&folded, "train_tiny")?;
-        profiler::__private::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
-            .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
-        files.push(path("flamegraph.svg"));
-        Some(svg)
-    };
-    let mut report = HtmlReport::new(profile)
-        .title("train_tiny")
-        .scorecard(scorecard);
-    if let Some(svg) = svg {
-        report = report.flamegraph_svg(svg);
-    }
-    profiler_report::write_html_report(&report.render(), path("report.html"))?;
-    files.push(path("report.html"));
-    scorecard.save_baseline(path("scorecard.json"))?;
-    files.push(path("scorecard.json"));
-    Ok(files)
 }
 
 fn main() -> std::process::ExitCode {

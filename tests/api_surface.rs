@@ -46,6 +46,19 @@ use profiler_report::{
     flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
     write_html_report,
 };
+// SPEC 5, 7 and 8: measured ceilings, parity and rooflines.
+use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
+use profiler_report::{
+    parity::{
+        MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
+        compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
+    },
+    probe::measure_ceilings,
+    roofline::{
+        BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, RooflineResult,
+        compute_roofline, roofline_section,
+    },
+};
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {

@@ -131,7 +131,10 @@ fn references(code: &str, module: &[String]) -> Vec<Vec<String>> {
             let mut base: Vec<String> = if prefix == "crate::" {
                 Vec::new()
             } else {
-                module[..module.len().saturating_sub(1)].to_vec()
+                // `super` from inside an inline `mod x { .. }` is the file's
+                // own module first.
+                let inline = inline_modules_open(before);
+                module[..(module.len() + inline).saturating_sub(1).min(module.len())].to_vec()
             };
             let mut rest = &code[i + prefix.len()..];
             while let Some(r) = rest.strip_prefix("super::") {
@@ -160,6 +163,36 @@ fn references(code: &str, module: &[String]) -> Vec<Vec<String>> {
         }
     }
     refs
+}
+
+/// How many inline `mod name { .. }` blocks are open at the end of `code`.
+fn inline_modules_open(code: &str) -> usize {
+    let mut depth = 0usize;
+    let mut opened: Vec<usize> = Vec::new();
+    let bytes = code.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => {
+                let head = code[..i].trim_end();
+                let is_mod = head
+                    .rsplit(|c: char| c.is_whitespace())
+                    .nth(1)
+                    .is_some_and(|w| w == "mod");
+                depth += 1;
+                if is_mod {
+                    opened.push(depth);
+                }
+            }
+            b'}' => {
+                if opened.last() == Some(&depth) {
+                    opened.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+    opened.len()
 }
 
 /// Why `from` (a module path) may not name `to` (a path from the root), if
@@ -296,4 +329,10 @@ fn the_checker_sees_upward_and_parent_imports() {
         Some("high::d".to_owned())
     );
     assert_eq!(unlisted(&tree, &path("low::anything")), None);
+    let inline = references("mod simd {\n    use super::K;\n}\n", &module);
+    assert_eq!(
+        inline,
+        [path("high::b::x::K")],
+        "super inside an inline module"
+    );
 }

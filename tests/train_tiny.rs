@@ -13,6 +13,13 @@ const STEPS: u64 = 24;
 const WARMUP: u64 = 2;
 const LAYERS: usize = 2;
 
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/pytorch/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 #[test]
 fn the_main_job_trains_and_writes_every_report() {
     let out = std::env::temp_dir().join(format!("train-tiny-{}", std::process::id()));
@@ -41,6 +48,14 @@ fn the_main_job_trains_and_writes_every_report() {
         "8",
         "--out",
         out.to_str().expect("utf-8 temp dir"),
+        // Small probe arrays keep the test quick; the probe itself is
+        // tested in profiler-report.
+        "--probe-array-mib",
+        "8",
+        "--baseline-pytorch",
+        &fixture("tiny_transformer_cpu.trace.json"),
+        "--mapping",
+        &fixture("tiny_transformer.mapping.toml"),
     ]);
     let outcome = train_tiny::run(&args).expect("the run succeeds");
 
@@ -168,6 +183,8 @@ fn the_main_job_trains_and_writes_every_report() {
         "flamegraph",
         "bricks",
         "steps",
+        "roofline",
+        "parity",
     ] {
         assert!(
             html.contains(&format!("<section id=\"{section}\"")),
@@ -178,7 +195,35 @@ fn the_main_job_trains_and_writes_every_report() {
     let baseline = profiler_report::TrainingScorecard::load_baseline(out.join("scorecard.json"))
         .expect("scorecard.json is a baseline");
     assert_eq!(baseline.steps, recorded as usize);
-    assert_eq!(outcome.files.len(), 5);
+
+    // The ceilings were measured and kept; the roofline and parity reports
+    // place the model's bricks against them and against PyTorch.
+    let ceilings = profile
+        .run
+        .measured_ceilings
+        .as_ref()
+        .expect("ceilings in the profile");
+    assert!(
+        ceilings
+            .memory_bandwidth
+            .as_ref()
+            .is_some_and(|b| b.gb_s > 0.0)
+    );
+    assert!(ceilings.peak_flops.as_ref().is_some_and(|f| f.gflops > 0.0));
+    let roofline = std::fs::read_to_string(out.join("roofline.svg")).expect("roofline.svg");
+    assert!(roofline.contains(">QkvProjectionBackward</text>"));
+    let parity: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("parity.json")).expect("parity.json"),
+    )
+    .expect("valid JSON");
+    assert_eq!(parity["baseline"], "pytorch");
+    assert!(
+        parity["all_gaps"].as_array().is_some_and(|g| g.len() > 20),
+        "{parity}"
+    );
+    let markdown = std::fs::read_to_string(out.join("parity.md")).expect("parity.md");
+    assert!(markdown.starts_with("## Parity: train_tiny vs pytorch\n"));
+    assert_eq!(outcome.files.len(), 10);
 
     std::fs::remove_dir_all(&out).ok();
 }
@@ -194,4 +239,10 @@ fn bad_sizes_are_errors_not_panics() {
     );
     let args = train_tiny::Args::parse_from(["train_tiny", "--steps", "3", "--warmup", "3"]);
     assert!(train_tiny::run(&args).is_err());
+    // A baseline that cannot be read is an error naming the file (read
+    // before training, so it comes at once).
+    let args =
+        train_tiny::Args::parse_from(["train_tiny", "--baseline-pytorch", "no/such/trace.json"]);
+    let err = train_tiny::run(&args).expect_err("missing baseline");
+    assert!(err.to_string().contains("no/such/trace.json"), "{err}");
 }

@@ -28,6 +28,12 @@
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]).
 //! - [`html`]: extension [`html::Section`]s for the report.
+//! - [`roofline`]: the analytical roofline, kernel rooflines per precision
+//!   and memory level with device presets, and every annotated brick of a
+//!   profile on one roof (Markdown, JSON, terminal, SVG, report section).
+//! - [`probe`]: this machine's measured memory bandwidth and peak FLOP/s.
+//! - [`parity`]: per-op comparison against baseline runtimes (saved
+//!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`contract`]: checking a profile against YAML contracts
 //!   ([`verify_contract`], [`contract::Verifier`] for your own contracts
 //!   and analyses).
@@ -46,7 +52,12 @@ pub mod hardware;
 pub mod html;
 mod json;
 pub mod kernel;
+pub mod parity;
+mod plot;
+pub mod probe;
+pub mod roofline;
 pub mod scorecard;
+mod textfmt;
 pub mod trace;
 mod write;
 

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::switch;
 use crate::context::step;
-use crate::profile::{HardwareInfo, Schedule, SyncMode};
+use crate::profile::{HardwareInfo, MeasuredCeilings, Schedule, SyncMode};
 use crate::record::device::DeviceTimer;
 use crate::record::facts::run_facts;
 use crate::record::state::{self, SyncHook};
@@ -39,6 +39,7 @@ pub struct Config {
     device_timer: Option<Option<Box<dyn DeviceTimer>>>,
     pending_capacity: Option<usize>,
     hardware: Option<HardwareInfo>,
+    measured_ceilings: Option<Option<MeasuredCeilings>>,
     l2_cache_hit_rate: Option<f32>,
     zero_copy: Option<bool>,
     subtract_overhead: Option<bool>,
@@ -144,6 +145,14 @@ impl Config {
         self
     }
 
+    /// Ceilings measured on this machine (e.g. by
+    /// `profiler_report::probe::measure_ceilings`), carried by every later
+    /// profile; `None` clears them.
+    pub fn measured_ceilings(mut self, ceilings: impl Into<Option<MeasuredCeilings>>) -> Self {
+        self.measured_ceilings = Some(ceilings.into());
+        self
+    }
+
     /// The measured L2 cache hit rate, clamped to `[0, 1]`; NaN clears it.
     pub fn l2_cache_hit_rate(mut self, rate: f32) -> Self {
         self.l2_cache_hit_rate = Some(rate);
@@ -208,6 +217,9 @@ impl Config {
         if let Some(hardware) = self.hardware {
             facts.hardware = Some(hardware);
         }
+        if let Some(ceilings) = self.measured_ceilings {
+            facts.ceilings = ceilings;
+        }
         if let Some(rate) = self.l2_cache_hit_rate {
             facts.l2_cache_hit_rate = (!rate.is_nan()).then(|| rate.clamp(0.0, 1.0));
         }
@@ -247,6 +259,7 @@ impl fmt::Debug for Config {
             )
             .field("pending_capacity", &self.pending_capacity)
             .field("hardware", &self.hardware)
+            .field("measured_ceilings", &self.measured_ceilings)
             .field("l2_cache_hit_rate", &self.l2_cache_hit_rate)
             .field("zero_copy", &self.zero_copy)
             .field("subtract_overhead", &self.subtract_overhead)

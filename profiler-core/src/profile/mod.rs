@@ -5,6 +5,7 @@
 //! atomically, and a reader rejects a newer major schema with a clear error
 //! while filling missing optional fields with defaults.
 
+mod ceilings;
 mod counters;
 mod data;
 mod io;
@@ -17,6 +18,7 @@ mod timeline;
 mod trace;
 
 pub use crate::clock::ClockSource;
+pub use ceilings::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};
 pub use io::ProfileError;

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ceilings::MeasuredCeilings;
 use crate::clock::ClockSource;
 
 /// When the profiler waits for the device before taking a stop timestamp.
@@ -73,6 +74,9 @@ pub struct RunInfo {
     /// Hardware the run used, when known.
     #[serde(default)]
     pub hardware: Option<HardwareInfo>,
+    /// Bandwidth and peak FLOP/s measured on this machine, when probed.
+    #[serde(default)]
+    pub measured_ceilings: Option<MeasuredCeilings>,
     /// L2 cache hit rate in `[0, 1]`, when measured.
     #[serde(default)]
     pub l2_cache_hit_rate: Option<f32>,

@@ -87,6 +87,7 @@ pub(crate) fn build() -> Profile {
         },
         overhead,
         hardware: facts.hardware.clone(),
+        measured_ceilings: facts.ceilings.clone(),
         l2_cache_hit_rate: facts.l2_cache_hit_rate,
         zero_copy: facts.zero_copy,
         notes,

@@ -1,0 +1,112 @@
+//! [`MeasuredCeilings`]: memory bandwidth and peak FLOP/s of the machine a
+//! run used, measured by micro-benchmarks, together with how they were
+//! measured so a reader can judge the numbers. Plain data: the probes live in
+//! `profiler-report`.
+
+use serde::{Deserialize, Serialize};
+
+/// Empirical ceilings of the machine a profile was recorded on.
+///
+/// Set with `Config::measured_ceilings`; every
+/// later snapshot carries them in `RunInfo::measured_ceilings`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredCeilings {
+    /// The processor the probes ran on, as the OS names it (may be empty).
+    #[serde(default)]
+    pub cpu: String,
+    /// When the probes ran, ns since the Unix epoch.
+    #[serde(default)]
+    pub measured_at_unix_ns: u64,
+    /// Main-memory bandwidth: a triad over buffers larger than the last-level
+    /// cache.
+    #[serde(default)]
+    pub memory_bandwidth: Option<BandwidthCeiling>,
+    /// Bandwidth of a cache level (buffers sized to stay resident in it).
+    #[serde(default)]
+    pub cache_bandwidth: Option<BandwidthCeiling>,
+    /// Peak floating-point rate.
+    #[serde(default)]
+    pub peak_flops: Option<FlopsCeiling>,
+    /// Caveats a reader must know (e.g. buffers capped below the STREAM rule).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A measured bandwidth and how it was measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthCeiling {
+    /// Best repetition, GB/s (10^9 bytes per second).
+    pub gb_s: f64,
+    /// Median repetition, GB/s: how far the best stands from the typical run.
+    #[serde(default)]
+    pub median_gb_s: f64,
+    /// Memory level measured: `"DRAM"`, `"L2"`, ...
+    pub level: String,
+    /// The kernel and the byte-counting convention.
+    pub method: String,
+    /// Threads that ran the kernel at once.
+    pub threads: u32,
+    /// Size of each of the kernel's arrays, summed over threads, bytes.
+    pub buffer_bytes: u64,
+    /// Cache size the buffers were sized against, bytes.
+    #[serde(default)]
+    pub cache_bytes: Option<u64>,
+    /// Where `cache_bytes` came from: `"sysfs"` or `"assumed"`.
+    #[serde(default)]
+    pub cache_bytes_source: String,
+    /// Timed repetitions (the best is reported).
+    pub repetitions: u32,
+    /// Wall time of the whole probe, allocation included, ns.
+    pub duration_ns: u64,
+}
+
+/// A measured peak FLOP rate and how it was measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlopsCeiling {
+    /// Best repetition, GFLOP/s (an FMA counts as two FLOPs).
+    pub gflops: f64,
+    /// Median repetition, GFLOP/s.
+    #[serde(default)]
+    pub median_gflops: f64,
+    /// Precision measured: `"fp32"`.
+    pub precision: String,
+    /// The kernel.
+    pub method: String,
+    /// Instruction set of the kernel: `"avx512f"`, `"avx2+fma"`, `"neon"`,
+    /// `"portable"`.
+    pub isa: String,
+    /// Threads that ran the kernel at once.
+    pub threads: u32,
+    /// Independent accumulator chains per thread.
+    pub chains: u32,
+    /// Floating-point lanes per chain (vector width).
+    pub lanes: u32,
+    /// Timed repetitions (the best is reported).
+    pub repetitions: u32,
+    /// Wall time of the whole probe, ns.
+    pub duration_ns: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_fields_default_and_round_trip() {
+        let c: MeasuredCeilings = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, MeasuredCeilings::default());
+        let c = MeasuredCeilings {
+            cpu: "test cpu".into(),
+            peak_flops: Some(FlopsCeiling {
+                gflops: 123.5,
+                precision: "fp32".into(),
+                isa: "portable".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let back: MeasuredCeilings =
+            serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+    }
+}

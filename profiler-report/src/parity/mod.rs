@@ -1,0 +1,27 @@
+//! Parity: are we as fast as a baseline runtime, per op? A
+//! [`ParityProfile`] per runtime (from a saved file, a brick [`Profile`],
+//! or a PyTorch trace), [`compute_parity_comparison`] against one baseline
+//! and [`compute_parity_multi`] against several, with Markdown, JSON,
+//! terminal, SVG and HTML renderers.
+//!
+//! [`Profile`]: profiler_core::Profile
+
+mod error;
+mod html;
+mod model;
+mod multi;
+mod profile;
+mod pytorch;
+mod render;
+mod svg;
+
+pub use error::ParityError;
+pub use html::{parity_multi_section, parity_section};
+pub use model::{
+    OpGap, PARITY_THRESHOLD, ParityComparison, ParityProfile, TOP_GAPS, Totals,
+    compute_parity_comparison,
+};
+pub use multi::{MultiParityComparison, compute_parity_multi};
+pub use pytorch::{
+    OpMapping, PytorchImport, UnmappedOp, import_pytorch_trace, import_pytorch_trace_str,
+};

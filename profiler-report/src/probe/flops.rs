@@ -1,0 +1,250 @@
+//! The peak-FLOP probe: independent f32 fused multiply-add chains, enough
+//! of them to cover FMA latency times throughput, vectorised for the CPU it
+//! runs on (AVX-512F or AVX2+FMA on x86-64, chosen at run time; NEON on
+//! aarch64; a portable multiply-add loop elsewhere), on every thread at once.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use super::bandwidth::Timed;
+use super::rounds::timed_rounds;
+
+/// One vectorised kernel: `chains` accumulators of `lanes` f32 each, every
+/// iteration doing `x = x * m + a` on each (2 FLOPs per lane).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kernel {
+    /// Instruction set, as recorded in the ceilings.
+    pub(crate) isa: &'static str,
+    pub(crate) chains: u32,
+    pub(crate) lanes: u32,
+    run: fn(u64) -> f32,
+}
+
+impl Kernel {
+    /// FLOPs of `iters` iterations.
+    pub(crate) fn flops(&self, iters: u64) -> f64 {
+        iters as f64 * f64::from(self.chains) * f64::from(self.lanes) * 2.0
+    }
+
+    /// Runs `iters` iterations; the sum of the accumulators keeps the work.
+    pub(crate) fn run(&self, iters: u64) -> f32 {
+        (self.run)(black_box(iters))
+    }
+}
+
+/// Multiplier and addend: the chains converge to 1.0, so no value
+/// overflows or goes subnormal however long the probe runs.
+const M: f32 = 0.999_9;
+const A: f32 = 0.000_1;
+
+/// Eight chains of eight lanes with a separate multiply and add, which any
+/// target vectorises; the portable fallback.
+fn portable(iters: u64) -> f32 {
+    let (m, a) = (black_box(M), black_box(A));
+    let mut acc = [[0.5f32; 8]; 8];
+    for _ in 0..iters {
+        for chain in &mut acc {
+            for x in chain.iter_mut() {
+                *x = *x * m + a;
+            }
+        }
+    }
+    acc.iter().flatten().sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::{
+        __m256, __m512, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps, _mm256_add_ps,
+        _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_set1_ps,
+        _mm512_add_ps, _mm512_fmadd_ps, _mm512_reduce_add_ps, _mm512_set1_ps,
+    };
+    use std::hint::black_box;
+
+    /// 16 chains x 16 lanes: 16 of the 32 zmm registers, enough for a
+    /// 4-cycle FMA on two ports (8 in flight) with room to spare.
+    #[target_feature(enable = "avx512f")]
+    fn avx512_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            _mm512_set1_ps(black_box(super::M)),
+            _mm512_set1_ps(black_box(super::A)),
+        );
+        let mut acc: [__m512; 16] = [_mm512_set1_ps(0.5); 16];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = _mm512_fmadd_ps(*x, m, a);
+            }
+        }
+        let sum = acc
+            .iter()
+            .fold(_mm512_set1_ps(0.0), |s, x| _mm512_add_ps(s, *x));
+        _mm512_reduce_add_ps(sum)
+    }
+
+    /// 12 chains x 8 lanes: 12 of the 16 ymm registers (two hold `m`, `a`).
+    #[target_feature(enable = "avx2,fma")]
+    fn avx2_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            _mm256_set1_ps(black_box(super::M)),
+            _mm256_set1_ps(black_box(super::A)),
+        );
+        let mut acc: [__m256; 12] = [_mm256_set1_ps(0.5); 12];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = _mm256_fmadd_ps(*x, m, a);
+            }
+        }
+        let s = acc
+            .iter()
+            .fold(_mm256_set1_ps(0.0), |s, x| _mm256_add_ps(s, *x));
+        let q = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps::<1>(s));
+        let q = _mm_hadd_ps(q, q);
+        _mm_cvtss_f32(_mm_hadd_ps(q, q))
+    }
+
+    pub(super) fn avx512(iters: u64) -> f32 {
+        // SAFETY: only reachable through `kernel()`, which returns this
+        // kernel after `is_x86_feature_detected!("avx512f")` said yes.
+        unsafe { avx512_kernel(iters) }
+    }
+
+    pub(super) fn avx2(iters: u64) -> f32 {
+        // SAFETY: only reachable through `kernel()`, which returns this
+        // kernel after detecting both "avx2" and "fma" at run time.
+        unsafe { avx2_kernel(iters) }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arm {
+    use std::arch::aarch64::{float32x4_t, vaddq_f32, vaddvq_f32, vdupq_n_f32, vfmaq_f32};
+    use std::hint::black_box;
+
+    /// 16 chains x 4 lanes: half of the 32 NEON registers, enough for a
+    /// 4-cycle FMA on up to four pipes.
+    #[target_feature(enable = "neon")]
+    fn neon_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            vdupq_n_f32(black_box(super::M)),
+            vdupq_n_f32(black_box(super::A)),
+        );
+        let mut acc: [float32x4_t; 16] = [vdupq_n_f32(0.5); 16];
+        for _ in 0..iters {
+            for x in &mut acc {
+                // vfmaq_f32(a, b, c) = a + b * c.
+                *x = vfmaq_f32(a, *x, m);
+            }
+        }
+        vaddvq_f32(acc.iter().fold(vdupq_n_f32(0.0), |s, x| vaddq_f32(s, *x)))
+    }
+
+    pub(super) fn neon(iters: u64) -> f32 {
+        // SAFETY: NEON is part of every aarch64 target Rust supports with std.
+        #[allow(unused_unsafe)]
+        unsafe {
+            neon_kernel(iters)
+        }
+    }
+}
+
+/// The fastest kernel this CPU supports.
+pub(crate) fn kernel() -> Kernel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Kernel {
+                isa: "avx512f",
+                chains: 16,
+                lanes: 16,
+                run: x86::avx512,
+            };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return Kernel {
+                isa: "avx2+fma",
+                chains: 12,
+                lanes: 8,
+                run: x86::avx2,
+            };
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        return Kernel {
+            isa: "neon",
+            chains: 16,
+            lanes: 4,
+            run: arm::neon,
+        };
+    }
+    #[allow(unreachable_code)]
+    portable_kernel()
+}
+
+/// The portable kernel (also what tests compare the vector ones against).
+pub(crate) fn portable_kernel() -> Kernel {
+    Kernel {
+        isa: "portable",
+        chains: 8,
+        lanes: 8,
+        run: portable,
+    }
+}
+
+/// Iterations that take about `target` on one thread.
+fn calibrate(k: &Kernel, target: Duration) -> u64 {
+    let mut iters = 1_000u64;
+    loop {
+        let t0 = Instant::now();
+        black_box(k.run(iters));
+        let took = t0.elapsed();
+        if took >= Duration::from_millis(2) || iters >= 1 << 40 {
+            let scale = target.as_secs_f64() / took.as_secs_f64().max(1e-9);
+            return ((iters as f64 * scale) as u64).max(1);
+        }
+        iters *= 8;
+    }
+}
+
+/// `k` on `threads` threads at once, `reps` rounds of about `target` each.
+pub(crate) fn measure(k: Kernel, threads: usize, reps: u32, target: Duration) -> Timed {
+    let threads = threads.max(1);
+    let iters = calibrate(&k, target);
+    let reps_timed = timed_rounds(vec![(); threads], reps, |_| {
+        black_box(k.run(iters));
+    });
+    Timed {
+        work: k.flops(iters) * threads as f64,
+        reps: reps_timed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_computes_the_same_recurrence() {
+        // After n steps from 0.5, x = 1 - 0.5 * M^n; the sum is lanes * chains of it.
+        for k in [kernel(), portable_kernel()] {
+            let n = 1000u64;
+            let expect = (1.0 - 0.5 * f64::from(M).powi(n as i32)) * f64::from(k.chains * k.lanes);
+            let got = f64::from(k.run(n));
+            assert!(
+                (got - expect).abs() < 1e-3 * expect,
+                "{}: {got} vs {expect}",
+                k.isa
+            );
+        }
+    }
+
+    #[test]
+    fn flops_count_two_per_lane_per_iteration() {
+        let k = portable_kernel();
+        assert_eq!(k.flops(10), 10.0 * 8.0 * 8.0 * 2.0);
+        let t = measure(k, 2, 2, Duration::from_millis(5));
+        assert_eq!(t.reps.len(), 2);
+        assert!(t.best() > 0.0);
+    }
+}

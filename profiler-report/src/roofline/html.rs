@@ -1,0 +1,142 @@
+//! The Roofline section of the HTML report: the plot inline, the bricks
+//! table, the bricks left out, and how the ceilings were obtained.
+
+use std::fmt::Write as _;
+
+use profiler_core::profile::MeasuredCeilings;
+
+use super::bricks::BrickRoofline;
+use super::render::ceiling_lines;
+use super::svg::roofline_svg;
+use crate::escape;
+use crate::html::Section;
+use crate::textfmt::num;
+
+/// A numeric table cell that sorts by its value.
+fn num_cell(v: f64) -> String {
+    let key = if v.is_finite() { v } else { 0.0 };
+    format!("<td class=\"num\" data-v=\"{key}\">{}</td>", num(v))
+}
+
+/// How each measured ceiling was obtained, one `<li>` each.
+fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
+    let mut items = Vec::new();
+    for bw in [&m.memory_bandwidth, &m.cache_bandwidth]
+        .into_iter()
+        .flatten()
+    {
+        let cache = match bw.cache_bytes {
+            Some(b) => format!(
+                ", sized against a {} MiB cache ({})",
+                num(b as f64 / (1u64 << 20) as f64),
+                escape::html(&bw.cache_bytes_source)
+            ),
+            None => String::new(),
+        };
+        items.push(format!(
+            "{} bandwidth {} GB/s (median {}): {}; {} threads, {} MiB per array{cache}, best of {} in {} ms",
+            escape::html(&bw.level),
+            num(bw.gb_s),
+            num(bw.median_gb_s),
+            escape::html(&bw.method),
+            bw.threads,
+            num(bw.buffer_bytes as f64 / (1u64 << 20) as f64),
+            bw.repetitions,
+            num(bw.duration_ns as f64 / 1e6)
+        ));
+    }
+    if let Some(f) = &m.peak_flops {
+        items.push(format!(
+            "{} peak {} GFLOP/s (median {}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
+            escape::html(&f.precision.to_uppercase()),
+            num(f.gflops),
+            num(f.median_gflops),
+            escape::html(&f.method),
+            escape::html(&f.isa),
+            f.threads,
+            f.chains,
+            f.lanes,
+            f.repetitions,
+            num(f.duration_ns as f64 / 1e6)
+        ));
+    }
+    items.extend(m.notes.iter().map(|n| escape::html(n)));
+    items
+}
+
+/// The report section (id `roofline`) for `roofline`; `measured` says how
+/// the ceilings were measured when they were.
+#[must_use]
+pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeilings>) -> Section {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<p class=\"note\">{}</p>",
+        escape::html(&roofline.summary())
+    );
+    let _ = writeln!(
+        s,
+        "<p class=\"note\">Ceilings: {}.</p>",
+        escape::html(&ceiling_lines(&roofline.roofline).join(", "))
+    );
+    if let Some(m) = measured {
+        s.push_str("<p class=\"note\">Measured on this machine:</p>\n<ul class=\"note\">\n");
+        for item in measured_items(m) {
+            let _ = writeln!(s, "<li>{item}</li>");
+        }
+        s.push_str("</ul>\n");
+    }
+    let _ = writeln!(
+        s,
+        "<figure class=\"scroll\">\n{}</figure>",
+        roofline_svg(roofline)
+    );
+    if !roofline.points.is_empty() {
+        s.push_str(
+            "<table class=\"data sortable\">\n<thead><tr><th>Brick</th><th class=\"num\">Calls</th>\
+             <th class=\"num\">Time ms</th><th class=\"num\">FLOP/byte</th><th class=\"num\">GFLOP/s</th>\
+             <th class=\"num\">Roof GFLOP/s</th><th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
+        );
+        for p in &roofline.points {
+            let bound = if p.above_roof {
+                format!("{} (above the roof)", p.bound)
+            } else {
+                p.bound.to_string()
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td>{}{}{}{}{}{}<td>{bound}</td></tr>",
+                escape::html(&p.name),
+                num_cell(p.calls as f64),
+                num_cell(p.total_ns as f64 / 1e6),
+                num_cell(p.arithmetic_intensity),
+                num_cell(p.achieved_gflops),
+                num_cell(p.attainable_gflops),
+                num_cell(p.roof_pct)
+            );
+        }
+        s.push_str("</tbody>\n</table>\n");
+    }
+    if !roofline.not_annotated.is_empty() {
+        let names: Vec<String> = roofline
+            .not_annotated
+            .iter()
+            .map(|n| {
+                format!(
+                    "{} (no {})",
+                    escape::html(&n.name),
+                    escape::html(&n.missing)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Not annotated, not plotted: {}.</p>",
+            names.join(", ")
+        );
+    }
+    for n in &roofline.notes {
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", escape::html(n));
+    }
+    Section::new("roofline", "Roofline", s)
+}

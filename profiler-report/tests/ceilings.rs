@@ -1,0 +1,124 @@
+//! The ceiling probes against simple loops written here: the probe's
+//! bandwidth is not below a plain single-thread copy loop over buffers of
+//! the same size, and its FLOP peak is not below one scalar multiply-add
+//! chain. Only these lower bounds are compared; no fixed numbers.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use profiler_report::{
+    probe::{ProbeOptions, measure_ceilings_with},
+    roofline::{KernelRoofline, MemoryLevel, Precision},
+};
+
+const ARRAY_BYTES: u64 = 32 << 20;
+
+/// Best GB/s of a plain single-thread copy of `ARRAY_BYTES` (16 bytes
+/// counted per element: one read, one write).
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)] // the plain loop is the point
+fn copy_loop_gb_s() -> f64 {
+    let n = (ARRAY_BYTES / 8) as usize;
+    let src = vec![1.0f64; n];
+    let mut dst = vec![0.0f64; n];
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        for i in 0..n {
+            dst[i] = src[i];
+        }
+        black_box(&mut dst);
+        best = best.min(t0.elapsed());
+    }
+    (n as f64 * 16.0) / best.as_secs_f64() / 1e9
+}
+
+/// Best GFLOP/s of one dependent scalar multiply-add chain.
+fn scalar_loop_gflops() -> f64 {
+    let iters = 20_000_000u64;
+    let (m, a) = (black_box(0.9999f32), black_box(0.0001f32));
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let mut x = black_box(0.5f32);
+        let t0 = Instant::now();
+        for _ in 0..iters {
+            x = x * m + a;
+        }
+        black_box(x);
+        best = best.min(t0.elapsed());
+    }
+    (iters as f64 * 2.0) / best.as_secs_f64() / 1e9
+}
+
+#[test]
+fn probes_beat_plain_loops_and_say_how_they_measured() {
+    let options = ProbeOptions {
+        array_bytes: Some(ARRAY_BYTES),
+        // Best of many: the test machine may be busy.
+        repetitions: 8,
+        ..ProbeOptions::default()
+    };
+    let c = measure_ceilings_with(&options);
+    let bw = c.memory_bandwidth.as_ref().expect("bandwidth measured");
+    let copy = copy_loop_gb_s();
+    eprintln!("triad {:.1} GB/s, copy loop {copy:.1} GB/s", bw.gb_s);
+    assert!(
+        bw.gb_s >= copy,
+        "triad {} GB/s below a copy loop's {copy} GB/s",
+        bw.gb_s
+    );
+    assert_eq!(bw.buffer_bytes, ARRAY_BYTES);
+    assert_eq!(bw.level, "DRAM");
+    assert!(bw.method.contains("triad") && bw.method.contains("24 bytes"));
+    assert!(bw.threads >= 1 && bw.repetitions == 8 && bw.duration_ns > 0);
+    assert!(bw.median_gb_s > 0.0 && bw.median_gb_s <= bw.gb_s);
+    assert!(matches!(
+        bw.cache_bytes_source.as_str(),
+        "sysfs" | "assumed"
+    ));
+
+    let f = c.peak_flops.as_ref().expect("peak measured");
+    let scalar = scalar_loop_gflops();
+    eprintln!(
+        "FMA peak {:.1} GFLOP/s ({}), scalar loop {scalar:.2} GFLOP/s",
+        f.gflops, f.isa
+    );
+    assert!(
+        f.gflops >= scalar,
+        "FMA peak {} GFLOP/s below a scalar loop's {scalar}",
+        f.gflops
+    );
+    assert!(
+        ["avx512f", "avx2+fma", "neon", "portable"].contains(&f.isa.as_str()),
+        "{}",
+        f.isa
+    );
+    assert_eq!(f.precision, "fp32");
+    assert!(f.chains * f.lanes >= 8 && f.repetitions == 8 && f.duration_ns > 0);
+
+    // The ceilings make a roofline, and they survive a profile round trip.
+    let roof = KernelRoofline::from_measured(&c).unwrap();
+    assert!(
+        roof.ridge_point(Precision::Fp32, MemoryLevel::Dram)
+            .unwrap()
+            > 0.0
+    );
+    let mut profile = profiler_core::Profile::empty();
+    profile.run.measured_ceilings = Some(c.clone());
+    let back = profiler_core::Profile::from_json(&profile.to_json()).unwrap();
+    assert_eq!(back.run.measured_ceilings, Some(c));
+}
+
+#[test]
+fn one_thread_and_no_cache_probe_are_honoured() {
+    let c = measure_ceilings_with(&ProbeOptions {
+        threads: Some(1),
+        array_bytes: Some(4 << 20),
+        repetitions: 2,
+        flops_round: Duration::from_millis(5),
+        cache: false,
+    });
+    assert!(c.cache_bandwidth.is_none());
+    assert_eq!(c.memory_bandwidth.as_ref().map(|b| b.threads), Some(1));
+    assert_eq!(c.peak_flops.as_ref().map(|f| f.threads), Some(1));
+    assert!(c.measured_at_unix_ns > 0);
+}
