@@ -376,3 +376,34 @@ fn the_category_of_an_annotated_site_wins_whoever_registers_the_name_first() {
         "their time counts under Attention"
     );
 }
+
+#[brick("SelfOuter")]
+fn self_outer() {
+    self_inner();
+    std::thread::sleep(Duration::from_millis(1));
+    self_inner();
+}
+
+#[brick("SelfInner")]
+fn self_inner() {
+    std::thread::sleep(Duration::from_millis(1));
+}
+
+#[test]
+fn self_time_plus_nested_time_is_the_total() {
+    let _lock = common::exclusive();
+    self_outer();
+    self_outer();
+    self_inner(); // called on its own: its own child of nothing
+    let profile = profiler::snapshot();
+    let outer = profile.brick("SelfOuter").expect("outer");
+    let inner = profile.brick("SelfInner").expect("inner");
+    assert_eq!(inner.count, 5);
+    assert_eq!(inner.child_ns, 0, "a leaf has no nested time");
+    assert_eq!(inner.self_ns(), inner.total_ns);
+    // Four of the five inner calls ran inside the outer ones.
+    assert!(outer.child_ns <= inner.total_ns);
+    assert!(outer.child_ns >= 4_000_000, "four 1 ms calls nested");
+    assert_eq!(outer.self_ns() + outer.child_ns, outer.total_ns);
+    assert!(outer.self_ns() >= 2_000_000, "its own two 1 ms sleeps");
+}

@@ -24,7 +24,7 @@ fn a_newer_major_version_is_rejected_with_a_clear_error() {
     let err = Profile::from_json(r#"{"schema_version": "2.0"}"#).unwrap_err();
     assert!(matches!(err, ProfileError::NewerSchema { ref found, .. } if found == "2.0"));
     assert!(
-        err.to_string().contains("newer than the supported 1.0"),
+        err.to_string().contains("newer than the supported 1.1"),
         "{err}"
     );
 }
@@ -33,8 +33,15 @@ fn a_newer_major_version_is_rejected_with_a_clear_error() {
 fn bad_or_missing_versions_are_typed_errors() {
     for (text, needle) in [
         ("{}", "no `schema_version` field"),
-        (r#"{"schema_version": 1}"#, "schema_version `1`"),
-        (r#"{"schema_version": "one"}"#, "schema_version `one`"),
+        (r#"{"schema_version": 1}"#, "schema_version 1;"),
+        (r#"{"schema_version": "one"}"#, r#"schema_version "one""#),
+        (
+            r#"{"schema_version": "1.garbage"}"#,
+            r#"schema_version "1.garbage""#,
+        ),
+        (r#"{"schema_version": "+1.0"}"#, r#"schema_version "+1.0""#),
+        (r#"{"schema_version": "0.1"}"#, "MAJOR 1 or later"),
+        (r#"{"schema_version": "1"}"#, r#"schema_version "1""#),
     ] {
         let err = Profile::from_json(text).unwrap_err();
         assert!(
@@ -86,4 +93,62 @@ fn file_errors_name_the_path() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let profile = Profile::from_json("\u{feff}{\"schema_version\": \"1.1\"}").expect("BOM");
+    assert_eq!(profile.schema_version, "1.1");
+}
+
+#[test]
+fn input_that_is_not_an_object_says_so() {
+    for (text, needle) in [
+        ("null", "expected a JSON object (a profile), found `null`"),
+        ("  [1, 2]", "found `[1, 2]`"),
+        ("", "empty file"),
+    ] {
+        let err = Profile::from_json(text).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains(needle), "{text:?}: {message}");
+        assert!(!message.contains("VersionOnly") && !message.contains("Header"));
+    }
+}
+
+#[test]
+fn values_no_measurement_can_produce_are_refused_with_their_field() {
+    let trace = |entries: &str, total: &str| {
+        format!(
+            r#"{{"schema_version": "1.1", "trace": {{"entries": [{entries}], "total_duration_us": {total}}}}}"#
+        )
+    };
+    let op = |us: &str| format!(r#"{{"step": 0, "operation": "op", "duration_us": {us}}}"#);
+    for (text, field) in [
+        (trace(&op("-500"), "-10"), "trace.entries[0].duration_us"),
+        (trace(&op("1"), "-10"), "trace.total_duration_us"),
+        (
+            trace(&format!("{}, {}", op("1e308"), op("1e308")), "1e308"),
+            "trace.entries[1].duration_us",
+        ),
+        (
+            r#"{"schema_version": "1.1", "run": {"l2_cache_hit_rate": 1.5}}"#.to_owned(),
+            "run.l2_cache_hit_rate",
+        ),
+    ] {
+        match Profile::from_json(&text) {
+            Err(ProfileError::Invalid { source, .. }) => assert_eq!(source.field, field, "{text}"),
+            other => panic!("{text}: expected Invalid, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn saved_sentinels_are_null_and_read_back() {
+    let mut profile = Profile::empty();
+    profile.steps.schedule = Some(profiler::Schedule::skip_warmup(3));
+    let json = profile.to_json();
+    assert!(!json.contains("18446744073709551615"), "{json}");
+    assert!(json.contains("\"active\": null"), "{json}");
+    let back = Profile::from_json(&json).expect("round trip");
+    assert_eq!(back.steps.schedule, profile.steps.schedule);
 }

@@ -94,3 +94,48 @@ fn a_full_trace_buffer_counts_its_drops() {
     assert_eq!(profile.counters.timeline_dropped, 5000 - 4096);
     assert_eq!(profile.brick("InnerOp").map(|b| b.count), Some(5000));
 }
+
+#[profiler::brick(AttentionScore, elements = n, bytes = 8 * n, flops = 2 * n)]
+fn annotated(n: usize) {
+    std::hint::black_box(n);
+}
+
+#[test]
+fn timeline_events_carry_their_arguments_and_counters_their_values() {
+    let _lock = common::exclusive();
+    profiler::Config::new().trace_mode(true).apply();
+    {
+        let _step = profiler::step(64);
+        let _layer = profiler::layer(3, profiler::Direction::Backward);
+        annotated(10);
+        profiler::counter("loss", 2.5);
+        profiler::counter("loss", f64::NAN); // not kept, counted
+    }
+    profiler::counter("loss", 1.5);
+    profiler::Config::new().trace_mode(false).apply();
+    let profile = profiler::snapshot();
+    let events = &profile.timeline.threads[0].events;
+    let brick = events
+        .iter()
+        .find(|e| e.kind == profiler::trace::EventKind::Brick)
+        .expect("brick event");
+    assert_eq!((brick.elements, brick.bytes, brick.flops), (10, 80, 20));
+    assert_eq!(
+        (brick.layer, brick.direction),
+        (Some(3), Some(profiler::Direction::Backward))
+    );
+    let step = events
+        .iter()
+        .find(|e| e.kind == profiler::trace::EventKind::Step)
+        .expect("step event");
+    assert_eq!(step.elements, 64, "a step's tokens");
+    let loss = profile
+        .counter_tracks
+        .iter()
+        .find(|t| t.name == "loss")
+        .expect("loss track");
+    let values: Vec<f64> = loss.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [2.5, 1.5]);
+    assert!(loss.samples[0].t_ns <= loss.samples[1].t_ns);
+    assert_eq!(profile.counters.counter_values_rejected, 1);
+}

@@ -42,6 +42,7 @@ pub mod trace;
 pub mod __private;
 
 pub use catalogue::{BrickCategory, BrickId};
+pub use context::counter::counter;
 pub use context::layer::{LayerGuard, in_layer, layer};
 pub use context::phase::{PhaseGuard, in_phase, phase};
 pub use context::step::{StepGuard, in_step, step};

@@ -119,6 +119,11 @@ fn profile() -> Profile {
         name: 0,
         start_ns: 0,
         dur_ns: slot * names.len() as u64 + 1_000,
+        layer: None,
+        direction: None,
+        elements: 0,
+        bytes: 0,
+        flops: 0,
     });
     let mut trace = RecordedExecutionTrace::new();
     for (i, name) in names.iter().enumerate() {
@@ -144,12 +149,22 @@ fn profile() -> Profile {
             name: id,
             start_ns: start,
             dur_ns: 8_000,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
         });
         events.push(TimelineEvent {
             kind: EventKind::Brick,
             name: id,
             start_ns: start + 1_000,
             dur_ns: 5_000,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
         });
         let mut entry = RecordedTraceEntry::new(i, name.as_str())
             .with_device_id(name.as_str())

@@ -363,7 +363,7 @@ fn lost_records_and_notes_are_impossible_to_miss() {
     );
     assert!(run.contains("⚠ 3 warnings: read before trusting the numbers"));
     assert!(run.contains(
-        "<li>7 deferred records dropped: pending queue full (raise set_pending_capacity)</li>"
+        "<li>7 deferred records dropped: pending queue full (raise Config::pending_capacity)</li>"
     ));
     assert!(run.contains("<li>overhead floor subtracted from every sample</li>"));
     assert!(html.contains("<a class=\"badge\" href=\"#run\">⚠ 3 warnings</a>"));

@@ -46,6 +46,11 @@ fn ev(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> TimelineEvent {
         name,
         start_ns,
         dur_ns,
+        layer: None,
+        direction: None,
+        elements: 0,
+        bytes: 0,
+        flops: 0,
     }
 }
 

@@ -82,7 +82,7 @@ impl Drop for LayerGuard {
                 state::run_sync_hook();
             }
             let ctx = self.ctx;
-            start.finish(EventKind::Layer, u64::from(ctx), |slab, ticks| {
+            start.finish(EventKind::Layer, u64::from(ctx), [0; 3], |slab, ticks| {
                 slab.layers.add(ctx, SCOPE_SLOT, ticks);
             });
         }

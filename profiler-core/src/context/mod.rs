@@ -1,7 +1,9 @@
 //! Where in a run a brick executes: steps (with the warm-up schedule),
-//! phases, and layer scopes. Files, bottom to top: `scope` (timing shared
-//! by the three), `step`, `phase`, `layer`.
+//! phases, and layer scopes, and the counters a run reports along the way.
+//! Files, bottom to top: `scope` (timing shared by the three), `step`,
+//! `phase`, `layer`; `counter` beside them.
 
+pub(crate) mod counter;
 pub(crate) mod layer;
 pub(crate) mod phase;
 pub(crate) mod scope;

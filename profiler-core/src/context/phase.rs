@@ -126,7 +126,7 @@ impl Drop for PhaseGuard {
             return;
         };
         PHASE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-        let ticks = start.finish(EventKind::Phase, u64::from(self.id), |_, _| {});
+        let ticks = start.finish(EventKind::Phase, u64::from(self.id), [0; 3], |_, _| {});
         let in_step = in_open_step();
         let mut phases = phases();
         if let Some(p) = phases.stats.get_mut(self.id as usize) {

@@ -4,6 +4,7 @@
 
 use crate::counter::bump;
 use crate::profile::EventKind;
+use crate::record::events::RawEvent;
 use crate::record::slab::ThreadSlab;
 use crate::record::state::{self, RAW_CLOCK, TIMELINE};
 use crate::record::thread::with_slab;
@@ -30,12 +31,14 @@ impl ScopeStart {
     }
 
     /// Closes the scope: `record(slab, ticks)` runs on the calling thread's
-    /// slab, and a timeline event `(kind, id)` is appended in trace mode.
+    /// slab, and a timeline event `(kind, id, args)` is appended in trace
+    /// mode.
     /// Returns the elapsed ticks.
     pub(crate) fn finish(
         self,
         kind: EventKind,
         id: u64,
+        args: [u64; 3],
         record: impl FnOnce(&ThreadSlab, u64),
     ) -> u64 {
         let end = crate::clock::now(self.raw);
@@ -45,7 +48,8 @@ impl ScopeStart {
             bump(&slab.scopes, 1);
             record(slab, ticks);
             if state & TIMELINE != 0 {
-                slab.events.push(kind, id, self.start, end);
+                slab.events
+                    .push(RawEvent::scope(kind, id, (self.start, end), args));
             }
         });
         ticks

@@ -216,7 +216,7 @@ impl Drop for StepGuard {
             return;
         };
         let activity = with_slab(state::load(), |slab, _| slab.activity()).unwrap_or(0);
-        let ticks = start.finish(EventKind::Step, self.index, |_, _| {});
+        let ticks = start.finish(EventKind::Step, self.index, [self.tokens, 0, 0], |_, _| {});
         let mut steps = steps();
         steps.recorded += 1;
         if activity == self.activity {

@@ -32,7 +32,9 @@ pub struct Config {
     rank: Option<(u32, u32)>,
     trace_mode: Option<bool>,
     trace_capacity: Option<usize>,
+    trace_process_capacity: Option<usize>,
     trace_entry_capacity: Option<usize>,
+    trace_entry_process_capacity: Option<usize>,
     schedule: Option<Option<Schedule>>,
     sync_mode: Option<SyncMode>,
     sync_hook: Option<Option<Box<SyncHook>>>,
@@ -72,11 +74,20 @@ impl Config {
         self
     }
 
-    /// How many timeline events each thread keeps (default 1 048 576, 24
-    /// bytes each; clamped to [4096, 16 777 216]). Further events are
-    /// dropped and counted.
+    /// How many timeline events each thread keeps (default 1 048 576, 48
+    /// bytes each; clamped to [1024, 16 777 216]). Further events are
+    /// dropped and counted. A thread sizes its buffer when it first records.
     pub fn trace_capacity(mut self, events_per_thread: usize) -> Self {
         self.trace_capacity = Some(events_per_thread);
+        self
+    }
+
+    /// How many timeline events the whole process keeps, live and exited
+    /// threads together (default 4 194 304, so at most 192 MiB of events;
+    /// threads reserve 1024 at a time). Further events are dropped and
+    /// counted.
+    pub fn trace_process_capacity(mut self, events: usize) -> Self {
+        self.trace_process_capacity = Some(events);
         self
     }
 
@@ -84,6 +95,14 @@ impl Config {
     /// further entries are dropped and counted.
     pub fn trace_entry_capacity(mut self, entries_per_thread: usize) -> Self {
         self.trace_entry_capacity = Some(entries_per_thread);
+        self
+    }
+
+    /// How many `#[trace_op]` entries the whole process keeps, live and
+    /// exited threads together (default 1 000 000); further entries are
+    /// dropped and counted.
+    pub fn trace_entry_process_capacity(mut self, entries: usize) -> Self {
+        self.trace_entry_process_capacity = Some(entries);
         self
     }
 
@@ -178,8 +197,14 @@ impl Config {
         if let Some(capacity) = self.trace_capacity {
             events::set_capacity(capacity);
         }
+        if let Some(capacity) = self.trace_process_capacity {
+            events::set_process_capacity(capacity);
+        }
         if let Some(capacity) = self.trace_entry_capacity {
             entries::set_capacity(capacity);
+        }
+        if let Some(capacity) = self.trace_entry_process_capacity {
+            entries::set_process_capacity(capacity);
         }
         if let Some(capacity) = self.pending_capacity {
             crate::sync::set_pending_capacity(capacity);
@@ -246,7 +271,12 @@ impl fmt::Debug for Config {
             .field("rank", &self.rank)
             .field("trace_mode", &self.trace_mode)
             .field("trace_capacity", &self.trace_capacity)
+            .field("trace_process_capacity", &self.trace_process_capacity)
             .field("trace_entry_capacity", &self.trace_entry_capacity)
+            .field(
+                "trace_entry_process_capacity",
+                &self.trace_entry_process_capacity,
+            )
             .field("schedule", &self.schedule)
             .field("sync_mode", &self.sync_mode)
             .field(

@@ -8,7 +8,6 @@ use crate::profile::Profile;
 use crate::record::facts::run_facts;
 use crate::record::state::{self, ENABLED, HOOK_PANICS};
 use crate::record::thread::{LOST_AT_EXIT, registry};
-use crate::record::totals::Totals;
 use crate::record::{device, pending};
 
 /// Turns recording on. The first call also starts the run clock and the
@@ -61,11 +60,7 @@ pub fn reset() {
         settings.generation = settings.generation.wrapping_add(1);
         settings.publish();
     }
-    {
-        let mut registry = registry();
-        let generation = state::generation(state::load());
-        *registry.exited(generation) = Totals::EMPTY;
-    }
+    registry().clear_exited();
     step::reset();
     phase::phases().clear();
     pending::clear_local();

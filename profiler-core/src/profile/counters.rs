@@ -38,6 +38,10 @@ pub struct Counters {
     /// `#[trace_op]` entries dropped because a thread's store was full.
     #[serde(default)]
     pub trace_entries_dropped: u64,
+    /// Counter values not kept: not finite (a diverging loss), or of a name
+    /// beyond the first 4096.
+    #[serde(default)]
+    pub counter_values_rejected: u64,
 }
 
 impl Counters {
@@ -63,7 +67,7 @@ impl Counters {
             ),
             (
                 self.pending_overflow,
-                "deferred records dropped: pending queue full (raise set_pending_capacity)",
+                "deferred records dropped: pending queue full (raise Config::pending_capacity)",
             ),
             (
                 self.pending_abandoned,
@@ -75,7 +79,7 @@ impl Counters {
             ),
             (
                 self.timeline_dropped,
-                "timeline events dropped: trace buffer full (raise the trace capacity)",
+                "timeline events dropped: trace buffer or process budget full (raise Config::trace_capacity / trace_process_capacity)",
             ),
             (
                 self.lost_at_thread_exit,
@@ -92,7 +96,11 @@ impl Counters {
             ),
             (
                 self.trace_entries_dropped,
-                "trace_op entries dropped: store full (raise set_trace_entry_capacity)",
+                "trace_op entries dropped: store full (raise Config::trace_entry_capacity)",
+            ),
+            (
+                self.counter_values_rejected,
+                "counter values not kept: not finite (NaN or infinite), or beyond 4096 names",
             ),
         ];
         lines

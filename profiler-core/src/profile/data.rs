@@ -7,7 +7,7 @@ use super::layer::{Direction, LayerStats};
 use super::run::{RunInfo, ThreadInfo};
 use super::sites::SiteInfo;
 use super::steps::{PhaseStats, StepSummary};
-use super::timeline::Timeline;
+use super::timeline::{CounterTrack, Timeline};
 use super::trace::RecordedExecutionTrace;
 use crate::catalogue::{BrickCategory, BrickId};
 use crate::counter::saturating_sum;
@@ -16,7 +16,7 @@ use crate::stats::{BrickStats, CategoryStats};
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
 /// minor version of the same major (unknown fields are ignored, missing ones
 /// default) and reject a newer major.
-pub const SCHEMA_VERSION: &str = "1.0";
+pub const SCHEMA_VERSION: &str = "1.1";
 
 /// A snapshot of everything the profiler recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +50,9 @@ pub struct Profile {
     /// Trace-mode timeline (empty unless trace mode was on).
     #[serde(default)]
     pub timeline: Timeline,
+    /// Counters (`profiler::counter`), one track per name.
+    #[serde(default)]
+    pub counter_tracks: Vec<CounterTrack>,
     /// `#[trace_op]` entries of all threads, by start time.
     #[serde(default)]
     pub trace: RecordedExecutionTrace,
@@ -73,6 +76,7 @@ impl Profile {
             layers: Vec::new(),
             threads: Vec::new(),
             timeline: Timeline::default(),
+            counter_tracks: Vec::new(),
             trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
         }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::data::{Profile, SCHEMA_VERSION};
+use super::valid::InvalidValue;
 use crate::fs::write_atomic;
 
 const SCHEMA_MAJOR: u64 = 1;
@@ -44,13 +45,23 @@ pub enum ProfileError {
         /// 1-based column.
         column: usize,
     },
-    /// `schema_version` is missing or not `MAJOR.MINOR`.
-    #[error("profile{} has {}; expected `schema_version: \"MAJOR.MINOR\"`", origin(path), found.as_deref().map_or("no `schema_version` field".to_owned(), |v| format!("schema_version `{v}`")))]
+    /// `schema_version` is missing, not `MAJOR.MINOR` in digits, or older
+    /// than any format (major 0).
+    #[error("profile{} has {}; expected `schema_version: \"MAJOR.MINOR\"` with MAJOR 1 or later (digits only, e.g. \"1.1\")", origin(path), found.as_deref().map_or("no `schema_version` field".to_owned(), |v| format!("schema_version {v}")))]
     BadVersion {
         /// File, if read from one.
         path: Option<PathBuf>,
-        /// What was found.
+        /// What was found, as JSON.
         found: Option<String>,
+    },
+    /// A value no measurement can produce (a negative or non-finite
+    /// duration, a total that overflows, a rate outside its range).
+    #[error("invalid profile{}: {source}", origin(path))]
+    Invalid {
+        /// File, if read from one.
+        path: Option<PathBuf>,
+        /// The field and what is wrong with it.
+        source: InvalidValue,
     },
     /// Written by a newer, incompatible version of the format.
     #[error(
@@ -86,6 +97,7 @@ impl ProfileError {
                 column,
             },
             Self::BadVersion { found, .. } => Self::BadVersion { path, found },
+            Self::Invalid { source, .. } => Self::Invalid { path, source },
             Self::NewerSchema {
                 found, supported, ..
             } => Self::NewerSchema {
@@ -117,8 +129,10 @@ impl Profile {
     /// Parses a profile, checking the schema version first.
     ///
     /// # Errors
-    /// [`ProfileError::Malformed`] for invalid JSON or fields,
-    /// [`ProfileError::BadVersion`] / [`ProfileError::NewerSchema`] for the version.
+    /// [`ProfileError::Malformed`] for invalid JSON or fields (a leading
+    /// UTF-8 byte-order mark is accepted), [`ProfileError::BadVersion`] /
+    /// [`ProfileError::NewerSchema`] for the version, and
+    /// [`ProfileError::Invalid`] for values no measurement can produce.
     pub fn from_json(text: &str) -> Result<Self, ProfileError> {
         Self::parse(text, None)
     }
@@ -136,28 +150,44 @@ impl Profile {
             line: e.line(),
             column: e.column(),
         };
+        // Editors on some systems start UTF-8 files with a byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let body = text.trim_start();
+        if !body.starts_with('{') {
+            let consumed = &text[..text.len() - body.len()];
+            let line = consumed.matches('\n').count() + 1;
+            let column = consumed.len() - consumed.rfind('\n').map_or(0, |n| n + 1) + 1;
+            let found: String = body.chars().take(16).collect();
+            return Err(ProfileError::Malformed {
+                path: path_buf(),
+                message: if found.is_empty() {
+                    "empty file: expected a JSON object (a profile)".to_owned()
+                } else {
+                    format!("expected a JSON object (a profile), found `{found}`")
+                },
+                line,
+                column,
+            });
+        }
         #[derive(Deserialize)]
-        struct VersionOnly {
+        struct Header {
             schema_version: Option<serde_json::Value>,
         }
-        let version: VersionOnly = serde_json::from_str(text).map_err(malformed)?;
-        let found = match version.schema_version {
-            Some(serde_json::Value::String(s)) => s,
-            other => {
-                return Err(ProfileError::BadVersion {
-                    path: path_buf(),
-                    found: other.map(|v| v.to_string()),
-                });
-            }
+        let header: Header = serde_json::from_str(text).map_err(malformed)?;
+        let bad_version = |found: Option<&serde_json::Value>| ProfileError::BadVersion {
+            path: path_buf(),
+            found: found.map(ToString::to_string),
         };
-        let major = found.split('.').next().and_then(|m| m.parse::<u64>().ok());
+        let found = match &header.schema_version {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            other => return Err(bad_version(other.as_ref())),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let major = match found.split_once('.') {
+            Some((major, minor)) if digits(major) && digits(minor) => major.parse::<u64>().ok(),
+            _ => None,
+        };
         match major {
-            None => {
-                return Err(ProfileError::BadVersion {
-                    path: path_buf(),
-                    found: Some(found),
-                });
-            }
             Some(m) if m > SCHEMA_MAJOR => {
                 return Err(ProfileError::NewerSchema {
                     path: path_buf(),
@@ -165,9 +195,15 @@ impl Profile {
                     supported: SCHEMA_VERSION,
                 });
             }
-            Some(_) => {}
+            Some(m) if m >= 1 => {}
+            _ => return Err(bad_version(header.schema_version.as_ref())),
         }
-        serde_json::from_str(text).map_err(malformed)
+        let profile: Profile = serde_json::from_str(text).map_err(malformed)?;
+        profile.validate().map_err(|source| ProfileError::Invalid {
+            path: path_buf(),
+            source,
+        })?;
+        Ok(profile)
     }
 
     /// Reads a profile from a JSON file.

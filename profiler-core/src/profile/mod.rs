@@ -16,6 +16,7 @@ mod steps;
 mod summary;
 mod timeline;
 mod trace;
+mod valid;
 
 pub use crate::clock::ClockSource;
 pub use ceilings::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
@@ -27,5 +28,8 @@ pub use run::{ClockInfo, HardwareInfo, Overhead, RunInfo, SyncMode, ThreadInfo};
 pub use sites::SiteInfo;
 pub(crate) use steps::StepRole;
 pub use steps::{PhaseStats, Schedule, StepSummary, TRAINING_PHASES};
-pub use timeline::{EventKind, ThreadTimeline, Timeline, TimelineEvent};
+pub use timeline::{
+    CounterSample, CounterTrack, EventKind, ThreadTimeline, Timeline, TimelineEvent,
+};
 pub use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry, TraceRecorder};
+pub use valid::InvalidValue;

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::layer::Direction;
+
 /// What a timeline event stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -47,6 +49,26 @@ pub struct TimelineEvent {
     pub start_ns: u64,
     /// Duration, ns.
     pub dur_ns: u64,
+    /// The layer a brick ran in (or a layer scope's own index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<u32>,
+    /// That layer's direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// A brick call's elements, or a step's tokens.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elements: u64,
+    /// A brick call's bytes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bytes: u64,
+    /// A brick call's floating-point operations.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flops: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's signature")]
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Events of one thread, sorted by start (outer scopes first on ties).
@@ -86,4 +108,25 @@ impl Timeline {
     pub fn event_count(&self) -> usize {
         self.threads.iter().map(|t| t.events.len()).sum()
     }
+}
+
+/// One value of a counter (`profiler::counter`), with when and where it was
+/// taken.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CounterSample {
+    /// When, ns since the profile's start.
+    pub t_ns: u64,
+    /// The value (always finite).
+    pub value: f64,
+    /// The recording thread (matches `ThreadInfo::thread`).
+    pub thread: u32,
+}
+
+/// A named counter's samples over the run, by time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterTrack {
+    /// The counter's name.
+    pub name: String,
+    /// Its samples, by time.
+    pub samples: Vec<CounterSample>,
 }

@@ -131,9 +131,10 @@ impl RecordedExecutionTrace {
         Self::default()
     }
 
-    /// Appends an entry and adds its duration to the total.
+    /// Appends an entry and adds its duration to the total (saturating at
+    /// the largest finite double, so a total never becomes infinite).
     pub fn add_entry(&mut self, entry: RecordedTraceEntry) {
-        self.total_duration_us += entry.duration_us;
+        self.total_duration_us = (self.total_duration_us + entry.duration_us).min(f64::MAX);
         self.entries.push(entry);
     }
 

@@ -1,9 +1,15 @@
-//! Trace mode's storage: a bounded per-thread buffer of timeline events (bricks,
-//! phases, layers, steps), each `start..end` in ticks, 24 bytes.
+//! Trace mode's storage: a bounded per-thread buffer of timeline events
+//! (bricks, phases, layers, steps), each `start..end` in ticks with its
+//! arguments (a brick's elements, bytes, FLOPs and layer; a step's tokens),
+//! 48 bytes. Counter samples (`profiler::counter`) share the buffer and its
+//! bounds, in or out of trace mode.
 //!
-//! The buffer grows in fixed chunks up to a capacity; events beyond it are
-//! dropped and counted, never silently lost. Only the owner appends; a
-//! snapshot reads the published prefix.
+//! A buffer grows in chunks of [`CHUNK_EVENTS`], up to a per-thread
+//! capacity; every chunk is reserved from one process-wide budget, which
+//! also holds the events of threads that have exited, so memory stays
+//! bounded whatever the thread churn. Events beyond either bound are dropped
+//! and counted, never silently lost. Only the owner appends; a snapshot
+//! reads the published prefix.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{
@@ -13,32 +19,75 @@ use std::sync::atomic::{
 use crate::counter::bump;
 use crate::profile::EventKind;
 
-const CHUNK_EVENTS: usize = 4096;
-/// Default per-thread capacity (24 MiB of events at most per thread).
+/// Events per allocation unit (48 KiB).
+pub(crate) const CHUNK_EVENTS: usize = 1024;
+/// Default per-thread capacity (48 MiB of events at most per thread).
 pub(crate) const DEFAULT_CAPACITY: usize = 1 << 20;
-/// Largest capacity a buffer's chunk directory can address.
-pub(crate) const MAX_CAPACITY: usize = CHUNK_EVENTS * 4096;
+/// Default process-wide capacity (192 MiB of events at most).
+pub(crate) const DEFAULT_PROCESS_CAPACITY: usize = 1 << 22;
+/// Largest per-thread capacity.
+pub(crate) const MAX_CAPACITY: usize = 1 << 24;
 
 static CAPACITY: AtomicUsize = AtomicUsize::new(DEFAULT_CAPACITY);
+static PROCESS_CAPACITY: AtomicUsize = AtomicUsize::new(DEFAULT_PROCESS_CAPACITY);
+/// Events the process holds or has reserved: allocated chunks of live
+/// buffers plus the kept events of exited threads.
+static RESERVED: AtomicUsize = AtomicUsize::new(0);
 
-/// Sets the per-thread timeline capacity (events), clamped to `[CHUNK, MAX]`.
+/// Sets the per-thread capacity (events), clamped to `[CHUNK, MAX]`. A
+/// buffer sizes its chunk directory when it first records, so raising the
+/// capacity later applies to threads that start recording afterwards.
 pub(crate) fn set_capacity(events: usize) {
     CAPACITY.store(events.clamp(CHUNK_EVENTS, MAX_CAPACITY), Relaxed);
 }
 
-/// The per-thread timeline capacity.
-pub(crate) fn capacity() -> usize {
-    CAPACITY.load(Relaxed)
+/// Sets the process-wide capacity (events), at least one chunk.
+pub(crate) fn set_process_capacity(events: usize) {
+    PROCESS_CAPACITY.store(events.max(CHUNK_EVENTS), Relaxed);
 }
 
+/// Reserves `n` events of the process budget; `false` when it is spent.
+fn reserve(n: usize) -> bool {
+    let cap = PROCESS_CAPACITY.load(Relaxed);
+    RESERVED
+        .fetch_update(Relaxed, Relaxed, |held| {
+            held.checked_add(n).filter(|&total| total <= cap)
+        })
+        .is_ok()
+}
+
+/// Returns `n` events to the process budget.
+pub(crate) fn release(n: usize) {
+    let _ = RESERVED.fetch_update(Relaxed, Relaxed, |held| Some(held.saturating_sub(n)));
+}
+
+/// Charges `n` kept events (of an exited thread) to the budget, whatever
+/// its state: they are already in memory, within the chunks being released.
+pub(crate) fn charge(n: usize) {
+    RESERVED.fetch_add(n, Relaxed);
+}
+
+/// One event: its span in ticks, a tag (kind in the top byte, then the id;
+/// a brick packs its layer context above its slot) and three arguments.
 struct Event {
     start: AtomicU64,
     end: AtomicU64,
-    /// Kind in the top byte, id below.
     tag: AtomicU64,
+    args: [AtomicU64; 3],
 }
 
+// Documented as 48 bytes: the memory bound of a capacity depends on it.
+const _: () = assert!(size_of::<Event>() == 48);
+
 type Chunk = [Event; CHUNK_EVENTS];
+
+/// Tag kind of a counter sample (timeline kinds are 0..=3).
+const COUNTER_KIND: u64 = 0xC;
+
+/// Bits of a brick tag's id holding the slot (the layer context is above).
+const SLOT_BITS: u32 = 24;
+/// The 56 bits below the kind.
+const ID_MASK: u64 = (1 << 56) - 1;
 
 /// One thread's event buffer.
 pub(crate) struct EventBuffer {
@@ -52,9 +101,73 @@ pub(crate) struct EventBuffer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RawEvent {
     pub(crate) kind: EventKind,
+    /// Slot (bricks), phase id, layer context (layers) or step index.
     pub(crate) id: u64,
+    /// A brick's layer context (`NO_LAYER` outside layers).
+    pub(crate) ctx: u32,
     pub(crate) start: u64,
     pub(crate) end: u64,
+    /// Elements, bytes, FLOPs (bricks); tokens (steps).
+    pub(crate) args: [u64; 3],
+}
+
+/// A counter sample as copied out of a buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RawSample {
+    /// The counter's id (see `record::series`).
+    pub(crate) series: u32,
+    pub(crate) ticks: u64,
+    pub(crate) value: f64,
+}
+
+impl RawEvent {
+    /// A brick event of `slot` in layer context `ctx`.
+    pub(crate) const fn brick(slot: u32, ctx: u32, span: (u64, u64), args: [u64; 3]) -> Self {
+        Self {
+            kind: EventKind::Brick,
+            id: slot as u64,
+            ctx,
+            start: span.0,
+            end: span.1,
+            args,
+        }
+    }
+
+    /// A step, phase or layer event.
+    pub(crate) const fn scope(kind: EventKind, id: u64, span: (u64, u64), args: [u64; 3]) -> Self {
+        Self {
+            kind,
+            id,
+            ctx: u32::MAX,
+            start: span.0,
+            end: span.1,
+            args,
+        }
+    }
+
+    fn tag(&self) -> u64 {
+        let id = if self.kind == EventKind::Brick {
+            (u64::from(self.ctx) << SLOT_BITS) | (self.id & ((1 << SLOT_BITS) - 1))
+        } else {
+            self.id
+        };
+        ((self.kind as u64) << 56) | (id & ID_MASK)
+    }
+
+    fn from_parts(tag: u64, start: u64, end: u64, args: [u64; 3]) -> Self {
+        let kind = EventKind::from_tag(tag);
+        let id = tag & ID_MASK;
+        if kind == EventKind::Brick {
+            Self::brick(
+                (id & ((1 << SLOT_BITS) - 1)) as u32,
+                (id >> SLOT_BITS) as u32,
+                (start, end),
+                args,
+            )
+        } else {
+            Self::scope(kind, id, (start, end), args)
+        }
+    }
 }
 
 impl EventBuffer {
@@ -66,43 +179,62 @@ impl EventBuffer {
         }
     }
 
-    /// Appends an event, or counts it as dropped when the buffer is full. Owner only.
+    /// Appends an event, or counts it as dropped when the buffer or the
+    /// process budget is full. Owner only.
     #[inline]
-    pub(crate) fn push(&self, kind: EventKind, id: u64, start: u64, end: u64) {
+    pub(crate) fn push(&self, event: RawEvent) {
+        self.append(event.tag(), event.start, event.end, event.args);
+    }
+
+    /// Appends a sample of counter `series`, taken at `ticks`. Owner only.
+    #[inline]
+    pub(crate) fn push_counter(&self, series: u32, ticks: u64, value: f64) {
+        let tag = (COUNTER_KIND << 56) | u64::from(series);
+        self.append(tag, ticks, ticks, [value.to_bits(), 0, 0]);
+    }
+
+    #[inline]
+    fn append(&self, tag: u64, start: u64, end: u64, args: [u64; 3]) {
         let len = self.len.load(Relaxed);
-        if len >= capacity() {
-            bump(&self.dropped, 1);
-            return;
-        }
         let directory = self.directory.get_or_init(|| {
-            (0..MAX_CAPACITY / CHUNK_EVENTS)
+            let chunks = CAPACITY.load(Relaxed).div_ceil(CHUNK_EVENTS);
+            (0..chunks)
                 .map(|_| AtomicPtr::new(std::ptr::null_mut()))
                 .collect()
         });
-        let slot = &directory[len / CHUNK_EVENTS];
+        let Some(slot) = directory.get(len / CHUNK_EVENTS) else {
+            bump(&self.dropped, 1);
+            return;
+        };
         let mut chunk = slot.load(Relaxed);
         if chunk.is_null() {
+            if !reserve(CHUNK_EVENTS) {
+                bump(&self.dropped, 1);
+                return;
+            }
             chunk = alloc_chunk();
             slot.store(chunk, Release);
         }
         // SAFETY: `chunk` is a live allocation from `alloc_chunk`, freed only
         // when the buffer is dropped.
-        let event = unsafe { &(*chunk)[len % CHUNK_EVENTS] };
-        event.start.store(start, Relaxed);
-        event.end.store(end, Relaxed);
-        event
-            .tag
-            .store(((kind as u64) << 56) | (id & ((1 << 56) - 1)), Relaxed);
+        let e = unsafe { &(*chunk)[len % CHUNK_EVENTS] };
+        e.start.store(start, Relaxed);
+        e.end.store(end, Relaxed);
+        e.tag.store(tag, Relaxed);
+        for (to, from) in e.args.iter().zip(args) {
+            to.store(from, Relaxed);
+        }
         self.len.store(len + 1, Release);
     }
 
-    /// Copies the published events out. Any thread.
-    pub(crate) fn read(&self) -> Vec<RawEvent> {
+    /// Copies the published events and counter samples out. Any thread.
+    pub(crate) fn read(&self) -> (Vec<RawEvent>, Vec<RawSample>) {
         let len = self.len.load(Acquire);
         let Some(directory) = self.directory.get() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let mut out = Vec::with_capacity(len);
+        let mut samples = Vec::new();
         for i in 0..len {
             let chunk = directory[i / CHUNK_EVENTS].load(Acquire);
             // SAFETY: every chunk below the published length was allocated
@@ -111,15 +243,24 @@ impl EventBuffer {
                 break;
             };
             let e = &chunk[i % CHUNK_EVENTS];
+            let args = [0, 1, 2].map(|k| e.args[k].load(Relaxed));
             let tag = e.tag.load(Relaxed);
-            out.push(RawEvent {
-                kind: EventKind::from_tag(tag),
-                id: tag & ((1 << 56) - 1),
-                start: e.start.load(Relaxed),
-                end: e.end.load(Relaxed),
-            });
+            if tag >> 56 == COUNTER_KIND {
+                samples.push(RawSample {
+                    series: (tag & ID_MASK) as u32,
+                    ticks: e.start.load(Relaxed),
+                    value: f64::from_bits(args[0]),
+                });
+            } else {
+                out.push(RawEvent::from_parts(
+                    tag,
+                    e.start.load(Relaxed),
+                    e.end.load(Relaxed),
+                    args,
+                ));
+            }
         }
-        out
+        (out, samples)
     }
 
     /// Forgets all events (chunks are kept for reuse). Owner only.
@@ -143,6 +284,7 @@ impl Drop for EventBuffer {
                 if !ptr.is_null() {
                     // SAFETY: allocated by `alloc_chunk`, exclusively owned now.
                     drop(unsafe { Box::from_raw(ptr) });
+                    release(CHUNK_EVENTS);
                 }
             }
         }
@@ -156,38 +298,47 @@ mod tests {
     #[test]
     fn buffer_keeps_events_in_order_and_counts_drops() {
         let buffer = EventBuffer::new();
-        let capacity = capacity();
-        for i in 0..(capacity as u64 + 10) {
-            buffer.push(EventKind::Brick, i, i * 10, i * 10 + 5);
+        let capacity = CAPACITY.load(Relaxed).min(3 * CHUNK_EVENTS);
+        let directory_capacity = CAPACITY.load(Relaxed).div_ceil(CHUNK_EVENTS) * CHUNK_EVENTS;
+        for i in 0..capacity as u64 {
+            buffer.push(RawEvent::scope(
+                EventKind::Step,
+                i,
+                (i * 10, i * 10 + 5),
+                [i, 0, 0],
+            ));
         }
-        let events = buffer.read();
+        let (events, _) = buffer.read();
         assert_eq!(events.len(), capacity);
-        assert_eq!(buffer.dropped.load(Relaxed), 10);
         assert_eq!(
-            events[4097],
-            RawEvent {
-                kind: EventKind::Brick,
-                id: 4097,
-                start: 40970,
-                end: 40975
-            }
+            events[1025],
+            RawEvent::scope(EventKind::Step, 1025, (10250, 10255), [1025, 0, 0])
         );
         buffer.clear();
-        assert!(buffer.read().is_empty());
+        assert!(buffer.read().0.is_empty());
+        assert!(directory_capacity >= capacity);
     }
 
     #[test]
-    fn kinds_survive_the_tag() {
-        for kind in [
-            EventKind::Step,
-            EventKind::Phase,
-            EventKind::Layer,
-            EventKind::Brick,
-        ] {
-            let buffer = EventBuffer::new();
-            buffer.push(kind, 42, 1, 2);
-            assert_eq!(buffer.read()[0].kind, kind);
-            assert_eq!(buffer.read()[0].id, 42);
+    fn kinds_contexts_and_arguments_survive_the_tag() {
+        let buffer = EventBuffer::new();
+        let brick = RawEvent::brick(16_383, 0xFFFF_FFFE, (1, 2), [3, 4, 5]);
+        buffer.push(brick);
+        for kind in [EventKind::Step, EventKind::Phase, EventKind::Layer] {
+            buffer.push(RawEvent::scope(kind, 42, (1, 2), [7, 0, 0]));
         }
+        buffer.push_counter(7, 9, -0.5);
+        let (events, samples) = buffer.read();
+        assert_eq!(events[0], brick);
+        assert_eq!(
+            samples,
+            [RawSample {
+                series: 7,
+                ticks: 9,
+                value: -0.5
+            }]
+        );
+        assert_eq!(events[3].kind, EventKind::Layer);
+        assert_eq!((events[3].id, events[3].args[0]), (42, 7));
     }
 }

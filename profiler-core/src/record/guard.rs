@@ -10,14 +10,15 @@
 
 use super::amounts::{Amounts, NO_LAYER};
 use super::device::{self, DeviceEvent};
-use super::layers::{pack, unpack};
+use super::events::RawEvent;
+use super::layers::{CHILDREN_CTX, pack, unpack};
 use super::pending::{self, Pending};
 use super::site::BrickSite;
 use super::slab::ThreadSlab;
 use super::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
-use super::thread::{current_layer, with_slab};
+use super::thread::{current_layer, enter_brick, exit_brick, with_slab};
 use crate::counter::bump;
-use crate::profile::{Direction, EventKind, MAX_LAYER_INDEX};
+use crate::profile::{Direction, MAX_LAYER_INDEX};
 
 /// Proof that the profiler was recording when a call started.
 #[derive(Debug, Clone, Copy)]
@@ -39,20 +40,43 @@ pub fn recording() -> Option<Recording> {
 const INERT_SLOT: u32 = u32::MAX;
 
 impl Recording {
+    /// The state word read when recording was checked.
+    #[inline(always)]
+    pub(crate) const fn state(self) -> u64 {
+        self.0
+    }
+
     /// Records under an explicit state word (overhead calibration).
     pub(crate) const fn from_state(state: u64) -> Self {
         Self(state)
     }
 
-    /// Starts timing a call of the brick at `site`.
+    /// Starts timing a call of the brick at `site`, nested in the brick
+    /// already open on this thread, if any (its time is that brick's child
+    /// time).
     #[inline(always)]
     pub fn enter(self, site: &'static BrickSite, amounts: Amounts) -> BrickGuard {
-        self.enter_slot(site.slot(), amounts)
+        let slot = site.slot();
+        let parent = enter_brick(slot);
+        self.start(slot, parent, amounts)
     }
 
-    /// Starts timing a call of the brick in `slot`.
+    /// Starts timing a call that may move between threads (an `async fn`):
+    /// it takes no part in nesting, so bricks that run on this thread while
+    /// it is suspended are not counted as its children.
+    #[inline(always)]
+    pub fn enter_detached(self, site: &'static BrickSite, amounts: Amounts) -> BrickGuard {
+        self.start(site.slot(), DETACHED, amounts)
+    }
+
+    /// Starts timing a call of the brick in `slot`, outside any nesting.
     #[inline(always)]
     pub(crate) fn enter_slot(self, slot: u32, amounts: Amounts) -> BrickGuard {
+        self.start(slot, DETACHED, amounts)
+    }
+
+    #[inline(always)]
+    fn start(self, slot: u32, parent: u32, amounts: Amounts) -> BrickGuard {
         let state = self.0;
         // With a device timer, `start` holds the deferred time base (exact ns
         // since the epoch) instead of ticks: the record is resolved in ns.
@@ -65,11 +89,15 @@ impl Recording {
             start,
             state,
             slot,
+            parent,
             amounts,
             device,
         }
     }
 }
+
+/// A guard's `parent` when the call takes no part in nesting.
+const DETACHED: u32 = u32::MAX - 1;
 
 /// A device start event and the start in the deferred time base, or no
 /// event and a tick start when the timer was removed meanwhile or panicked.
@@ -90,6 +118,8 @@ pub struct BrickGuard {
     start: u64,
     state: u64,
     slot: u32,
+    /// The brick this call is nested in: a slot, `NO_BRICK` or `DETACHED`.
+    parent: u32,
     amounts: Amounts,
     device: Option<DeviceEvent>,
 }
@@ -100,13 +130,27 @@ impl BrickGuard {
         start: 0,
         state: 0,
         slot: INERT_SLOT,
+        parent: DETACHED,
         amounts: Amounts::NONE,
         device: None,
     };
 
+    /// Closes the call's place in the thread's nesting; returns the brick
+    /// it was nested in (`NO_BRICK` or `DETACHED` when none).
+    #[inline(always)]
+    fn leave(&self) -> u32 {
+        if self.parent != DETACHED {
+            exit_brick(self.slot, self.parent);
+        }
+        self.parent
+    }
+
     #[cold]
     #[inline(never)]
     fn finish_slow(&mut self) {
+        // Deferred and synced calls keep their nesting but do not attribute
+        // child time: their durations are resolved elsewhere.
+        self.leave();
         if self.state & SYNC_EACH != 0 {
             state::run_sync_hook();
         }
@@ -159,11 +203,15 @@ impl BrickGuard {
         // Saturating: a call resumed on a core whose counter lags reads as 0.
         let ticks = end.saturating_sub(self.start);
         let (slot, start, amounts, state) = (self.slot, self.start, self.amounts, self.state);
+        let parent = self.leave();
         with_slab(state, |slab, layer_ctx| {
             slab.cell(slot)
                 .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
+            if parent < DETACHED {
+                slab.layers.add(CHILDREN_CTX, parent, ticks);
+            }
             let ctx = layer_context(amounts.layer, layer_ctx);
-            attribute(slab, state, slot, ctx, (start, end), ticks);
+            attribute(slab, state, slot, amounts, ctx, (start, end), ticks);
         });
     }
 }
@@ -182,13 +230,25 @@ impl Drop for BrickGuard {
 /// Attributes a sample `ticks` long, spanning `span` (ticks), to its layer
 /// context and, in trace mode, to the thread's timeline.
 #[inline(always)]
-fn attribute(slab: &ThreadSlab, state: u64, slot: u32, ctx: u32, span: (u64, u64), ticks: u64) {
+fn attribute(
+    slab: &ThreadSlab,
+    state: u64,
+    slot: u32,
+    amounts: Amounts,
+    ctx: u32,
+    span: (u64, u64),
+    ticks: u64,
+) {
     if ctx != NO_LAYER {
         slab.layers.add(ctx, slot, ticks);
     }
     if state & TIMELINE != 0 {
-        slab.events
-            .push(EventKind::Brick, u64::from(slot), span.0, span.1);
+        slab.events.push(RawEvent::brick(
+            slot,
+            ctx,
+            span,
+            [amounts.elements, amounts.bytes, amounts.flops],
+        ));
     }
 }
 
@@ -222,7 +282,7 @@ pub(crate) fn record_finished(
             .add(ticks, amounts.elements, amounts.bytes, amounts.flops);
         let ctx = layer_context(amounts.layer, layer_ctx);
         let span = (start, start.saturating_add(ticks));
-        attribute(slab, state, slot, ctx, span, ticks);
+        attribute(slab, state, slot, amounts, ctx, span, ticks);
     });
 }
 
@@ -247,7 +307,7 @@ pub(crate) fn record_measured(
         let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick());
         let ctx = layer_context(amounts.layer, layer_ctx);
         let span = (end_ticks.saturating_sub(ticks), end_ticks);
-        attribute(slab, state, slot, ctx, span, ticks);
+        attribute(slab, state, slot, amounts, ctx, span, ticks);
     });
 }
 

@@ -13,6 +13,10 @@ use crate::profile::Direction;
 
 /// Key under which a layer scope's own wall time is stored.
 pub(crate) const SCOPE_SLOT: u32 = u32::MAX;
+/// Context under which the time of bricks called inside another brick is
+/// kept, keyed by the enclosing (parent) brick's slot. No layer context
+/// packs to it (the largest is `u32::MAX - 2`).
+pub(crate) const CHILDREN_CTX: u32 = u32::MAX - 1;
 
 /// Packs a layer index and direction into a context word.
 #[inline]

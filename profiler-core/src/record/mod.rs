@@ -4,7 +4,8 @@
 //! behind it), `facts` (run facts), `site` (call sites and slots), `layers`
 //! (the layer-attribution table), `events` (the trace-mode buffer),
 //! `entries` (`#[trace_op]` entries), `cell` (one brick's counters),
-//! `sample` (merged samples), `pending` (the deferred queue), `slab` (one
+//! `sample` (merged samples), `series` (counter names), `pending` (the
+//! deferred queue), `slab` (one
 //! thread's storage), `totals` (slabs merged), `thread` (registration and
 //! the hot-path lookup), `guard` (the hot path itself).
 
@@ -18,6 +19,7 @@ pub(crate) mod guard;
 pub(crate) mod layers;
 pub(crate) mod pending;
 pub(crate) mod sample;
+pub(crate) mod series;
 pub(crate) mod site;
 pub(crate) mod slab;
 pub(crate) mod state;

@@ -46,6 +46,8 @@ pub(crate) struct ThreadSlab {
     pub(crate) pending_overflow: AtomicU64,
     /// Deferred records still pending when the thread exited.
     pub(crate) pending_abandoned: AtomicU64,
+    /// Counter values refused: not finite, or a series beyond the table.
+    pub(crate) counters_rejected: AtomicU64,
     /// Phase, layer and step scopes closed: with the cells' counts, what
     /// [`ThreadSlab::activity`] sums.
     pub(crate) scopes: AtomicU64,
@@ -70,6 +72,7 @@ impl ThreadSlab {
             pending: AtomicU64::new(0),
             pending_overflow: AtomicU64::new(0),
             pending_abandoned: AtomicU64::new(0),
+            counters_rejected: AtomicU64::new(0),
             scopes: AtomicU64::new(0),
             retired: AtomicBool::new(false),
             internal,
@@ -163,6 +166,7 @@ impl ThreadSlab {
         self.pending_overflow.store(0, Relaxed);
         self.pending_abandoned.store(0, Relaxed);
         self.scopes.store(0, Relaxed);
+        self.counters_rejected.store(0, Relaxed);
         pending::clear_local();
         self.generation.store(generation, Release);
     }

@@ -12,6 +12,7 @@ use super::amounts::NO_LAYER;
 use super::slab::ThreadSlab;
 use super::state;
 use super::totals::Totals;
+use super::{entries, events};
 use crate::counter::bump;
 
 /// The slabs of live threads, plus the merged totals of exited threads
@@ -29,10 +30,19 @@ impl Registry {
     /// since) are dropped first.
     pub(crate) fn exited(&mut self, generation: u32) -> &mut Totals {
         if self.exited_generation != generation {
-            self.exited = Totals::EMPTY;
+            self.clear_exited();
             self.exited_generation = generation;
         }
         &mut self.exited
+    }
+
+    /// Forgets the exited threads' totals, returning what they held to the
+    /// process budgets.
+    pub(crate) fn clear_exited(&mut self) {
+        let (events, entries) = self.exited.held();
+        events::release(events);
+        entries::release(entries);
+        self.exited = Totals::EMPTY;
     }
 }
 
@@ -84,14 +94,25 @@ struct Fast {
     slab: Cell<*const ThreadSlab>,
     /// Current layer context (`NO_LAYER` outside layer scopes).
     layer: Cell<u32>,
+    /// Slot of the innermost brick open on this thread (`NO_BRICK` when none).
+    brick: Cell<u32>,
 }
+
+/// No brick is open on the thread.
+pub(crate) const NO_BRICK: u32 = u32::MAX;
 
 /// Marks a thread whose slab has been retired (the thread is exiting).
 const DEAD: *const ThreadSlab = std::ptr::dangling();
 
 thread_local! {
     static INTERNAL: Cell<bool> = const { Cell::new(false) };
-    static FAST: Fast = const { Fast { slab: Cell::new(std::ptr::null()), layer: Cell::new(NO_LAYER) } };
+    static FAST: Fast = const {
+        Fast {
+            slab: Cell::new(std::ptr::null()),
+            layer: Cell::new(NO_LAYER),
+            brick: Cell::new(NO_BRICK),
+        }
+    };
     static OWNER: Owner = Owner::register();
 }
 
@@ -122,9 +143,18 @@ impl Drop for Owner {
         bump(&self.slab.pending_abandoned, abandoned);
         self.slab.retired.store(true, Release);
         let mut registry = registry();
-        if !self.slab.internal {
-            let generation = state::generation(state::load());
-            registry.exited(generation).add_slab(&self.slab, generation);
+        let generation = state::generation(state::load());
+        let current = self.slab.generation.load(Relaxed) == generation;
+        if !self.slab.internal && current {
+            let exited = registry.exited(generation);
+            let before = exited.held().0;
+            exited.add_slab(&self.slab, generation);
+            // The kept events leave the slab's chunks, which its drop
+            // returns to the budget; its entries move over as they are.
+            events::charge(exited.held().0 - before);
+        } else {
+            // Nothing is kept: the entries' share of the budget comes back.
+            entries::release(self.slab.trace_entries.len());
         }
         registry.live.retain(|s| !Arc::ptr_eq(s, &self.slab));
     }
@@ -184,6 +214,25 @@ pub(crate) fn mark_internal_thread() {
 #[inline]
 pub(crate) fn current_layer() -> u32 {
     FAST.with(|f| f.layer.get())
+}
+
+/// Makes `slot` the calling thread's innermost open brick, returning the
+/// one it is nested in (`NO_BRICK` when none).
+#[inline(always)]
+pub(crate) fn enter_brick(slot: u32) -> u32 {
+    FAST.with(|f| f.brick.replace(slot))
+}
+
+/// Closes the brick `slot` opened over `parent`: the parent is innermost
+/// again, unless another brick took over meanwhile (a brick in an async
+/// call that moved threads leaves this thread's nesting alone).
+#[inline(always)]
+pub(crate) fn exit_brick(slot: u32, parent: u32) {
+    FAST.with(|f| {
+        if f.brick.get() == slot {
+            f.brick.set(parent);
+        }
+    });
 }
 
 /// Replaces the calling thread's layer context, returning the previous one.

@@ -5,10 +5,14 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
-use super::events::RawEvent;
+use super::events::{RawEvent, RawSample};
 use super::sample::SampleTotals;
 use super::slab::ThreadSlab;
 use crate::profile::{RecordedTraceEntry, ThreadInfo};
+
+/// Most threads a profile lists by name; more are counted (thread churn
+/// must not grow memory without bound).
+pub(crate) const MAX_LISTED_THREADS: usize = 1024;
 
 /// Everything read out of a set of slabs, still in ticks.
 #[derive(Debug, Clone)]
@@ -18,7 +22,13 @@ pub(crate) struct Totals {
     /// (layer context, slot or `SCOPE_SLOT`) -> (count, ticks).
     pub(crate) layers: BTreeMap<(u32, u32), (u64, u64)>,
     pub(crate) timelines: Vec<(ThreadInfo, Vec<RawEvent>)>,
+    /// Counter samples by thread.
+    pub(crate) samples: Vec<(u32, Vec<RawSample>)>,
+    pub(crate) counters_rejected: u64,
+    /// Threads that recorded, at most [`MAX_LISTED_THREADS`] of them.
     pub(crate) threads: Vec<ThreadInfo>,
+    /// Threads that recorded, listed or not.
+    pub(crate) threads_seen: u64,
     pub(crate) timeline_dropped: u64,
     pub(crate) pending: u64,
     pub(crate) pending_overflow: u64,
@@ -34,7 +44,10 @@ impl Totals {
         slots: Vec::new(),
         layers: BTreeMap::new(),
         timelines: Vec::new(),
+        samples: Vec::new(),
+        counters_rejected: 0,
         threads: Vec::new(),
+        threads_seen: 0,
         timeline_dropped: 0,
         pending: 0,
         pending_overflow: 0,
@@ -68,11 +81,18 @@ impl Totals {
             name: slab.name.clone(),
             exited: slab.retired.load(Acquire),
         };
-        let events = slab.events.read();
+        let (events, samples) = slab.events.read();
         if !events.is_empty() {
             self.timelines.push((info.clone(), events));
             recorded = true;
         }
+        if !samples.is_empty() {
+            self.samples.push((slab.thread, samples));
+            recorded = true;
+        }
+        self.counters_rejected = self
+            .counters_rejected
+            .saturating_add(slab.counters_rejected.load(Relaxed));
         self.timeline_dropped = self
             .timeline_dropped
             .saturating_add(slab.events.dropped.load(Relaxed));
@@ -105,7 +125,17 @@ impl Totals {
             .trace_entries_dropped
             .saturating_add(slab.trace_entries.dropped.load(Relaxed));
         if recorded {
-            self.threads.push(info);
+            self.threads_seen += 1;
+            if self.threads.len() < MAX_LISTED_THREADS {
+                self.threads.push(info);
+            }
         }
+    }
+
+    /// Timeline events and trace entries held, for the process budgets.
+    pub(crate) fn held(&self) -> (usize, usize) {
+        let events = self.timelines.iter().map(|(_, e)| e.len()).sum::<usize>()
+            + self.samples.iter().map(|(_, s)| s.len()).sum::<usize>();
+        (events, self.trace_entries.len())
     }
 }

@@ -6,9 +6,14 @@ use std::collections::BTreeMap;
 
 use crate::catalogue::BrickBottleneck;
 use crate::context::phase::phase_name;
-use crate::profile::{EventKind, LayerOp, LayerStats, ThreadTimeline, Timeline, TimelineEvent};
-use crate::record::layers::{SCOPE_SLOT, unpack};
+use crate::profile::{
+    CounterSample, CounterTrack, EventKind, LayerOp, LayerStats, ThreadTimeline, Timeline,
+    TimelineEvent,
+};
+use crate::record::amounts::NO_LAYER;
+use crate::record::layers::{CHILDREN_CTX, SCOPE_SLOT, unpack};
 use crate::record::sample::SampleTotals;
+use crate::record::series;
 use crate::record::site::SlotMeta;
 use crate::record::totals::Totals;
 use crate::stats::{BrickStats, LatencyHistogram};
@@ -58,6 +63,9 @@ pub(crate) fn brick_stats(
                 return None;
             }
             let mut stats = slot_stats(ticks, meta, conv, side(slot as u32));
+            if let Some(&(_, child)) = totals.layers.get(&(CHILDREN_CTX, slot as u32)) {
+                stats.child_ns = conv.ns(child).min(stats.total_ns);
+            }
             if let Some(measured) = measured {
                 stats.merge(&measured_stats(measured, &stats));
             }
@@ -97,6 +105,7 @@ fn slot_stats(
         category: meta.category,
         count: time.count,
         total_ns: conv.ns(time.total.saturating_sub(floor_total)),
+        child_ns: 0,
         min_ns: if time.count == 0 {
             u64::MAX
         } else {
@@ -139,6 +148,9 @@ fn measured_stats(m: &SampleTotals, like: &BrickStats) -> BrickStats {
 pub(crate) fn layers(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -> Vec<LayerStats> {
     let mut out: BTreeMap<u32, LayerStats> = BTreeMap::new();
     for (&(ctx, slot), &(count, ticks)) in &totals.layers {
+        if ctx == CHILDREN_CTX {
+            continue;
+        }
         let (index, direction) = unpack(ctx);
         let layer = out.entry(ctx).or_insert_with(|| LayerStats {
             index,
@@ -201,11 +213,29 @@ pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -
                     e.kind != EventKind::Brick
                         || metas.get(e.id as usize).is_some_and(|m| !m.hidden)
                 })
-                .map(|e| TimelineEvent {
-                    kind: e.kind,
-                    name: name_of(e.kind, e.id),
-                    start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
-                    dur_ns: conv.ns(e.end.saturating_sub(e.start)),
+                .map(|e| {
+                    let ctx = match e.kind {
+                        EventKind::Brick => e.ctx,
+                        EventKind::Layer => e.id as u32,
+                        _ => NO_LAYER,
+                    };
+                    let (layer, direction) = if ctx == NO_LAYER {
+                        (None, None)
+                    } else {
+                        let (index, direction) = unpack(ctx);
+                        (Some(index), Some(direction))
+                    };
+                    TimelineEvent {
+                        kind: e.kind,
+                        name: name_of(e.kind, e.id),
+                        start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
+                        dur_ns: conv.ns(e.end.saturating_sub(e.start)),
+                        layer,
+                        direction,
+                        elements: e.args[0],
+                        bytes: e.args[1],
+                        flops: e.args[2],
+                    }
                 })
                 .collect();
             // Outer scopes first: earlier start, then longer, then coarser kind.
@@ -228,4 +258,26 @@ pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -
         threads,
         dropped: totals.timeline_dropped,
     }
+}
+
+/// One track per counter name, samples of every thread by time.
+pub(crate) fn counter_tracks(totals: &Totals, conv: &Conversion) -> Vec<CounterTrack> {
+    let mut by_series: BTreeMap<u32, Vec<CounterSample>> = BTreeMap::new();
+    for (thread, samples) in &totals.samples {
+        for s in samples {
+            by_series.entry(s.series).or_default().push(CounterSample {
+                t_ns: conv.ns(s.ticks.saturating_sub(conv.origin_ticks)),
+                value: s.value,
+                thread: *thread,
+            });
+        }
+    }
+    by_series
+        .into_iter()
+        .map(|(id, mut samples)| {
+            samples.sort_by_key(|s| (s.t_ns, s.thread));
+            let name = series::name(id).map_or_else(|| format!("counter {id}"), str::to_owned);
+            CounterTrack { name, samples }
+        })
+        .collect()
 }

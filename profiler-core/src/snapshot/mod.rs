@@ -19,7 +19,7 @@ use crate::record::site::{OVERFLOW_SLOT, all_slots, registered_sites};
 use crate::record::state::{self, HOOK_PANICS};
 use crate::record::thread::{LOST_AT_EXIT, collect};
 use crate::sync::{DEVICE_FALLBACKS, LAUNCH_TO_SYNC};
-use convert::{Conversion, brick_stats, layers, timeline};
+use convert::{Conversion, brick_stats, counter_tracks, layers, timeline};
 
 /// Merges everything recorded so far into a [`Profile`].
 pub(crate) fn build() -> Profile {
@@ -78,7 +78,7 @@ pub(crate) fn build() -> Profile {
         }),
         host: host_name(),
         pid: std::process::id(),
-        threads_seen: totals.threads.len() as u32,
+        threads_seen: u32::try_from(totals.threads_seen).unwrap_or(u32::MAX),
         sync_mode,
         device_timer,
         clock: ClockInfo {
@@ -134,6 +134,7 @@ pub(crate) fn build() -> Profile {
         sync_hook_panics: HOOK_PANICS.load(Relaxed),
         device_timer_panics: TIMER_PANICS.load(Relaxed),
         trace_entries_dropped: totals.trace_entries_dropped,
+        counter_values_rejected: totals.counters_rejected,
     };
     let mut trace = RecordedExecutionTrace::new();
     let mut entries = totals.trace_entries.clone();
@@ -158,6 +159,7 @@ pub(crate) fn build() -> Profile {
         layers: layers(totals, &metas, &conv),
         threads,
         timeline: timeline(totals, &metas, &conv),
+        counter_tracks: counter_tracks(totals, &conv),
         trace,
         counters,
     }

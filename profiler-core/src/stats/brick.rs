@@ -21,6 +21,12 @@ pub struct BrickStats {
     pub count: u64,
     /// Total time, ns.
     pub total_ns: u64,
+    /// Time spent in bricks called from this one (on the same thread,
+    /// synchronously), ns: `total_ns - child_ns` is the brick's own time.
+    /// 0 for `async` bricks and samples measured elsewhere, whose nesting
+    /// is not tracked.
+    #[serde(default)]
+    pub child_ns: u64,
     /// Shortest sample, ns (`u64::MAX` when there is none; `null` in JSON).
     #[serde(with = "crate::sentinel", default = "crate::sentinel::none")]
     pub min_ns: u64,
@@ -120,6 +126,7 @@ impl BrickStats {
             category,
             count: 0,
             total_ns: 0,
+            child_ns: 0,
             min_ns: u64::MAX,
             max_ns: 0,
             total_elements: 0,
@@ -132,6 +139,13 @@ impl BrickStats {
             max_cycles: 0,
             latency: LatencyHistogram::default(),
         }
+    }
+
+    /// The brick's own time, ns: its total minus the time of bricks called
+    /// from it.
+    #[must_use]
+    pub fn self_ns(&self) -> u64 {
+        self.total_ns.saturating_sub(self.child_ns)
     }
 
     /// Mean time per sample, µs (0 when there are none).
@@ -275,6 +289,7 @@ impl BrickStats {
             (time.count, time.total, time.min, time.max);
         (self.total_cycles, self.min_cycles, self.max_cycles) =
             (cycles.total, cycles.min, cycles.max);
+        self.child_ns = self.child_ns.saturating_add(other.child_ns);
         self.total_elements = self.total_elements.saturating_add(other.total_elements);
         self.total_bytes = self.total_bytes.saturating_add(other.total_bytes);
         self.total_compressed_bytes = self

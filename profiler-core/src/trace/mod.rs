@@ -13,10 +13,10 @@ pub(crate) mod op;
 pub(crate) mod shape;
 
 pub use crate::profile::{
-    DEFAULT_ELEMENT_SIZE, EventKind, RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline,
-    Timeline, TimelineEvent, TraceRecorder,
+    CounterSample, CounterTrack, DEFAULT_ELEMENT_SIZE, EventKind, RecordedExecutionTrace,
+    RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent, TraceRecorder,
 };
-pub use crate::record::entries::DEFAULT_TRACE_ENTRY_CAPACITY;
+pub use crate::record::entries::{DEFAULT_PROCESS_ENTRY_CAPACITY, DEFAULT_TRACE_ENTRY_CAPACITY};
 use crate::record::state;
 pub use shape::TensorShape;
 

@@ -294,6 +294,11 @@ mod tests {
             name,
             start_ns,
             dur_ns,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
         };
         let timeline = Timeline {
             names: vec!["step 5".into(), "step 6".into(), "Gemm".into()],

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use profiler_core::profile::ProfileError;
+use profiler_core::profile::{InvalidValue, ProfileError};
 
 /// Error reading a trace or a rank profile.
 #[derive(Debug, thiserror::Error)]
@@ -29,32 +29,14 @@ pub enum TraceError {
         /// 1-based column.
         column: usize,
     },
-    /// An entry parsed but holds an impossible value (negative or NaN time).
-    #[error(
-        "invalid trace{}: entry {index}: field `{field}` is {value}; {expected}",
-        origin(path.as_deref())
-    )]
-    InvalidEntry {
+    /// A value no measurement can produce: a negative or non-finite time,
+    /// durations whose sum overflows.
+    #[error("invalid trace{}: {source}", origin(path.as_deref()))]
+    Invalid {
         /// File, if read from one.
         path: Option<PathBuf>,
-        /// 0-based index into `entries`.
-        index: usize,
-        /// The offending field.
-        field: &'static str,
-        /// Its value as written.
-        value: String,
-        /// What the field must be.
-        expected: &'static str,
-    },
-    /// The trace's `total_duration_us` is negative, NaN or infinite.
-    #[error("invalid trace{}: `total_duration_us` is {value}; {expected}", origin(path.as_deref()))]
-    InvalidTotal {
-        /// File, if read from one.
-        path: Option<PathBuf>,
-        /// The value as written.
-        value: String,
-        /// What the field must be.
-        expected: &'static str,
+        /// The field (`entries[3].duration_us`) and what is wrong with it.
+        source: InvalidValue,
     },
     /// Two rank files claim the same rank.
     #[error("`{}` and `{}` both claim rank {rank}", other.display(), path.display())]

@@ -15,9 +15,9 @@ use super::error::TraceError;
 /// # Errors
 /// [`TraceError::Read`] when the file cannot be read; [`TraceError::Malformed`]
 /// with line, column and the field path (`entries[3].duration_us`) for bad
-/// JSON; [`TraceError::InvalidEntry`] naming the entry index and field for a
-/// negative or non-finite duration or start; [`TraceError::Profile`] for a
-/// bad profile.
+/// JSON; [`TraceError::Invalid`] naming the entry index and field for a
+/// negative or non-finite duration or start, or durations whose sum
+/// overflows; [`TraceError::Profile`] for a bad profile.
 pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionTrace, TraceError> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read {
@@ -57,7 +57,11 @@ fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, Trac
             }
         })?
     };
-    validate(&trace, path)?;
+    // The same check every reader of traces makes (profiles included).
+    trace.validate("").map_err(|source| TraceError::Invalid {
+        path: path.map(Path::to_path_buf),
+        source,
+    })?;
     Ok(with_consistent_total(trace))
 }
 
@@ -132,37 +136,6 @@ fn bad_entry_field(entry: &Value) -> Option<String> {
     Some(String::new())
 }
 
-/// Rejects times that cannot be real: negative, NaN or infinite.
-fn validate(trace: &RecordedExecutionTrace, path: Option<&Path>) -> Result<(), TraceError> {
-    const EXPECTED: &str = "expected a finite, non-negative number of µs";
-    for (index, entry) in trace.entries.iter().enumerate() {
-        let times = [
-            ("duration_us", Some(entry.duration_us)),
-            ("start_us", entry.start_us),
-        ];
-        for (field, value) in times {
-            if let Some(v) = value.filter(|v| !v.is_finite() || *v < 0.0) {
-                return Err(TraceError::InvalidEntry {
-                    path: path.map(Path::to_path_buf),
-                    index,
-                    field,
-                    value: v.to_string(),
-                    expected: EXPECTED,
-                });
-            }
-        }
-    }
-    let total = trace.total_duration_us;
-    if !total.is_finite() || total < 0.0 {
-        return Err(TraceError::InvalidTotal {
-            path: path.map(Path::to_path_buf),
-            value: total.to_string(),
-            expected: EXPECTED,
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use profiler_core::trace::RecordedTraceEntry;
@@ -172,13 +145,10 @@ mod tests {
         let err = super::parse_execution_trace(r#"{"entries": [], "total_duration_us": -5}"#)
             .unwrap_err();
         assert!(
-            matches!(err, super::TraceError::InvalidTotal { .. }),
+            matches!(&err, super::TraceError::Invalid { source, .. } if source.field == "total_duration_us"),
             "{err:?}"
         );
-        assert!(
-            err.to_string().contains("`total_duration_us` is -5"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("`total_duration_us`: -5"), "{err}");
         let text = r#"{"entries": [{"step": 0, "operation": "allreduce", "duration_us": 600}], "total_duration_us": 0}"#;
         let trace = super::parse_execution_trace(text).unwrap();
         assert_eq!(trace.total_duration_us, 600.0);
@@ -195,23 +165,14 @@ mod tests {
         let mut bad = RecordedTraceEntry::new(1, "bad");
         bad.duration_us = f64::NAN;
         trace.add_entry(bad);
-        let err = validate(&trace, Some(Path::new("t.json"))).expect_err("NaN");
-        assert_eq!(
-            err.to_string(),
-            "invalid trace `t.json`: entry 1: field `duration_us` is NaN; \
-             expected a finite, non-negative number of µs"
-        );
+        let err = trace.validate("").expect_err("NaN");
+        assert_eq!(err.field, "entries[1].duration_us");
         trace.entries[1].duration_us = 1.0;
         trace.entries[1].start_us = Some(f64::INFINITY);
-        let err = validate(&trace, None).expect_err("inf");
-        assert!(matches!(
-            err,
-            TraceError::InvalidEntry {
-                index: 1,
-                field: "start_us",
-                ..
-            }
-        ));
+        assert_eq!(
+            trace.validate("").expect_err("inf").field,
+            "entries[1].start_us"
+        );
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn chrome_trace_of_the_golden_profile() {
     let warnings = find(
         &events,
         "i",
-        "warning: 3 timeline events dropped: trace buffer full (raise the trace capacity)",
+        "warning: 3 timeline events dropped: trace buffer or process budget full (raise Config::trace_capacity / trace_process_capacity)",
     );
     assert_eq!(warnings.len(), 1);
     assert_eq!(

@@ -21,6 +21,11 @@ fn nested(names: &[&str]) -> Profile {
         name: 0,
         start_ns: 0,
         dur_ns: 100_000 * names.len() as u64,
+        layer: None,
+        direction: None,
+        elements: 0,
+        bytes: 0,
+        flops: 0,
     }];
     for i in 0..names.len() as u32 {
         let start = 100_000 * u64::from(i);
@@ -29,12 +34,22 @@ fn nested(names: &[&str]) -> Profile {
             name: i + 1,
             start_ns: start,
             dur_ns: 90_000,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
         });
         events.push(TimelineEvent {
             kind: EventKind::Brick,
             name: i + 1,
             start_ns: start + 10_000,
             dur_ns: 40_000,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
         });
     }
     let mut all = vec!["step 0".to_owned()];

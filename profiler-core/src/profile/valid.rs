@@ -1,0 +1,166 @@
+//! The checks every reader of saved profiles and traces shares: values that
+//! no measurement can produce (negative or non-finite durations, a sum of
+//! durations that overflows, rates outside their range) are refused with
+//! the field and the entry that hold them.
+
+use super::data::Profile;
+use super::trace::RecordedExecutionTrace;
+
+/// A value in a profile or trace that no measurement can produce.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{field}`: {problem}")]
+pub struct InvalidValue {
+    /// Where the value is, e.g. `trace.entries[3].duration_us`.
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+fn invalid(field: impl Into<String>, problem: impl Into<String>) -> InvalidValue {
+    InvalidValue {
+        field: field.into(),
+        problem: problem.into(),
+    }
+}
+
+/// `value` must be finite and at least 0.
+fn non_negative(field: impl FnOnce() -> String, value: f64) -> Result<(), InvalidValue> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            field(),
+            format!("{value} is not a finite, non-negative number"),
+        ))
+    }
+}
+
+/// `value`, when given, must be finite and above 0.
+fn positive(field: &str, value: Option<f64>) -> Result<(), InvalidValue> {
+    match value {
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(invalid(
+            field,
+            format!("{v} is not a finite, positive number"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl RecordedExecutionTrace {
+    /// Checks what every reader of traces requires: each duration and start
+    /// is finite and non-negative, their running sum stays finite, and so
+    /// does the recorded total. `prefix` names the trace in errors (e.g.
+    /// `"trace."` inside a profile, `""` for a trace file).
+    ///
+    /// # Errors
+    /// [`InvalidValue`] naming the field and the entry index.
+    pub fn validate(&self, prefix: &str) -> Result<(), InvalidValue> {
+        let mut sum = 0.0f64;
+        for (i, e) in self.entries.iter().enumerate() {
+            let field = |name: &str| format!("{prefix}entries[{i}].{name}");
+            non_negative(|| field("duration_us"), e.duration_us)?;
+            if let Some(start) = e.start_us {
+                non_negative(|| field("start_us"), start)?;
+            }
+            sum += e.duration_us;
+            if !sum.is_finite() {
+                return Err(invalid(
+                    field("duration_us"),
+                    "the durations up to this entry add up to more than a double can hold",
+                ));
+            }
+        }
+        non_negative(
+            || format!("{prefix}total_duration_us"),
+            self.total_duration_us,
+        )
+    }
+}
+
+impl Profile {
+    /// Checks the values a reader relies on: the trace (see
+    /// [`RecordedExecutionTrace::validate`]), the clock ratio, the measured
+    /// overhead, hardware peaks, rates, counter values and measured
+    /// ceilings.
+    ///
+    /// # Errors
+    /// [`InvalidValue`] naming the field.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        self.trace.validate("trace.")?;
+        let run = &self.run;
+        non_negative(|| "run.clock.ns_per_tick".into(), run.clock.ns_per_tick)?;
+        if let Some(o) = &run.overhead {
+            non_negative(|| "run.overhead.per_call_ns".into(), o.per_call_ns)?;
+            non_negative(|| "run.overhead.floor_ns".into(), o.floor_ns)?;
+        }
+        if let Some(hw) = &run.hardware {
+            positive("run.hardware.peak_bw_gb_s", hw.peak_bw_gb_s)?;
+            positive("run.hardware.peak_tflops", hw.peak_tflops)?;
+            positive("run.hardware.bytes_per_token", hw.bytes_per_token)?;
+        }
+        if let Some(rate) = run.l2_cache_hit_rate
+            && !(0.0..=1.0).contains(&rate)
+        {
+            return Err(invalid(
+                "run.l2_cache_hit_rate",
+                format!("{rate} is outside [0, 1]"),
+            ));
+        }
+        if let Some(c) = &run.measured_ceilings {
+            let field = "run.measured_ceilings";
+            positive(
+                &format!("{field}.memory_bandwidth.gb_s"),
+                c.memory_bandwidth.as_ref().map(|b| b.gb_s),
+            )?;
+            positive(
+                &format!("{field}.cache_bandwidth.gb_s"),
+                c.cache_bandwidth.as_ref().map(|b| b.gb_s),
+            )?;
+            positive(
+                &format!("{field}.peak_flops.gflops"),
+                c.peak_flops.as_ref().map(|f| f.gflops),
+            )?;
+        }
+        for (t, track) in self.counter_tracks.iter().enumerate() {
+            for (i, s) in track.samples.iter().enumerate() {
+                if !s.value.is_finite() {
+                    return Err(invalid(
+                        format!("counter_tracks[{t}].samples[{i}].value"),
+                        "not a finite number",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::RecordedTraceEntry;
+
+    fn entry(duration_us: f64) -> RecordedTraceEntry {
+        RecordedTraceEntry {
+            duration_us,
+            ..RecordedTraceEntry::new(0, "op")
+        }
+    }
+
+    #[test]
+    fn traces_refuse_negative_non_finite_and_overflowing_durations() {
+        let mut t = RecordedExecutionTrace::new();
+        t.entries = vec![entry(1.0), entry(-500.0)];
+        let err = t.validate("trace.").unwrap_err();
+        assert_eq!(err.field, "trace.entries[1].duration_us");
+        t.entries = vec![entry(1e308), entry(1e308)];
+        assert_eq!(t.validate("").unwrap_err().field, "entries[1].duration_us");
+        t.entries = vec![entry(f64::NAN)];
+        assert!(t.validate("").is_err());
+        t.entries = vec![entry(3.0)];
+        t.total_duration_us = -10.0;
+        assert_eq!(t.validate("").unwrap_err().field, "total_duration_us");
+        t.total_duration_us = 3.0;
+        assert_eq!(t.validate(""), Ok(()));
+    }
+}
