@@ -145,6 +145,20 @@ fn throughput_drop_of_15_percent_is_a_warning_listed_first() {
 fn five_percent_improvement_flags_nothing() {
     let sc = run(95.0, 0.91, 210.0, &baseline());
     assert!(sc.regressions.is_empty(), "{:?}", sc.regressions);
+    // Every renderer still says what was compared.
+    let summary = "throughput +5.0%, step time -5.0%, wall coverage +1.0 pts";
+    assert!(
+        sc.to_markdown()
+            .contains(&format!("| Regressions | none ({summary}) |")),
+        "{}",
+        sc.to_markdown()
+    );
+    assert!(
+        sc.to_string()
+            .contains(&format!("\nAgainst the baseline: {summary}\n  no regression\n")),
+        "{sc}"
+    );
+    assert!(sc.to_html().contains(&format!("<p>{summary}</p>")));
 }
 
 #[test]
@@ -811,13 +825,19 @@ fn noise_aware_regression_flags_clear_shifts_only() {
     let noisy = with_samples(samples(100.0, 50.0, 44), 200.0, None);
     let within = with_samples(samples(115.0, 50.0, 44), 174.0, Some(&noisy));
     assert!(within.regressions.is_empty(), "{:?}", within.regressions);
+    let not_flagged = &within.vs_baseline.as_ref().expect("compared").not_flagged;
     assert!(
-        within.warnings.iter().any(|w| w.starts_with(
+        not_flagged.iter().any(|w| w.starts_with(
             "Throughput -13.0% and step time +15.0% not flagged: significant (Mann-Whitney U"
         ) && w
             .contains("but small: the median step time rose 15 ms, within the noise floor")),
-        "{:?}",
-        within.warnings
+        "{not_flagged:?}"
+    );
+    // Shown beside the grade, not among the warnings at the end.
+    let text = within.to_string();
+    assert!(
+        text.contains("\nAgainst the baseline: throughput -13.0%, step time +15.0%\n  Throughput -13.0% and step time +15.0% not flagged: "),
+        "{text}"
     );
     // Without samples the reference rule flags the same shift.
     let mut plain = noisy.clone();

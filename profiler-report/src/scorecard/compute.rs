@@ -160,7 +160,7 @@ pub(crate) fn compute(
 
     let mut alerts = step_alerts(input);
     let (step_samples_ms, step_samples_tokens) = samples(input);
-    let regressions = match baseline {
+    let (regressions, vs_baseline) = match baseline {
         Some(base) => {
             let current = Current {
                 throughput_tok_s: tok_s,
@@ -172,10 +172,9 @@ pub(crate) fn compute(
             };
             let found = detect_regressions(base, &current, t);
             alerts.extend(found.alerts);
-            s.warnings.extend(found.notes);
-            found.regressions
+            (found.regressions, Some(found.comparison))
         }
-        None => Vec::new(),
+        None => (Vec::new(), None),
     };
 
     let recommendations = recommend(
@@ -216,6 +215,7 @@ pub(crate) fn compute(
         step_samples_ms,
         step_samples_tokens,
         times_per_step: false,
+        vs_baseline,
         shape: Some(shape),
         alerts,
         warnings: s.warnings,

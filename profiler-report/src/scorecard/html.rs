@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, delta_text, efficiency_text, grade_text, launch_text,
-    ratio_text, show_transfer, step_time_text, throughput_text, values_text, withheld_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
+    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    withheld_text,
 };
 use super::units::pct;
 use crate::escape;
@@ -72,27 +73,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     }
     s.push_str("</table>\n");
 
-    if !sc.regressions.is_empty() {
-        s.push_str("<h3>Regressions vs baseline</h3>\n<ul class=\"regressions\">\n");
-        for r in &sc.regressions {
-            write!(
-                s,
-                "<li class=\"{}\"><strong>{}</strong> {} ({})",
-                r.severity,
-                e(r.label()),
-                e(&delta_text(r)),
-                r.severity
-            )?;
-            if let Some(values) = values_text(r) {
-                write!(s, ": {}", e(&values))?;
-            }
-            if let Some(detail) = &r.detail {
-                write!(s, "<br><small>{}</small>", e(detail))?;
-            }
-            s.push_str("</li>\n");
-        }
-        s.push_str("</ul>\n");
-    }
+    baseline(s, sc)?;
 
     if !sc.per_layer_summary.is_empty() {
         let unit = if sc.times_per_step {
@@ -143,6 +124,49 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     list(s, "Recommendations", "recommendations", &sc.recommendations);
     list(s, "Warnings", "warnings", &sc.warnings);
     s.push_str("</section>\n");
+    Ok(())
+}
+
+/// The comparison with the baseline: every change, the regressions and the
+/// changes the noise test did not flag.
+fn baseline(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    let e = escape::html;
+    match &sc.vs_baseline {
+        Some(c) => writeln!(
+            s,
+            "<h3>Against the baseline</h3>\n<p>{}</p>",
+            e(&comparison_text(c))
+        )?,
+        // Files saved before comparisons were recorded.
+        None if !sc.regressions.is_empty() => s.push_str("<h3>Regressions vs baseline</h3>\n"),
+        None => return Ok(()),
+    }
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    s.push_str("<ul class=\"regressions\">\n");
+    if sc.regressions.is_empty() && not_flagged.is_empty() {
+        s.push_str("<li>no regression</li>\n");
+    }
+    for r in &sc.regressions {
+        write!(
+            s,
+            "<li class=\"{}\"><strong>{}</strong> {} ({})",
+            r.severity,
+            e(r.label()),
+            e(&delta_text(r)),
+            r.severity
+        )?;
+        if let Some(values) = values_text(r) {
+            write!(s, ": {}", e(&values))?;
+        }
+        if let Some(detail) = &r.detail {
+            write!(s, "<br><small>{}</small>", e(detail))?;
+        }
+        s.push_str("</li>\n");
+    }
+    for note in not_flagged {
+        writeln!(s, "<li class=\"not-flagged\">{}</li>", e(note))?;
+    }
+    s.push_str("</ul>\n");
     Ok(())
 }
 

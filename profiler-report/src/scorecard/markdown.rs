@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_text, ceiling_text, delta_text, grade_text, regression_summary, withheld_text,
+    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, regression_summary,
+    withheld_text,
 };
 use crate::escape;
 
@@ -35,12 +36,16 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         Some(why) => writeln!(s, "| Grade | **n/a**: {} |", escape::markdown(&why))?,
         None => writeln!(s, "| Grade | **{}** |", grade_text(sc))?,
     }
-    if !sc.regressions.is_empty() {
-        writeln!(
+    match &sc.vs_baseline {
+        Some(c) if sc.regressions.is_empty() => {
+            writeln!(s, "| Regressions | none ({}) |", comparison_text(c))?;
+        }
+        _ if !sc.regressions.is_empty() => writeln!(
             s,
             "| Regressions | {} |",
             escape::markdown(&regression_summary(sc))
-        )?;
+        )?,
+        _ => {}
     }
     match sc.efficiency {
         Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
@@ -90,9 +95,11 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         }
     }
 
-    if !sc.warnings.is_empty() {
+    // Changes the noise test did not flag are caveats of the comparison.
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if !sc.warnings.is_empty() || !not_flagged.is_empty() {
         s.push_str("\n### Warnings\n\n");
-        for w in &sc.warnings {
+        for w in sc.warnings.iter().chain(not_flagged) {
             writeln!(s, "- {}", escape::markdown(w))?;
         }
     }

@@ -83,6 +83,21 @@ impl Regression {
     }
 }
 
+/// How this run compares with its baseline, flagged or not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BaselineComparison {
+    /// Relative throughput change, when both runs measured one.
+    pub throughput: Option<f64>,
+    /// Relative step-time change, when both runs measured one.
+    pub step_time: Option<f64>,
+    /// Absolute wall-coverage change, when both runs measured one.
+    pub wall_coverage: Option<f64>,
+    /// Changes past a threshold that the noise test did not flag, each
+    /// with the condition that failed.
+    pub not_flagged: Vec<String>,
+}
+
 /// The training scorecard: grade, bottleneck, per-layer times, hotspots,
 /// regressions and recommendations.
 ///
@@ -118,7 +133,8 @@ pub struct TrainingScorecard {
     pub per_layer_summary: Vec<LayerSummary>,
     /// Top ops as `(name, total ms, % of all op time)`, by time descending.
     pub hotspot_ops: Vec<(String, f64, f64)>,
-    /// Regressions against the baseline, throughput first.
+    /// Regressions against the baseline, throughput first (see also
+    /// `vs_baseline`).
     pub regressions: Vec<Regression>,
     /// Concrete next steps.
     pub recommendations: Vec<String>,
@@ -175,6 +191,9 @@ pub struct TrainingScorecard {
     /// from a profile); times from a trainer's line are as the trainer gave them.
     #[serde(default)]
     pub times_per_step: bool,
+    /// How the run compares with the baseline, when one was given.
+    #[serde(default)]
+    pub vs_baseline: Option<BaselineComparison>,
     /// The run's layers, ops and tokens per step, to tell whether a
     /// baseline comes from the same kind of run.
     #[serde(default)]

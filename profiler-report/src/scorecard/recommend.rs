@@ -24,6 +24,19 @@ fn cpu_recommendation(bottleneck: Bottleneck) -> &'static str {
     }
 }
 
+/// Advice when throughput is far below the memory-bandwidth ceiling.
+fn far_below_the_ceiling(cpu: bool) -> &'static str {
+    if cpu {
+        "Throughput is far below the memory-bandwidth ceiling, so bandwidth is not the limit: \
+         compare the hotspot bricks' achieved GB/s and GFLOP/s (per brick in the HTML report) with the \
+         machine's, and look for scalar loops, poor cache reuse and allocation per call."
+    } else {
+        "Throughput is far below the memory-bandwidth ceiling, so bandwidth is not the limit: \
+         compare the hotspot kernels' achieved GB/s and GFLOP/s (per brick in the HTML report) with the \
+         device's, and look for small kernels, host synchronisation and per-launch overhead."
+    }
+}
+
 /// Recommendations in the reference order. With no grade (unknown peak),
 /// only the classes known without a peak (Transfer, Launch) get advice;
 /// with the launch overhead unknown (`None`), no launch note. A run that
@@ -44,11 +57,17 @@ pub(crate) fn recommend(
         None => matches!(bottleneck, Bottleneck::Transfer | Bottleneck::Launch),
     };
     if advise {
-        out.push(if cpu {
-            cpu_recommendation(bottleneck).to_owned()
-        } else {
-            bottleneck.recommendation().to_owned()
-        });
+        out.push(
+            if grade == Some(Grade::F) && bottleneck == Bottleneck::MemoryBw {
+                // MemoryBw is only the default class; this far below the
+                // bandwidth ceiling, bandwidth is not what limits the step.
+                far_below_the_ceiling(cpu).to_owned()
+            } else if cpu {
+                cpu_recommendation(bottleneck).to_owned()
+            } else {
+                bottleneck.recommendation().to_owned()
+            },
+        );
     }
     if let Some(launch) = launch
         && !cpu
@@ -145,7 +164,7 @@ mod tests {
         );
         // CPU runs get CPU advice and no CUDA-graph launch note.
         let cpu = recommend(
-            Some(Grade::F),
+            Some(Grade::D),
             Bottleneck::MemoryBw,
             Some(0.5),
             2.0,
@@ -154,6 +173,16 @@ mod tests {
         );
         assert_eq!(cpu.len(), 1);
         assert!(cpu[0].contains("stay in cache") && !cpu[0].contains("tensor-core"));
+        // Grade F: far below the ceiling, bandwidth is not the limit.
+        let far = recommend(
+            Some(Grade::F),
+            Bottleneck::MemoryBw,
+            Some(0.0),
+            2.0,
+            None,
+            &t,
+        );
+        assert!(far[0].starts_with("Throughput is far below the memory-bandwidth ceiling"));
         // Backward faster than forward, regardless of grade.
         assert_eq!(
             recommend(

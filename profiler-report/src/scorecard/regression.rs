@@ -15,7 +15,7 @@
 //! run (layers, ops, tokens per step) is compared under an alert that says
 //! what differs.
 
-use super::model::{Regression, Severity, TrainingScorecard};
+use super::model::{BaselineComparison, Regression, Severity, TrainingScorecard};
 use super::noise::Samples;
 use super::shape::{RunShape, tokens_differ};
 use super::thresholds::Thresholds;
@@ -37,8 +37,8 @@ pub(crate) struct Current<'a> {
 pub(crate) struct Found {
     /// Flagged regressions: throughput, step time, wall coverage.
     pub(crate) regressions: Vec<Regression>,
-    /// Changes past a threshold that the noise test declined, and why.
-    pub(crate) notes: Vec<String>,
+    /// Every change, and those the noise test declined to flag.
+    pub(crate) comparison: BaselineComparison,
     /// A baseline of another shape.
     pub(crate) alerts: Vec<String>,
 }
@@ -130,7 +130,10 @@ pub(crate) fn detect_regressions(
                 .verdict(t)
                 {
                     Some(v) if !v.flagged => {
-                        found.notes.push(format!("{pair} not flagged: {}", v.why));
+                        found
+                            .comparison
+                            .not_flagged
+                            .push(format!("{pair} not flagged: {}", v.why));
                     }
                     verdict => {
                         let detail = verdict.map(|v| v.why).or_else(|| {
@@ -174,7 +177,7 @@ pub(crate) fn detect_regressions(
                 match Samples::step_times(&baseline.step_samples_ms, current.step_samples_ms)
                     .verdict(t)
                 {
-                    Some(v) if !v.flagged => found.notes.push(format!(
+                    Some(v) if !v.flagged => found.comparison.not_flagged.push(format!(
                         "Step time {} not flagged: {}",
                         signed_pct(delta),
                         v.why
@@ -201,24 +204,10 @@ pub(crate) fn detect_regressions(
                 .push(entry("wall_coverage", values, Severity::Warning, None));
         }
     }
-    if found.regressions.is_empty() && found.notes.is_empty() {
-        let mut changes = Vec::new();
-        if let Some((_, delta, _)) = throughput {
-            changes.push(format!("throughput {}", signed_pct(delta)));
-        }
-        if let Some((_, delta, _)) = step {
-            changes.push(format!("step time {}", signed_pct(delta)));
-        }
-        if baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0 {
-            changes.push(format!("wall coverage {:+.1} pts", coverage_delta * 100.0));
-        }
-        if !changes.is_empty() {
-            found.notes.push(format!(
-                "no regression against the baseline ({})",
-                changes.join(", ")
-            ));
-        }
-    }
+    found.comparison.throughput = throughput.map(|(_, delta, _)| delta);
+    found.comparison.step_time = step.map(|(_, delta, _)| delta);
+    found.comparison.wall_coverage =
+        (baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0).then_some(coverage_delta);
     found
 }
 
@@ -273,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn nothing_flagged_still_says_what_was_compared() {
+    fn every_change_is_kept_flagged_or_not() {
         let shape = RunShape {
             tokens_per_step: Some(20.0),
             ..RunShape::default()
@@ -284,10 +273,11 @@ mod tests {
             &Thresholds::default(),
         );
         assert!(found.regressions.is_empty());
-        assert_eq!(
-            found.notes,
-            ["no regression against the baseline (throughput +5.0%, step time -4.8%)"]
-        );
+        let c = found.comparison;
+        assert!(c.throughput.is_some_and(|d| (d - 0.05).abs() < 1e-12));
+        assert!(c.step_time.is_some_and(|d| (d + 0.0476).abs() < 1e-12));
+        assert_eq!(c.wall_coverage, None, "neither run measured coverage");
+        assert!(c.not_flagged.is_empty());
     }
 
     #[test]

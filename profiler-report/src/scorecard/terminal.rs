@@ -10,8 +10,8 @@ use std::fmt::{self, Display, Formatter};
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, delta_text, efficiency_text, grade_line, launch_text,
-    ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
+    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
 };
 use super::units::pct;
 use crate::escape::visible;
@@ -23,7 +23,7 @@ impl Display for TrainingScorecard {
             writeln!(f, "  !! {}", visible(alert))?;
         }
         metrics(self, f)?;
-        regressions(self, f)?;
+        baseline(self, f)?;
         layers(self, f)?;
         hotspots(self, f)?;
         list(f, "Recommendations", "-", &self.recommendations)?;
@@ -60,13 +60,21 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     Ok(())
 }
 
-/// Regressions right under the metrics, each with its values and the test
-/// behind it (a detail shared by consecutive entries is printed once).
-fn regressions(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
-    if sc.regressions.is_empty() {
-        return Ok(());
+/// The comparison with the baseline right under the metrics: every change,
+/// the regressions with their values and the test behind them (a detail
+/// shared by consecutive entries is printed once), and the changes the
+/// noise test did not flag, with why.
+fn baseline(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
+    match &sc.vs_baseline {
+        Some(c) => writeln!(f, "\nAgainst the baseline: {}", comparison_text(c))?,
+        // Files saved before comparisons were recorded.
+        None if !sc.regressions.is_empty() => writeln!(f, "\nRegressions vs baseline")?,
+        None => return Ok(()),
     }
-    writeln!(f, "\nRegressions vs baseline")?;
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if sc.regressions.is_empty() && not_flagged.is_empty() {
+        writeln!(f, "  no regression")?;
+    }
     let width = sc
         .regressions
         .iter()
@@ -91,6 +99,9 @@ fn regressions(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         if let Some(detail) = r.detail.as_deref().filter(|_| !next_same) {
             writeln!(f, "  {:<8}  {}", "", visible(detail))?;
         }
+    }
+    for note in not_flagged {
+        writeln!(f, "  {}", visible(note))?;
     }
     Ok(())
 }

@@ -4,9 +4,9 @@
 //! what it rests on, and regression values. Plain text; each renderer
 //! escapes it for its format.
 
-use super::grade::Bottleneck;
-use super::model::{Regression, TrainingScorecard};
-use super::units::{bytes, ms, pct, si, signed_pct, tok_s};
+use super::grade::{Bottleneck, Grade};
+use super::model::{BaselineComparison, Regression, TrainingScorecard};
+use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
 
 /// Grade cell text: the letter, or `n/a` when it was withheld.
 pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
@@ -105,7 +105,16 @@ pub(crate) fn bottleneck_explained(sc: &TrainingScorecard) -> String {
             "compute: throughput at {} of the ceiling",
             sc.efficiency.map_or_else(|| "n/a".to_owned(), pct)
         ),
-        Bottleneck::MemoryBw if sc.grade.is_none() => bottleneck_text(sc),
+        Bottleneck::MemoryBw if sc.grade.is_none() => "not determined (memory_bw by default: \
+             without a valid ceiling, compute and memory bandwidth cannot be told apart)"
+            .to_owned(),
+        // The default class, but this far below the ceiling bandwidth is
+        // not the limit either: say so rather than claim it.
+        Bottleneck::MemoryBw if sc.grade == Some(Grade::F) => format!(
+            "none identified (memory_bw by default: no transfer, launch or compute rule held, \
+             and at {} of the bandwidth ceiling bandwidth is not the limit)",
+            sc.efficiency.map_or_else(|| "n/a".to_owned(), pct)
+        ),
         Bottleneck::MemoryBw => {
             "memory_bw (the default class: no transfer, launch or compute rule held)".to_owned()
         }
@@ -168,9 +177,29 @@ pub(crate) fn launch_text(sc: &TrainingScorecard) -> Option<String> {
 /// A regression's change: `+10.9%`, or `-6.0 pts` for wall coverage.
 pub(crate) fn delta_text(r: &Regression) -> String {
     if r.metric == "wall_coverage" {
-        format!("{:+.1} pts", r.delta * 100.0)
+        signed_pts(r.delta)
     } else {
         signed_pct(r.delta)
+    }
+}
+
+/// Every change against the baseline: `throughput +12.6%, step time
+/// -11.2%, wall coverage +0.0 pts`.
+pub(crate) fn comparison_text(c: &BaselineComparison) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = c.throughput {
+        parts.push(format!("throughput {}", signed_pct(d)));
+    }
+    if let Some(d) = c.step_time {
+        parts.push(format!("step time {}", signed_pct(d)));
+    }
+    if let Some(d) = c.wall_coverage {
+        parts.push(format!("wall coverage {}", signed_pts(d)));
+    }
+    if parts.is_empty() {
+        "nothing measured in both runs".to_owned()
+    } else {
+        parts.join(", ")
     }
 }
 

@@ -74,10 +74,24 @@ pub(crate) fn bytes(v: f64) -> String {
 /// `-9.8%`.
 pub(crate) fn signed_pct(delta: f64) -> String {
     if delta.is_finite() {
-        format!("{:+.1}%", delta * 100.0)
+        format!("{:+.1}%", no_negative_zero(delta * 100.0))
     } else {
         NOT_A_NUMBER.to_owned()
     }
+}
+
+/// An absolute change of a share as signed percentage points: `-6.0 pts`.
+pub(crate) fn signed_pts(delta: f64) -> String {
+    if delta.is_finite() {
+        format!("{:+.1} pts", no_negative_zero(delta * 100.0))
+    } else {
+        NOT_A_NUMBER.to_owned()
+    }
+}
+
+/// A value that rounds to zero at one decimal prints as `+0.0`, never `-0.0`.
+fn no_negative_zero(v: f64) -> f64 {
+    if v.abs() < 0.05 { 0.0 } else { v }
 }
 
 /// A share in `[0, 1]` as a percentage with one decimal: `42.0%`.
@@ -131,5 +145,8 @@ mod tests {
         assert_eq!(signed_pct(0.0), "+0.0%");
         assert_eq!(pct(0.5), "50.0%");
         assert_eq!(signed_pct(f64::NAN), "n/a");
+        assert_eq!(signed_pct(-0.0001), "+0.0%");
+        assert_eq!(signed_pts(-0.0004), "+0.0 pts");
+        assert_eq!(signed_pts(-0.06), "-6.0 pts");
     }
 }
