@@ -164,6 +164,11 @@ fn a_throughput_above_the_ceiling_is_not_graded() {
             ),
             "{text}"
         );
+        assert!(
+            row(&text, "Ceiling").starts_with("none: ")
+                && row(&text, "Ceiling").ends_with("is not a finite, positive throughput"),
+            "{text}"
+        );
         assert!(json(&sc)["efficiency"].is_null());
     }
 }

@@ -154,8 +154,9 @@ fn five_percent_improvement_flags_nothing() {
         sc.to_markdown()
     );
     assert!(
-        sc.to_string()
-            .contains(&format!("\nAgainst the baseline: {summary}\n  no regression\n")),
+        sc.to_string().contains(&format!(
+            "\nAgainst the baseline: {summary}\n  no regression\n"
+        )),
         "{sc}"
     );
     assert!(sc.to_html().contains(&format!("<p>{summary}</p>")));

@@ -51,9 +51,6 @@ pub(crate) fn ceiling_text(
     name: impl Fn(&str) -> String,
 ) -> Option<String> {
     let (bw, per_token) = (sc.peak_bw_gb_s?, sc.bytes_per_token?);
-    let peak = sc
-        .peak_throughput_tok_s
-        .map_or_else(|| "no valid ceiling".to_owned(), tok_s);
     let on = sc
         .hardware
         .as_deref()
@@ -64,11 +61,15 @@ pub(crate) fn ceiling_text(
         .bytes_per_token_source
         .map(|s| format!(" ({})", s.describe()))
         .unwrap_or_default();
-    Some(format!(
-        "{peak} = {} GB/s{on} / {} per token{source}",
+    let parts = format!(
+        "{} GB/s{on} / {} per token{source}",
         si(bw),
         bytes(per_token)
-    ))
+    );
+    Some(match sc.peak_throughput_tok_s {
+        Some(peak) => format!("{} = {parts}", tok_s(peak)),
+        None => format!("none: {parts} is not a finite, positive throughput"),
+    })
 }
 
 /// Bottleneck text, qualified when the grade is withheld and the class is

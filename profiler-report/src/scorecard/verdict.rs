@@ -72,7 +72,7 @@ pub(crate) fn verdict(
     }
 }
 
-/// What the warnings say about empty and nested steps.
+/// The alerts about empty and nested steps.
 pub(crate) fn step_alerts(input: &StepProfilerInput) -> Vec<String> {
     let mut alerts = Vec::new();
     if input.empty_steps > 0 {
@@ -86,9 +86,13 @@ pub(crate) fn step_alerts(input: &StepProfilerInput) -> Vec<String> {
         ));
     }
     if input.nested_steps > 0 {
+        let (steps, were) = match input.nested_steps {
+            1 => ("step", "was"),
+            _ => ("steps", "were"),
+        };
         alerts.push(format!(
-            "{} steps were opened inside another open step on the same thread and left out of \
-             every total (only the outermost step counts): open one step per training step, \
+            "{} {steps} {were} opened inside another open step on the same thread and left out \
+             of every total (only the outermost step counts): open one step per training step, \
              and do not call profiler::step again in code that runs inside it.",
             input.nested_steps
         ));
