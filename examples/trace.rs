@@ -196,7 +196,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         profiler::__private::write_atomic(&path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
     };
-    profiler_report::write_chrome_trace(&profile, out.join("trace.json"))?;
+    for warning in profiler_report::write_chrome_trace(&profile, out.join("trace.json"))?.warnings {
+        println!("trace.json: {warning}");
+    }
     let folded = profiler_report::folded_stacks(&profile);
     if !folded.is_empty() {
         write(

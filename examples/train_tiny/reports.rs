@@ -171,7 +171,9 @@ pub(crate) fn write_reports(
     let mut files = Vec::new();
     profile.write(path("profile.json"))?;
     files.push(path("profile.json"));
-    profiler_report::write_chrome_trace(profile, path("trace.json"))?;
+    for warning in profiler_report::write_chrome_trace(profile, path("trace.json"))?.warnings {
+        println!("trace.json: {warning}");
+    }
     files.push(path("trace.json"));
     // No stacks at all (e.g. built with the `off` feature): no flamegraph.
     let folded = profiler_report::folded_stacks(profile);

@@ -221,7 +221,14 @@ fn scorecard(p: &Profile) -> TrainingScorecard {
         delta: 0.5,
         severity: profiler_report::scorecard::Severity::Critical,
         detail: Some("<script>alert(1)</script>\x1b[0m".into()),
+        baseline: Some(10.0),
+        current: Some(15.0),
     });
+    // And the alerts shown above everything.
+    sc.alerts.push(format!(
+        "baseline differs: ops only in this run: {}",
+        hostile()[4]
+    ));
     sc
 }
 

@@ -612,6 +612,54 @@ fn extension_sections_follow_the_built_in_ones() {
 }
 
 #[test]
+fn a_flat_flamegraph_is_captioned_as_flat() {
+    // `profile()` has no timeline: its flamegraph is one frame per brick.
+    let p = profile();
+    assert_eq!(p.timeline.event_count(), 0);
+    let svg = flamegraph_svg(&folded_stacks(&p), "flat").expect("flamegraph");
+    let fg = section(
+        &HtmlReport::new(&p).flamegraph_svg(svg.clone()).render(),
+        "flamegraph",
+    )
+    .to_owned();
+    assert!(
+        fg.contains("<p class=\"note\">Flat: this run recorded no timeline (trace mode was off)"),
+        "{fg}"
+    );
+    assert!(fg.contains("trace_mode(true)"));
+    // With a timeline, the caption describes the nesting instead.
+    let mut nested = p.clone();
+    nested.timeline.names.push("step".to_owned());
+    nested
+        .timeline
+        .threads
+        .push(profiler_core::trace::ThreadTimeline {
+            thread: 0,
+            name: None,
+            events: vec![profiler_core::trace::TimelineEvent {
+                kind: profiler_core::trace::EventKind::Step,
+                name: 0,
+                start_ns: 0,
+                dur_ns: 1_000,
+                layer: None,
+                direction: None,
+                elements: 0,
+                bytes: 0,
+                flops: 0,
+            }],
+        });
+    let fg = section(
+        &HtmlReport::new(&nested).flamegraph_svg(svg).render(),
+        "flamegraph",
+    )
+    .to_owned();
+    assert!(
+        fg.contains("Self time per stack of steps, phases, layers and bricks"),
+        "{fg}"
+    );
+}
+
+#[test]
 fn flamegraph_svg_is_inlined_without_prolog_or_script() {
     let p = profile();
     let svg = flamegraph_svg(&folded_stacks(&p), "train_tiny").expect("flamegraph");

@@ -13,7 +13,7 @@ use std::path::Path;
 use profiler_core::{Profile, trace::EventKind};
 use serde::Serialize;
 
-use super::run_facts::{EXPORTER, RunFacts, warnings};
+use super::run_facts::{EXPORTER, RunFacts, timeline_warning, warnings};
 use crate::error::ExportError;
 use crate::trace::nesting::{event_spans, nest, sorted_events};
 use crate::write::write_text;
@@ -44,6 +44,11 @@ pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 /// - Lost records (dropped timeline events and `#[trace_op]` entries, ...)
 ///   are in `otherData` with the run facts and, when non-zero, appear as
 ///   process-scoped instant events (`ph: "i"`) at ts 0.
+/// - A profile without timeline events (recorded without trace mode) still
+///   gives a valid trace, never a silently empty one: a warning instant
+///   event at ts 0 (`cat: "warning"`) and `otherData.warnings` say that
+///   trace mode was off and how to turn it on; [`write_chrome_trace`]
+///   returns the same warning.
 ///
 /// ```
 /// let mut profile = profiler_core::Profile::empty();
@@ -55,6 +60,11 @@ pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 /// ```
 #[must_use]
 pub fn chrome_trace_json(profile: &Profile) -> String {
+    render(profile).0
+}
+
+/// The trace's JSON and its number of timed events.
+fn render(profile: &Profile) -> (String, usize) {
     let mut trace = ChromeTrace::default();
     let name = if profile.run.name.is_empty() {
         "process".to_owned()
@@ -62,18 +72,51 @@ pub fn chrome_trace_json(profile: &Profile) -> String {
         profile.run.name.clone()
     };
     trace.add_profile(profile, (profile.run.pid, 0), name, None);
-    trace.finish(&SingleOther {
+    let events = trace.timed.len();
+    let json = trace.finish(&SingleOther {
         exporter: EXPORTER,
         facts: RunFacts::of(profile, None),
-    })
+    });
+    (json, events)
 }
 
-/// Writes [`chrome_trace_json`] to `path` atomically.
+/// What [`write_chrome_trace`] wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChromeTraceSummary {
+    /// Timed events written (spans, ops and counters; no metadata).
+    pub events: usize,
+    /// What the trace lacks, e.g. "no timeline events: trace mode was
+    /// off, ..."; the same text is in the file. Worth printing.
+    pub warnings: Vec<String>,
+}
+
+/// Writes [`chrome_trace_json`] to `path` atomically, and says what it
+/// wrote: a profile recorded without trace mode gives a trace with no
+/// steps, phases, layers or bricks, and the returned warnings (and the
+/// file's own warning event) say so rather than leaving a silently empty
+/// file.
+///
+/// ```no_run
+/// let written = profiler_report::write_chrome_trace(&profiler_core::snapshot(), "trace.json")?;
+/// for warning in &written.warnings {
+///     eprintln!("trace.json: {warning}");
+/// }
+/// # Ok::<(), profiler_report::ExportError>(())
+/// ```
 ///
 /// # Errors
 /// [`ExportError::Write`] naming the path.
-pub fn write_chrome_trace(profile: &Profile, path: impl AsRef<Path>) -> Result<(), ExportError> {
-    write_text(path.as_ref(), &chrome_trace_json(profile))
+pub fn write_chrome_trace(
+    profile: &Profile,
+    path: impl AsRef<Path>,
+) -> Result<ChromeTraceSummary, ExportError> {
+    let (json, events) = render(profile);
+    write_text(path.as_ref(), &json)?;
+    Ok(ChromeTraceSummary {
+        events,
+        warnings: timeline_warning(profile).into_iter().collect(),
+    })
 }
 
 /// Events of one or more profiles, gathered before sorting and printing.
@@ -233,6 +276,19 @@ impl<'a> ChromeTrace<'a> {
         }
         tids.extend(self.add_ops(profile, pid));
         self.name_threads(profile, pid, &tids);
+        if let Some(warning) = timeline_warning(profile) {
+            self.meta.push(Event {
+                name: Cow::Owned(format!("warning: {warning}")),
+                cat: Some("warning"),
+                ph: "i",
+                ts: Some(0.0),
+                dur: None,
+                pid,
+                tid: 0,
+                s: Some("p"),
+                args: None,
+            });
+        }
         for (warning, count) in warnings(profile) {
             self.meta.push(Event {
                 name: Cow::Owned(warning),

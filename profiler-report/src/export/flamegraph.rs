@@ -13,6 +13,10 @@ use crate::escape;
 /// f64 (inferno's widths and percentages) still holds every count exactly.
 const MAX_TOTAL: u128 = 1 << 53;
 
+/// The subtitle of a graph whose stacks are all one frame deep.
+const FLAT: &str = "flat: every stack is one frame, so there is no nesting to show (a run \
+                    recorded without trace mode has per-brick totals only)";
+
 /// An interactive flamegraph SVG of folded stack lines (as made by
 /// [`folded_stacks`](super::folded::folded_stacks) or
 /// [`TraceAnalyzer::flamegraph_collapsed`](crate::trace::TraceAnalyzer::flamegraph_collapsed)),
@@ -27,6 +31,10 @@ const MAX_TOTAL: u128 = 1 << 53;
 /// `folded_stacks` does (escaped control characters, `(unnamed)` for blank
 /// frames, a no-break space before a trailing number), and the title has
 /// its control characters escaped, so the SVG is valid XML for any input.
+///
+/// When every stack is a single frame the graph is flat, and its subtitle
+/// says so: there is no nesting to show (a profile recorded without trace
+/// mode folds to per-brick totals).
 ///
 /// When the counts add up to more than 2^53 µs (garbage data: 285 years),
 /// they are drawn in units of a power-of-two multiple of µs, named in every
@@ -55,12 +63,20 @@ pub fn flamegraph_svg(folded: &str, title: &str) -> Result<String, ExportError> 
     options.title = escape::visible(title).into_owned();
     options.count_name = "µs".to_owned();
     options.deterministic = true;
+    let mut subtitle = Vec::new();
+    if stacks.keys().all(|stack| !stack.contains(';')) {
+        // Frames are sanitised, so `;` only ever separates frames.
+        subtitle.push(FLAT.to_owned());
+    }
     if scale > 1 {
         // Counts in units of `scale` µs, so no shown count is clamped.
         options.count_name = format!("× {scale} µs");
-        options.subtitle = Some(format!(
+        subtitle.push(format!(
             "over 2^53 µs in total: counts shown in units of {scale} µs (rounded down)"
         ));
+    }
+    if !subtitle.is_empty() {
+        options.subtitle = Some(subtitle.join("; "));
     }
     let mut svg: Vec<u8> = Vec::new();
     from_lines(&mut options, lines.iter().map(String::as_str), &mut svg).map_err(|e| {

@@ -9,7 +9,7 @@ mod ranks;
 mod run_facts;
 mod speedscope;
 
-pub use chrome::{chrome_trace_json, write_chrome_trace};
+pub use chrome::{ChromeTraceSummary, chrome_trace_json, write_chrome_trace};
 pub use flamegraph::flamegraph_svg;
 pub use folded::folded_stacks;
 pub use ranks::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};

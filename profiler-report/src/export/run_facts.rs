@@ -28,6 +28,9 @@ pub(crate) struct RunFacts<'a> {
     trace_entries_dropped: u64,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
+    /// What the trace lacks, e.g. the timeline of a run without trace mode.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 impl<'a> RunFacts<'a> {
@@ -49,6 +52,7 @@ impl<'a> RunFacts<'a> {
             timeline_dropped: counters.timeline_dropped,
             trace_entries_dropped: counters.trace_entries_dropped,
             notes: &profile.run.notes,
+            warnings: timeline_warning(profile).into_iter().collect(),
         }
     }
 }
@@ -58,6 +62,23 @@ pub(crate) fn counters(profile: &Profile) -> Counters {
     let mut c = profile.counters;
     c.timeline_dropped = c.timeline_dropped.max(profile.timeline.dropped);
     c
+}
+
+/// The warning for a profile without timeline events (trace mode was off):
+/// its Chrome trace has no steps, phases, layers or bricks.
+pub(crate) fn timeline_warning(profile: &Profile) -> Option<String> {
+    if profile.timeline.event_count() > 0 {
+        return None;
+    }
+    let shown = if profile.trace.entries.is_empty() {
+        "this trace has no events"
+    } else {
+        "only #[trace_op] entries are shown"
+    };
+    Some(format!(
+        "no timeline events: trace mode was off, so {shown}; for steps, phases, layers and \
+         bricks, enable it with profiler::Config::new().trace_mode(true) before the run"
+    ))
 }
 
 /// Non-zero lost-record counters as `(message, count)`.

@@ -62,8 +62,9 @@ impl HardwareConfig {
     /// `device`, `peak_bw_gb_s`, `bytes_per_token`, `peak_tflops`);
     /// `PROFILER_HARDWARE` (a device of [`DEVICES`](super::devices::DEVICES)); `PROFILER_PEAK_BW_GB_S`.
     /// `PROFILER_BYTES_PER_TOKEN` and `PROFILER_PEAK_TFLOPS` refine the last
-    /// two; bytes per token default to [`DEFAULT_BYTES_PER_TOKEN`].
-    /// `Ok(None)` when nothing is set.
+    /// two; bytes per token default to [`DEFAULT_BYTES_PER_TOKEN`], a
+    /// placeholder the scorecard replaces with the bricks' byte annotations
+    /// when it can. `Ok(None)` when nothing is set.
     ///
     /// # Errors
     /// [`HardwareError`] naming the variable or file with a bad value.

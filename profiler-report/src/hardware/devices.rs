@@ -1,4 +1,5 @@
-//! The table of known devices (SPEC section 5) and lookup by name or alias.
+//! The table of known devices (published dense peaks; estimates marked as
+//! such) and lookup by name or alias.
 
 use super::spec::HardwareSpec;
 
@@ -22,7 +23,7 @@ pub struct DeviceSpec {
     pub estimate: bool,
 }
 
-/// Known devices (SPEC section 5).
+/// Known devices: memory bandwidth and dense compute peaks.
 pub const DEVICES: &[DeviceSpec] = &[
     DeviceSpec {
         name: "A100 80GB SXM",

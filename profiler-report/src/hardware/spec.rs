@@ -3,8 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Bytes moved per token used by the presets (model-dependent; override it
-/// with [`ENV_BYTES_PER_TOKEN`] or the config file).
+/// Bytes moved per token that the presets carry: a placeholder (158 MB, a
+/// 79M-parameter bf16 model read once per token), not a property of any
+/// device. A ceiling with exactly this value counts as "bytes per token not
+/// given": the scorecard then derives it from the bricks' byte annotations
+/// when it can, and labels it a guess when it cannot. Give the real value
+/// with `PROFILER_BYTES_PER_TOKEN` or the hardware file.
 pub const DEFAULT_BYTES_PER_TOKEN: f64 = 158_000_000.0;
 
 /// Memory-bound roofline parameters for throughput grading.

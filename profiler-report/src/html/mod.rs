@@ -125,7 +125,7 @@ impl<'a> HtmlReport<'a> {
             list.push(Section::new(
                 "flamegraph",
                 "Flamegraph",
-                sections::flamegraph(svg),
+                sections::flamegraph(svg, p),
             ));
         }
         list.push(Section::new("bricks", "Bricks", sections::bricks(p)));

@@ -211,13 +211,20 @@ fn sorted_bricks(profile: &Profile) -> Vec<&profiler_core::BrickStats> {
     bricks
 }
 
-/// The flamegraph, inlined.
-pub(crate) fn flamegraph(svg: &str) -> String {
+/// The flamegraph, inlined. A profile without timeline events (trace mode
+/// off) folds to one flat frame per brick, and the caption says so.
+pub(crate) fn flamegraph(svg: &str, profile: &Profile) -> String {
+    let caption = if profile.timeline.event_count() == 0 {
+        "Flat: this run recorded no timeline (trace mode was off), so each brick is one frame \
+         weighted by its total time, with no steps, phases or layers above it. For the nested \
+         view, enable trace mode with <code>profiler::Config::new().trace_mode(true)</code> \
+         before the run."
+    } else {
+        "Self time per stack of steps, phases, layers and bricks; hover a frame for its time."
+    };
     format!(
         "{}<div class=\"flamegraph\">\n{}\n</div>\n",
-        note(
-            "Self time per stack of steps, phases, layers and bricks; hover a frame for its time."
-        ),
+        note(caption),
         super::embed::inline_svg(svg)
     )
 }

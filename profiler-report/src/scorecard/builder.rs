@@ -6,9 +6,11 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
+use super::ceiling::{BytesPerTokenSource, bytes_per_token_from_bricks};
 use super::compute::compute;
 use super::error::ScorecardError;
 use super::input::StepProfilerInput;
+use super::measured::{cpu_run_on_a_device, measured_throughput, timed_a_device};
 use super::model::TrainingScorecard;
 use super::thresholds::{LaunchRule, ModelShape, ScorecardOptions, Thresholds};
 use crate::hardware::{DeviceSpec, HardwareConfig, HardwareSpec};
@@ -65,7 +67,7 @@ pub fn scorecard() -> TrainingScorecard {
         notes.push(e.to_string());
         compute(
             &StepProfilerInput::default(),
-            None,
+            Err("no scorecard: see warnings".to_owned()),
             None,
             None,
             &ScorecardOptions::default(),
@@ -84,6 +86,15 @@ pub fn scorecard() -> TrainingScorecard {
 /// Without explicit hardware, a profile's recorded `run.hardware` is used;
 /// without either the grade is withheld and a warning says how to set it.
 ///
+/// Bytes per token: a value given (settings, a hardware file,
+/// [`bytes_per_token`](Self::bytes_per_token), or a spec whose value is not
+/// the presets' placeholder [`DEFAULT_BYTES_PER_TOKEN`](crate::hardware::DEFAULT_BYTES_PER_TOKEN))
+/// is used as is; otherwise a profile's own brick annotations give it (all
+/// bricks' bytes over the recorded steps' tokens); otherwise the
+/// placeholder stays, labelled as a guess. A throughput above the ceiling,
+/// or a ceiling that is not a finite positive number, withholds the grade
+/// with the reason.
+///
 /// ```
 /// use profiler_report::{HardwareSpec, ScorecardBuilder};
 /// let profile = profiler_core::Profile::empty();
@@ -100,6 +111,7 @@ pub struct ScorecardBuilder<'a> {
     baseline: Option<TrainingScorecard>,
     options: ScorecardOptions,
     peak_tflops: Option<f64>,
+    bytes_per_token: Option<f64>,
 }
 
 /// What a scorecard is computed from.
@@ -132,10 +144,14 @@ impl<'a> ScorecardBuilder<'a> {
             baseline: None,
             options: ScorecardOptions::default(),
             peak_tflops: None,
+            bytes_per_token: None,
         }
     }
 
-    /// Grades against `spec`.
+    /// Grades against `spec`. Its `bytes_per_token` counts as given unless
+    /// it is the presets' placeholder (as in [`HardwareSpec::rtx_4060l`]);
+    /// then a profile's brick annotations give the bytes per token when
+    /// they can.
     #[must_use]
     pub fn hardware(self, spec: HardwareSpec) -> Self {
         self.hardware_config(HardwareConfig {
@@ -174,6 +190,14 @@ impl<'a> ScorecardBuilder<'a> {
         self
     }
 
+    /// Bytes moved per token for the ceiling (overrides the hardware's and
+    /// the bricks' annotations).
+    #[must_use]
+    pub fn bytes_per_token(mut self, bytes: f64) -> Self {
+        self.bytes_per_token = Some(bytes);
+        self
+    }
+
     /// Dense peak for MFU, TFLOP/s (overrides the hardware's).
     #[must_use]
     pub fn peak_tflops(mut self, tflops: f64) -> Self {
@@ -189,25 +213,29 @@ impl<'a> ScorecardBuilder<'a> {
         self.options.thresholds.validate()?;
         let mut notes = Vec::new();
         let (input, throughput, profile) = match self.source {
-            Source::Input(input, tok_s) => (input, Some(tok_s), None),
-            Source::Profile(profile) => {
-                let throughput = measured_throughput(profile, &mut notes);
-                (
-                    StepProfilerInput::from_profile(profile),
-                    throughput,
-                    Some(profile),
-                )
-            }
+            Source::Input(input, tok_s) => (input, Ok(tok_s), None),
+            Source::Profile(profile) => (
+                StepProfilerInput::from_profile(profile),
+                measured_throughput(profile),
+                Some(profile),
+            ),
         };
-        let hardware = self
+        let mut hardware = self
             .hardware
             .or_else(|| profile_hardware(profile, &mut notes));
         let baseline = self.baseline;
 
         let mut options = self.options;
+        if let Some(hw) = hardware.as_mut() {
+            let (bytes, source) = bytes_per_token(self.bytes_per_token, &hw.spec, profile);
+            hw.spec.bytes_per_token = bytes;
+            options.bytes_per_token_source = Some(source);
+        }
+        let device_timed = profile.map(timed_a_device);
         if profile.is_some() {
             // Profiles measure coverage directly; their phase totals span the run.
             options.launch_rule = LaunchRule::Uncovered;
+            options.device_timed = device_timed;
         }
         options.peak_flops_per_s = self
             .peak_tflops
@@ -234,33 +262,39 @@ impl<'a> ScorecardBuilder<'a> {
                 hardware.as_ref().map_or("this device", |h| h.name.as_str())
             ));
         }
-        sc.hardware = hardware.map(|h| h.name);
-        sc.times_per_step = profile.is_some_and(|p| p.steps.count > 0);
         if let Some(p) = profile {
+            if let Some(alert) = hardware.as_ref().and_then(|hw| cpu_run_on_a_device(p, hw)) {
+                // It makes the grade meaningless, so it goes first.
+                sc.alerts.insert(0, alert);
+            }
             notes.extend(p.counters.warnings());
             notes.extend(p.run.notes.iter().cloned());
         }
+        sc.hardware = hardware.map(|h| h.name);
+        sc.times_per_step = profile.is_some_and(|p| p.steps.count > 0);
         sc.warnings.splice(0..0, notes);
         Ok(sc)
     }
 }
 
-/// Tokens/s over recorded steps, or `None` with a note saying what is missing.
-fn measured_throughput(profile: &Profile, notes: &mut Vec<String>) -> Option<f64> {
-    let steps = &profile.steps;
-    let missing = if steps.count == 0 {
-        "no steps recorded: mark each training step with profiler::step(tokens); \
-         throughput, step time and grade need steps"
-    } else if steps.tokens == 0 {
-        "steps carry no token counts: pass each step's tokens to profiler::step(tokens); \
-         throughput and grade need them"
-    } else if steps.total_ns == 0 {
-        "steps have no recorded wall time; throughput and grade need it"
-    } else {
-        return Some(steps.tokens_per_s());
-    };
-    notes.push(missing.to_owned());
-    None
+/// The bytes per token to grade with and where it came from: the builder's
+/// override, else a value the hardware settings gave, else the bricks' annotations,
+/// else the placeholder.
+fn bytes_per_token(
+    given: Option<f64>,
+    spec: &HardwareSpec,
+    profile: Option<&Profile>,
+) -> (f64, BytesPerTokenSource) {
+    if let Some(bytes) = given {
+        return (bytes, BytesPerTokenSource::Given);
+    }
+    match BytesPerTokenSource::of_spec(spec) {
+        BytesPerTokenSource::Default => match profile.and_then(bytes_per_token_from_bricks) {
+            Some(bytes) => (bytes, BytesPerTokenSource::Bricks),
+            None => (spec.bytes_per_token, BytesPerTokenSource::Default),
+        },
+        source => (spec.bytes_per_token, source),
+    }
 }
 
 /// The profile's `run.hardware`, when usable.

@@ -1,23 +1,34 @@
-//! The scorecard computation: efficiency and grade, bottleneck, per-layer
-//! ratios, hotspots, regressions and recommendations. Non-finite inputs are
-//! read as 0 and reported in `warnings`, so no output field is ever NaN.
+//! The scorecard computation: grade (withheld, with the reason, whenever no
+//! honest one exists), bottleneck, launch overhead, regressions and
+//! recommendations, from the parts computed by `verdict`, `breakdown` and
+//! `regression`. Non-finite inputs are read as 0 or withheld and reported,
+//! so no output field is ever NaN.
 
 use std::collections::BTreeMap;
 
+use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
+use super::ceiling::BytesPerTokenSource;
 use super::input::StepProfilerInput;
-use super::model::{LayerSummary, TrainingScorecard};
+use super::model::TrainingScorecard;
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
+use super::shape::RunShape;
 use super::thresholds::{LaunchRule, ScorecardOptions};
-use crate::hardware::{DeviceSpec, HardwareSpec};
+use super::units::bytes;
+use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
+use crate::hardware::HardwareSpec;
 
 /// Computes the training scorecard with the reference rules and thresholds
 /// **(compat)**: the entry point other tools call.
 ///
 /// `throughput_tok_s` is the measured throughput; `hw` gives the ceiling
-/// graded against; `baseline` (a saved scorecard) enables regressions. For
-/// custom thresholds, MFU or unknown hardware use
-/// `ScorecardBuilder::from_input`.
+/// graded against; `baseline` (a saved scorecard) enables regressions.
+/// Efficiency is `throughput / hw.peak_throughput_tok_s()`; when the
+/// throughput is above the ceiling, or the ceiling is zero, negative or not
+/// finite, the grade and efficiency are withheld (`None`) and
+/// `grade_withheld` says why: a clamped 100% would grade a wrong ceiling A.
+/// A negative throughput reads as 0 (a warning says so). For custom
+/// thresholds, MFU or unknown hardware use `ScorecardBuilder::from_input`.
 #[must_use]
 pub fn compute_training_scorecard(
     input: &StepProfilerInput,
@@ -27,69 +38,64 @@ pub fn compute_training_scorecard(
 ) -> TrainingScorecard {
     compute(
         input,
-        Some(throughput_tok_s),
+        Ok(throughput_tok_s),
         Some(hw),
         baseline,
         &ScorecardOptions::default(),
     )
 }
 
-/// The note shown when no hardware peak is known.
-pub(crate) fn unknown_peak_note() -> String {
-    format!(
-        "unknown peak: set PROFILER_HARDWARE=<device> ({}) or PROFILER_PEAK_BW_GB_S and \
-         PROFILER_BYTES_PER_TOKEN; grade and efficiency are omitted",
-        DeviceSpec::known_names()
-    )
-}
-
-/// Adds times without overflowing to infinity (absurd inputs stay finite).
-fn add_ms(total: f64, ms: f64) -> f64 {
-    (total + ms).min(f64::MAX)
-}
-
-/// Reads non-finite values as 0, noting each one.
-struct Sanitizer {
-    warnings: Vec<String>,
-}
-
-impl Sanitizer {
-    fn finite(&mut self, what: &str, x: f64) -> f64 {
-        if x.is_finite() {
-            x
-        } else {
-            self.warnings.push(format!("{what} is {x}; read as 0"));
-            0.0
-        }
+/// Launch overhead by `rule`, or `None` when unknown.
+fn launch_overhead(
+    input: &StepProfilerInput,
+    rule: LaunchRule,
+    step_time_ms: f64,
+    phase_ms: f64,
+    wall_coverage: f64,
+    s: &mut Sanitizer,
+) -> Option<f64> {
+    if input.empty_steps > 0 {
+        // Empty steps have no phases: their "uncovered" time is not launch time.
+        return None;
     }
-
-    fn non_negative(&mut self, what: &str, x: f64) -> f64 {
-        let x = self.finite(what, x);
-        if x < 0.0 {
-            self.warnings
-                .push(format!("{what} is negative ({x}); read as 0"));
-            0.0
-        } else {
-            x
+    match rule {
+        LaunchRule::Reference if step_time_ms > 0.0 => {
+            Some(1.0 - (phase_ms / step_time_ms).min(1.0))
         }
+        LaunchRule::Reference => Some(0.0),
+        LaunchRule::Uncovered if input.phases.is_empty() => {
+            s.warnings.push(
+                "no phases recorded: launch overhead unknown; wrap the parts of each step in \
+                 profiler::phase(..)"
+                    .to_owned(),
+            );
+            None
+        }
+        LaunchRule::Uncovered => Some(1.0 - wall_coverage),
     }
 }
 
 /// The scorecard computation behind every public entry point.
-/// `throughput_tok_s = None` means "not measured" and `hw = None` "unknown
-/// peak": the grade is then omitted (never guessed) with a warning.
+/// `throughput_tok_s = Err(why)` means "not measured" and `hw = None`
+/// "unknown peak": the grade is then withheld (never guessed) with the reason.
 pub(crate) fn compute(
     input: &StepProfilerInput,
-    throughput_tok_s: Option<f64>,
+    throughput_tok_s: Result<f64, String>,
     hw: Option<&HardwareSpec>,
     baseline: Option<&TrainingScorecard>,
     options: &ScorecardOptions,
 ) -> TrainingScorecard {
     let t = &options.thresholds;
-    let mut s = Sanitizer {
-        warnings: Vec::new(),
-    };
-    let throughput = throughput_tok_s.map(|x| s.non_negative("throughput_tok_s", x));
+    let mut s = Sanitizer::default();
+    let throughput = throughput_tok_s.and_then(|x| {
+        if !x.is_finite() {
+            s.warnings
+                .push(format!("throughput_tok_s is {x}; not a measurement"));
+            Err("throughput_tok_s is not a finite number, so not a measurement".to_owned())
+        } else {
+            Ok(s.non_negative("throughput_tok_s", x))
+        }
+    });
     let step_time_ms = s.non_negative("avg_step_ms", input.avg_step_ms);
     let mut wall_coverage = s.finite("wall_coverage", input.wall_coverage);
     if !(0.0..=1.0).contains(&wall_coverage) {
@@ -99,28 +105,27 @@ pub(crate) fn compute(
         wall_coverage = wall_coverage.clamp(0.0, 1.0);
     }
 
-    // A zero `bytes_per_token` gives an infinite peak: read as 0 (efficiency 0).
-    let peak = hw.map(|h| s.finite("hardware peak throughput", h.peak_throughput_tok_s()));
-    if peak.is_none() {
+    let Verdict {
+        peak,
+        efficiency,
+        withheld,
+    } = verdict(&throughput, hw, input);
+    if hw.is_none() {
         s.warnings.push(unknown_peak_note());
     }
-    let (grade, efficiency) = match (peak, throughput) {
-        (Some(peak), Some(tok_s)) => {
-            if peak > 0.0 && tok_s > peak {
-                s.warnings.push(format!(
-                    "throughput {tok_s:.0} tok/s is above the hardware ceiling of {peak:.0} tok/s: \
-                     bytes_per_token is probably wrong for this model (efficiency clamped to 100%)"
-                ));
-            }
-            let efficiency = if peak > 0.0 {
-                (tok_s / peak).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            (Some(t.grade(efficiency)), efficiency)
-        }
-        _ => (None, 0.0),
-    };
+    let bytes_per_token_source = hw.map(|h| {
+        options
+            .bytes_per_token_source
+            .unwrap_or_else(|| BytesPerTokenSource::of_spec(h))
+    });
+    if efficiency.is_some() && bytes_per_token_source == Some(BytesPerTokenSource::Default) {
+        s.warnings.push(format!(
+            "bytes per token is the presets' default of {} (a guess): set \
+             PROFILER_BYTES_PER_TOKEN, or declare `bytes = ...` on the bricks",
+            bytes(hw.map_or(0.0, |h| h.bytes_per_token))
+        ));
+    }
+    let grade = efficiency.map(|e| t.grade(e));
 
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
     for (name, phase) in &input.phases {
@@ -134,44 +139,42 @@ pub(crate) fn compute(
         );
     }
     let transfer_fraction = (transfer_pct / 100.0).min(1.0);
-    let launch_overhead = match options.launch_rule {
-        LaunchRule::Reference if step_time_ms > 0.0 => 1.0 - (phase_ms / step_time_ms).min(1.0),
-        LaunchRule::Reference => 0.0,
-        LaunchRule::Uncovered if input.phases.is_empty() => {
-            s.warnings.push(
-                "no phases recorded: launch overhead unknown; wrap the parts of each step in \
-                 profiler::phase(..)"
-                    .to_owned(),
-            );
-            0.0
-        }
-        LaunchRule::Uncovered => 1.0 - wall_coverage,
-    };
-    let compute_util = grade.map(|_| efficiency);
-    let bottleneck = t.bottleneck(transfer_fraction, launch_overhead, compute_util);
+    let launch_overhead = launch_overhead(
+        input,
+        options.launch_rule,
+        step_time_ms,
+        phase_ms,
+        wall_coverage,
+        &mut s,
+    );
+    let bottleneck = t.bottleneck(
+        transfer_fraction,
+        launch_overhead.unwrap_or(0.0),
+        efficiency,
+    );
 
     let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(input, &mut s);
+    let tok_s = throughput.as_ref().ok().copied();
+    let shape = run_shape(input, &op_totals, tok_s, step_time_ms);
     let hotspot_ops = hotspots(op_totals, t.hotspot_count);
 
-    let step_samples_ms: Vec<f64> = input
-        .step_samples_ms
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x >= 0.0)
-        .collect();
-    let regressions = match baseline {
+    let mut alerts = step_alerts(input);
+    let (step_samples_ms, step_samples_tokens) = samples(input);
+    let (regressions, vs_baseline) = match baseline {
         Some(base) => {
             let current = Current {
-                throughput_tok_s: throughput,
+                throughput_tok_s: tok_s,
                 step_time_ms,
                 wall_coverage,
                 step_samples_ms: &step_samples_ms,
+                step_samples_tokens: &step_samples_tokens,
+                shape: &shape,
             };
-            let (found, notes) = detect_regressions(base, &current, t);
-            s.warnings.extend(notes);
-            found
+            let found = detect_regressions(base, &current, t);
+            alerts.extend(found.alerts);
+            (found.regressions, Some(found.comparison))
         }
-        None => Vec::new(),
+        None => (Vec::new(), None),
     };
 
     let recommendations = recommend(
@@ -179,15 +182,16 @@ pub(crate) fn compute(
         bottleneck,
         launch_overhead,
         forward_backward_ratio,
+        options.device_timed,
         t,
     );
-    let mfu = mfu(options, throughput, &mut s);
+    let mfu = mfu(options, tok_s, &mut s);
 
     TrainingScorecard {
         grade,
         efficiency,
         bottleneck,
-        throughput_tok_s: throughput.unwrap_or(0.0),
+        throughput_tok_s: tok_s.unwrap_or(0.0),
         step_time_ms,
         forward_backward_ratio,
         wall_coverage,
@@ -196,95 +200,62 @@ pub(crate) fn compute(
         regressions,
         recommendations,
         steps: input.steps,
+        grade_withheld: withheld,
         hardware: None,
         peak_throughput_tok_s: peak,
+        peak_bw_gb_s: hw.map(|h| h.peak_bw_gb_s).filter(|b| b.is_finite()),
+        bytes_per_token: hw.map(|h| h.bytes_per_token).filter(|b| b.is_finite()),
+        bytes_per_token_source,
         transfer_fraction,
         launch_overhead,
+        device_timed: options.device_timed,
         mfu,
+        empty_steps: input.empty_steps,
+        nested_steps: input.nested_steps,
         step_samples_ms,
+        step_samples_tokens,
         times_per_step: false,
+        vs_baseline,
+        shape: Some(shape),
+        alerts,
         warnings: s.warnings,
     }
 }
 
-/// Per-layer summaries, the mean bwd/fwd ratio, and op totals over layers
-/// and top-level ops.
-fn layer_summaries(
-    input: &StepProfilerInput,
-    s: &mut Sanitizer,
-) -> (f64, Vec<LayerSummary>, BTreeMap<String, f64>) {
-    let mut op_totals: BTreeMap<String, f64> = BTreeMap::new();
-    let (mut ratio_sum, mut ratio_count) = (0.0, 0usize);
-    let mut summaries = Vec::with_capacity(input.per_layer.len());
-    for layer in &input.per_layer {
-        let before = s.warnings.len();
-        let fwd_ms = s.non_negative(&format!("layer {} fwd_ms", layer.layer), layer.fwd_ms);
-        let bwd_ms = s.non_negative(&format!("layer {} bwd_ms", layer.layer), layer.bwd_ms);
-        let ratio = if fwd_ms > 0.0 {
-            s.finite(
-                &format!("layer {} bwd/fwd ratio", layer.layer),
-                bwd_ms / fwd_ms,
-            )
-        } else {
-            0.0
-        };
-        let mut top: Option<(&str, f64)> = None;
-        let mut layer_total = 0.0;
-        for (name, ms) in &layer.ops {
-            let ms = s.non_negative(&format!("layer {} op `{name}`", layer.layer), *ms);
-            let total = op_totals.entry(name.clone()).or_default();
-            *total = add_ms(*total, ms);
-            layer_total = add_ms(layer_total, ms);
-            // `>=`: on ties the last op in name order wins, as in the reference.
-            if top.is_none_or(|(_, best)| ms >= best) {
-                top = Some((name, ms));
+/// Usable per-step samples: finite, non-negative times, with their tokens
+/// when every sample has them.
+fn samples(input: &StepProfilerInput) -> (Vec<f64>, Vec<u64>) {
+    let paired = input.step_samples_tokens.len() == input.step_samples_ms.len();
+    let mut times = Vec::with_capacity(input.step_samples_ms.len());
+    let mut tokens = Vec::new();
+    for (i, &ms) in input.step_samples_ms.iter().enumerate() {
+        if ms.is_finite() && ms >= 0.0 {
+            times.push(ms);
+            if paired {
+                tokens.push(input.step_samples_tokens[i]);
             }
         }
-        let (top_op, top_ms) = top.map_or((String::new(), 0.0), |(n, ms)| (n.to_owned(), ms));
-        if ratio > 0.0 && bwd_ms > 0.0 {
-            ratio_sum = add_ms(ratio_sum, ratio);
-            ratio_count += 1;
-        }
-        summaries.push(LayerSummary {
-            layer: layer.layer,
-            fwd_ms,
-            bwd_ms,
-            ratio,
-            top_op,
-            top_op_pct: if layer_total > 0.0 {
-                top_ms / layer_total * 100.0
-            } else {
-                0.0
-            },
-            non_finite: s.warnings.len() > before,
-        });
     }
-    for (name, ms) in &input.ops {
-        let ms = s.non_negative(&format!("op `{name}`"), *ms);
-        let total = op_totals.entry(name.clone()).or_default();
-        *total = add_ms(*total, ms);
-    }
-    let avg_ratio = if ratio_count > 0 {
-        ratio_sum / ratio_count as f64
-    } else {
-        0.0
-    };
-    (avg_ratio, summaries, op_totals)
+    (times, tokens)
 }
 
-/// Top `count` ops by time as `(name, ms, % of all op time)`; ties keep name order.
-fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(String, f64, f64)> {
-    let total = op_totals.values().fold(0.0, |acc, &ms| add_ms(acc, ms));
-    let mut ops: Vec<(String, f64, f64)> = op_totals
-        .into_iter()
-        .map(|(name, ms)| {
-            let pct = if total > 0.0 { ms / total * 100.0 } else { 0.0 };
-            (name, ms, pct)
-        })
-        .collect();
-    ops.sort_by(|a, b| b.1.total_cmp(&a.1));
-    ops.truncate(count);
-    ops
+/// The run's layers, ops and tokens per step.
+fn run_shape(
+    input: &StepProfilerInput,
+    op_totals: &BTreeMap<String, f64>,
+    tok_s: Option<f64>,
+    step_time_ms: f64,
+) -> RunShape {
+    let mut layers: Vec<usize> = input.per_layer.iter().map(|l| l.layer).collect();
+    layers.sort_unstable();
+    layers.dedup();
+    RunShape {
+        layers,
+        ops: Some(op_totals.keys().cloned().collect()),
+        tokens_per_step: tok_s
+            .map(|t| t * step_time_ms / 1e3)
+            .filter(|t| t.is_finite() && *t > 0.0),
+    }
 }
 
 fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -> Option<f64> {
@@ -313,8 +284,8 @@ fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scorecard::Bottleneck;
-    use crate::scorecard::input::{PerLayerData, PhaseData};
+    use crate::scorecard::grade::{Bottleneck, Withheld};
+    use crate::scorecard::input::PhaseData;
 
     fn phase(total_ms: f64, pct: f64) -> PhaseData {
         PhaseData {
@@ -336,62 +307,55 @@ mod tests {
         input.phases.insert("forward".into(), phase(60.0, 60.0));
         let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
         assert!((sc.transfer_fraction - 0.35).abs() < 1e-12);
-        assert!((sc.launch_overhead - 0.05).abs() < 1e-12);
+        assert!((sc.launch_overhead.unwrap() - 0.05).abs() < 1e-12);
         assert_eq!(sc.bottleneck, Bottleneck::Transfer);
-    }
-
-    #[test]
-    fn layer_ratio_top_op_and_average() {
-        let mut a = PerLayerData {
-            layer: 0,
-            fwd_ms: 2.0,
-            bwd_ms: 4.0,
-            ..Default::default()
-        };
-        a.ops.insert("gemm".into(), 3.0);
-        a.ops.insert("norm".into(), 1.0);
-        let b = PerLayerData {
-            layer: 1,
-            fwd_ms: 2.0,
-            bwd_ms: 0.0,
-            ..Default::default()
-        };
-        let c = PerLayerData {
-            layer: 2,
-            fwd_ms: 0.0,
-            bwd_ms: 5.0,
-            ..Default::default()
-        };
-        let input = StepProfilerInput {
-            per_layer: vec![a, b, c],
-            ..Default::default()
-        };
-        let sc = compute_training_scorecard(&input, 1.0, &HardwareSpec::gb10(), None);
-        assert_eq!(sc.per_layer_summary[0].ratio, 2.0);
-        assert_eq!(sc.per_layer_summary[0].top_op, "gemm");
-        assert_eq!(sc.per_layer_summary[0].top_op_pct, 75.0);
-        assert_eq!(sc.per_layer_summary[2].ratio, 0.0);
-        // Only layer 0 has ratio > 0 and bwd > 0.
-        assert_eq!(sc.forward_backward_ratio, 2.0);
-        assert_eq!(sc.hotspot_ops[0], ("gemm".to_owned(), 3.0, 75.0));
     }
 
     #[test]
     fn unknown_peak_omits_the_grade() {
         let sc = compute(
             &StepProfilerInput::default(),
-            Some(500.0),
+            Ok(500.0),
             None,
             None,
             &ScorecardOptions::default(),
         );
         assert_eq!(sc.grade, None);
-        assert_eq!(sc.efficiency, 0.0);
+        assert_eq!(sc.efficiency, None);
+        assert_eq!(sc.grade_withheld, Some(Withheld::UnknownPeak));
         assert!(
             sc.warnings
                 .iter()
                 .any(|w| w.contains("unknown peak: set PROFILER_HARDWARE="))
         );
         assert!(sc.peak_unknown());
+    }
+
+    #[test]
+    fn empty_steps_withhold_the_grade_and_the_launch_verdict() {
+        let mut input = StepProfilerInput {
+            steps: 10,
+            avg_step_ms: 0.001,
+            empty_steps: 10,
+            ..Default::default()
+        };
+        input.phases.insert("forward".into(), phase(0.0, 0.0));
+        let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
+        assert_eq!(
+            sc.grade_withheld,
+            Some(Withheld::EmptySteps {
+                empty: 10,
+                steps: 10
+            })
+        );
+        assert_eq!(sc.launch_overhead, None);
+        assert_ne!(sc.bottleneck, Bottleneck::Launch);
+        assert!(
+            sc.recommendations
+                .iter()
+                .all(|r| !r.contains("CUDA graphs"))
+        );
+        assert!(sc.alerts[0].starts_with("10 of 10 recorded steps were empty"));
+        assert!(sc.alerts[0].contains("let _ = profiler::step(n);"));
     }
 }

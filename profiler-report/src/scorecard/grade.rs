@@ -1,8 +1,12 @@
-//! The scorecard's verdicts: the efficiency [`Grade`] and the [`Bottleneck`].
+//! The scorecard's verdicts: the efficiency [`Grade`], the [`Bottleneck`],
+//! and [`Withheld`], the reason a grade is not given when no honest one
+//! exists.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+use super::units::{bytes, si, tok_s};
 
 /// Efficiency grade, ordered `F < D < C < B < A`; serialised as `"A"`..`"F"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -95,5 +99,87 @@ impl Bottleneck {
 impl fmt::Display for Bottleneck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Why the grade and efficiency were withheld (`null` in JSON) rather than
+/// guessed; its `Display` is the reason shown next to them. Serialised as an
+/// object tagged by `reason` (`"unknown_peak"`, `"above_ceiling"`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Withheld {
+    /// No hardware ceiling was given.
+    UnknownPeak,
+    /// The ceiling is not a finite, positive throughput: a bandwidth or
+    /// bytes per token that is zero, negative, NaN, or so small that the
+    /// ceiling is unbounded. The values are `None` where not finite.
+    InvalidCeiling {
+        /// Peak bandwidth given, GB/s.
+        peak_bw_gb_s: Option<f64>,
+        /// Bytes per token given.
+        bytes_per_token: Option<f64>,
+    },
+    /// Measured throughput above the ceiling: the ceiling cannot be right
+    /// for this run (wrong device, or bytes per token too large).
+    AboveCeiling {
+        /// Measured throughput, tokens/s.
+        throughput_tok_s: f64,
+        /// The ceiling, tokens/s.
+        peak_tok_s: f64,
+    },
+    /// Some recorded steps were empty, so the step times (and the
+    /// throughput from them) are not a measurement of the work.
+    EmptySteps {
+        /// Empty steps.
+        empty: u64,
+        /// Recorded steps.
+        steps: u64,
+    },
+    /// No usable throughput (nothing recorded, no tokens, not finite).
+    NoThroughput {
+        /// What is missing, in words.
+        why: String,
+    },
+}
+
+impl fmt::Display for Withheld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownPeak => {
+                f.write_str("unknown peak: set PROFILER_HARDWARE=<device> or PROFILER_PEAK_BW_GB_S")
+            }
+            Self::InvalidCeiling {
+                peak_bw_gb_s,
+                bytes_per_token,
+            } => {
+                let bw = peak_bw_gb_s.map_or_else(
+                    || "a non-finite bandwidth".to_owned(),
+                    |b| format!("{} GB/s", si(b)),
+                );
+                let per_token =
+                    bytes_per_token.map_or_else(|| "a non-finite size".to_owned(), bytes);
+                write!(
+                    f,
+                    "the ceiling ({bw} over {per_token} per token) is not a finite, positive \
+                     throughput, so the hardware settings are wrong"
+                )
+            }
+            Self::AboveCeiling {
+                throughput_tok_s,
+                peak_tok_s,
+            } => write!(
+                f,
+                "throughput {} is above the {} ceiling, so the peak or bytes/token is wrong \
+                 for this run",
+                tok_s(*throughput_tok_s),
+                tok_s(*peak_tok_s)
+            ),
+            Self::EmptySteps { empty, steps } => write!(
+                f,
+                "{empty} of {steps} steps were empty, so their times measure nothing"
+            ),
+            Self::NoThroughput { why } => f.write_str(why),
+        }
     }
 }

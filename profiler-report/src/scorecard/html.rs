@@ -1,11 +1,18 @@
 //! HTML fragment rendering: one self-contained `<section>` (no scripts,
-//! styles or external assets) for embedding in a larger report. Every string
-//! that came from the user or the profiled program is escaped.
+//! styles or external assets) for embedding in a larger report: alerts
+//! first, the metrics with the grade, regressions right under them, then
+//! layers, hotspots, recommendations and warnings. Every string that came
+//! from the user or the profiled program is escaped.
 
 use std::fmt::Write as _;
 
-use super::markdown::{bottleneck_text, grade_text};
 use super::model::TrainingScorecard;
+use super::text::{
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
+    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    withheld_text,
+};
+use super::units::pct;
 use crate::escape;
 
 impl TrainingScorecard {
@@ -24,28 +31,49 @@ impl TrainingScorecard {
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     let e = escape::html;
     s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
+    if !sc.alerts.is_empty() {
+        // `alert` is the report page's warning box.
+        s.push_str("<div class=\"alert\">\n<ul class=\"alerts\">\n");
+        for alert in &sc.alerts {
+            writeln!(s, "<li><strong>Warning:</strong> {}</li>", e(alert))?;
+        }
+        s.push_str("</ul>\n</div>\n");
+    }
     s.push_str("<table class=\"metrics\">\n<tr><th>Metric</th><th>Value</th></tr>\n");
     let mut row =
         |name: &str, value: String| writeln!(s, "<tr><td>{name}</td><td>{value}</td></tr>");
-    row("Grade", format!("<strong>{}</strong>", e(&grade_text(sc))))?;
-    let efficiency = if sc.grade.is_some() {
-        format!("{:.1}%", sc.efficiency * 100.0)
-    } else {
-        "n/a".to_owned()
+    let grade = match withheld_text(sc) {
+        Some(why) => format!("<strong>n/a</strong>: {}", e(&why)),
+        None => format!("<strong>{}</strong>", e(&grade_text(sc))),
     };
-    row("Efficiency", efficiency)?;
-    row("Bottleneck", e(&bottleneck_text(sc)))?;
-    row("Throughput", format!("{:.0} tok/s", sc.throughput_tok_s))?;
-    row("Step time", format!("{:.1} ms", sc.step_time_ms))?;
-    row("Fwd/Bwd ratio", format!("{:.2}", sc.forward_backward_ratio))?;
-    row("Wall coverage", format!("{:.1}%", sc.wall_coverage * 100.0))?;
+    row("Grade", grade)?;
+    row("Efficiency", e(&efficiency_text(sc)))?;
+    if let Some(ceiling) = ceiling_text(sc, escape::html) {
+        row("Ceiling", ceiling)?;
+    }
+    row("Bottleneck", e(&bottleneck_explained(sc)))?;
+    row("Throughput", e(&throughput_text(sc)))?;
+    row("Step time", e(&step_time_text(sc)))?;
+    row("Bwd/Fwd ratio", ratio_text(sc))?;
+    row("Wall coverage", pct(sc.wall_coverage))?;
+    if show_transfer(sc) {
+        row(
+            "Transfer",
+            format!("{} of step (h2d/d2h phases)", pct(sc.transfer_fraction)),
+        )?;
+    }
+    if let Some(launch) = launch_text(sc) {
+        row("Launch overhead", e(&launch))?;
+    }
     if let Some(hw) = &sc.hardware {
         row("Hardware", e(hw))?;
     }
     if let Some(mfu) = sc.mfu {
-        row("MFU", format!("{:.1}%", mfu * 100.0))?;
+        row("MFU", pct(mfu))?;
     }
     s.push_str("</table>\n");
+
+    baseline(s, sc)?;
 
     if !sc.per_layer_summary.is_empty() {
         let unit = if sc.times_per_step {
@@ -93,27 +121,52 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         s.push_str("</table>\n");
     }
 
-    if !sc.regressions.is_empty() {
-        s.push_str("<h3>Regressions</h3>\n<ul class=\"regressions\">\n");
-        for r in &sc.regressions {
-            write!(
-                s,
-                "<li class=\"{}\"><strong>{}</strong>: {:.1}% ({})",
-                r.severity,
-                e(&r.metric),
-                r.delta * 100.0,
-                r.severity
-            )?;
-            if let Some(detail) = &r.detail {
-                write!(s, "<br><small>{}</small>", e(detail))?;
-            }
-            s.push_str("</li>\n");
-        }
-        s.push_str("</ul>\n");
-    }
     list(s, "Recommendations", "recommendations", &sc.recommendations);
     list(s, "Warnings", "warnings", &sc.warnings);
     s.push_str("</section>\n");
+    Ok(())
+}
+
+/// The comparison with the baseline: every change, the regressions and the
+/// changes the noise test did not flag.
+fn baseline(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    let e = escape::html;
+    match &sc.vs_baseline {
+        Some(c) => writeln!(
+            s,
+            "<h3>Against the baseline</h3>\n<p>{}</p>",
+            e(&comparison_text(c))
+        )?,
+        // Files saved before comparisons were recorded.
+        None if !sc.regressions.is_empty() => s.push_str("<h3>Regressions vs baseline</h3>\n"),
+        None => return Ok(()),
+    }
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    s.push_str("<ul class=\"regressions\">\n");
+    if sc.regressions.is_empty() && not_flagged.is_empty() {
+        s.push_str("<li>no regression</li>\n");
+    }
+    for r in &sc.regressions {
+        write!(
+            s,
+            "<li class=\"{}\"><strong>{}</strong> {} ({})",
+            r.severity,
+            e(r.label()),
+            e(&delta_text(r)),
+            r.severity
+        )?;
+        if let Some(values) = values_text(r) {
+            write!(s, ": {}", e(&values))?;
+        }
+        if let Some(detail) = &r.detail {
+            write!(s, "<br><small>{}</small>", e(detail))?;
+        }
+        s.push_str("</li>\n");
+    }
+    for note in not_flagged {
+        writeln!(s, "<li class=\"not-flagged\">{}</li>", e(note))?;
+    }
+    s.push_str("</ul>\n");
     Ok(())
 }
 

@@ -62,6 +62,14 @@ pub struct StepProfilerInput {
     pub ops: BTreeMap<String, f64>,
     /// Per-step wall times, ms, for the noise-aware regression test.
     pub step_samples_ms: Vec<f64>,
+    /// Tokens of each step in `step_samples_ms` (empty when unknown): with
+    /// them the regression test compares per-step throughput.
+    pub step_samples_tokens: Vec<u64>,
+    /// Recorded steps that ended before anything ran inside them (their
+    /// times measure nothing; see `profiler_core::profile::StepSummary::empty`).
+    pub empty_steps: u64,
+    /// Steps opened inside another open step, left out of every total.
+    pub nested_steps: u64,
 }
 
 impl StepProfilerInput {
@@ -142,6 +150,16 @@ impl StepProfilerInput {
             step_samples_ms: stride(&steps.samples_ns, MAX_STEP_SAMPLES)
                 .map(|&ns| ns as f64 / 1e6)
                 .collect(),
+            // Same stride as the times, so the two stay paired.
+            step_samples_tokens: if steps.samples_tokens.len() == steps.samples_ns.len() {
+                stride(&steps.samples_tokens, MAX_STEP_SAMPLES)
+                    .copied()
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            empty_steps: steps.empty,
+            nested_steps: steps.nested,
         }
     }
 }

@@ -1,27 +1,18 @@
 //! Markdown rendering, in the reference layout: a Metric|Value table, then
-//! hotspot, regression and recommendation sections when non-empty. Fields
-//! beyond the reference (MFU, warnings) only appear when present. Every name
-//! and message is escaped, so it renders as its text and never as markup.
+//! hotspot, regression and recommendation sections when non-empty. What
+//! goes beyond the reference appears only when present: alerts as quoted
+//! warnings above the table; a Regressions row beside the grade; Ceiling
+//! and MFU rows; a Warnings section. Every name and message is escaped, so
+//! it renders as its text and never as markup.
 
 use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
+use super::text::{
+    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, regression_summary,
+    withheld_text,
+};
 use crate::escape;
-
-/// Grade cell text: the letter, or `n/a` when it was withheld.
-pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
-    sc.grade.map_or_else(|| "n/a".to_owned(), |g| g.to_string())
-}
-
-/// Bottleneck text, qualified when the peak is unknown and the class is the
-/// fallback one (compute vs memory cannot be told apart without a peak).
-pub(crate) fn bottleneck_text(sc: &TrainingScorecard) -> String {
-    if sc.grade.is_none() && sc.bottleneck == super::grade::Bottleneck::MemoryBw {
-        format!("{} (assumed: no peak to compare with)", sc.bottleneck)
-    } else {
-        sc.bottleneck.to_string()
-    }
-}
 
 impl TrainingScorecard {
     /// The scorecard as Markdown (the reference layout); names are escaped
@@ -37,17 +28,36 @@ impl TrainingScorecard {
 
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("## Training Scorecard\n\n");
+    for alert in &sc.alerts {
+        writeln!(s, "> **Warning:** {}\n", escape::markdown(alert))?;
+    }
     s.push_str("| Metric | Value |\n|--------|-------|\n");
-    writeln!(s, "| Grade | **{}** |", grade_text(sc))?;
-    if sc.grade.is_some() {
-        writeln!(s, "| Efficiency | {:.1}% |", sc.efficiency * 100.0)?;
-    } else {
-        s.push_str("| Efficiency | n/a |\n");
+    match withheld_text(sc) {
+        Some(why) => writeln!(s, "| Grade | **n/a**: {} |", escape::markdown(&why))?,
+        None => writeln!(s, "| Grade | **{}** |", grade_text(sc))?,
+    }
+    match &sc.vs_baseline {
+        Some(c) if sc.regressions.is_empty() => {
+            writeln!(s, "| Regressions | none ({}) |", comparison_text(c))?;
+        }
+        _ if !sc.regressions.is_empty() => writeln!(
+            s,
+            "| Regressions | {} |",
+            escape::markdown(&regression_summary(sc))
+        )?,
+        _ => {}
+    }
+    match sc.efficiency {
+        Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
+        None => s.push_str("| Efficiency | n/a |\n"),
+    }
+    if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
+        writeln!(s, "| Ceiling | {ceiling} |")?;
     }
     writeln!(s, "| Bottleneck | {} |", bottleneck_text(sc))?;
     writeln!(s, "| Throughput | {:.0} tok/s |", sc.throughput_tok_s)?;
     writeln!(s, "| Step time | {:.1} ms |", sc.step_time_ms)?;
-    writeln!(s, "| Fwd/Bwd ratio | {:.2} |", sc.forward_backward_ratio)?;
+    writeln!(s, "| Bwd/Fwd ratio | {:.2} |", sc.forward_backward_ratio)?;
     writeln!(s, "| Wall coverage | {:.1}% |", sc.wall_coverage * 100.0)?;
     if let Some(mfu) = sc.mfu {
         writeln!(s, "| MFU | {:.1}% |", mfu * 100.0)?;
@@ -67,9 +77,9 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
             // The trailing space before the newline is the reference's.
             writeln!(
                 s,
-                "- **{}**: {:.1}% ({}) ",
+                "- **{}**: {} ({}) ",
                 escape::markdown(&r.metric),
-                r.delta * 100.0,
+                delta_text(r),
                 r.severity
             )?;
             if let Some(detail) = &r.detail {
@@ -85,9 +95,11 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         }
     }
 
-    if !sc.warnings.is_empty() {
+    // Changes the noise test did not flag are caveats of the comparison.
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if !sc.warnings.is_empty() || !not_flagged.is_empty() {
         s.push_str("\n### Warnings\n\n");
-        for w in &sc.warnings {
+        for w in sc.warnings.iter().chain(not_flagged) {
             writeln!(s, "- {}", escape::markdown(w))?;
         }
     }

@@ -12,29 +12,39 @@
 //! ([`TrainingScorecard::to_json`]).
 
 mod baseline;
+mod breakdown;
 mod builder;
+mod ceiling;
 mod compute;
 mod error;
 mod grade;
 mod html;
 mod input;
 mod markdown;
+mod measured;
 mod model;
+mod noise;
 mod parse;
 mod recommend;
 mod regression;
+mod shape;
 mod stats;
 mod terminal;
+mod text;
 mod thresholds;
+mod units;
+mod verdict;
 
 pub use builder::{ENV_BASELINE, ScorecardBuilder, scorecard};
+pub use ceiling::BytesPerTokenSource;
 pub use compute::compute_training_scorecard;
 pub use error::ScorecardError;
-pub use grade::{Bottleneck, Grade};
+pub use grade::{Bottleneck, Grade, Withheld};
 pub use input::{PerLayerData, PhaseData, StepProfilerInput};
-pub use model::{LayerSummary, Regression, Severity, TrainingScorecard};
+pub use model::{BaselineComparison, LayerSummary, Regression, Severity, TrainingScorecard};
 pub use parse::{
     STEP_PROFILER_TAGS, find_last_step_profiler_line, parse_last_step_profiler_line,
     parse_step_profiler_line,
 };
+pub use shape::RunShape;
 pub use thresholds::{ModelShape, Thresholds};

@@ -6,7 +6,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::grade::{Bottleneck, Grade};
+use super::ceiling::BytesPerTokenSource;
+use super::grade::{Bottleneck, Grade, Withheld};
+use super::shape::RunShape;
 
 /// One layer's forward/backward summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,28 +61,71 @@ pub struct Regression {
     /// How the change was judged, e.g. the significance test behind it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The baseline's value of the metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f64>,
+    /// This run's value of the metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<f64>,
+}
+
+impl Regression {
+    /// The metric's name for people: `Throughput`, `Step time`,
+    /// `Wall coverage` (other names as they are).
+    #[must_use]
+    pub fn label(&self) -> &str {
+        match self.metric.as_str() {
+            "throughput_tok_s" => "Throughput",
+            "step_time_ms" => "Step time",
+            "wall_coverage" => "Wall coverage",
+            other => other,
+        }
+    }
+}
+
+/// How this run compares with its baseline, flagged or not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BaselineComparison {
+    /// Relative throughput change, when both runs measured one.
+    pub throughput: Option<f64>,
+    /// Relative step-time change, when both runs measured one.
+    pub step_time: Option<f64>,
+    /// Absolute wall-coverage change, when both runs measured one.
+    pub wall_coverage: Option<f64>,
+    /// Changes past a threshold that the noise test did not flag, each
+    /// with the condition that failed.
+    pub not_flagged: Vec<String>,
 }
 
 /// The training scorecard: grade, bottleneck, per-layer times, hotspots,
 /// regressions and recommendations.
 ///
-/// The first eleven fields are the reference tool's; the rest default when
-/// missing so its JSON still loads. `Display` renders the terminal view.
+/// The first eleven fields are the reference tool's, except that
+/// `efficiency` is `null` when the grade is withheld; the rest default when
+/// missing, so the reference tool's JSON and older saved scorecards still
+/// load. `Display` renders the terminal view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainingScorecard {
-    /// Efficiency grade; `None` when it cannot be computed honestly (unknown
-    /// peak, no steps or no tokens recorded); `warnings` say why.
+    /// Efficiency grade; `None` when no honest grade exists (no valid
+    /// ceiling, throughput above it, nothing measured, empty steps):
+    /// `grade_withheld` says why.
     #[serde(default)]
     pub grade: Option<Grade>,
-    /// Throughput over the hardware ceiling, in `[0, 1]` (0 without a grade).
-    pub efficiency: f64,
+    /// Throughput over the hardware ceiling, in `[0, 1]`; `None` (`null`)
+    /// exactly when the grade is withheld. Never clamped: a throughput
+    /// above the ceiling withholds the grade instead.
+    #[serde(default)]
+    pub efficiency: Option<f64>,
     /// What limits the step.
     pub bottleneck: Bottleneck,
     /// Measured throughput, tokens/s.
     pub throughput_tok_s: f64,
     /// Mean step time, ms.
     pub step_time_ms: f64,
-    /// Mean backward/forward ratio over layers with both times.
+    /// Mean **backward/forward** time ratio (`bwd_ms / fwd_ms`) over layers
+    /// with both times; shown as "Bwd/Fwd ratio". The key keeps the
+    /// reference tool's name, `forward_backward_ratio`.
     pub forward_backward_ratio: f64,
     /// Share of step time inside phases, `[0, 1]`.
     pub wall_coverage: f64,
@@ -88,35 +133,76 @@ pub struct TrainingScorecard {
     pub per_layer_summary: Vec<LayerSummary>,
     /// Top ops as `(name, total ms, % of all op time)`, by time descending.
     pub hotspot_ops: Vec<(String, f64, f64)>,
-    /// Regressions against the baseline, throughput first.
+    /// Regressions against the baseline, throughput first (see also
+    /// `vs_baseline`).
     pub regressions: Vec<Regression>,
     /// Concrete next steps.
     pub recommendations: Vec<String>,
     /// Steps recorded.
     #[serde(default)]
     pub steps: usize,
+    /// Why `grade` and `efficiency` are `None`.
+    #[serde(default)]
+    pub grade_withheld: Option<Withheld>,
     /// Name of the hardware graded against.
     #[serde(default)]
     pub hardware: Option<String>,
-    /// The throughput ceiling graded against, tokens/s.
+    /// The throughput ceiling graded against, tokens/s (`None` when
+    /// unknown or not a finite, positive number).
     #[serde(default)]
     pub peak_throughput_tok_s: Option<f64>,
+    /// The ceiling's peak memory bandwidth, GB/s.
+    #[serde(default)]
+    pub peak_bw_gb_s: Option<f64>,
+    /// The ceiling's bytes moved per token.
+    #[serde(default)]
+    pub bytes_per_token: Option<f64>,
+    /// Where `bytes_per_token` came from.
+    #[serde(default)]
+    pub bytes_per_token_source: Option<BytesPerTokenSource>,
     /// Share of step time in host-device transfer phases, `[0, 1]`.
     #[serde(default)]
     pub transfer_fraction: f64,
-    /// Launch-overhead estimate used for the bottleneck, `[0, 1]`.
+    /// Launch-overhead estimate used for the bottleneck, `[0, 1]`; `None`
+    /// when unknown (no phases recorded, or empty steps).
     #[serde(default)]
-    pub launch_overhead: f64,
+    pub launch_overhead: Option<f64>,
+    /// Whether the run timed device work (a device timer, or a sync mode
+    /// that waits for the device); `None` when unknown (a trainer's line).
+    /// Transfer and launch overhead are shown for device runs.
+    #[serde(default)]
+    pub device_timed: Option<bool>,
     /// Model FLOP utilisation, when the model shape and a dense peak are known.
     #[serde(default)]
     pub mfu: Option<f64>,
+    /// Recorded steps that ended before anything ran inside them.
+    #[serde(default)]
+    pub empty_steps: u64,
+    /// Steps opened inside another open step (left out of every total).
+    #[serde(default)]
+    pub nested_steps: u64,
     /// Per-step wall times, ms (a baseline's noise model).
     #[serde(default, alias = "baseline_step_samples_ms")]
     pub step_samples_ms: Vec<f64>,
+    /// Tokens of each step in `step_samples_ms` (empty when unknown).
+    #[serde(default)]
+    pub step_samples_tokens: Vec<u64>,
     /// Whether per-layer and hotspot times are per step (scorecards built
     /// from a profile); times from a trainer's line are as the trainer gave them.
     #[serde(default)]
     pub times_per_step: bool,
+    /// How the run compares with the baseline, when one was given.
+    #[serde(default)]
+    pub vs_baseline: Option<BaselineComparison>,
+    /// The run's layers, ops and tokens per step, to tell whether a
+    /// baseline comes from the same kind of run.
+    #[serde(default)]
+    pub shape: Option<RunShape>,
+    /// Problems that make headline numbers wrong or meaningless (empty or
+    /// nested steps, nothing recorded, a baseline of another shape):
+    /// renderers show them first.
+    #[serde(default)]
+    pub alerts: Vec<String>,
     /// Caveats: unknown peak, missing steps, sanitised values, skipped tests.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -129,18 +215,28 @@ impl TrainingScorecard {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Parses scorecard JSON, including the reference tool's.
+    /// Parses scorecard JSON, including the reference tool's and older
+    /// files that wrote a withheld efficiency as `0.0`: with no grade and
+    /// no recorded reason, an efficiency of 0 reads as withheld.
     ///
     /// # Errors
     /// [`serde_json::Error`] with line and column.
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(text)
+        let mut sc: Self = serde_json::from_str(text)?;
+        if sc.grade.is_none() && sc.grade_withheld.is_none() && sc.efficiency == Some(0.0) {
+            sc.efficiency = None;
+        }
+        Ok(sc)
     }
 
     /// Whether the grade was withheld because no hardware peak was known.
     #[must_use]
     pub fn peak_unknown(&self) -> bool {
-        self.peak_throughput_tok_s.is_none() && self.grade.is_none()
+        match &self.grade_withheld {
+            Some(reason) => *reason == Withheld::UnknownPeak,
+            // Files written before reasons were recorded.
+            None => self.peak_throughput_tok_s.is_none() && self.grade.is_none(),
+        }
     }
 }
 
@@ -186,5 +282,27 @@ mod tests {
         assert_eq!(sc.hotspot_ops[0].0, "gemm");
         assert_eq!(sc.regressions[0].severity, Severity::Warning);
         assert!(sc.step_samples_ms.is_empty());
+        assert_eq!(sc.efficiency, Some(0.12));
+    }
+
+    #[test]
+    fn a_withheld_efficiency_is_null_and_old_zeros_read_as_withheld() {
+        let json = r#"{"grade":null,"efficiency":0.0,"bottleneck":"memory_bw",
+            "throughput_tok_s":200.0,"step_time_ms":100.0,"forward_backward_ratio":2.0,
+            "wall_coverage":0.9,"per_layer_summary":[],"hotspot_ops":[],"regressions":[],
+            "recommendations":[]}"#;
+        let old = TrainingScorecard::from_json(json).unwrap();
+        assert_eq!(old.efficiency, None, "an old file's 0.0 beside no grade");
+        assert!(old.peak_unknown());
+        let written: serde_json::Value = serde_json::from_str(&old.to_json()).unwrap();
+        assert!(written["efficiency"].is_null() && written["grade"].is_null());
+        let new = json.replace("\"efficiency\":0.0", "\"efficiency\":null");
+        assert_eq!(TrainingScorecard::from_json(&new).unwrap(), old);
+        // A real F at 0% keeps its efficiency.
+        let graded = json.replace("\"grade\":null", "\"grade\":\"F\"");
+        assert_eq!(
+            TrainingScorecard::from_json(&graded).unwrap().efficiency,
+            Some(0.0)
+        );
     }
 }

@@ -140,6 +140,9 @@ fn parse_at(line: &str, number: Option<usize>) -> Result<StepProfilerInput, Scor
         total_ms: fields.get("total_ms")?,
         ops: fields.get("ops")?,
         step_samples_ms: fields.get("step_samples_ms")?,
+        step_samples_tokens: fields.get("step_samples_tokens")?,
+        empty_steps: fields.get("empty_steps")?,
+        nested_steps: fields.get("nested_steps")?,
     })
 }
 

@@ -1,18 +1,25 @@
-//! Regressions against a baseline scorecard. The reference rules (relative
-//! throughput and step-time change, absolute wall-coverage drop) apply as
-//! is; when both runs carry per-step samples, a slower step must also pass a
-//! Mann-Whitney U test and clear the baseline's noise floor to be flagged.
-//! A throughput drop is judged by that test only when tokens per step did
-//! not change (then it *is* a step-time change); fewer tokens per step is a
-//! real regression whatever the step times do.
+//! Regressions against a baseline scorecard. The reference thresholds
+//! (relative throughput and step-time change, absolute wall-coverage drop)
+//! decide which changes matter; per-step samples decide whether a change
+//! stands out of run-to-run noise.
+//!
+//! Throughput and step time are one fact when tokens per step did not
+//! change (throughput = tokens per step / step time), so they are judged
+//! together: when either crosses its threshold and the samples confirm it,
+//! both are listed with the same severity; when the samples do not, neither
+//! is, and a note says which condition failed. The samples are per-step
+//! throughput (tokens / time of each step) when both runs recorded tokens
+//! per step, else step times. When tokens per step changed, fewer tokens
+//! per step is a throughput regression whatever the step times do, and
+//! step time is judged on its own. A baseline from a differently shaped
+//! run (layers, ops, tokens per step) is compared under an alert that says
+//! what differs.
 
-use super::model::{Regression, Severity, TrainingScorecard};
-use super::stats::{mann_whitney, median, scaled_mad};
+use super::model::{BaselineComparison, Regression, Severity, TrainingScorecard};
+use super::noise::Samples;
+use super::shape::{RunShape, tokens_differ};
 use super::thresholds::Thresholds;
-
-/// Relative change of tokens per step below which a throughput change is
-/// taken to be a step-time change (and judged by the step-time noise test).
-const TOKENS_PER_STEP_TOLERANCE: f64 = 0.01;
+use super::units::{si, signed_pct};
 
 /// The current run's numbers, already sanitised.
 pub(crate) struct Current<'a> {
@@ -20,198 +27,286 @@ pub(crate) struct Current<'a> {
     pub(crate) step_time_ms: f64,
     pub(crate) wall_coverage: f64,
     pub(crate) step_samples_ms: &'a [f64],
+    /// Tokens of each step in `step_samples_ms`, or empty.
+    pub(crate) step_samples_tokens: &'a [u64],
+    pub(crate) shape: &'a RunShape,
 }
 
-/// Whether a slowdown stands out of run-to-run noise.
-struct NoiseVerdict {
-    significant: bool,
-    explanation: String,
+/// What a comparison found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Flagged regressions: throughput, step time, wall coverage.
+    pub(crate) regressions: Vec<Regression>,
+    /// Every change, and those the noise test declined to flag.
+    pub(crate) comparison: BaselineComparison,
+    /// A baseline of another shape.
+    pub(crate) alerts: Vec<String>,
 }
 
-/// Runs the shift test when both sides have `min_samples` usable samples.
-fn noise_verdict(base: &[f64], current: &[f64], t: &Thresholds) -> Option<NoiseVerdict> {
-    let usable = |s: &[f64]| -> Vec<f64> {
-        s.iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .collect()
-    };
-    let (base, current) = (usable(base), usable(current));
-    if base.len() < t.min_samples.max(2) || current.len() < t.min_samples.max(2) {
-        return None;
-    }
-    let test = mann_whitney(&current, &base)?;
-    let shift = median(&current) - median(&base);
-    let floor = t.noise_floor_mads * scaled_mad(&base);
-    let p = if test.p_value >= 0.001 {
-        format!("{:.3}", test.p_value)
-    } else {
-        format!("{:.1e}", test.p_value)
-    };
-    Some(NoiseVerdict {
-        significant: test.p_value < t.significance_alpha && shift > floor,
-        explanation: format!(
-            "Mann-Whitney U on {} vs {} step times: p={p} (alpha {}), median shift {shift:+.2} ms vs noise floor {floor:.2} ms ({}x baseline MAD)",
-            current.len(),
-            base.len(),
-            t.significance_alpha,
-            t.noise_floor_mads,
-        ),
+/// The baseline's shape: saved, or read from what older files hold (their
+/// layers and tokens per step; ops unknown).
+fn baseline_shape(baseline: &TrainingScorecard) -> RunShape {
+    baseline.shape.clone().unwrap_or_else(|| {
+        let mut layers: Vec<usize> = baseline.per_layer_summary.iter().map(|l| l.layer).collect();
+        layers.sort_unstable();
+        layers.dedup();
+        let tokens = baseline.throughput_tok_s * baseline.step_time_ms / 1e3;
+        RunShape {
+            layers,
+            ops: None,
+            tokens_per_step: (tokens.is_finite() && tokens > 0.0).then_some(tokens),
+        }
     })
 }
 
-/// Compares the current run with `baseline`. Returns the regressions
-/// (throughput, step time, wall coverage, in that order) and notes about
-/// changes the noise test declined to flag.
+/// Severity of a change past `warning` (`critical` beyond), as a positive
+/// amount of "worse".
+fn severity(worse_by: f64, warning: f64, critical: f64) -> Option<Severity> {
+    if worse_by > critical {
+        Some(Severity::Critical)
+    } else if worse_by > warning {
+        Some(Severity::Warning)
+    } else {
+        None
+    }
+}
+
+/// Compares the current run with `baseline`.
 pub(crate) fn detect_regressions(
     baseline: &TrainingScorecard,
     current: &Current<'_>,
     t: &Thresholds,
-) -> (Vec<Regression>, Vec<String>) {
-    let mut found = Vec::new();
-    let mut notes = Vec::new();
-    let verdict = noise_verdict(&baseline.step_samples_ms, current.step_samples_ms, t);
-    let same_tokens_per_step = current.throughput_tok_s.is_some_and(|tok_s| {
-        let base = baseline.throughput_tok_s * baseline.step_time_ms;
-        let now = tok_s * current.step_time_ms;
-        base > 0.0 && ((now - base) / base).abs() <= TOKENS_PER_STEP_TOLERANCE
+) -> Found {
+    let mut found = Found::default();
+    let base_shape = baseline_shape(baseline);
+    let differences = current.shape.differences_from(&base_shape);
+    if !differences.is_empty() {
+        found.alerts.push(format!(
+            "The baseline comes from a differently shaped run ({}): the comparison below is \
+             of different work, not of the same job run twice.",
+            differences.join("; ")
+        ));
+    }
+
+    let throughput = current
+        .throughput_tok_s
+        .filter(|_| baseline.throughput_tok_s > 0.0)
+        .map(|now| {
+            let delta = (now - baseline.throughput_tok_s) / baseline.throughput_tok_s;
+            let sev = severity(-delta, t.throughput_warning, t.throughput_critical);
+            (now, delta, sev)
+        });
+    let step = (baseline.step_time_ms > 0.0 && current.step_time_ms > 0.0).then(|| {
+        let delta = (current.step_time_ms - baseline.step_time_ms) / baseline.step_time_ms;
+        let sev = severity(delta, t.step_time_warning, t.step_time_critical);
+        (current.step_time_ms, delta, sev)
     });
-    let mut judge = |metric: &str, delta: f64, severity: Severity, by_noise: bool| match &verdict {
-        Some(v) if by_noise && !v.significant => notes.push(format!(
-            "{metric} {:+.1}% not flagged: within run-to-run noise ({})",
-            delta * 100.0,
-            v.explanation
-        )),
-        v => found.push(Regression {
-            metric: metric.to_owned(),
-            delta,
-            severity,
-            detail: v
-                .as_ref()
-                .filter(|_| by_noise)
-                .map(|v| v.explanation.clone()),
-        }),
+    let entry = |metric: &str, (base, now, delta): (f64, f64, f64), severity, detail| Regression {
+        metric: metric.to_owned(),
+        delta,
+        severity,
+        detail,
+        baseline: Some(base),
+        current: Some(now),
     };
 
-    if let Some(throughput) = current.throughput_tok_s
-        && baseline.throughput_tok_s > 0.0
-    {
-        let delta = (throughput - baseline.throughput_tok_s) / baseline.throughput_tok_s;
-        if delta < -t.throughput_warning {
-            let severity = if delta < -t.throughput_critical {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            judge("throughput_tok_s", delta, severity, same_tokens_per_step);
+    let same_tokens = matches!(
+        (base_shape.tokens_per_step, current.shape.tokens_per_step),
+        (Some(b), Some(n)) if !tokens_differ(b, n)
+    );
+    match (throughput, step) {
+        (Some((tp_now, tp_delta, tp_sev)), Some((st_now, st_delta, st_sev))) if same_tokens => {
+            // One fact seen twice: one decision, the worse severity for both.
+            if let Some(sev) = tp_sev.max(st_sev) {
+                let pair = format!(
+                    "Throughput {} and step time {}",
+                    signed_pct(tp_delta),
+                    signed_pct(st_delta)
+                );
+                match Samples::shared(
+                    (&baseline.step_samples_ms, &baseline.step_samples_tokens),
+                    (current.step_samples_ms, current.step_samples_tokens),
+                )
+                .verdict(t)
+                {
+                    Some(v) if !v.flagged => {
+                        found
+                            .comparison
+                            .not_flagged
+                            .push(format!("{pair} not flagged: {}", v.why));
+                    }
+                    verdict => {
+                        let detail = verdict.map(|v| v.why).or_else(|| {
+                            Some(
+                                "tokens per step are unchanged, so throughput and step time \
+                                 are the same change; no per-step samples to test it against \
+                                 noise"
+                                    .to_owned(),
+                            )
+                        });
+                        let tp = (baseline.throughput_tok_s, tp_now, tp_delta);
+                        let st = (baseline.step_time_ms, st_now, st_delta);
+                        found
+                            .regressions
+                            .push(entry("throughput_tok_s", tp, sev, detail.clone()));
+                        found
+                            .regressions
+                            .push(entry("step_time_ms", st, sev, detail));
+                    }
+                }
+            }
+        }
+        (throughput, step) => {
+            if let Some((now, delta, Some(sev))) = throughput {
+                // Tokens per step changed (or are unknown): fewer tokens per
+                // step is a regression whatever the step times do.
+                let detail = match (base_shape.tokens_per_step, current.shape.tokens_per_step) {
+                    (Some(b), Some(n)) => Some(format!(
+                        "tokens per step changed from {} to {}",
+                        si(b),
+                        si(n)
+                    )),
+                    _ => None,
+                };
+                let values = (baseline.throughput_tok_s, now, delta);
+                found
+                    .regressions
+                    .push(entry("throughput_tok_s", values, sev, detail));
+            }
+            if let Some((now, delta, Some(sev))) = step {
+                match Samples::step_times(&baseline.step_samples_ms, current.step_samples_ms)
+                    .verdict(t)
+                {
+                    Some(v) if !v.flagged => found.comparison.not_flagged.push(format!(
+                        "Step time {} not flagged: {}",
+                        signed_pct(delta),
+                        v.why
+                    )),
+                    verdict => {
+                        let values = (baseline.step_time_ms, now, delta);
+                        let detail = verdict.map(|v| v.why);
+                        found
+                            .regressions
+                            .push(entry("step_time_ms", values, sev, detail));
+                    }
+                }
+            }
         }
     }
 
-    if baseline.step_time_ms > 0.0 && current.step_time_ms > 0.0 {
-        let delta = (current.step_time_ms - baseline.step_time_ms) / baseline.step_time_ms;
-        if delta > t.step_time_warning {
-            let severity = if delta > t.step_time_critical {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            judge("step_time_ms", delta, severity, true);
-        }
-    }
-
+    let coverage_delta = current.wall_coverage - baseline.wall_coverage;
     if baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0 {
-        let delta = current.wall_coverage - baseline.wall_coverage;
+        let delta = coverage_delta;
         if delta < -t.wall_coverage_drop {
-            found.push(Regression {
-                metric: "wall_coverage".to_owned(),
-                delta,
-                severity: Severity::Warning,
-                detail: None,
-            });
+            let values = (baseline.wall_coverage, current.wall_coverage, delta);
+            found
+                .regressions
+                .push(entry("wall_coverage", values, Severity::Warning, None));
         }
     }
-    (found, notes)
+    found.comparison.throughput = throughput.map(|(_, delta, _)| delta);
+    found.comparison.step_time = step.map(|(_, delta, _)| delta);
+    found.comparison.wall_coverage =
+        (baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0).then_some(coverage_delta);
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn samples(center: f64, spread: f64, n: usize) -> Vec<f64> {
-        // Deterministic spread: a symmetric saw-tooth around the centre.
-        (0..n)
-            .map(|i| center + spread * ((i % 5) as f64 - 2.0) / 2.0)
-            .collect()
-    }
-
-    #[test]
-    fn clear_shift_is_significant_and_noise_is_not() {
-        let t = Thresholds::default();
-        let base = samples(100.0, 1.0, 30);
-        let shifted = samples(115.0, 1.0, 30);
-        let v = noise_verdict(&base, &shifted, &t).unwrap();
-        assert!(v.significant, "{}", v.explanation);
-        assert!(v.explanation.contains("Mann-Whitney"));
-        let noisy_base = samples(100.0, 60.0, 30);
-        let noisy_cur = samples(112.0, 60.0, 30);
-        assert!(
-            !noise_verdict(&noisy_base, &noisy_cur, &t)
-                .unwrap()
-                .significant
-        );
-    }
-
-    fn scorecard(tok_s: f64, step_ms: f64, samples: Vec<f64>) -> TrainingScorecard {
+    fn card(tok_s: f64, step_ms: f64) -> TrainingScorecard {
         let input = crate::StepProfilerInput {
             avg_step_ms: step_ms,
             ..Default::default()
         };
-        let hw = crate::HardwareSpec::rtx_4060l();
-        let mut sc = crate::compute_training_scorecard(&input, tok_s, &hw, None);
-        sc.step_samples_ms = samples;
-        sc
+        crate::compute_training_scorecard(&input, tok_s, &crate::HardwareSpec::rtx_4060l(), None)
+    }
+
+    fn current<'a>(tok_s: f64, step_ms: f64, shape: &'a RunShape) -> Current<'a> {
+        Current {
+            throughput_tok_s: Some(tok_s),
+            step_time_ms: step_ms,
+            wall_coverage: 0.0,
+            step_samples_ms: &[],
+            step_samples_tokens: &[],
+            shape,
+        }
     }
 
     #[test]
-    fn fewer_tokens_per_step_is_flagged_whatever_the_step_times() {
-        let t = Thresholds::default();
-        let steps = samples(100.0, 1.0, 30);
-        let base = scorecard(200.0, 100.0, steps.clone());
-        // Same step times, a quarter fewer tokens per step.
-        let current = Current {
-            throughput_tok_s: Some(150.0),
-            step_time_ms: 100.0,
-            wall_coverage: 0.0,
-            step_samples_ms: &steps,
+    fn one_change_seen_as_throughput_and_step_time_is_listed_twice_alike() {
+        // 10.9% slower steps, same tokens per step: throughput -9.8%.
+        let shape = RunShape {
+            tokens_per_step: Some(20.0),
+            ..RunShape::default()
         };
-        let (found, notes) = detect_regressions(&base, &current, &t);
-        assert_eq!(found.len(), 1, "{notes:?}");
+        let found = detect_regressions(
+            &card(200.0, 100.0),
+            &current(200.0 / 1.109, 110.9, &shape),
+            &Thresholds::default(),
+        );
+        let listed: Vec<(&str, Severity)> = found
+            .regressions
+            .iter()
+            .map(|r| (r.metric.as_str(), r.severity))
+            .collect();
         assert_eq!(
-            (found[0].metric.as_str(), found[0].severity),
-            ("throughput_tok_s", Severity::Critical)
+            listed,
+            [
+                ("throughput_tok_s", Severity::Warning),
+                ("step_time_ms", Severity::Warning)
+            ]
         );
-        // Same tokens per step, step times within noise: not flagged, explained.
-        let noisy_base = scorecard(200.0, 100.0, samples(100.0, 60.0, 30));
-        let noisy = samples(112.0, 60.0, 30);
-        let current = Current {
-            throughput_tok_s: Some(200.0 / 1.12),
-            step_time_ms: 112.0,
-            wall_coverage: 0.0,
-            step_samples_ms: &noisy,
-        };
-        let (found, notes) = detect_regressions(&noisy_base, &current, &t);
-        assert!(found.is_empty(), "{found:?}");
-        assert!(
-            notes
-                .iter()
-                .any(|n| n.starts_with("throughput_tok_s") && n.contains("noise")),
-            "{notes:?}"
-        );
+        assert_eq!(found.regressions[0].baseline, Some(200.0));
     }
 
     #[test]
-    fn too_few_samples_fall_back_to_the_reference_rule() {
-        let t = Thresholds::default();
-        assert!(noise_verdict(&[100.0; 3], &[120.0; 3], &t).is_none());
+    fn every_change_is_kept_flagged_or_not() {
+        let shape = RunShape {
+            tokens_per_step: Some(20.0),
+            ..RunShape::default()
+        };
+        let found = detect_regressions(
+            &card(200.0, 100.0),
+            &current(210.0, 95.24, &shape),
+            &Thresholds::default(),
+        );
+        assert!(found.regressions.is_empty());
+        let c = found.comparison;
+        assert!(c.throughput.is_some_and(|d| (d - 0.05).abs() < 1e-12));
+        assert!(c.step_time.is_some_and(|d| (d + 0.0476).abs() < 1e-12));
+        assert_eq!(c.wall_coverage, None, "neither run measured coverage");
+        assert!(c.not_flagged.is_empty());
+    }
+
+    #[test]
+    fn a_baseline_of_another_shape_is_named_in_an_alert() {
+        let base = TrainingScorecard {
+            shape: Some(RunShape {
+                layers: vec![0, 1, 2, 3],
+                ops: None,
+                tokens_per_step: Some(20.0),
+            }),
+            ..card(200.0, 100.0)
+        };
+        let shape = RunShape {
+            layers: vec![0, 1],
+            ops: None,
+            tokens_per_step: Some(20.0),
+        };
+        let found = detect_regressions(
+            &base,
+            &current(200.0, 100.0, &shape),
+            &Thresholds::default(),
+        );
+        assert_eq!(found.alerts.len(), 1);
+        assert!(
+            found.alerts[0].starts_with(
+                "The baseline comes from a differently shaped run (4 layers in the baseline, 2 now)"
+            ),
+            "{:?}",
+            found.alerts
+        );
     }
 }

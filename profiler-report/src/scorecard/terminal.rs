@@ -1,46 +1,31 @@
-//! Terminal rendering (`Display` of [`TrainingScorecard`]): an aligned
-//! metric table, the per-layer forward/backward table, hotspots,
-//! regressions, recommendations and warnings. Plain text, no colours; names
-//! and messages are shown through one sanitiser (line breaks, escape
-//! sequences and bidi controls as visible escapes) so columns stay aligned
-//! and nothing reaches the terminal as a control sequence.
+//! Terminal rendering (`Display` of [`TrainingScorecard`]): alerts first,
+//! then an aligned metric table, regressions, the per-layer
+//! forward/backward table, hotspots, recommendations and warnings. Plain
+//! text, no colours; names and messages are shown through one sanitiser
+//! (line breaks, escape sequences and bidi controls as visible escapes) so
+//! columns stay aligned and nothing reaches the terminal as a control
+//! sequence.
 
 use std::fmt::{self, Display, Formatter};
 
-use super::markdown::{bottleneck_text, grade_text};
 use super::model::TrainingScorecard;
+use super::text::{
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
+    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+};
+use super::units::pct;
 use crate::escape::visible;
 
 impl Display for TrainingScorecard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Training scorecard")?;
+        for alert in &self.alerts {
+            writeln!(f, "  !! {}", visible(alert))?;
+        }
         metrics(self, f)?;
+        baseline(self, f)?;
         layers(self, f)?;
         hotspots(self, f)?;
-        if !self.regressions.is_empty() {
-            writeln!(f, "\nRegressions")?;
-            let width = self
-                .regressions
-                .iter()
-                .map(|r| visible(&r.metric).chars().count())
-                .max()
-                .unwrap_or(0);
-            for r in &self.regressions {
-                let delta = if r.metric == "wall_coverage" {
-                    format!("{:+.1} pts", r.delta * 100.0)
-                } else {
-                    format!("{:+.1}%", r.delta * 100.0)
-                };
-                writeln!(
-                    f,
-                    "  {:<8}  {:<width$}  {delta}",
-                    r.severity.to_string(),
-                    visible(&r.metric)
-                )?;
-                if let Some(detail) = &r.detail {
-                    writeln!(f, "  {:<8}  {}", "", visible(detail))?;
-                }
-            }
-        }
         list(f, "Recommendations", "-", &self.recommendations)?;
         list(f, "Warnings", "!", &self.warnings)
     }
@@ -49,58 +34,74 @@ impl Display for TrainingScorecard {
 fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let row =
         |f: &mut Formatter<'_>, name: &str, value: String| writeln!(f, "  {name:<16} {value}");
-    writeln!(f, "Training scorecard")?;
-    let grade = match sc.grade {
-        Some(_) => grade_text(sc),
-        None if sc.peak_unknown() => {
-            "n/a (unknown peak: set PROFILER_HARDWARE=<device>, see warnings)".to_owned()
-        }
-        None => "n/a (see warnings)".to_owned(),
-    };
-    row(f, "Grade", grade)?;
-    let efficiency = match (sc.grade, sc.peak_throughput_tok_s) {
-        (Some(_), Some(peak)) => {
-            let on = sc
-                .hardware
-                .as_deref()
-                .map(|h| format!(", {}", visible(h)))
-                .unwrap_or_default();
-            format!("{:.1}% of {peak:.0} tok/s peak{on}", sc.efficiency * 100.0)
-        }
-        (Some(_), None) => format!("{:.1}%", sc.efficiency * 100.0),
-        (None, _) => "n/a".to_owned(),
-    };
-    row(f, "Efficiency", efficiency)?;
-    row(f, "Bottleneck", bottleneck_text(sc))?;
-    row(f, "Throughput", format!("{:.0} tok/s", sc.throughput_tok_s))?;
-    let steps = if sc.steps > 0 {
-        format!(" over {} steps", sc.steps)
-    } else {
-        String::new()
-    };
-    row(f, "Step time", format!("{:.1} ms{steps}", sc.step_time_ms))?;
-    row(
-        f,
-        "Fwd/Bwd ratio",
-        format!("{:.2}", sc.forward_backward_ratio),
-    )?;
-    row(
-        f,
-        "Wall coverage",
-        format!("{:.1}%", sc.wall_coverage * 100.0),
-    )?;
-    row(
-        f,
-        "Transfer",
-        format!("{:.1}% of step", sc.transfer_fraction * 100.0),
-    )?;
-    row(
-        f,
-        "Launch overhead",
-        format!("{:.1}% of step", sc.launch_overhead * 100.0),
-    )?;
+    row(f, "Grade", visible(&grade_line(sc)).into_owned())?;
+    row(f, "Efficiency", efficiency_text(sc))?;
+    if let Some(ceiling) = ceiling_text(sc, |n| visible(n).into_owned()) {
+        row(f, "Ceiling", ceiling)?;
+    }
+    row(f, "Bottleneck", bottleneck_explained(sc))?;
+    row(f, "Throughput", throughput_text(sc))?;
+    row(f, "Step time", step_time_text(sc))?;
+    row(f, "Bwd/Fwd ratio", ratio_text(sc))?;
+    row(f, "Wall coverage", pct(sc.wall_coverage))?;
+    if show_transfer(sc) {
+        row(
+            f,
+            "Transfer",
+            format!("{} of step (h2d/d2h phases)", pct(sc.transfer_fraction)),
+        )?;
+    }
+    if let Some(launch) = launch_text(sc) {
+        row(f, "Launch overhead", launch)?;
+    }
     if let Some(mfu) = sc.mfu {
-        row(f, "MFU", format!("{:.1}%", mfu * 100.0))?;
+        row(f, "MFU", pct(mfu))?;
+    }
+    Ok(())
+}
+
+/// The comparison with the baseline right under the metrics: every change,
+/// the regressions with their values and the test behind them (a detail
+/// shared by consecutive entries is printed once), and the changes the
+/// noise test did not flag, with why.
+fn baseline(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
+    match &sc.vs_baseline {
+        Some(c) => writeln!(f, "\nAgainst the baseline: {}", comparison_text(c))?,
+        // Files saved before comparisons were recorded.
+        None if !sc.regressions.is_empty() => writeln!(f, "\nRegressions vs baseline")?,
+        None => return Ok(()),
+    }
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if sc.regressions.is_empty() && not_flagged.is_empty() {
+        writeln!(f, "  no regression")?;
+    }
+    let width = sc
+        .regressions
+        .iter()
+        .map(|r| visible(r.label()).chars().count())
+        .max()
+        .unwrap_or(0);
+    for (i, r) in sc.regressions.iter().enumerate() {
+        let values = values_text(r)
+            .map(|v| format!("  ({v})"))
+            .unwrap_or_default();
+        writeln!(
+            f,
+            "  {:<8}  {:<width$}  {:>7}{values}",
+            r.severity.to_string(),
+            visible(r.label()),
+            delta_text(r)
+        )?;
+        let next_same = sc
+            .regressions
+            .get(i + 1)
+            .is_some_and(|n| n.detail == r.detail);
+        if let Some(detail) = r.detail.as_deref().filter(|_| !next_same) {
+            writeln!(f, "  {:<8}  {}", "", visible(detail))?;
+        }
+    }
+    for note in not_flagged {
+        writeln!(f, "  {}", visible(note))?;
     }
     Ok(())
 }
@@ -168,8 +169,15 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         "total ms"
     };
     writeln!(f, "  {:<width$}  {:>10}  {:>6}", "op", unit, "share")?;
+    // Sub-millisecond ops keep their digits instead of printing as 0.0.
+    let top = sc.hotspot_ops.first().map_or(0.0, |h| h.1);
+    let decimals = if top >= 1.0 { 1 } else { 3 };
     for (name, ms, pct) in &sc.hotspot_ops {
-        writeln!(f, "  {:<width$}  {ms:>10.1}  {pct:>5.1}%", visible(name))?;
+        writeln!(
+            f,
+            "  {:<width$}  {ms:>10.decimals$}  {pct:>5.1}%",
+            visible(name)
+        )?;
     }
     Ok(())
 }

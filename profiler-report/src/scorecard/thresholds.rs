@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ceiling::BytesPerTokenSource;
 use super::error::ScorecardError;
 use super::grade::{Bottleneck, Grade};
 
@@ -211,8 +212,8 @@ pub(crate) enum LaunchRule {
     #[default]
     Reference,
     /// The measured fraction of step time outside top-level phases,
-    /// `1 - wall_coverage`. Unknown (0, with a warning) when no phases were
-    /// recorded. Used for profiles, where coverage is measured directly.
+    /// `1 - wall_coverage`. Unknown (`None`, with a warning) when no phases
+    /// were recorded. Used for profiles, where coverage is measured directly.
     Uncovered,
 }
 
@@ -227,6 +228,11 @@ pub(crate) struct ScorecardOptions {
     pub(crate) model_shape: Option<ModelShape>,
     /// Dense peak FLOP/s (not TFLOP/s), for MFU.
     pub(crate) peak_flops_per_s: Option<f64>,
+    /// Where the hardware's bytes per token came from; `None`: judged from
+    /// the value (the presets' placeholder is a default, anything else given).
+    pub(crate) bytes_per_token_source: Option<BytesPerTokenSource>,
+    /// Whether the run timed device work; `None` when unknown.
+    pub(crate) device_timed: Option<bool>,
 }
 
 impl Grade {

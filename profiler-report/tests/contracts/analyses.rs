@@ -125,8 +125,6 @@ fn a_profile_without_hardware_skips_the_grade_rules() {
 }
 
 #[test]
-#[ignore = "the scorecard still grades a throughput above the peak (clamped to 100%); \
-            the contract withholds the grade"]
 fn a_throughput_above_the_peak_withholds_the_grade() {
     let report = scorecard_report(1.5, ScorecardMetrics::new().hardware(UNIT_PEAK));
     assert_eq!(

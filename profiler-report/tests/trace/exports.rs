@@ -206,6 +206,57 @@ fn chrome_trace_without_drops_has_no_warning_and_files_write_atomically() {
     );
 }
 
+#[test]
+fn a_trace_without_a_timeline_says_trace_mode_was_off() {
+    // Bricks were recorded, but without trace mode: no timeline events.
+    let mut p = Profile::empty();
+    p.bricks = vec![BrickStats {
+        count: 3,
+        total_ns: 9_000,
+        ..BrickStats::new("RmsNorm", BrickCategory::Norm)
+    }];
+    let json: Value = serde_json::from_str(&chrome_trace_json(&p)).expect("valid JSON");
+    let events = assert_valid_chrome(&json);
+    let warning = events
+        .iter()
+        .find(|e| e["ph"] == "i" && e["cat"] == "warning")
+        .unwrap_or_else(|| panic!("no warning event: {json}"));
+    let name = warning["name"].as_str().expect("name");
+    assert!(
+        name.starts_with(
+            "warning: no timeline events: trace mode was off, so this trace has no events"
+        ) && name.contains("profiler::Config::new().trace_mode(true)"),
+        "{name}"
+    );
+    assert_eq!(json["otherData"]["warnings"][0], name["warning: ".len()..]);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let written = write_chrome_trace(&p, dir.path().join("trace.json")).expect("written");
+    assert_eq!(written.events, 0);
+    assert_eq!(written.warnings, [&name["warning: ".len()..]]);
+
+    // With a timeline there is nothing to warn about.
+    let golden = golden_profile();
+    let written = write_chrome_trace(&golden, dir.path().join("golden.json")).expect("written");
+    assert!(
+        written.warnings.is_empty() && written.events > 0,
+        "{written:?}"
+    );
+    let json: Value = serde_json::from_str(&chrome_trace_json(&golden)).expect("valid JSON");
+    assert!(json["otherData"].get("warnings").is_none());
+}
+
+#[test]
+fn a_flat_flamegraph_says_it_is_flat() {
+    let flat = flamegraph_svg("RmsNorm 30\nMatMul 60\n", "flat").expect("svg");
+    assert!(
+        flat.contains("flat: every stack is one frame, so there is no nesting to show"),
+        "subtitle"
+    );
+    let nested = flamegraph_svg(&folded_stacks(&golden_profile()), "nested").expect("svg");
+    assert!(!nested.contains("flat: every stack"));
+}
+
 /// The only test that drives the global profiler: real scopes on two threads.
 #[test]
 fn live_trace_mode_profile_exports_nest() {

@@ -142,6 +142,28 @@ mod tests {
     }
 
     #[test]
+    fn the_scorecard_says_instrumentation_is_compiled_out() {
+        profiler::enable();
+        let mut x = vec![2.0_f32; 8];
+        for _ in 0..3 {
+            let _step = profiler::step(64);
+            rms_norm(&mut x);
+        }
+        let text = profiler_report::scorecard().to_string();
+        let grade = text
+            .lines()
+            .find_map(|l| l.strip_prefix("  Grade            "))
+            .unwrap_or_default();
+        assert!(
+            grade.starts_with(
+                "n/a: nothing was recorded: this program was built with the profiler's `off` \
+                 feature"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn no_call_site_is_registered() {
         // With instrumentation compiled in, each `#[brick]` above registers
         // its call site at link time; compiled out, none exists.

@@ -1,0 +1,234 @@
+//! The words and numbers every renderer shows (terminal, Markdown, HTML), so
+//! the three never disagree: the grade with the reason it is withheld, the
+//! ceiling and where its bytes per token came from, the bottleneck with
+//! what it rests on, and regression values. Plain text; each renderer
+//! escapes it for its format.
+
+use super::grade::{Bottleneck, Grade};
+use super::model::{BaselineComparison, Regression, TrainingScorecard};
+use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
+
+/// Grade cell text: the letter, or `n/a` when it was withheld.
+pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
+    sc.grade.map_or_else(|| "n/a".to_owned(), |g| g.to_string())
+}
+
+/// Why the grade is withheld, in words (`None` when graded).
+pub(crate) fn withheld_text(sc: &TrainingScorecard) -> Option<String> {
+    if sc.grade.is_some() {
+        return None;
+    }
+    Some(match &sc.grade_withheld {
+        Some(reason) => reason.to_string(),
+        // Files written before reasons were recorded.
+        None => "see warnings".to_owned(),
+    })
+}
+
+/// `A`, or `n/a: <reason>`.
+pub(crate) fn grade_line(sc: &TrainingScorecard) -> String {
+    match withheld_text(sc) {
+        Some(why) => format!("n/a: {why}"),
+        None => grade_text(sc),
+    }
+}
+
+/// `1.0% of the 1.15 M tok/s ceiling`, or `n/a`.
+pub(crate) fn efficiency_text(sc: &TrainingScorecard) -> String {
+    match (sc.efficiency, sc.peak_throughput_tok_s) {
+        (Some(e), Some(peak)) => format!("{} of the {} ceiling", pct(e), tok_s(peak)),
+        (Some(e), None) => pct(e),
+        (None, _) => "n/a".to_owned(),
+    }
+}
+
+/// How the ceiling was made: `1.15 M tok/s = 256 GB/s (RTX 4060 Laptop) /
+/// 222 KB per token (from brick annotations)`; `None` without hardware.
+/// `name` escapes the hardware name for the output format; the rest is
+/// plain text that needs no escaping.
+pub(crate) fn ceiling_text(
+    sc: &TrainingScorecard,
+    name: impl Fn(&str) -> String,
+) -> Option<String> {
+    let (bw, per_token) = (sc.peak_bw_gb_s?, sc.bytes_per_token?);
+    let on = sc
+        .hardware
+        .as_deref()
+        .filter(|h| *h != "custom")
+        .map(|h| format!(" ({})", name(h)))
+        .unwrap_or_default();
+    let source = sc
+        .bytes_per_token_source
+        .map(|s| format!(" ({})", s.describe()))
+        .unwrap_or_default();
+    let parts = format!(
+        "{} GB/s{on} / {} per token{source}",
+        si(bw),
+        bytes(per_token)
+    );
+    Some(match sc.peak_throughput_tok_s {
+        Some(peak) => format!("{} = {parts}", tok_s(peak)),
+        None => format!("none: {parts} is not a finite, positive throughput"),
+    })
+}
+
+/// Bottleneck text, qualified when the grade is withheld and the class is
+/// the fallback one (compute vs memory cannot be told apart without a
+/// valid ceiling).
+pub(crate) fn bottleneck_text(sc: &TrainingScorecard) -> String {
+    if sc.grade.is_none() && sc.bottleneck == Bottleneck::MemoryBw {
+        format!(
+            "{} (assumed: no valid ceiling to compare with)",
+            sc.bottleneck
+        )
+    } else {
+        sc.bottleneck.to_string()
+    }
+}
+
+/// The bottleneck with what it rests on, for the terminal and HTML.
+pub(crate) fn bottleneck_explained(sc: &TrainingScorecard) -> String {
+    let launch = sc.launch_overhead.unwrap_or(0.0);
+    match sc.bottleneck {
+        Bottleneck::Transfer => format!(
+            "transfer: {} of the step in host-device copies (h2d/d2h phases)",
+            pct(sc.transfer_fraction)
+        ),
+        Bottleneck::Launch if sc.device_timed == Some(false) => format!(
+            "launch: {} of the step outside every phase (unprofiled host work or gaps)",
+            pct(launch)
+        ),
+        Bottleneck::Launch => format!(
+            "launch: {} of the step outside every phase (kernel launches, host gaps)",
+            pct(launch)
+        ),
+        Bottleneck::Compute => format!(
+            "compute: throughput at {} of the ceiling",
+            sc.efficiency.map_or_else(|| "n/a".to_owned(), pct)
+        ),
+        Bottleneck::MemoryBw if sc.grade.is_none() => "not determined (memory_bw by default: \
+             without a valid ceiling, compute and memory bandwidth cannot be told apart)"
+            .to_owned(),
+        // The default class, but this far below the ceiling bandwidth is
+        // not the limit either: say so rather than claim it.
+        Bottleneck::MemoryBw if sc.grade == Some(Grade::F) => format!(
+            "none identified (memory_bw by default: no transfer, launch or compute rule held, \
+             and at {} of the bandwidth ceiling bandwidth is not the limit)",
+            sc.efficiency.map_or_else(|| "n/a".to_owned(), pct)
+        ),
+        Bottleneck::MemoryBw => {
+            "memory_bw (the default class: no transfer, launch or compute rule held)".to_owned()
+        }
+    }
+}
+
+/// Mean step time, with the number of steps: `24.3 ms over 197 steps`.
+pub(crate) fn step_time_text(sc: &TrainingScorecard) -> String {
+    match sc.steps {
+        0 => ms(sc.step_time_ms),
+        n => format!("{} over {n} steps", ms(sc.step_time_ms)),
+    }
+}
+
+/// Throughput with a caveat when empty steps are in it.
+pub(crate) fn throughput_text(sc: &TrainingScorecard) -> String {
+    let mut text = tok_s(sc.throughput_tok_s);
+    if sc.empty_steps > 0 {
+        text.push_str(&format!(
+            " (includes {} empty steps: not a measurement)",
+            sc.empty_steps
+        ));
+    }
+    text
+}
+
+/// The mean backward/forward ratio, or why there is none.
+pub(crate) fn ratio_text(sc: &TrainingScorecard) -> String {
+    if sc.forward_backward_ratio > 0.0 {
+        format!("{:.2}", sc.forward_backward_ratio)
+    } else {
+        "n/a (no layer has both forward and backward times)".to_owned()
+    }
+}
+
+/// Whether transfer time means something for this run: it has transfer
+/// phases, or timed a device, or it is not known (a trainer's line).
+pub(crate) fn show_transfer(sc: &TrainingScorecard) -> bool {
+    sc.device_timed != Some(false) || sc.transfer_fraction > 0.0
+}
+
+/// The launch-overhead row, when it means something: runs that timed a
+/// device or whose kind is unknown; and always when it is withheld for a
+/// reason the reader must see.
+pub(crate) fn launch_text(sc: &TrainingScorecard) -> Option<String> {
+    match sc.launch_overhead {
+        Some(l) if sc.device_timed != Some(false) => {
+            Some(format!("{} of step (time outside every phase)", pct(l)))
+        }
+        Some(_) => None,
+        None if sc.empty_steps > 0 => Some(format!(
+            "n/a: {} of {} steps were empty",
+            sc.empty_steps, sc.steps
+        )),
+        None if sc.device_timed == Some(false) => None,
+        None => Some("n/a: no phases recorded".to_owned()),
+    }
+}
+
+/// A regression's change: `+10.9%`, or `-6.0 pts` for wall coverage.
+pub(crate) fn delta_text(r: &Regression) -> String {
+    if r.metric == "wall_coverage" {
+        signed_pts(r.delta)
+    } else {
+        signed_pct(r.delta)
+    }
+}
+
+/// Every change against the baseline: `throughput +12.6%, step time
+/// -11.2%, wall coverage +0.0 pts`.
+pub(crate) fn comparison_text(c: &BaselineComparison) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = c.throughput {
+        parts.push(format!("throughput {}", signed_pct(d)));
+    }
+    if let Some(d) = c.step_time {
+        parts.push(format!("step time {}", signed_pct(d)));
+    }
+    if let Some(d) = c.wall_coverage {
+        parts.push(format!("wall coverage {}", signed_pts(d)));
+    }
+    if parts.is_empty() {
+        "nothing measured in both runs".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// A value of a regression's metric in its unit.
+fn value_text(metric: &str, v: f64) -> String {
+    match metric {
+        "throughput_tok_s" => tok_s(v),
+        "step_time_ms" => ms(v),
+        "wall_coverage" => pct(v),
+        _ => si(v),
+    }
+}
+
+/// `24.4 ms -> 27.1 ms`, when both values are known.
+pub(crate) fn values_text(r: &Regression) -> Option<String> {
+    let (base, now) = (r.baseline?, r.current?);
+    Some(format!(
+        "{} -> {}",
+        value_text(&r.metric, base),
+        value_text(&r.metric, now)
+    ))
+}
+
+/// One line per regression for a summary: `critical: Step time +25.0%`.
+pub(crate) fn regression_summary(sc: &TrainingScorecard) -> String {
+    sc.regressions
+        .iter()
+        .map(|r| format!("{}: {} {}", r.severity, r.label(), delta_text(r)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
