@@ -322,7 +322,7 @@ fn build_profile(totals: &Totals) -> Profile {
         run,
         categories: snapshot::categories(&bricks),
         bricks,
-        sites: crate::site::registered_sites(),
+        sites: crate::registry::registered_sites(),
         steps,
         phases,
         layers: snapshot::layers(totals, &metas, &conv),

@@ -28,6 +28,7 @@ mod legacy;
 mod overhead;
 mod profile;
 mod record;
+mod registry;
 mod scope;
 mod session;
 mod site;
@@ -59,10 +60,11 @@ pub use profile::{
     RunInfo, SCHEMA_VERSION, StepSummary, ThreadInfo, write_atomic,
 };
 pub use record::{IntoCount, IntoLayerIndex};
+pub use registry::registered_sites;
 pub use session::{
     PhaseGuard, Schedule, StepGuard, TRAINING_PHASES, in_phase, in_step, phase, set_schedule, step,
 };
-pub use site::{SiteInfo, registered_sites};
+pub use site::SiteInfo;
 pub use stats::{BrickStats, CategoryStats, CycleDiagnosis};
 pub use sync::{
     CpuEventTimer, DEFAULT_PENDING_CAPACITY, DeviceEvent, DeviceTimer, SyncMode,
@@ -80,29 +82,5 @@ pub use trace::{
 ///
 /// Not public API: anything here may change in any release.
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::catalogue::{BrickCategory, BrickId};
-    pub use crate::record::{Amounts, BrickGuard, IntoCount, IntoLayerIndex, Recording, recording};
-    pub use crate::site::{BrickSite, SiteRef};
-    pub use crate::trace::{
-        OutputShapeKnown, OutputShapeUnknown, ShapeOf, TraceOpGuard, input_shape,
-    };
-    pub use inventory;
-
-    /// Converts an `elements`/`bytes`/`flops` argument.
-    #[inline(always)]
-    pub fn count(value: impl IntoCount) -> u64 {
-        value.into_count()
-    }
-
-    /// Converts a `device` argument of `#[trace_op]`.
-    pub fn device_id(value: &impl ::core::fmt::Display) -> Option<String> {
-        Some(value.to_string())
-    }
-
-    /// Converts a `layer` argument.
-    #[inline(always)]
-    pub fn layer_index(value: impl IntoLayerIndex) -> u32 {
-        value.into_layer_index()
-    }
-}
+#[path = "private.rs"]
+pub mod __private;

@@ -1,7 +1,7 @@
 //! Brick call sites and the slot table.
 //!
-//! Every `#[brick]` call site is a `static` [`BrickSite`] registered at link
-//! time through `inventory`. Built-in bricks own slots `0..BrickId::COUNT`;
+//! Every `#[brick]` call site is a `static` [`BrickSite`], registered at
+//! link time (see `registry.rs`). Built-in bricks own slots `0..BrickId::COUNT`;
 //! a custom name is interned into the next free slot the first time any of
 //! its call sites runs, and the slot is cached in the site, so custom bricks
 //! cost the same as built-in ones afterwards. Call sites and string-API names
@@ -94,7 +94,7 @@ impl BrickSite {
         slot
     }
 
-    fn info(&self) -> SiteInfo {
+    pub(crate) fn info(&self) -> SiteInfo {
         SiteInfo {
             name: self.name.to_owned(),
             category: self.category,
@@ -104,12 +104,6 @@ impl BrickSite {
         }
     }
 }
-
-/// Link-time registration record of a call site (used by generated code).
-#[derive(Debug)]
-pub struct SiteRef(pub &'static BrickSite);
-
-inventory::collect!(SiteRef);
 
 /// Where a brick is annotated, as reported in a [`Profile`](crate::Profile).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -124,18 +118,6 @@ pub struct SiteInfo {
     pub file: String,
     /// Line of the attribute.
     pub line: u32,
-}
-
-/// Every `#[brick]` call site linked into the program, sorted by name and place.
-#[must_use]
-pub fn registered_sites() -> Vec<SiteInfo> {
-    let mut sites: Vec<SiteInfo> = inventory::iter::<SiteRef>
-        .into_iter()
-        .map(|s| s.0.info())
-        .collect();
-    sites.sort();
-    sites.dedup();
-    sites
 }
 
 /// What a slot stands for.

@@ -8,8 +8,8 @@ mod trace_op;
 
 use proc_macro2::TokenTree;
 use syn::ext::IdentExt;
-use syn::parse::ParseStream;
-use syn::{Error, Expr, Ident, Result, Token};
+use syn::parse::{ParseStream, Parser};
+use syn::{Error, Expr, Ident, LitStr, Path, Result, Token};
 
 use crate::catalogue;
 use crate::errors::Errors;
@@ -98,6 +98,33 @@ fn parse_expr(key: &Ident, input: ParseStream) -> Result<Expr> {
     input.parse()
 }
 
+/// `crate = path`: where the `profiler` facade is, for a dependency renamed
+/// in Cargo.toml (`prof = { package = "profiler", .. }`). Written bare, as
+/// `category = Ffn` is; a string (serde's `crate = "..."`) is an error that
+/// shows the bare form.
+fn parse_crate(key: &Ident, input: ParseStream) -> Result<Path> {
+    parse_eq(key, input, "profiler")?;
+    if input.peek(LitStr) {
+        let lit: LitStr = input.parse()?;
+        let message = match Path::parse_mod_style.parse_str(&lit.value()) {
+            Ok(_) => format!(
+                "`crate` takes a path, not a string: write `crate = {}`",
+                lit.value()
+            ),
+            Err(_) => "`crate` takes a path, not a string: write `crate = profiler`".to_owned(),
+        };
+        return Err(Error::new_spanned(lit, message));
+    }
+    let expected = "expected a path to the `profiler` crate: `crate = profiler`";
+    let path = input
+        .call(Path::parse_mod_style)
+        .map_err(|error| Error::new(error.span(), expected))?;
+    if !input.is_empty() && !input.peek(Token![,]) {
+        return Err(input.error(expected));
+    }
+    Ok(path)
+}
+
 /// Skips to the next top-level comma (or the end) after a bad argument.
 fn skip_argument(input: ParseStream) {
     let _ = input.step(|cursor| {
@@ -117,6 +144,13 @@ fn skip_argument(input: ParseStream) {
 mod test_util {
     use super::*;
     use quote::ToTokens;
+
+    pub(super) fn path_text(arg: Option<&Arg<syn::Path>>) -> String {
+        arg.expect("argument present")
+            .value
+            .to_token_stream()
+            .to_string()
+    }
 
     pub(super) fn text(arg: Option<&Arg<Expr>>) -> String {
         arg.expect("argument present")
