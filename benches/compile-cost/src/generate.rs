@@ -8,12 +8,20 @@ use std::path::Path;
 
 /// One way of annotating the functions.
 pub(crate) struct Variant {
-    /// Package name in the generated workspace, and the table's row.
+    /// The table's row, and the package's folder in the generated workspace.
     pub(crate) name: &'static str,
     /// Its `[dependencies]` line (`{root}` is the repository root).
     dependency: &'static str,
     /// The attribute on each function (`{i}` is the function's index).
     attribute: &'static str,
+}
+
+impl Variant {
+    /// The generated package's name: `cc-` and the variant's name, so that
+    /// it never shares a name with a dependency (`fastrace`, `tracing`).
+    pub(crate) fn package(&self) -> String {
+        format!("cc-{}", self.name)
+    }
 }
 
 /// Every variant, in table order; the first is the baseline.
@@ -80,7 +88,7 @@ pub(crate) fn workspace(
             format!(
                 "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
                  [dependencies]\n{dependency}\n",
-                variant.name
+                variant.package()
             ),
         )?;
         std::fs::write(package.join("src/lib.rs"), source(variant, fns))?;

@@ -106,7 +106,7 @@ fn run() -> Result<(), String> {
     for round in 1..=options.reps {
         eprintln!("round {round} of {}", options.reps);
         for (variant, samples) in variants.iter().zip(&mut samples) {
-            samples.push(measure::build(&dir, variant.name)?);
+            samples.push(measure::build(&dir, variant.name, &variant.package())?);
         }
     }
     print_table(&variants, &samples, options.fns, options.reps);

@@ -15,10 +15,11 @@ pub(crate) struct Sample {
     pub(crate) cpu: Option<f64>,
 }
 
-/// Builds `package` in release mode in the workspace at `dir`, after
-/// marking its source changed, so that only its own crate is compiled.
-pub(crate) fn build(dir: &Path, package: &str) -> Result<Sample, String> {
-    let lib = dir.join(package).join("src/lib.rs");
+/// Builds `package` (in folder `folder`) in release mode in the workspace at
+/// `dir`, after marking its source changed, so that only its own crate is
+/// compiled.
+pub(crate) fn build(dir: &Path, folder: &str, package: &str) -> Result<Sample, String> {
+    let lib = dir.join(folder).join("src/lib.rs");
     let file = std::fs::File::options()
         .append(true)
         .open(&lib)
