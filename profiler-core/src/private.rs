@@ -39,7 +39,9 @@ pub fn brick(site: &'static BrickSite) -> BrickGuard {
 
 /// Times a call of a brick; called only after [`on`] said yes, with the
 /// amounts evaluated. Out of line: the clock read and the guard are the
-/// same code for every call site.
+/// same code for every call site. It does not check the state again: a
+/// call that starts as the profiler is switched off is still recorded, as
+/// one that ends after it is.
 #[inline(never)]
 pub fn enter(
     site: &'static BrickSite,
@@ -48,18 +50,13 @@ pub fn enter(
     flops: u64,
     layer: u32,
 ) -> BrickGuard {
-    match recording() {
-        Some(recording) => recording.enter(
-            site,
-            Amounts {
-                elements,
-                bytes,
-                flops,
-                layer,
-            },
-        ),
-        None => BrickGuard::INERT,
-    }
+    let amounts = Amounts {
+        elements,
+        bytes,
+        flops,
+        layer,
+    };
+    Recording::from_state(crate::state::load()).enter(site, amounts)
 }
 
 /// A brick call of a function that returns a future built in its body: the
