@@ -148,6 +148,41 @@ async fn async_brick(n: u64) -> u64 {
     n + 1
 }
 
+#[brick("pedantic.impl_future", elements = n)]
+#[trace_op(name = "pedantic.impl_future")]
+fn impl_future(n: u64) -> impl Future<Output = Vec<u64>> + Send {
+    async move {
+        YieldOnce(false).await;
+        vec![n; 2]
+    }
+}
+
+#[brick("pedantic.pinned_future")]
+#[trace_op(name = "pedantic.pinned_future", shapes(data))]
+fn pinned_future(data: &[u8]) -> std::pin::Pin<Box<dyn Future<Output = usize> + Send + '_>> {
+    Box::pin(async move {
+        YieldOnce(false).await;
+        data.len()
+    })
+}
+
+#[async_trait::async_trait]
+trait AsyncKernel {
+    async fn launch(&self, n: u32) -> u32;
+}
+
+struct Launcher;
+
+#[async_trait::async_trait]
+impl AsyncKernel for Launcher {
+    #[brick("pedantic.async_trait", elements = n)]
+    #[trace_op(name = "pedantic.async_trait")]
+    async fn launch(&self, n: u32) -> u32 {
+        YieldOnce(false).await;
+        n * 2
+    }
+}
+
 // ----------------------------------------------------------------- methods
 
 struct Tensor {
@@ -409,6 +444,26 @@ fn async_functions_time_the_whole_call_and_stay_send() {
         (&[vec![3]][..], &[3][..])
     );
     assert_eq!(entry.memory_bytes, 6);
+}
+
+#[test]
+fn futures_built_in_the_body_record_once_per_call() {
+    profiler::enable();
+    assert_eq!(block_on(assert_send(impl_future(3))), [3, 3]);
+    assert_eq!(block_on(assert_send(pinned_future(&[1, 2]))), 2);
+    assert_eq!(block_on(assert_send(Launcher.launch(4))), 8);
+    let profile = profiler::snapshot();
+    for (name, elements) in [
+        ("pedantic.impl_future", 3),
+        ("pedantic.pinned_future", 0),
+        ("pedantic.async_trait", 4),
+    ] {
+        let stats = profile.brick(name).expect("recorded");
+        assert_eq!((stats.count, stats.total_elements), (1, elements), "{name}");
+        assert_eq!(entries(name).len(), 1, "{name}");
+    }
+    assert_eq!(entries("pedantic.impl_future")[0].output_shape, [2]);
+    assert_eq!(entries("pedantic.pinned_future")[0].input_shapes, [[2]]);
 }
 
 #[test]

@@ -2,9 +2,11 @@
 //! as a brick, [`macro@trace_op`] records one trace entry per call.
 //!
 //! Use them through the `profiler` facade (`use profiler::{brick, trace_op};`);
-//! generated code reaches the runtime only through `::profiler::__private`.
-//! With the `off` feature both macros still check their arguments, then
-//! emit the function unchanged.
+//! generated code reaches the runtime only through `::profiler::__private`
+//! (or `<path>::__private` with `crate = <path>`, for a renamed dependency).
+//! Each call site compiles to a few calls into that module, so annotating
+//! many functions costs little compile time. With the `off` feature both
+//! macros still check their arguments, then emit the function unchanged.
 
 mod ast;
 mod attr;
@@ -41,13 +43,30 @@ use proc_macro::TokenStream;
 /// - `category`: for custom bricks only, one of `Norm`, `Attention`, `Ffn`
 ///   (or `FFN`), `Other` (the default), `Sparse`, `Fft` (or `FFT`),
 ///   `Solver`. Built-in bricks have a fixed category.
+/// - `crate`: the path of the `profiler` facade when the dependency is
+///   renamed in Cargo.toml (`prof = { package = "profiler", .. }`): write
+///   `crate = prof`, a bare path as for `category` (not a string).
 ///
 /// Works on free functions, methods (any receiver), trait impls, generic,
 /// `unsafe`, `extern "C"` and `async` functions. The time covers the whole
-/// call, including early `return`s, `?`, and unwinding panics; for an
-/// `async fn` it runs from the first poll to completion, across `.await`s,
-/// and the future stays `Send` when it was. `const fn`s, bodiless trait
-/// methods and items other than functions are rejected.
+/// call, including early `return`s, `?`, and unwinding panics.
+///
+/// # Futures
+///
+/// For an `async fn`, and for a function that builds the future it returns
+/// in its last expression (`async move { .. }`, `Box::pin(async move { .. })`
+/// or `async move { .. }.boxed()`, which is what `#[async_trait]` generates),
+/// the time runs from the future's first poll to its completion, across
+/// `.await`s, and the future stays `Send` when it was. Amounts are still
+/// taken when the function is called; a future made while the profiler was
+/// off records nothing. Such a call may suspend and resume on another
+/// thread, so it takes no part in nesting: bricks it awaits are not counted
+/// as its child time (its self time is its total). A function whose return
+/// type is a future
+/// (`impl Future`, `Pin<Box<dyn Future>>`, `BoxFuture`) built any other way
+/// is rejected, since only the future's creation could be timed.
+/// `const fn`s, bodiless trait methods and items other than functions are
+/// rejected too.
 ///
 /// # Examples
 ///
@@ -88,26 +107,60 @@ use proc_macro::TokenStream;
 ///                 ::profiler::__private::BrickId::RmsNorm,
 ///                 ::core::module_path!(), ::core::file!(), ::core::line!(),
 ///             );
-///         ::profiler::__private::inventory::submit! {
-///             ::profiler::__private::SiteRef(&__BRICK_SITE)
-///         }
-///         match ::profiler::__private::recording() {
-///             ::core::option::Option::Some(__recording) => __recording.enter(
+///         ::profiler::__private::register_site!(__BRICK_SITE);
+///         if ::profiler::__private::on() {
+///             ::profiler::__private::enter(
 ///                 &__BRICK_SITE,
-///                 ::profiler::__private::Amounts {
-///                     elements: ::profiler::__private::count(x.len()),
-///                     bytes: ::profiler::__private::count(8 * x.len()),
-///                     flops: 0,
-///                     layer: ::core::primitive::u32::MAX,
-///                 },
-///             ),
-///             ::core::option::Option::None => ::profiler::__private::BrickGuard::INERT,
+///                 ::profiler::__private::count(x.len()),
+///                 ::profiler::__private::count(8 * x.len()),
+///                 0,
+///                 ::profiler::__private::NO_LAYER,
+///             )
+///         } else {
+///             ::profiler::__private::BrickGuard::INERT
 ///         }
 ///     };
 ///     let ms = x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
 ///     // ... the rest of the body, untouched
 /// }
 /// ```
+///
+/// `on()` is one relaxed load; `enter` (out of line) reads the clock.
+/// Without `elements`, `bytes`, `flops` or `layer` the `if` is one call,
+/// `::profiler::__private::brick(&__BRICK_SITE)`. `register_site!` lists the
+/// call site in reports even if it is never called: on Linux it is one
+/// `#[used]` static in the `profiler_sites` linker section, elsewhere an
+/// `inventory::submit!`.
+///
+/// A function that builds its future gets the statement's site and amounts
+/// first in its body, and the guard first in the future:
+///
+/// ```ignore
+/// fn forward(&self, n: u32) -> Pin<Box<dyn Future<Output = u32> + Send + '_>> {
+///     let __brick = {
+///         static __BRICK_SITE: ::profiler::__private::BrickSite = /* as above */;
+///         ::profiler::__private::register_site!(__BRICK_SITE);
+///         if ::profiler::__private::on() {
+///             ::profiler::__private::Deferred::with(
+///                 &__BRICK_SITE,
+///                 ::profiler::__private::count(n),
+///                 0,
+///                 0,
+///                 ::profiler::__private::NO_LAYER,
+///             )
+///         } else {
+///             ::profiler::__private::Deferred::OFF
+///         }
+///     };
+///     Box::pin(async move {
+///         let __brick_guard = __brick.start();
+///         // ... the future's statements, untouched
+///     })
+/// }
+/// ```
+///
+/// (`Deferred::new(&__BRICK_SITE)` when there are no amounts.)
+/// With `crate = prof`, every `::profiler::__private` reads `prof::__private`.
 ///
 /// The guard records the sample when it is dropped, at the end of the call.
 #[proc_macro_attribute]
@@ -130,6 +183,8 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   shapes, in order. Each must implement `profiler::trace::TensorShape`
 ///   (slices, arrays, `Vec`s and references to them do; implement it for
 ///   your tensor type).
+/// - `crate`: the facade's path for a renamed dependency, as for
+///   [`macro@brick`].
 ///
 /// Expressions are evaluated when the call starts, only while the profiler
 /// is recording. When the function returns a value whose type implements
@@ -137,7 +192,10 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 /// shape and memory. An early `return` (or `?`, or a panic) still records
 /// the entry with its duration, but without an output shape.
 ///
-/// Works on the same functions as [`macro@brick`], and combines with it.
+/// Works on the same functions as [`macro@brick`] (futures included: the
+/// entry's duration runs from the first poll to completion, and the output
+/// shape is the future's output when the signature names its `Output`
+/// type), and combines with it.
 ///
 /// # Examples
 ///
@@ -163,21 +221,23 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```ignore
 /// fn matmul(a: &[f32], b: &[f32]) -> Vec<f32> {
-///     let mut __trace_op = match ::profiler::__private::recording() {
-///         ::core::option::Option::Some(_) => ::profiler::__private::TraceOpGuard::start(
+///     let mut __trace_op = if ::profiler::__private::on() {
+///         ::profiler::__private::TraceOpGuard::start(
 ///             "matmul",
 ///             ::profiler::__private::device_id(&("cpu")),
 ///             ::std::vec![
 ///                 ::profiler::__private::input_shape(&a),
 ///                 ::profiler::__private::input_shape(&b),
 ///             ],
-///         ),
-///         ::core::option::Option::None => ::profiler::__private::TraceOpGuard::INERT,
+///         )
+///     } else {
+///         ::profiler::__private::TraceOpGuard::INERT
 ///     };
 ///     let __trace_ret: Vec<f32> = {
 ///         a.iter().zip(b).map(|(x, y)| x * y).collect()
 ///     };
-///     #[allow(unreachable_code)] // when the body diverges (`todo!()`)
+///     // Only for what follows the block, which may diverge (`todo!()`).
+///     #[allow(unreachable_code)]
 ///     let __trace_ret = {
 ///         if __trace_op.is_active() {
 ///             use ::profiler::__private::{OutputShapeKnown as _, OutputShapeUnknown as _};
@@ -188,6 +248,16 @@ pub fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     __trace_ret
 /// }
 /// ```
+///
+/// Without `device` and `shapes` the first statement is
+/// `let mut __trace_op = ::profiler::__private::trace_op("matmul");`.
+/// A function that builds its future starts with
+/// `let __trace = ::profiler::__private::DeferredTrace::new("matmul");`
+/// (`DeferredTrace::with(name, device, shapes)` behind the same `if` as
+/// above when it has them), and its future's statements get the guard,
+/// `let mut __trace_op = __trace.start();`, and the output handling above
+/// with the future's `Output` type. With `crate = prof`, every
+/// `::profiler::__private` reads `prof::__private`.
 ///
 /// Functions returning `()` (or `!`) get only the first statement. The
 /// `let` names the return type unless it mentions `impl Trait`. Inner

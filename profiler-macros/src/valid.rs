@@ -1,15 +1,18 @@
 //! Rules that involve several arguments, or the arguments and the function.
 
-use quote::quote;
-use syn::{Error, FnArg, Ident, Pat, Result};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::parse::Parser;
+use syn::{Block, Error, FnArg, Ident, Pat, Result, Stmt};
 
-use crate::ast::Function;
+use crate::ast::{Function, returned_future};
 use crate::attr::{BrickArgs, BrickName, TraceOpArgs};
 use crate::catalogue;
 use crate::errors::Errors;
 
 impl Function {
-    /// Rules on the function alone: it must be callable at run time.
+    /// Rules on the function alone: it must be callable at run time, and
+    /// a future it returns must be built where the macro can time it.
     pub(crate) fn validate(&self, macro_name: &str) -> Result<()> {
         if let Some(constness) = &self.sig.constness {
             return Err(Error::new_spanned(
@@ -17,7 +20,30 @@ impl Function {
                 format!("`#[{macro_name}]` cannot be applied to a `const fn`"),
             ));
         }
+        if self.future.is_none()
+            && let Some(ty) = returned_future(&self.sig)
+        {
+            let at = self.tail().unwrap_or_else(|| ty.to_token_stream());
+            return Err(Error::new_spanned(
+                at,
+                format!(
+                    "`#[{macro_name}]` would time only the creation of this future, not the \
+                     future itself: return `async move {{ ... }}` or \
+                     `Box::pin(async move {{ ... }})` as the function's last expression, \
+                     or make it an `async fn`"
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    /// The body's last expression, if it ends in one.
+    fn tail(&self) -> Option<TokenStream> {
+        let stmts = Block::parse_within.parse2(self.stmts.clone()).ok()?;
+        match stmts.last()? {
+            Stmt::Expr(expr, None) => Some(expr.to_token_stream()),
+            _ => None,
+        }
     }
 
     /// Names the function's parameters bind, `self` included.
@@ -172,6 +198,63 @@ mod tests {
         )
         .unwrap();
         assert!(f.validate("brick").is_ok());
+    }
+
+    #[test]
+    fn futures_must_be_built_where_they_can_be_timed() {
+        let error = |item: TokenStream| {
+            Function::parse(item, "brick")
+                .unwrap()
+                .validate("brick")
+                .err()
+                .map(|e| e.to_string())
+        };
+        let message = "`#[brick]` would time only the creation of this future, not the \
+                       future itself: return `async move { ... }` or \
+                       `Box::pin(async move { ... })` as the function's last expression, \
+                       or make it an `async fn`";
+        assert_eq!(
+            error(quote!(
+                fn f() -> impl Future<Output = u8> {
+                    std::future::ready(1)
+                }
+            ))
+            .as_deref(),
+            Some(message)
+        );
+        assert_eq!(
+            error(quote!(
+                fn f() -> BoxFuture<'static, u8> {
+                    return g();
+                }
+            ))
+            .as_deref(),
+            Some(message)
+        );
+        assert_eq!(
+            error(quote!(
+                fn f() -> impl Future<Output = u8> {
+                    async { 1 }
+                }
+            )),
+            None
+        );
+        assert_eq!(
+            error(quote!(
+                async fn f() -> impl Future<Output = u8> {
+                    std::future::ready(1)
+                }
+            )),
+            None
+        );
+        assert_eq!(
+            error(quote!(
+                fn f() -> u8 {
+                    1
+                }
+            )),
+            None
+        );
     }
 
     #[test]

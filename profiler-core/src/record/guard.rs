@@ -13,7 +13,7 @@ use super::device::{self, DeviceEvent};
 use super::events::RawEvent;
 use super::layers::{CHILDREN_CTX, pack, unpack};
 use super::pending::{self, Pending};
-use super::site::BrickSite;
+use super::registry::BrickSite;
 use super::slab::ThreadSlab;
 use super::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
 use super::thread::{current_layer, enter_brick, exit_brick, with_slab};

@@ -1,7 +1,8 @@
 //! Recording: everything an annotated call touches, and the per-thread
 //! storage it writes. Files, bottom to top: `amounts` (what a call carries),
 //! `device` (device timers), `state` (the one state word and the settings
-//! behind it), `facts` (run facts), `site` (call sites and slots), `layers`
+//! behind it), `facts` (run facts), `registry` (call sites, registered at
+//! link time), `site` (slots of call sites and names), `layers`
 //! (the layer-attribution table), `events` (the trace-mode buffer),
 //! `entries` (`#[trace_op]` entries), `cell` (one brick's counters),
 //! `sample` (merged samples), `series` (counter names), `pending` (the
@@ -18,6 +19,7 @@ pub(crate) mod facts;
 pub(crate) mod guard;
 pub(crate) mod layers;
 pub(crate) mod pending;
+pub(crate) mod registry;
 pub(crate) mod sample;
 pub(crate) mod series;
 pub(crate) mod site;

@@ -1,7 +1,7 @@
 //! Brick call sites and the slot table.
 //!
-//! Every `#[brick]` call site is a `static` [`BrickSite`] registered at link
-//! time through `inventory`. Built-in bricks own slots `0..BrickId::COUNT`;
+//! Every `#[brick]` call site is a `static` `BrickSite`, registered at link
+//! time (see `record::registry`). Built-in bricks own slots `0..BrickId::COUNT`;
 //! a custom name is interned into the next free slot the first time any of
 //! its call sites runs, and the slot is cached in the site, so custom bricks
 //! cost the same as built-in ones afterwards. Call sites and string-API names
@@ -9,11 +9,11 @@
 //! site declares wins over the string API's default, whichever runs first.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
+use super::registry::{BrickSite, UNASSIGNED, linked};
 use crate::catalogue::{BrickCategory, BrickId};
-use crate::profile::SiteInfo;
 
 /// Slots per allocation unit of per-thread storage.
 pub(crate) const CHUNK_SLOTS: usize = 16;
@@ -23,58 +23,8 @@ pub(crate) const MAX_SLOTS: usize = 16_384;
 pub(crate) const OVERFLOW_SLOT: u32 = MAX_SLOTS as u32 - 1;
 /// Name under which overflowed bricks are reported.
 pub(crate) const OVERFLOW_NAME: &str = "(slot table full)";
-const UNASSIGNED: u32 = u32::MAX;
-
-/// Static metadata of one annotated call site. Built by `#[brick]`; not
-/// meant to be constructed by hand.
-#[derive(Debug)]
-pub struct BrickSite {
-    name: &'static str,
-    category: BrickCategory,
-    module_path: &'static str,
-    file: &'static str,
-    line: u32,
-    slot: AtomicU32,
-}
 
 impl BrickSite {
-    /// A call site of a built-in brick.
-    #[must_use]
-    pub const fn builtin(
-        id: BrickId,
-        module_path: &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        Self {
-            name: id.name(),
-            category: id.category(),
-            module_path,
-            file,
-            line,
-            slot: AtomicU32::new(id as u32),
-        }
-    }
-
-    /// A call site of a custom brick named `name`.
-    #[must_use]
-    pub const fn custom(
-        name: &'static str,
-        category: BrickCategory,
-        module_path: &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        Self {
-            name,
-            category,
-            module_path,
-            file,
-            line,
-            slot: AtomicU32::new(UNASSIGNED),
-        }
-    }
-
     /// The site's slot, interning its name on first use.
     #[inline(always)]
     pub(crate) fn slot(&'static self) -> u32 {
@@ -93,33 +43,6 @@ impl BrickSite {
         self.slot.store(slot, Relaxed);
         slot
     }
-
-    fn info(&self) -> SiteInfo {
-        SiteInfo {
-            name: self.name.to_owned(),
-            category: self.category,
-            module_path: self.module_path.to_owned(),
-            file: self.file.to_owned(),
-            line: self.line,
-        }
-    }
-}
-
-/// Link-time registration record of a call site (used by generated code).
-#[derive(Debug)]
-pub struct SiteRef(pub &'static BrickSite);
-
-inventory::collect!(SiteRef);
-
-/// Every `#[brick]` call site linked into the program, sorted by name and place.
-pub(crate) fn registered_sites() -> Vec<SiteInfo> {
-    let mut sites: Vec<SiteInfo> = inventory::iter::<SiteRef>
-        .into_iter()
-        .map(|s| s.0.info())
-        .collect();
-    sites.sort();
-    sites.dedup();
-    sites
 }
 
 /// What a slot stands for.
@@ -156,7 +79,7 @@ static TABLE: LazyLock<Mutex<SlotTable>> = LazyLock::new(|| {
         .map(|(i, m)| (m.name.clone(), i as u32))
         .collect();
     let mut declared = HashMap::new();
-    for site in inventory::iter::<SiteRef> {
+    for site in linked() {
         // The first site in link order decides when two sites disagree.
         declared.entry(site.0.name).or_insert(site.0.category);
     }
@@ -264,7 +187,7 @@ mod tests {
     fn a_call_site_category_wins_over_the_string_api() {
         static SITE: BrickSite =
             BrickSite::custom("site-test-declared", BrickCategory::Solver, "m", "f.rs", 1);
-        inventory::submit! { SiteRef(&SITE) }
+        crate::__profiler_register_site!(SITE);
         // The string API registers the name first, knowing no category.
         let slot = intern("site-test-declared", BrickCategory::Other);
         assert_eq!(SITE.slot(), slot);

@@ -15,7 +15,8 @@ use crate::profile::{
 };
 use crate::record::device::TIMER_PANICS;
 use crate::record::facts::run_facts;
-use crate::record::site::{OVERFLOW_SLOT, all_slots, registered_sites};
+use crate::record::registry::registered_sites;
+use crate::record::site::{OVERFLOW_SLOT, all_slots};
 use crate::record::state::{self, HOOK_PANICS};
 use crate::record::thread::{LOST_AT_EXIT, collect};
 use crate::sync::{DEVICE_FALLBACKS, LAUNCH_TO_SYNC};

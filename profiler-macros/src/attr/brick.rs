@@ -4,16 +4,18 @@
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::{Error, Expr, Ident, LitStr, Result, Token, token};
+use syn::{Error, Expr, Ident, LitStr, Path, Result, Token, token};
 
-use super::{Arg, parse_args, parse_eq, parse_expr, skip_argument, store, unknown_argument};
+use super::grammar::{
+    Arg, parse_args, parse_crate, parse_eq, parse_expr, skip_argument, store, unknown_argument,
+};
 use crate::catalogue;
 use crate::errors::Errors;
 
 const MISSING_BRICK_NAME: &str =
     "expected a brick name: `#[brick(RmsNorm)]` or `#[brick(\"MyOp\")]`";
 
-const BRICK_ARGS: &[&str] = &["elements", "bytes", "flops", "layer", "category"];
+const BRICK_ARGS: &[&str] = &["elements", "bytes", "flops", "layer", "category", "crate"];
 
 /// What a `#[brick]` times.
 pub(crate) enum BrickName {
@@ -37,6 +39,8 @@ pub(crate) struct BrickArgs {
     pub(crate) flops: Option<Arg<Expr>>,
     pub(crate) layer: Option<Arg<Expr>>,
     pub(crate) category: Option<Arg<Category>>,
+    /// `crate = path`: the facade's path when the dependency is renamed.
+    pub(crate) krate: Option<Arg<Path>>,
 }
 
 impl BrickArgs {
@@ -53,7 +57,8 @@ impl BrickArgs {
         let mut flops = None;
         let mut layer = None;
         let mut category = None;
-        let expected = "an argument: `elements`, `bytes`, `flops`, `layer` or `category`";
+        let mut krate = None;
+        let expected = "an argument: `elements`, `bytes`, `flops`, `layer`, `category` or `crate`";
         parse_args(input, &mut errors, expected, |key, input, errors| {
             let slot = match key.to_string().as_str() {
                 "elements" => &mut elements,
@@ -63,6 +68,11 @@ impl BrickArgs {
                 "category" => {
                     let value = parse_category(&key, input)?;
                     store(&mut category, key, value, errors);
+                    return Ok(());
+                }
+                "crate" => {
+                    let value = parse_crate(&key, input)?;
+                    store(&mut krate, key, value, errors);
                     return Ok(());
                 }
                 _ => return Err(unknown_argument(&key, BRICK_ARGS)),
@@ -78,6 +88,7 @@ impl BrickArgs {
             flops,
             layer,
             category,
+            krate,
         })
     }
 }
@@ -166,7 +177,7 @@ fn parse_category(key: &Ident, input: ParseStream) -> Result<Category> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attr::test_util::text;
+    use crate::attr::test_util::{path_text, text};
     use quote::quote;
 
     fn brick(args: TokenStream) -> BrickArgs {
@@ -269,10 +280,10 @@ mod tests {
             [
                 "unknown brick `RmsNrom`, did you mean `RmsNorm`?",
                 "unknown argument `elemnts`, did you mean `elements`? expected one of \
-                 `elements`, `bytes`, `flops`, `layer`, `category`",
+                 `elements`, `bytes`, `flops`, `layer`, `category`, `crate`",
                 "duplicate argument `bytes`",
                 "unknown argument `foo`, expected one of \
-                 `elements`, `bytes`, `flops`, `layer`, `category`",
+                 `elements`, `bytes`, `flops`, `layer`, `category`, `crate`",
                 "unknown category `Atention`, did you mean `Attention`?",
                 "missing value for `flops`: write `flops = <expr>`",
             ]
@@ -301,6 +312,38 @@ mod tests {
         assert_eq!(
             brick_errors(quote!("X", category = "Norm")),
             ["expected a category name: `category = Attention`"]
+        );
+    }
+
+    #[test]
+    fn crate_takes_a_bare_path() {
+        let args = brick(quote!(RmsNorm, crate = prof));
+        assert_eq!(path_text(args.krate.as_ref()), "prof");
+        let args = brick(quote!("X", crate = ::vendored::profiler, elements = 1));
+        assert_eq!(path_text(args.krate.as_ref()), ":: vendored :: profiler");
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate = "prof")),
+            ["`crate` takes a path, not a string: write `crate = prof`"]
+        );
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate = "not a path")),
+            ["`crate` takes a path, not a string: write `crate = profiler`"]
+        );
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate = 3)),
+            ["expected a path to the `profiler` crate: `crate = profiler`"]
+        );
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate = prof<T>)),
+            ["expected a path to the `profiler` crate: `crate = profiler`"]
+        );
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate = a, crate = b)),
+            ["duplicate argument `crate`"]
+        );
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, crate)),
+            ["missing value for `crate`: write `crate = profiler`"]
         );
     }
 }

@@ -4,119 +4,27 @@
 //! compile reports every mistake, each at its own token.
 
 mod brick;
+mod grammar;
 mod trace_op;
 
-use proc_macro2::TokenTree;
-use syn::ext::IdentExt;
-use syn::parse::ParseStream;
-use syn::{Error, Expr, Ident, Result, Token};
-
-use crate::catalogue;
-use crate::errors::Errors;
-
 pub(crate) use brick::{BrickArgs, BrickName};
+pub(crate) use grammar::Arg;
 pub(crate) use trace_op::TraceOpArgs;
-
-/// An argument with the key it was given under (for spans).
-pub(crate) struct Arg<T> {
-    pub(crate) key: Ident,
-    pub(crate) value: T,
-}
-
-/// Parses `key ..., key ..., ...` up to the end; `arg` parses what follows
-/// each key. A failed argument is gathered and skipped up to the next comma.
-fn parse_args(
-    input: ParseStream,
-    errors: &mut Errors,
-    expected: &str,
-    mut arg: impl FnMut(Ident, ParseStream, &mut Errors) -> Result<()>,
-) {
-    while !input.is_empty() {
-        let parsed = if input.peek(Ident::peek_any) {
-            let key = input.call(Ident::parse_any).expect("peeked an identifier");
-            arg(key, input, errors)
-        } else {
-            Err(input.error(format!("expected {expected}")))
-        };
-        if let Err(error) = parsed {
-            errors.push(error);
-            skip_argument(input);
-        }
-        if input.is_empty() {
-            break;
-        }
-        if !input.peek(Token![,]) {
-            errors.push(input.error("expected `,`"));
-            skip_argument(input);
-        }
-        let _ = input.parse::<Option<Token![,]>>();
-    }
-}
-
-/// Stores `value` in an empty slot; a repeated key is an error at the repeat.
-fn store<T>(slot: &mut Option<Arg<T>>, key: Ident, value: T, errors: &mut Errors) {
-    if slot.is_some() {
-        errors.push(Error::new_spanned(
-            &key,
-            format!("duplicate argument `{key}`"),
-        ));
-    } else {
-        *slot = Some(Arg { key, value });
-    }
-}
-
-fn unknown_argument(key: &Ident, known: &[&str]) -> Error {
-    let list = known
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let name = key.to_string();
-    let message = match catalogue::closest(known.iter().copied(), &name) {
-        Some(close) => {
-            format!("unknown argument `{name}`, did you mean `{close}`? expected one of {list}")
-        }
-        None => format!("unknown argument `{name}`, expected one of {list}"),
-    };
-    Error::new_spanned(key, message)
-}
-
-/// `= <value>`: the `=` and a check that a value follows.
-fn parse_eq(key: &Ident, input: ParseStream, hint: &str) -> Result<()> {
-    let missing = format!("missing value for `{key}`: write `{key} = {hint}`");
-    let Some(eq) = input.parse::<Option<Token![=]>>()? else {
-        return Err(Error::new_spanned(key, missing));
-    };
-    if input.is_empty() || input.peek(Token![,]) {
-        return Err(Error::new_spanned(quote::quote!(#key #eq), missing));
-    }
-    Ok(())
-}
-
-fn parse_expr(key: &Ident, input: ParseStream) -> Result<Expr> {
-    parse_eq(key, input, "<expr>")?;
-    input.parse()
-}
-
-/// Skips to the next top-level comma (or the end) after a bad argument.
-fn skip_argument(input: ParseStream) {
-    let _ = input.step(|cursor| {
-        let mut rest = *cursor;
-        while let Some((tree, next)) = rest.token_tree() {
-            if matches!(&tree, TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            rest = next;
-        }
-        Ok(((), rest))
-    });
-}
 
 /// Helpers shared by the tests of both grammars.
 #[cfg(test)]
 mod test_util {
-    use super::*;
     use quote::ToTokens;
+    use syn::Expr;
+
+    use super::Arg;
+
+    pub(super) fn path_text(arg: Option<&Arg<syn::Path>>) -> String {
+        arg.expect("argument present")
+            .value
+            .to_token_stream()
+            .to_string()
+    }
 
     pub(super) fn text(arg: Option<&Arg<Expr>>) -> String {
         arg.expect("argument present")

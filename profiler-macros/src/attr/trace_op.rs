@@ -1,16 +1,16 @@
 //! Grammar of `#[trace_op(...)]`: the optional `name = "..."`,
-//! `device = <expr>` and `shapes(<parameters>)` arguments.
+//! `device = <expr>`, `shapes(<parameters>)` and `crate = path` arguments.
 
 use proc_macro2::TokenStream;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Error, Expr, Ident, LitStr, Result, Token, token};
+use syn::{Error, Expr, Ident, LitStr, Path, Result, Token, token};
 
-use super::{Arg, parse_args, parse_eq, parse_expr, store, unknown_argument};
+use super::grammar::{Arg, parse_args, parse_crate, parse_eq, parse_expr, store, unknown_argument};
 use crate::errors::Errors;
 
-const TRACE_OP_ARGS: &[&str] = &["name", "device", "shapes"];
+const TRACE_OP_ARGS: &[&str] = &["name", "device", "shapes", "crate"];
 
 /// Arguments of `#[trace_op(...)]`.
 #[derive(Default)]
@@ -18,6 +18,8 @@ pub(crate) struct TraceOpArgs {
     pub(crate) name: Option<Arg<LitStr>>,
     pub(crate) device: Option<Arg<Expr>>,
     pub(crate) shapes: Option<Arg<Vec<Ident>>>,
+    /// `crate = path`: the facade's path when the dependency is renamed.
+    pub(crate) krate: Option<Arg<Path>>,
 }
 
 impl TraceOpArgs {
@@ -29,7 +31,8 @@ impl TraceOpArgs {
     fn parse_stream(input: ParseStream) -> Result<Self> {
         let mut errors = Errors::default();
         let mut args = Self::default();
-        let expected = "an argument: `name = \"...\"`, `device = <expr>` or `shapes(<parameters>)`";
+        let expected = "an argument: `name = \"...\"`, `device = <expr>`, \
+                        `shapes(<parameters>)` or `crate = <path>`";
         parse_args(input, &mut errors, expected, |key, input, errors| {
             match key.to_string().as_str() {
                 "name" => {
@@ -43,6 +46,10 @@ impl TraceOpArgs {
                 "shapes" => {
                     let value = parse_shapes(&key, input)?;
                     store(&mut args.shapes, key, value, errors);
+                }
+                "crate" => {
+                    let value = parse_crate(&key, input)?;
+                    store(&mut args.krate, key, value, errors);
                 }
                 _ => return Err(unknown_argument(&key, TRACE_OP_ARGS)),
             }
@@ -143,7 +150,7 @@ mod tests {
                 device
             )),
             [
-                "unknown argument `nme`, did you mean `name`? expected one of `name`, `device`, `shapes`",
+                "unknown argument `nme`, did you mean `name`? expected one of `name`, `device`, `shapes`, `crate`",
                 "`name` cannot be empty",
                 "expected a parameter list: `shapes(a, b)`",
                 "`shapes(...)` needs at least one parameter",
@@ -157,7 +164,9 @@ mod tests {
         );
         assert_eq!(
             trace_op_errors(quote!("matmul")),
-            ["expected an argument: `name = \"...\"`, `device = <expr>` or `shapes(<parameters>)`"]
+            [
+                "expected an argument: `name = \"...\"`, `device = <expr>`, `shapes(<parameters>)` or `crate = <path>`"
+            ]
         );
         assert_eq!(
             trace_op_errors(quote!(name = "a", name = "b")),

@@ -3,7 +3,13 @@
 //! The signature is parsed (for its name, parameters, return type and
 //! qualifiers) but never re-printed: expansion re-emits the item's own
 //! tokens up to the body, and the body's own tokens after its inner
-//! attributes, so every span the user wrote survives.
+//! attributes, so every span the user wrote survives. A body that builds
+//! and returns a future is recognised (`future.rs`) so that the future,
+//! not its creation, is timed.
+
+mod future;
+
+pub(crate) use future::{FutureTail, returned_future};
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -22,6 +28,8 @@ pub(crate) struct Function {
     inner_attrs: TokenStream,
     /// The body's statements.
     pub(crate) stmts: TokenStream,
+    /// Where the body builds the future it returns, if it does.
+    pub(crate) future: Option<FutureTail>,
 }
 
 impl Function {
@@ -33,12 +41,14 @@ impl Function {
             unreachable!("a parsed function ends with its body")
         };
         let (inner_attrs, stmts) = split_inner_attrs(body.stream());
+        let future = future::find(&sig, &stmts);
         Ok(Self {
             sig,
             head: head.into_iter().collect(),
             body_span: body.span(),
             inner_attrs,
             stmts,
+            future,
         })
     }
 
@@ -52,6 +62,27 @@ impl Function {
         let mut item = self.head.clone();
         item.extend([TokenTree::Group(group)]);
         item
+    }
+
+    /// For a body that builds its future (`self.future` is set): the
+    /// function with `before` first in its body, and the async block's
+    /// statements replaced by `wrap(statements, block span)`. Inner
+    /// attributes of the body and of the async block stay first in each.
+    pub(crate) fn with_future_body(
+        &self,
+        tail: &FutureTail,
+        before: TokenStream,
+        wrap: impl FnOnce(TokenStream, Span) -> TokenStream,
+    ) -> TokenStream {
+        let stmts = replace_group(self.stmts.clone(), &tail.path, |group| {
+            let (inner_attrs, stmts) = split_inner_attrs(group.stream());
+            let mut stream = inner_attrs;
+            stream.extend(wrap(stmts, group.span()));
+            stream
+        });
+        let mut body = before;
+        body.extend(stmts);
+        self.with_body(body)
     }
 
     /// The original statements braced as a block with the body's span.
@@ -119,6 +150,30 @@ fn not_a_function(input: ParseStream, macro_name: &str) -> Error {
     } else {
         Error::new_spanned(head, message)
     }
+}
+
+/// `stream` with the group at `path` (indices through nested groups) given
+/// the contents `contents(group)`, keeping its delimiter and span.
+fn replace_group(
+    stream: TokenStream,
+    path: &[usize],
+    contents: impl FnOnce(&Group) -> TokenStream,
+) -> TokenStream {
+    let Some((&index, rest)) = path.split_first() else {
+        return stream;
+    };
+    let mut trees: Vec<TokenTree> = stream.into_iter().collect();
+    if let Some(TokenTree::Group(group)) = trees.get(index) {
+        let inner = if rest.is_empty() {
+            contents(group)
+        } else {
+            replace_group(group.stream(), rest, contents)
+        };
+        let mut replaced = Group::new(group.delimiter(), inner);
+        replaced.set_span(group.span());
+        trees[index] = TokenTree::Group(replaced);
+    }
+    trees.into_iter().collect()
 }
 
 /// Splits a body's leading `#![...]` attributes from its statements.

@@ -1,0 +1,6 @@
+use profiler::brick;
+
+#[brick(RmsNorm, crate = "profiler")]
+fn norm() {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use profiler::trace_op;
+
+#[trace_op(crate = 42)]
+fn matmul() {}
+
+fn main() {}
