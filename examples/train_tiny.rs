@@ -175,17 +175,20 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     // Measured before training, so the probes and the run never share the CPU.
     let ceilings = (!args.no_ceilings).then(|| measure(args));
 
-    profiler::Config::new().run_name("train_tiny").apply();
-    profiler::sync::set_sync_mode(SyncMode::None); // CPU kernels finish before they return
     profiler::Config::new()
+        .run_name("train_tiny")
+        .sync_mode(SyncMode::None) // CPU kernels finish before they return
         .schedule(Schedule::skip_warmup(args.warmup))
-        .apply();
-    profiler::Config::new().trace_mode(true).apply();
-    profiler::enable();
+        .trace_mode(true)
+        .enable();
 
     let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
     for step in 0..args.steps {
+        if step + 1 == args.steps {
+            // The execution graph of the last step: its scopes and bricks.
+            profiler::Config::new().execution_graph(true).apply();
+        }
         let batch = Batch::generate(&cfg, step);
         let step_guard = profiler::step(tokens_per_step);
         losses.push(model.train_step(&batch));
@@ -204,7 +207,10 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         }
     }
     profiler::disable();
-    profiler::Config::new().trace_mode(false).apply();
+    profiler::Config::new()
+        .trace_mode(false)
+        .execution_graph(false)
+        .apply();
 
     let eval_after = held_out_loss(&mut model, &cfg);
 

@@ -223,7 +223,9 @@ fn the_main_job_trains_and_writes_every_report() {
     );
     let markdown = std::fs::read_to_string(out.join("parity.md")).expect("parity.md");
     assert!(markdown.starts_with("## Parity: train_tiny vs pytorch\n"));
-    assert_eq!(outcome.files.len(), 10);
+    assert_eq!(outcome.files.len(), 11);
+    let dot = std::fs::read_to_string(out.join("graph.dot")).expect("graph.dot");
+    assert!(dot.contains("digraph execution_graph {") && dot.contains("critical path:"));
 
     std::fs::remove_dir_all(&out).ok();
 }

@@ -192,6 +192,9 @@ pub(crate) fn write_reports(
         files.push(path(name));
         Ok(())
     };
+    if let Some(graph) = &profile.graph {
+        text_file("graph.dot", &graph.to_dot())?;
+    }
     if let Some(r) = roofline {
         text_file("roofline.svg", &r.to_svg())?;
         text_file("roofline.json", &r.to_json())?;

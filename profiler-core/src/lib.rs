@@ -24,17 +24,44 @@ mod contract;
 mod control;
 mod counter;
 mod fs;
+mod kernel_data;
 mod overhead;
 mod record;
 mod sentinel;
 mod snapshot;
+mod tools;
 
 pub mod compat;
-pub mod kernel;
 pub mod profile;
 pub mod stats;
 pub mod sync;
 pub mod trace;
+
+/// Kernel-level tools: tile timing for cache-blocked loops, output
+/// checksums that find where two runs (a reference and a fast kernel, CPU
+/// and GPU, two commits) diverge, and the execution graph of bricks,
+/// kernel launches and transfers with its critical path.
+///
+/// Tiles and the graph are off by default (`Config::tile_profiling`,
+/// `Config::execution_graph`); a `Profile` carries what they recorded in
+/// `tiles`, `checksums`, `graph` and `ptx`.
+pub mod kernel {
+    pub use crate::kernel_data::{
+        CHECKSUM_FLOATS, ChecksumLog, CriticalPath, DEFAULT_CHECKSUM_CAPACITY, DEFAULT_EDGE_WEIGHT,
+        DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DivergenceInfo, DivergenceReport, DotOptions,
+        EdgeKind, ExecutionGraph, FNV_OFFSET_BASIS, FNV_PRIME, GraphCounters, GraphEdge,
+        GraphError, GraphLimits, GraphNode, GraphSchedule, KernelChecksum, KernelNode,
+        MAX_TREE_DEPTH, NodeId, NodeKind, PingPong, PingPongConfig, PtxEntry, PtxRegistry,
+        ScopeError, ScopeHandle, TILE_ELEMENT_BYTES, TileLevel, TileStats, TileSummary,
+        TileSummaryRow, TileTable, TileTimer, TransferDirection, TransferNode, UnknownTileLevel,
+        compare_checksums, find_divergence, fnv1a_64, fnv1a_f32_checksum, ptx_hash,
+    };
+    pub use crate::tools::checksums::record_checksum;
+    pub use crate::tools::graph::{
+        depends_on, record_kernel_launch, record_transfer, register_ptx, set_node_timing,
+    };
+    pub use crate::tools::tiles::{start_tile, stop_tile, stop_tile_with_misses};
+}
 
 /// Items used by generated code and sibling crates. Not public API.
 #[doc(hidden)]

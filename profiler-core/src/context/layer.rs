@@ -7,9 +7,10 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 
 use super::scope::ScopeStart;
+use crate::kernel_data::NodeKind;
 use crate::profile::{Direction, EventKind, SyncMode};
 use crate::record::amounts::{IntoLayerIndex, NO_LAYER};
-use crate::record::layers::{SCOPE_SLOT, pack};
+use crate::record::layers::{SCOPE_SLOT, pack, unpack};
 use crate::record::state;
 use crate::record::thread::swap_layer;
 
@@ -64,7 +65,9 @@ pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
     LayerGuard {
         ctx,
         token,
-        start: ScopeStart::now(),
+        start: ScopeStart::now(|| NodeKind::Layer {
+            index: unpack(ctx).0,
+        }),
         _thread_bound: PhantomData,
     }
 }

@@ -9,6 +9,7 @@ use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use super::scope::ScopeStart;
 use super::step::in_open_step;
+use crate::kernel_data::NodeKind;
 use crate::profile::EventKind;
 
 /// Accumulated time of one phase.
@@ -96,7 +97,8 @@ pub struct PhaseGuard {
 /// }
 /// ```
 pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
-    let Some(start) = ScopeStart::now() else {
+    let name = name.into();
+    let Some(start) = ScopeStart::now(|| NodeKind::function(name.as_ref())) else {
         return PhaseGuard {
             id: 0,
             top_level: false,
@@ -104,7 +106,7 @@ pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
             _thread_bound: PhantomData,
         };
     };
-    let id = phases().intern(name.into());
+    let id = phases().intern(name);
     let top_level = PHASE_DEPTH.with(|d| d.replace(d.get() + 1)) == 0;
     PhaseGuard {
         id,

@@ -3,31 +3,43 @@
 //! the scope's own bookkeeping and, in trace mode, to the timeline.
 
 use crate::counter::bump;
+use crate::kernel_data::{NodeKind, ScopeHandle};
 use crate::profile::EventKind;
 use crate::record::events::RawEvent;
+use crate::record::nodes;
 use crate::record::slab::ThreadSlab;
 use crate::record::state::{self, RAW_CLOCK, TIMELINE};
 use crate::record::thread::with_slab;
 
-/// The opening timestamp of a scope that is being recorded.
+/// The opening timestamp of a scope that is being recorded, and its node
+/// in the execution graph when the graph is on.
 #[derive(Debug)]
 pub(crate) struct ScopeStart {
     raw: bool,
     start: u64,
+    graph: Option<ScopeHandle>,
 }
 
 impl ScopeStart {
-    /// Reads the clock if the profiler is recording; `None` otherwise.
-    pub(crate) fn now() -> Option<Self> {
+    /// Reads the clock if the profiler is recording, opening the scope
+    /// `node()` in the execution graph when it is on; `None` otherwise.
+    pub(crate) fn now(node: impl FnOnce() -> NodeKind) -> Option<Self> {
         let state = state::load();
         if !state::is_recording(state) {
             return None;
         }
         let raw = state & RAW_CLOCK != 0;
+        let graph = nodes::open_scope(state, node);
         Some(Self {
             raw,
             start: crate::clock::now(raw),
+            graph,
         })
+    }
+
+    /// Drops the scope without recording it (closing its graph node).
+    pub(crate) fn abandon(self) {
+        nodes::close_scope(state::load(), self.graph);
     }
 
     /// Closes the scope: `record(slab, ticks)` runs on the calling thread's
@@ -52,6 +64,7 @@ impl ScopeStart {
                     .push(RawEvent::scope(kind, id, (self.start, end), args));
             }
         });
+        nodes::close_scope(state, self.graph);
         ticks
     }
 }

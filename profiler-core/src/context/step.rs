@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use super::scope::ScopeStart;
+use crate::kernel_data::NodeKind;
 use crate::profile::{EventKind, Schedule, StepRole};
 use crate::record::state;
 use crate::record::thread::with_slab;
@@ -135,7 +136,7 @@ pub fn step(tokens: u64) -> StepGuard {
     set_paused(!recorded);
     let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
     let _ = OPEN.try_with(|open| open.borrow_mut().push((token, index, recorded)));
-    let start = ScopeStart::now();
+    let start = ScopeStart::now(|| NodeKind::Step { index });
     let mut activity = 0;
     if start.is_some() {
         OPEN_STEPS.with(|n| n.set(n.get() + 1));
@@ -210,6 +211,9 @@ impl Drop for StepGuard {
             OPEN_STEPS.with(|n| n.set(n.get().saturating_sub(1)));
         }
         if let Some(outer) = outer {
+            if let Some(start) = start {
+                start.abandon();
+            }
             return self.undo_nested(outer);
         }
         let Some(start) = start else {

@@ -31,6 +31,8 @@ pub struct Config {
     run_name: Option<String>,
     rank: Option<(u32, u32)>,
     trace_mode: Option<bool>,
+    tile_profiling: Option<bool>,
+    execution_graph: Option<bool>,
     trace_capacity: Option<usize>,
     trace_process_capacity: Option<usize>,
     trace_entry_capacity: Option<usize>,
@@ -71,6 +73,24 @@ impl Config {
     /// Chrome-trace and flamegraph exports draw.
     pub fn trace_mode(mut self, on: bool) -> Self {
         self.trace_mode = Some(on);
+        self
+    }
+
+    /// Tile profiling (default off): `kernel::start_tile` reads the clock
+    /// and `kernel::stop_tile` records; off, both cost one relaxed load.
+    pub fn tile_profiling(mut self, on: bool) -> Self {
+        self.tile_profiling = Some(on);
+        self
+    }
+
+    /// The execution graph (default off): every brick call, step, phase and
+    /// layer becomes a node (at most 100 000 per thread's graph; more are
+    /// counted as dropped), with kernel launches and transfers from
+    /// `kernel::record_kernel_launch` and `kernel::record_transfer`. While
+    /// it is on, every brick takes the profiler's slower path (a lock and
+    /// an allocation per call).
+    pub fn execution_graph(mut self, on: bool) -> Self {
+        self.execution_graph = Some(on);
         self
     }
 
@@ -223,9 +243,14 @@ impl Config {
         if let Some(mode) = self.sync_mode {
             crate::sync::set_sync_mode(mode);
         }
-        if let Some(on) = self.trace_mode {
+        if self.trace_mode.is_some()
+            || self.tile_profiling.is_some()
+            || self.execution_graph.is_some()
+        {
             let mut settings = state::settings();
-            settings.timeline = on;
+            settings.timeline = self.trace_mode.unwrap_or(settings.timeline);
+            settings.tiles = self.tile_profiling.unwrap_or(settings.tiles);
+            settings.graph = self.execution_graph.unwrap_or(settings.graph);
             settings.publish();
         }
         if self.subtract_overhead == Some(true) && run_facts().overhead.is_none() {
@@ -270,6 +295,8 @@ impl fmt::Debug for Config {
             .field("run_name", &self.run_name)
             .field("rank", &self.rank)
             .field("trace_mode", &self.trace_mode)
+            .field("tile_profiling", &self.tile_profiling)
+            .field("execution_graph", &self.execution_graph)
             .field("trace_capacity", &self.trace_capacity)
             .field("trace_process_capacity", &self.trace_process_capacity)
             .field("trace_entry_capacity", &self.trace_entry_capacity)

@@ -69,6 +69,7 @@ pub fn reset() {
     device::TIMER_PANICS.store(0, Relaxed);
     crate::sync::DEVICE_FALLBACKS.store(0, Relaxed);
     crate::sync::LAUNCH_TO_SYNC.store(0, Relaxed);
+    crate::tools::checksums::log().clear();
     let mut facts = run_facts();
     facts.compressed.clear();
     if facts.started.is_some() {

@@ -42,6 +42,9 @@ pub struct Counters {
     /// beyond the first 4096.
     #[serde(default)]
     pub counter_values_rejected: u64,
+    /// Kernel checksums dropped because the checksum log was full.
+    #[serde(default)]
+    pub checksums_dropped: u64,
 }
 
 impl Counters {
@@ -54,6 +57,7 @@ impl Counters {
             self.timeline_dropped,
             self.lost_at_thread_exit,
             self.trace_entries_dropped,
+            self.checksums_dropped,
         ])
     }
 
@@ -101,6 +105,10 @@ impl Counters {
             (
                 self.counter_values_rejected,
                 "counter values not kept: not finite (NaN or infinite), or beyond 4096 names",
+            ),
+            (
+                self.checksums_dropped,
+                "kernel checksums dropped: checksum log full",
             ),
         ];
         lines

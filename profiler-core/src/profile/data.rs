@@ -11,6 +11,7 @@ use super::timeline::{CounterTrack, Timeline};
 use super::trace::RecordedExecutionTrace;
 use crate::catalogue::{BrickCategory, BrickId};
 use crate::counter::saturating_sum;
+use crate::kernel_data::{ExecutionGraph, KernelChecksum, PtxRegistry, TileStats};
 use crate::stats::{BrickStats, CategoryStats};
 
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
@@ -53,6 +54,18 @@ pub struct Profile {
     /// Counters (`profiler::counter`), one track per name.
     #[serde(default)]
     pub counter_tracks: Vec<CounterTrack>,
+    /// Tile statistics per level (`kernel::start_tile`), levels with samples.
+    #[serde(default)]
+    pub tiles: Vec<TileStats>,
+    /// Kernel output checksums (`kernel::record_checksum`), in call order.
+    #[serde(default)]
+    pub checksums: Vec<KernelChecksum>,
+    /// The execution graph, when it was on (`Config::execution_graph`).
+    #[serde(default)]
+    pub graph: Option<ExecutionGraph>,
+    /// PTX sources registered by hash (`kernel::register_ptx`).
+    #[serde(default)]
+    pub ptx: PtxRegistry,
     /// `#[trace_op]` entries of all threads, by start time.
     #[serde(default)]
     pub trace: RecordedExecutionTrace,
@@ -77,6 +90,10 @@ impl Profile {
             threads: Vec::new(),
             timeline: Timeline::default(),
             counter_tracks: Vec::new(),
+            tiles: Vec::new(),
+            checksums: Vec::new(),
+            graph: None,
+            ptx: PtxRegistry::default(),
             trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
         }

@@ -12,10 +12,11 @@ use super::amounts::{Amounts, NO_LAYER};
 use super::device::{self, DeviceEvent};
 use super::events::RawEvent;
 use super::layers::{CHILDREN_CTX, pack, unpack};
+use super::nodes;
 use super::pending::{self, Pending};
 use super::registry::BrickSite;
 use super::slab::ThreadSlab;
-use super::state::{self, DEVICE_EVENTS, RAW_CLOCK, SYNC_EACH, TIMELINE};
+use super::state::{self, DEVICE_EVENTS, GRAPH, RAW_CLOCK, SYNC_EACH, TIMELINE};
 use super::thread::{current_layer, enter_brick, exit_brick, with_slab};
 use crate::counter::bump;
 use crate::profile::{Direction, MAX_LAYER_INDEX};
@@ -148,62 +149,63 @@ impl BrickGuard {
     #[cold]
     #[inline(never)]
     fn finish_slow(&mut self) {
-        // Deferred and synced calls keep their nesting but do not attribute
-        // child time: their durations are resolved elsewhere.
-        self.leave();
         if self.state & SYNC_EACH != 0 {
             state::run_sync_hook();
         }
         if let Some(start_event) = self.device {
-            let timer = state::device_timer();
-            let end_event = timer.and_then(|t| device::guarded(|| t.record_event()));
-            if let Some(end_event) = end_event {
-                let pending = Pending {
-                    slot: self.slot,
-                    start_ns: self.start,
-                    amounts: self.amounts,
-                    layer: current_layer(),
-                    device: Some((start_event, end_event)),
-                };
-                push_pending(self.state, pending);
-                return;
-            }
-            // No end event: the start is in the deferred time base, so the
-            // call is resolved as a launch-to-sync record by `finalize`.
-            let pending = Pending {
-                slot: self.slot,
-                start_ns: self.start,
-                amounts: self.amounts,
-                layer: current_layer(),
-                device: None,
-            };
-            if let Some(timer) = timer {
-                device::guarded(|| timer.release(start_event));
-            }
-            push_pending(self.state, pending);
-            return;
+            // Deferred calls keep their nesting but do not attribute child
+            // time: their durations are resolved by `finalize`.
+            self.leave();
+            return self.defer(start_event);
         }
         let end = crate::clock::now(self.state & RAW_CLOCK != 0);
-        record_finished(
-            state::load(),
-            self.slot,
-            self.start,
-            end.saturating_sub(self.start),
-            self.amounts,
-            current_layer(),
-        );
+        let parent = self.leave();
+        self.record(end, parent);
+        if self.state & GRAPH != 0 {
+            let ticks = end.saturating_sub(self.start);
+            let ns = crate::clock::to_ns(ticks, crate::clock::ns_per_tick());
+            let top_level = parent >= DETACHED;
+            nodes::brick(self.state, self.slot, ns, self.amounts.elements, top_level);
+        }
+    }
+
+    /// Queues the call for `finalize`: with its device events, or as a
+    /// launch-to-sync record when the end event could not be taken.
+    fn defer(&self, start_event: DeviceEvent) {
+        let timer = state::device_timer();
+        let end_event = timer.and_then(|t| device::guarded(|| t.record_event()));
+        if end_event.is_none()
+            && let Some(timer) = timer
+        {
+            device::guarded(|| timer.release(start_event));
+        }
+        let pending = Pending {
+            slot: self.slot,
+            start_ns: self.start,
+            amounts: self.amounts,
+            layer: current_layer(),
+            device: end_event.map(|end| (start_event, end)),
+        };
+        push_pending(self.state, pending);
     }
 
     #[inline(never)]
     fn finish(&mut self) {
-        if self.state & (SYNC_EACH | DEVICE_EVENTS) != 0 {
+        if self.state & (SYNC_EACH | DEVICE_EVENTS | GRAPH) != 0 {
             return self.finish_slow();
         }
         let end = crate::clock::now(self.state & RAW_CLOCK != 0);
+        let parent = self.leave();
+        self.record(end, parent);
+    }
+
+    /// Adds the sample ending at `end` to the thread's slab: its cell, its
+    /// parent's child time, its layer and, in trace mode, the timeline.
+    #[inline(always)]
+    fn record(&self, end: u64, parent: u32) {
         // Saturating: a call resumed on a core whose counter lags reads as 0.
         let ticks = end.saturating_sub(self.start);
         let (slot, start, amounts, state) = (self.slot, self.start, self.amounts, self.state);
-        let parent = self.leave();
         with_slab(state, |slab, layer_ctx| {
             slab.cell(slot)
                 .add(ticks, amounts.elements, amounts.bytes, amounts.flops);

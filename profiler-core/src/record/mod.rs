@@ -1,14 +1,15 @@
 //! Recording: everything an annotated call touches, and the per-thread
-//! storage it writes. Files, bottom to top: `amounts` (what a call carries),
-//! `device` (device timers), `state` (the one state word and the settings
-//! behind it), `facts` (run facts), `registry` (call sites, registered at
-//! link time), `site` (slots of call sites and names), `layers`
-//! (the layer-attribution table), `events` (the trace-mode buffer),
-//! `entries` (`#[trace_op]` entries), `cell` (one brick's counters),
-//! `sample` (merged samples), `series` (counter names), `pending` (the
-//! deferred queue), `slab` (one
-//! thread's storage), `totals` (slabs merged), `thread` (registration and
-//! the hot-path lookup), `guard` (the hot path itself).
+//! storage it writes. Files, bottom to top: `amounts` (what a call
+//! carries), `device` (device timers), `state` (the one state word and the
+//! settings behind it), `facts` (run facts), `registry` (call sites,
+//! registered at link time), `site` (slots of call sites and names),
+//! `layers` (the layer-attribution table), `events` (the trace-mode
+//! buffer), `entries` (`#[trace_op]` entries), `cell` (one brick's
+//! counters), `sample` (merged samples), `series` (counter names),
+//! `pending` (the deferred queue) and `graph` (a thread's share of the
+//! execution graph), `slab` (one thread's storage), `totals` (slabs
+//! merged), `thread` (registration and the hot-path lookup), `nodes` (what
+//! feeds the graph), `guard` (the hot path itself).
 
 pub(crate) mod amounts;
 pub(crate) mod cell;
@@ -16,8 +17,10 @@ pub(crate) mod device;
 pub(crate) mod entries;
 pub(crate) mod events;
 pub(crate) mod facts;
+pub(crate) mod graph;
 pub(crate) mod guard;
 pub(crate) mod layers;
+pub(crate) mod nodes;
 pub(crate) mod pending;
 pub(crate) mod registry;
 pub(crate) mod sample;

@@ -147,6 +147,11 @@ pub(crate) fn lookup(name: &str) -> Option<u32> {
     table().by_name.get(name).copied()
 }
 
+/// The name of `slot`, if it has one.
+pub(crate) fn name_of(slot: u32) -> Option<Arc<str>> {
+    table().slots.get(slot as usize).map(|m| m.name.clone())
+}
+
 /// A copy of every slot's metadata, indexed by slot.
 pub(crate) fn all_slots() -> Vec<SlotMeta> {
     table().slots.clone()

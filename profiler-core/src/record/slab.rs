@@ -15,6 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use super::cell::SlotCell;
 use super::entries::EntryStore;
 use super::events::EventBuffer;
+use super::graph::ThreadGraph;
 use super::layers::LayerTable;
 use super::pending;
 use super::sample::SampleTotals;
@@ -46,6 +47,8 @@ pub(crate) struct ThreadSlab {
     pub(crate) pending_overflow: AtomicU64,
     /// Deferred records still pending when the thread exited.
     pub(crate) pending_abandoned: AtomicU64,
+    /// The thread's share of the execution graph, when it is on.
+    pub(crate) graph: Mutex<Option<ThreadGraph>>,
     /// Counter values refused: not finite, or a series beyond the table.
     pub(crate) counters_rejected: AtomicU64,
     /// Phase, layer and step scopes closed: with the cells' counts, what
@@ -72,6 +75,7 @@ impl ThreadSlab {
             pending: AtomicU64::new(0),
             pending_overflow: AtomicU64::new(0),
             pending_abandoned: AtomicU64::new(0),
+            graph: Mutex::new(None),
             counters_rejected: AtomicU64::new(0),
             scopes: AtomicU64::new(0),
             retired: AtomicBool::new(false),
@@ -167,6 +171,7 @@ impl ThreadSlab {
         self.pending_abandoned.store(0, Relaxed);
         self.scopes.store(0, Relaxed);
         self.counters_rejected.store(0, Relaxed);
+        *self.graph.lock().unwrap_or_else(PoisonError::into_inner) = None;
         pending::clear_local();
         self.generation.store(generation, Release);
     }

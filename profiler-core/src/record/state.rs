@@ -2,7 +2,8 @@
 //! single relaxed load, and the settings it is derived from.
 //!
 //! Bits of [`STATE`]: on/off switch, schedule pause, which clock, whether the
-//! stop side needs the slow path (sync hook, device timer, timeline), and in
+//! stop side needs the slow path (sync hook, device timer, execution graph),
+//! whether trace mode and tile profiling are on, and in
 //! the high half the reset generation. Writers hold [`SETTINGS`] and publish
 //! a whole new word, so the hot path never sees a half-applied change.
 
@@ -27,6 +28,10 @@ pub(crate) const SYNC_EACH: u64 = 1 << 3;
 pub(crate) const DEVICE_EVENTS: u64 = 1 << 4;
 /// Timeline (trace mode) on: bricks also append an event.
 pub(crate) const TIMELINE: u64 = 1 << 5;
+/// Tile profiling on: `start_tile` reads the clock.
+pub(crate) const TILES: u64 = 1 << 6;
+/// The execution graph on: bricks, layers and steps add nodes.
+pub(crate) const GRAPH: u64 = 1 << 7;
 /// The reset generation lives in the high 32 bits.
 pub(crate) const GENERATION_SHIFT: u32 = 32;
 
@@ -59,6 +64,8 @@ pub(crate) struct Settings {
     pub(crate) enabled: bool,
     pub(crate) paused: bool,
     pub(crate) timeline: bool,
+    pub(crate) tiles: bool,
+    pub(crate) graph: bool,
     pub(crate) sync_mode: SyncMode,
     /// Leaked on purpose: in-flight guards may still call a replaced hook.
     pub(crate) sync_hook: Option<&'static SyncHook>,
@@ -71,6 +78,8 @@ pub(crate) static SETTINGS: Mutex<Settings> = Mutex::new(Settings {
     enabled: false,
     paused: false,
     timeline: false,
+    tiles: false,
+    graph: false,
     sync_mode: SyncMode::Deferred,
     sync_hook: None,
     device_timer: None,
@@ -102,6 +111,8 @@ impl Settings {
                 DEVICE_EVENTS,
             ),
             (self.timeline, TIMELINE),
+            (self.tiles, TILES),
+            (self.graph, GRAPH),
         ];
         for (on, bit) in flags {
             if on {

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use super::events::{RawEvent, RawSample};
 use super::sample::SampleTotals;
 use super::slab::ThreadSlab;
+use crate::kernel_data::ExecutionGraph;
 use crate::profile::{RecordedTraceEntry, ThreadInfo};
 
 /// Most threads a profile lists by name; more are counted (thread churn
@@ -37,6 +38,8 @@ pub(crate) struct Totals {
     pub(crate) trace_entries_dropped: u64,
     /// Samples measured elsewhere by slot, in exact ns.
     pub(crate) measured: BTreeMap<u32, SampleTotals>,
+    /// The threads' execution graphs, appended (`None` until one has nodes).
+    pub(crate) graph: Option<ExecutionGraph>,
 }
 
 impl Totals {
@@ -55,6 +58,7 @@ impl Totals {
         trace_entries: Vec::new(),
         trace_entries_dropped: 0,
         measured: BTreeMap::new(),
+        graph: None,
     };
 
     /// Adds a slab's contents if it belongs to `generation`.
@@ -124,6 +128,17 @@ impl Totals {
         self.trace_entries_dropped = self
             .trace_entries_dropped
             .saturating_add(slab.trace_entries.dropped.load(Relaxed));
+        if let Some(thread_graph) = slab
+            .graph
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+        {
+            self.graph
+                .get_or_insert_with(ExecutionGraph::new)
+                .append(&thread_graph.graph);
+            recorded = true;
+        }
         if recorded {
             self.threads_seen += 1;
             if self.threads.len() < MAX_LISTED_THREADS {

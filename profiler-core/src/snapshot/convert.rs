@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::catalogue::BrickBottleneck;
 use crate::context::phase::phase_name;
+use crate::kernel_data::{TileLevel, TileStats};
 use crate::profile::{
     CounterSample, CounterTrack, EventKind, LayerOp, LayerStats, ThreadTimeline, Timeline,
     TimelineEvent,
@@ -17,6 +18,7 @@ use crate::record::series;
 use crate::record::site::SlotMeta;
 use crate::record::totals::Totals;
 use crate::stats::{BrickStats, LatencyHistogram};
+use crate::tools::tiles::{tile_slots, tile_stats};
 
 /// How to turn ticks into reported nanoseconds.
 pub(crate) struct Conversion {
@@ -278,6 +280,29 @@ pub(crate) fn counter_tracks(totals: &Totals, conv: &Conversion) -> Vec<CounterT
             samples.sort_by_key(|s| (s.t_ns, s.thread));
             let name = series::name(id).map_or_else(|| format!("counter {id}"), str::to_owned);
             CounterTrack { name, samples }
+        })
+        .collect()
+}
+
+/// Tile statistics of the levels with samples, from their hidden slots.
+pub(crate) fn tiles(totals: &Totals, conv: &Conversion) -> Vec<TileStats> {
+    let slots = tile_slots();
+    TileLevel::ALL
+        .iter()
+        .filter_map(|&level| {
+            let t = totals.slots.get(slots[level.index()] as usize)?;
+            (t.time.count > 0).then(|| {
+                tile_stats(
+                    level,
+                    t.time.count,
+                    (
+                        conv.ns(t.time.total),
+                        conv.ns(t.time.min),
+                        conv.ns(t.time.max),
+                    ),
+                    (t.elements, t.bytes, t.flops),
+                )
+            })
         })
         .collect()
 }

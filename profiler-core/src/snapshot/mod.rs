@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use crate::context::phase::phases;
 use crate::context::step::steps;
+use crate::kernel_data::ExecutionGraph;
 use crate::profile::{
     CategoryEntry, ClockInfo, Counters, PhaseStats, Profile, RecordedExecutionTrace, RunInfo,
     SCHEMA_VERSION, StepSummary,
@@ -20,7 +21,9 @@ use crate::record::site::{OVERFLOW_SLOT, all_slots};
 use crate::record::state::{self, HOOK_PANICS};
 use crate::record::thread::{LOST_AT_EXIT, collect};
 use crate::sync::{DEVICE_FALLBACKS, LAUNCH_TO_SYNC};
-use convert::{Conversion, brick_stats, counter_tracks, layers, timeline};
+use crate::tools::checksums::log;
+use crate::tools::graph::ptx;
+use convert::{Conversion, brick_stats, counter_tracks, layers, tiles, timeline};
 
 /// Merges everything recorded so far into a [`Profile`].
 pub(crate) fn build() -> Profile {
@@ -61,7 +64,9 @@ pub(crate) fn build() -> Profile {
     }
     let settings = state::settings();
     let (sync_mode, device_timer) = (settings.sync_mode, settings.device_timer.is_some());
+    let graph_on = settings.graph;
     drop(settings);
+    let checksums = log();
     let launch_to_sync = LAUNCH_TO_SYNC.load(Relaxed);
     if launch_to_sync > 0 {
         notes.push(format!(
@@ -136,6 +141,7 @@ pub(crate) fn build() -> Profile {
         device_timer_panics: TIMER_PANICS.load(Relaxed),
         trace_entries_dropped: totals.trace_entries_dropped,
         counter_values_rejected: totals.counters_rejected,
+        checksums_dropped: checksums.dropped(),
     };
     let mut trace = RecordedExecutionTrace::new();
     let mut entries = totals.trace_entries.clone();
@@ -161,6 +167,13 @@ pub(crate) fn build() -> Profile {
         threads,
         timeline: timeline(totals, &metas, &conv),
         counter_tracks: counter_tracks(totals, &conv),
+        tiles: tiles(totals, &conv),
+        checksums: checksums.entries().to_vec(),
+        graph: totals
+            .graph
+            .clone()
+            .or_else(|| graph_on.then(ExecutionGraph::new)),
+        ptx: ptx().clone(),
         trace,
         counters,
     }

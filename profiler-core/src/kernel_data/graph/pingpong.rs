@@ -133,7 +133,7 @@ impl ExecutionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::graph::TransferNode;
+    use crate::kernel_data::graph::TransferNode;
     use TransferDirection::{D2D, D2H, H2D};
 
     /// Records `(src, dst, bytes, direction)` transfers; returns their ids.

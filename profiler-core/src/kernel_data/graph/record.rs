@@ -169,7 +169,7 @@ impl ExecutionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::graph::GraphLimits;
+    use crate::kernel_data::graph::GraphLimits;
 
     fn kinds(g: &ExecutionGraph) -> Vec<(usize, usize, &'static str)> {
         g.edges()

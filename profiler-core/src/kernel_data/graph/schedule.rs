@@ -170,7 +170,7 @@ impl ExecutionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::graph::{EdgeKind, KernelNode, NodeKind};
+    use crate::kernel_data::graph::{EdgeKind, KernelNode, NodeKind};
 
     /// The DAG worked out by hand (times in ns, edge weights after `w`):
     ///

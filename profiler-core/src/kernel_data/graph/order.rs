@@ -112,7 +112,7 @@ impl ExecutionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::graph::{EdgeKind, NodeKind};
+    use crate::kernel_data::graph::{EdgeKind, NodeKind};
 
     #[test]
     fn a_cycle_is_reported_not_looped() {

@@ -76,7 +76,7 @@ impl TryFrom<GraphData> for ExecutionGraph {
 mod tests {
     use super::*;
     use crate::catalogue::BrickId;
-    use crate::kernel::graph::{KernelNode, NodeKind, TransferDirection, TransferNode};
+    use crate::kernel_data::graph::{KernelNode, NodeKind, TransferDirection, TransferNode};
 
     fn sample() -> ExecutionGraph {
         let mut g = ExecutionGraph::new();

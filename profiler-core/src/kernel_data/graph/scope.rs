@@ -140,7 +140,7 @@ impl ExecutionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::graph::GraphLimits;
+    use crate::kernel_data::graph::GraphLimits;
 
     fn contains_edges(g: &ExecutionGraph) -> Vec<(usize, usize)> {
         g.edges()
