@@ -1,11 +1,15 @@
 //! Contract verification: doctored profiles fail the right rule with the
 //! measured value; every shipped contract has a passing and a failing case.
 //! Decode and counting rules are here; the scorecard, roofline and parity
-//! contracts (through the `Computation` seam) in `contracts/analyses.rs`;
+//! contracts (through the `Computation` seam) in `contracts/analyses.rs`
+//! and against the project's own implementations in
+//! `contracts/implementations.rs`;
 //! the rule language's semantics and errors in `contracts/language.rs`.
 
 #[path = "contracts/analyses.rs"]
 mod analyses;
+#[path = "contracts/implementations.rs"]
+mod implementations;
 #[path = "contracts/language.rs"]
 mod language;
 

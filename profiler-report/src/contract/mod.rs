@@ -34,12 +34,14 @@
 //!   `count`, `total_ns`, `total_elements`, `bricks_total_ns`, `bricks_count`;
 //! - `min(a, b)`, `max(a, b)`, `abs(x)`;
 //! - `<namespace>.<metric>` from a registered [`Computation`]: `scorecard.*`
-//!   by default ([`ScorecardMetrics`]); `roofline.*` and `parity.*` once
-//!   their computations are registered;
+//!   by default ([`ScorecardMetrics`]); `roofline.*` with
+//!   [`RooflineMetrics`] (a model on a device), `parity.*` with
+//!   [`ParityMetrics`] (a baseline runtime), registered with
+//!   [`Verifier::computation`];
 //! - any name given with [`Verifier::metric`].
 //!
-//! The shipped roofline and parity contracts read these metrics, which
-//! their computations must provide:
+//! The shipped roofline and parity contracts read these metrics (which a
+//! computation of your own under the same namespace must provide):
 //!
 //! - `roofline`: `total_params`, `bits_per_weight`, `bandwidth_gb_s`,
 //!   `compute_gflops`, `ops_per_token`, `model_bytes`, `bw_ceiling_tok_s`,
@@ -56,6 +58,7 @@
 //! lacks the data) or [`Verdict::Invalid`] (an unknown name); only pass and
 //! skipped let [`ContractReport::passed`] hold.
 
+mod analyses;
 mod compare;
 mod computation;
 mod eval;
@@ -65,6 +68,7 @@ mod resolve;
 mod value;
 mod verify;
 
+pub use analyses::{ParityMetrics, RooflineMetrics};
 pub use computation::{Computation, Metrics, ScorecardMetrics};
 pub use profiler_contracts::{
     Contract, ContractError, ContractSet, FalsificationTest, load_contract, parse_contract,

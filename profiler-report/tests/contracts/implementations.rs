@@ -1,0 +1,96 @@
+//! The shipped roofline and parity contracts against the project's own
+//! implementations (not stand-ins): they pass on sound inputs and fail,
+//! with the rule id, where the measured run contradicts the model.
+
+use std::collections::BTreeMap;
+
+use profiler_core::Profile;
+use profiler_report::contract::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
+use profiler_report::parity::ParityProfile;
+use profiler_report::roofline::HardwareProfile;
+
+fn profile_at(tokens: u64, total_ns: u64) -> Profile {
+    let mut p = Profile::empty();
+    p.run.name = "ours".into();
+    p.steps.count = 1;
+    p.steps.tokens = tokens;
+    p.steps.total_ns = total_ns;
+    p
+}
+
+#[test]
+fn the_roofline_implementation_passes_its_contract() {
+    for (params, bits, hw) in [
+        (7_000_000_000, 4.0, HardwareProfile::nvidia_a100()),
+        (1_000, 16.0, HardwareProfile::apple_m_series()),
+        (0, 4.0, HardwareProfile::apple_m_series()),
+    ] {
+        let report = Verifier::new()
+            .computation(RooflineMetrics::new(params, bits, hw))
+            .verify("roofline-model-v1", &profile_at(100, 1_000_000_000))
+            .expect("shipped contract");
+        assert!(report.passed(), "{params} params: {report}");
+    }
+}
+
+#[test]
+fn a_run_faster_than_its_roofline_fails_with_the_rule_id() {
+    // 7B at 4 bits on an A100 tops out near 583 tok/s; this run claims 10 000.
+    let report = Verifier::new()
+        .computation(RooflineMetrics::new(
+            7_000_000_000,
+            4.0,
+            HardwareProfile::nvidia_a100(),
+        ))
+        .verify("roofline-model-v1", &profile_at(10_000, 1_000_000_000))
+        .expect("shipped contract");
+    assert!(!report.passed());
+    let failed: Vec<&str> = report.failures().map(|r| r.id.as_str()).collect();
+    assert_eq!(failed.len(), 1, "{report}");
+    let result = report.result(failed[0]).expect("result");
+    assert_eq!(result.verdict, Verdict::Fail);
+    assert!(
+        result
+            .measurement
+            .as_ref()
+            .is_some_and(|m| m.measured.to_string().starts_with("10000")),
+        "{report}"
+    );
+}
+
+fn parity_profile(runtime: &str, tok_s: f64, ops: &[(&str, f64)]) -> ParityProfile {
+    ParityProfile {
+        runtime: runtime.into(),
+        throughput_tok_s: tok_s,
+        step_time_ms: 10.0,
+        kernel_launches_per_step: 100,
+        ops: ops
+            .iter()
+            .map(|&(n, ms)| (n.to_owned(), ms))
+            .collect::<BTreeMap<_, _>>(),
+        notes: Vec::new(),
+    }
+}
+
+#[test]
+fn the_parity_implementation_passes_its_contract_at_and_off_parity() {
+    let baseline = parity_profile("pytorch", 1000.0, &[("gemm", 5.0), ("norm", 1.0)]);
+    for gemm in [5.2, 9.0] {
+        let ours = parity_profile(
+            "ours",
+            900.0,
+            &[("gemm", gemm), ("norm", 1.0), ("rope", 0.3)],
+        );
+        let report = Verifier::new()
+            .computation(ParityMetrics::against(baseline.clone()).ours(ours))
+            .verify("parity-profiling-v1", &Profile::empty())
+            .expect("shipped contract");
+        assert!(report.passed(), "gemm {gemm} ms: {report}");
+    }
+    // From a profile without steps: throughput 0, ratio 0 by the rule.
+    let report = Verifier::new()
+        .computation(ParityMetrics::against(baseline))
+        .verify("parity-profiling-v1", &Profile::empty())
+        .expect("shipped contract");
+    assert!(report.passed(), "{report}");
+}
