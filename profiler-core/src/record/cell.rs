@@ -96,11 +96,25 @@ impl SlotCell {
 
     /// Samples in bucket `index`, spilled ones included. Any thread.
     pub(crate) fn bucket_count(&self, index: usize) -> u64 {
-        let low = u64::from(self.hist[index].load(Relaxed));
-        let table = self.spill.load(Acquire);
+        let mut n = 0;
+        self.buckets(index..=index, |_, count| n = count);
+        n
+    }
+
+    /// Calls `f(index, samples)` for each bucket in `range`, spilled samples
+    /// included; the spill table is looked up once. Any thread.
+    pub(crate) fn buckets(
+        &self,
+        range: std::ops::RangeInclusive<usize>,
+        mut f: impl FnMut(usize, u64),
+    ) {
         // SAFETY: as in `spill_over`; the Acquire load pairs with its Release.
-        let high = unsafe { table.as_ref() }.map_or(0, |t| t[index].load(Relaxed));
-        low.saturating_add(high)
+        let spill = unsafe { self.spill.load(Acquire).as_ref() };
+        for index in range {
+            let low = u64::from(self.hist[index].load(Relaxed));
+            let high = spill.map_or(0, |t| t[index].load(Relaxed));
+            f(index, low.saturating_add(high));
+        }
     }
 
     /// The histogram including the pending latest sample, for snapshots.

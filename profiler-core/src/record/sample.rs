@@ -67,9 +67,8 @@ impl SampleTotals {
             self.hist.add(lo, count);
             return true;
         }
-        for i in lo..=hi {
-            self.hist.add(i, cell.bucket_count(i));
-        }
+        self.hist.reserve(lo, hi);
+        cell.buckets(lo..=hi, |i, n| self.hist.add(i, n));
         if let Some(pending) = cell.pending_bucket() {
             self.hist.add(pending, 1);
         }

@@ -67,8 +67,32 @@ impl TickCounts {
         self.counts[at] = self.counts[at].saturating_add(n);
     }
 
+    /// Widens the range to cover buckets `lo..=hi` at once, so the adds that
+    /// follow never shift the counts.
+    pub(crate) fn reserve(&mut self, lo: usize, hi: usize) {
+        if lo > hi {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.lo = lo;
+            self.counts.resize(hi - lo + 1, 0);
+            return;
+        }
+        if lo < self.lo {
+            self.counts
+                .splice(0..0, std::iter::repeat_n(0, self.lo - lo));
+            self.lo = lo;
+        }
+        if hi - self.lo >= self.counts.len() {
+            self.counts.resize(hi - self.lo + 1, 0);
+        }
+    }
+
     /// Adds every bucket of `other`.
     pub(crate) fn merge(&mut self, other: &TickCounts) {
+        if let Some(last) = other.counts.len().checked_sub(1) {
+            self.reserve(other.lo, other.lo + last);
+        }
         for (i, &n) in other.counts.iter().enumerate() {
             self.add(other.lo + i, n);
         }
