@@ -157,7 +157,7 @@ fn chrome_trace_of_the_golden_profile() {
         events.iter().filter_map(|e| e["cat"].as_str()).collect();
     assert_eq!(
         cats.into_iter().collect::<Vec<_>>(),
-        ["brick", "layer", "memory", "op", "phase", "step", "warning"]
+        ["brick", "counter", "layer", "memory", "op", "phase", "step", "warning"]
     );
     let matmul = find(&events, "X", "matmul");
     assert_eq!(
