@@ -47,7 +47,10 @@ fn brick_slices_carry_layer_direction_and_amounts() {
     }
     // A bare brick (no layer, no amounts) and a phase carry no args.
     let softmax = find(&events, "X", "Softmax");
-    assert!(softmax.iter().all(|e| e.get("args").is_none()), "{softmax:?}");
+    assert!(
+        softmax.iter().all(|e| e.get("args").is_none()),
+        "{softmax:?}"
+    );
     assert!(
         find(&events, "X", "forward")
             .iter()
@@ -71,7 +74,10 @@ fn steps_carry_their_index_and_tokens() {
         assert_eq!(args["step"].as_u64(), Some(index), "{name}");
         assert_eq!(args["tokens"].as_u64(), Some(512), "{name}");
         let tok_s = args["tokens_per_s"].as_f64().expect("tokens_per_s");
-        assert!((tok_s - 512.0 / (us * 1e-6)).abs() < 1e-6, "{name}: {tok_s}");
+        assert!(
+            (tok_s - 512.0 / (us * 1e-6)).abs() < 1e-6,
+            "{name}: {tok_s}"
+        );
     }
     // `#[trace_op]` entries keep their shapes and device.
     let matmul = &find(&events, "X", "matmul")[0]["args"];
@@ -99,7 +105,10 @@ fn counters_are_counter_events_per_sample() {
     // The Trace Event Format's counter: name, ph, ts, pid and args holding
     // numbers only (Perfetto makes one series per arg).
     for e in events.iter().filter(|e| e["ph"] == "C") {
-        assert!(e["pid"].is_u64() && e["tid"].is_u64() && e["ts"].is_f64(), "{e}");
+        assert!(
+            e["pid"].is_u64() && e["tid"].is_u64() && e["ts"].is_f64(),
+            "{e}"
+        );
         let args = e["args"].as_object().expect("args object");
         assert!(
             !args.is_empty() && args.values().all(Value::is_number),

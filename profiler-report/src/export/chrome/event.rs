@@ -31,12 +31,22 @@ pub(super) struct Event<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(super) enum Args<'a> {
-    Name { name: Cow<'a, str> },
-    SortIndex { sort_index: u64 },
-    Bytes { bytes: usize },
-    Count { count: u64 },
+    Name {
+        name: Cow<'a, str>,
+    },
+    SortIndex {
+        sort_index: u64,
+    },
+    Bytes {
+        bytes: usize,
+    },
+    Count {
+        count: u64,
+    },
     /// A counter sample: Perfetto draws `args.value` on the counter's track.
-    Value { value: f64 },
+    Value {
+        value: f64,
+    },
     Op(OpArgs<'a>),
     Span(SpanArgs),
 }
@@ -218,7 +228,10 @@ mod tests {
         let mut e = event(EventKind::Step, 500_000_000);
         e.elements = 1_000;
         let json = serde_json::to_value(SpanArgs::of(&e, "step 17", None)).unwrap();
-        assert_eq!((json["step"].as_u64(), json["tokens"].as_u64()), (Some(17), Some(1_000)));
+        assert_eq!(
+            (json["step"].as_u64(), json["tokens"].as_u64()),
+            (Some(17), Some(1_000))
+        );
         assert_eq!(json["tokens_per_s"], 2_000.0);
         assert!(SpanArgs::of(&event(EventKind::Phase, 5), "forward", None).is_none());
         assert!(SpanArgs::of(&event(EventKind::Brick, 5), "Bare", None).is_none());

@@ -130,4 +130,3 @@ struct SingleOther<'a> {
     #[serde(flatten)]
     facts: RunFacts<'a>,
 }
-

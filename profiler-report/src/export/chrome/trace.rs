@@ -27,7 +27,6 @@ pub(crate) struct ChromeTrace<'a> {
     offset_ns: u64,
 }
 
-
 impl<'a> ChromeTrace<'a> {
     fn meta(&mut self, name: &'static str, pid: u32, tid: u64, args: Args<'a>) {
         self.meta.push(Event {
