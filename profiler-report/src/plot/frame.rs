@@ -110,7 +110,7 @@ impl Frame {
     /// outside the plot's right edge (the caller keeps room there); labels
     /// of lines closer than a text line are moved apart, keeping their order.
     pub(crate) fn y_lines(&self, svg: &mut Svg, lines: &[(f64, &str, String)]) {
-        const LINE_H: f64 = 13.0;
+        const LINE_H: f64 = 15.0;
         let a = self.area;
         let mut placed: Vec<(f64, f64, &str, &str)> = lines
             .iter()
@@ -236,7 +236,7 @@ mod tests {
             y[..y.find('"').unwrap()].parse().unwrap()
         };
         // p90 is the upper line: its label stays above, a line apart.
-        assert!(y_of("p50") - y_of("p90") >= 13.0 - 1e-9, "{out}");
+        assert!(y_of("p50") - y_of("p90") >= 15.0 - 1e-9, "{out}");
         assert_eq!(out.matches("<line class=\"ref\"").count(), 2);
     }
 
