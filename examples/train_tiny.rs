@@ -9,7 +9,8 @@
 //! The model lives in `examples/tiny-transformer`: every kernel (forward and
 //! backward) is a `#[brick]` with its elements, bytes and FLOPs; each step
 //! runs the nine canonical training phases, and every block runs inside a
-//! layer scope with its direction. This file drives the run and the reports.
+//! layer scope with its direction; the loss and tokens per second of each
+//! step are counters. This file drives the run and the reports.
 //!
 //! Before training it measures this machine's ceilings (memory bandwidth,
 //! cache bandwidth, peak FP32 FLOP/s; `--no-ceilings` skips it) and keeps
@@ -191,8 +192,17 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         }
         let batch = Batch::generate(&cfg, step);
         let step_guard = profiler::step(tokens_per_step);
-        losses.push(model.train_step(&batch));
+        let started = Instant::now();
+        let loss = model.train_step(&batch);
+        // Recorded inside the step, so each sample sits on its step in the
+        // trace; a counter costs about as much as a brick call.
+        profiler::counter("loss", f64::from(loss));
+        profiler::counter(
+            "tok/s",
+            tokens_per_step as f64 / started.elapsed().as_secs_f64().max(1e-9),
+        );
         drop(step_guard);
+        losses.push(loss);
         window.1 += tokens_per_step;
         let done = step + 1;
         if done % args.log_every.max(1) == 0 || done == args.steps {

@@ -171,6 +171,46 @@ fn the_main_job_trains_and_writes_every_report() {
             .iter()
             .all(|e| e["ph"] != "X" || (e["ts"].is_number() && e["dur"].is_number()))
     );
+    // Perfetto's details pane: each brick slice carries its layer,
+    // direction and amounts, each step its index and tokens.
+    let qkv = events
+        .iter()
+        .find(|e| e["ph"] == "X" && e["name"] == "QkvProjectionBackward")
+        .expect("a backward projection");
+    let args = &qkv["args"];
+    assert_eq!(args["direction"], "backward");
+    assert!(args["layer"].as_u64().is_some_and(|l| l < layers));
+    for amount in ["elements", "bytes", "flops", "gflop_per_s"] {
+        assert!(
+            args[amount].as_f64().is_some_and(|v| v > 0.0),
+            "{amount}: {args}"
+        );
+    }
+    let steps: Vec<u64> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "step")
+        .map(|e| e["args"]["step"].as_u64().expect("step index"))
+        .collect();
+    assert_eq!(
+        steps,
+        (WARMUP..STEPS).collect::<Vec<_>>(),
+        "warm-up steps left out"
+    );
+    // The loss and tok/s of every recorded step, as counter tracks too.
+    for counter in ["loss", "tok/s"] {
+        let samples = events
+            .iter()
+            .filter(|e| e["ph"] == "C" && e["name"] == counter)
+            .filter(|e| e["args"]["value"].as_f64().is_some_and(f64::is_finite))
+            .count() as u64;
+        assert_eq!(samples, recorded, "{counter}");
+        let track = profile
+            .counter_tracks
+            .iter()
+            .find(|t| t.name == counter)
+            .expect("counter track");
+        assert_eq!(track.samples.len() as u64, recorded);
+    }
 
     // The flamegraph and the HTML report.
     let svg = std::fs::read_to_string(out.join("flamegraph.svg")).expect("flamegraph.svg");
@@ -178,13 +218,16 @@ fn the_main_job_trains_and_writes_every_report() {
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     for section in [
         "scorecard",
+        "steps",
         "layers",
         "hotspots",
+        "latency",
         "flamegraph",
         "bricks",
-        "steps",
+        "counters",
         "roofline",
         "parity",
+        "glossary",
     ] {
         assert!(
             html.contains(&format!("<section id=\"{section}\"")),
@@ -192,6 +235,16 @@ fn the_main_job_trains_and_writes_every_report() {
         );
     }
     assert!(html.contains("DownProjectionBackward"));
+    assert!(html.contains("<a href=\"trace.json\"><code>trace.json</code></a>"));
+    assert_eq!(
+        html.matches("class=\"chart line-chart counter-chart\"")
+            .count(),
+        2
+    );
+    assert!(
+        html.contains(">warm-up</text>"),
+        "the warm-up steps are named"
+    );
     let baseline = profiler_report::TrainingScorecard::load_baseline(out.join("scorecard.json"))
         .expect("scorecard.json is a baseline");
     assert_eq!(baseline.steps, recorded as usize);

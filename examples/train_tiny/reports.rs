@@ -206,7 +206,8 @@ pub(crate) fn write_reports(
     }
     let mut report = HtmlReport::new(profile)
         .title("train_tiny")
-        .scorecard(scorecard);
+        .scorecard(scorecard)
+        .trace_file("trace.json");
     if let Some(svg) = svg {
         report = report.flamegraph_svg(svg);
     }

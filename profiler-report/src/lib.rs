@@ -48,6 +48,7 @@ pub mod contract;
 mod error;
 mod escape;
 pub mod export;
+mod glossary;
 pub mod hardware;
 pub mod html;
 mod json;

@@ -9,6 +9,7 @@ use profiler_core::{
     profile::{ClockSource, LayerOp, LayerStats, Overhead, PhaseStats},
     stats::{HistBucket, LatencyHistogram},
     sync::SyncMode,
+    trace::{CounterSample, CounterTrack},
 };
 use profiler_report::html::Section;
 use profiler_report::{
@@ -76,10 +77,11 @@ fn phase(name: &str, count: u64, total_ms: u64) -> PhaseStats {
 }
 
 /// A small, fixed training run: four bricks with samples (one with a name
-/// full of markup), one never called and one whose samples took 0 ns;
-/// three layers forward and backward; four steps and four phases (one
-/// never entered, one with quotes in its name); dropped deferred records
-/// and two run notes.
+/// full of markup, one calling another), one never called and one whose
+/// samples took 0 ns; three layers forward and backward; four steps after
+/// the schedule's wait and warm-up, with their tokens, and four phases (one
+/// never entered, one with quotes in its name); a counter; dropped deferred
+/// records and two run notes.
 fn profile() -> Profile {
     use BrickCategory::{Attention, Ffn, Norm, Other};
     let mut p = Profile::empty();
@@ -126,6 +128,8 @@ fn profile() -> Profile {
         &[(49_152, 53_248, 600)],
     );
     attention.total_elements = 4_915_200;
+    // Attention calls RmsNorm: 6 ms of its 30 ms are the norm's.
+    attention.child_ns = 6_000_000;
     let mut norm = brick(
         "RmsNorm",
         Norm,
@@ -161,6 +165,9 @@ fn profile() -> Profile {
     p.steps.tokens = 8_192;
     p.steps.total_ns = 400_000_000;
     p.steps.samples_ns = vec![98_000_000, 100_000_000, 99_000_000, 103_000_000];
+    // Steps 0 and 1 were the schedule's wait and warm-up.
+    p.steps.samples_index = vec![2, 3, 4, 5];
+    p.steps.samples_tokens = vec![2_048; 4];
     p.steps.schedule = Some(Schedule {
         wait: 1,
         warmup: 1,
@@ -174,6 +181,18 @@ fn profile() -> Profile {
         phase("h2d", 0, 0),
     ];
     p.counters.pending_overflow = 7;
+    p.counter_tracks = vec![CounterTrack {
+        name: "loss <nats>".into(),
+        samples: [4.1, 3.2, 2.9, 2.7]
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| CounterSample {
+                t_ns: 500_000_000 + 100_000_000 * i as u64,
+                value,
+                thread: 0,
+            })
+            .collect(),
+    }];
     p
 }
 
@@ -279,13 +298,16 @@ fn sections_appear_in_order_behind_a_table_of_contents() {
     let ids = [
         "run",
         "scorecard",
+        "steps",
         "layers",
         "hotspots",
+        "latency",
         "flamegraph",
         "bricks",
-        "steps",
+        "counters",
         "roofline",
         "parity",
+        "glossary",
     ];
     let nav = html.find("<nav class=\"toc\"").expect("table of contents");
     let mut last_link = nav;
@@ -344,7 +366,7 @@ fn control_characters_in_names_are_shown_not_sent() {
         "raw control characters in the page"
     );
     assert!(!sc.to_html().chars().any(banned));
-    assert!(section(&html, "bricks").contains("<td>nul\\0\\x1b[31mred\\r\\n\\u{202e}</td>"));
+    assert!(section(&html, "bricks").contains(">nul\\0\\x1b[31mred\\r\\n\\u{202e}</th>"));
     assert!(section(&html, "steps").contains("<td>\\x07bell</td>"));
     assert!(section(&html, "run").contains("<li>note\\0</li>"));
 }
@@ -446,24 +468,29 @@ fn numbers_are_formatted() {
     let p = profile();
     let html = HtmlReport::new(&p).render();
     let bricks = section(&html, "bricks");
-    // MatMul: 1,200 calls, 60 ms, avg 50 µs, p50 48 µs, p99 56 µs, 61.9% of
-    // 96.9 ms, 163.84 M elements/s, 10,000 GFLOP/s, 50 GB/s.
+    // MatMul: 1,200 calls, 60 ms (61.9% of 96.9 ms), all of it its own
+    // time (66.0% of the 90.9 ms of self time: 6 ms of Attention's are
+    // RmsNorm's), p50 in the 40-48 µs bucket, p90 and p99 in the 48-56 µs
+    // one, 10,000 GFLOP/s, 50 GB/s, 200 FLOP/byte, 163.84 M elements/s.
     let matmul = [
-        "<td>MatMul</td><td>FFN</td>",
+        "<th scope=\"row\" class=\"name\">MatMul</th><td class=\"opt\">FFN</td>",
         "<td class=\"num\" data-v=\"1200\">1,200</td>",
         "<td class=\"num\" data-v=\"60\">60.00</td>",
-        "<td class=\"num\" data-v=\"50\">50.00</td>",
-        "<td class=\"num\" data-v=\"43.636\">43.64</td>",
-        "<td class=\"num\" data-v=\"51.692\">51.69</td>",
         ">61.9%</td>",
-        "<td class=\"num\" data-v=\"163840000\">163.84 M</td>",
+        "<td title=\"total 60.00 ms = self 60.00 ms + 0 ms in bricks it called\" class=\"num\" data-v=\"60\">60.00</td>",
+        ">66.0%</td>",
+        "<td class=\"num\" data-v=\"43.636\">43.64</td>",
+        "<td class=\"num opt\" data-v=\"51.692\">51.69</td>",
+        "<td class=\"num\" data-v=\"51.692\">51.69</td>",
         "<td class=\"num\" data-v=\"10000\">10000.0</td>",
-        "<td class=\"num\" data-v=\"50\">50.00</td></tr>",
+        "<td class=\"num\" data-v=\"50\">50.00</td>",
+        "<td class=\"num opt\" data-v=\"200\">200.0</td>",
+        "<td class=\"num opt\" data-v=\"163840000\">163.84 M</td></tr>",
     ]
     .concat();
     let row = bricks
         .lines()
-        .find(|l| l.contains("<td>MatMul</td>"))
+        .find(|l| l.contains(">MatMul</th>"))
         .expect("MatMul row");
     let mut at = 0;
     for cell in matmul.split_inclusive("</td>") {
@@ -475,12 +502,12 @@ fn numbers_are_formatted() {
     // Never-called and zero-time bricks show dashes, not zeros or NaN.
     let idle = bricks
         .lines()
-        .find(|l| l.contains("<td>Idle</td>"))
+        .find(|l| l.contains(">Idle</th>"))
         .expect("Idle");
-    assert_eq!(idle.matches(">–</td>").count(), 6, "{idle}");
+    assert_eq!(idle.matches(">–</td>").count(), 7, "{idle}");
     let spin = bricks
         .lines()
-        .find(|l| l.contains("<td>Spin</td>"))
+        .find(|l| l.contains(">Spin</th>"))
         .expect("Spin");
     assert!(spin.contains(">5</td>") && spin.contains(">0.0%</td>"));
 
@@ -490,7 +517,7 @@ fn numbers_are_formatted() {
         "<td>2 (schedule: wait 1, warm-up 1, active 4, repeat 1)</td>",
         "<td>8,192</td>",
         "<td>100.0 ms</td>",
-        "<td>98.00 / 100.0 / 103.0 ms</td>",
+        "<td>98.00 / 99.00 / 103.0 / 103.0 / 103.0 ms</td>",
         "<td>20.48 k tok/s</td>",
         "<td>92.5%</td>",
     ] {

@@ -3,7 +3,8 @@
 //! them with `UPDATE_GOLDEN=1 cargo test -p profiler-report --test trace`
 //! and review the diff. Exports are tested in `trace/exports.rs`, ranks and
 //! trace files in `trace/files.rs`, names that look like folded-stack
-//! syntax in `trace/names.rs`.
+//! syntax in `trace/names.rs`, slice args and counters as Perfetto reads
+//! them in `trace/perfetto.rs`.
 
 #[path = "trace/exports.rs"]
 mod exports;
@@ -11,15 +12,17 @@ mod exports;
 mod files;
 #[path = "trace/names.rs"]
 mod names;
+#[path = "trace/perfetto.rs"]
+mod perfetto;
 
 use std::time::Duration;
 
 use profiler_core::{
-    Profile,
+    Direction, Profile,
     profile::ThreadInfo,
     trace::{
-        EventKind, RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline,
-        TimelineEvent,
+        CounterSample, CounterTrack, EventKind, RecordedExecutionTrace, RecordedTraceEntry,
+        ThreadTimeline, Timeline, TimelineEvent,
     },
 };
 use profiler_report::TraceAnalyzer;
@@ -54,9 +57,32 @@ fn ev(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> TimelineEvent {
     }
 }
 
+/// `e` inside layer 0, forward.
+fn in_layer(mut e: TimelineEvent) -> TimelineEvent {
+    e.layer = Some(0);
+    e.direction = Some(Direction::Forward);
+    e
+}
+
+/// `e` with a brick call's elements, bytes and FLOPs.
+fn amounts(mut e: TimelineEvent) -> TimelineEvent {
+    e.elements = 4_096;
+    e.bytes = 32_768;
+    e.flops = 65_536;
+    e
+}
+
+/// Step event `e` with its tokens.
+fn tokens(mut e: TimelineEvent, tokens: u64) -> TimelineEvent {
+    e.elements = tokens;
+    e
+}
+
 /// A small, fixed profile: two steps on thread 1 (the Attention brick
-/// overshoots its layer by 1 ns), two bricks on thread 2 (one named `<&>`),
-/// four `#[trace_op]` entries and some dropped events.
+/// overshoots its layer by 1 ns; layer 0 and its bricks carry their layer,
+/// direction and amounts), two bricks on thread 2 (one named `<&>`), four
+/// `#[trace_op]` entries, two counters (`loss` on thread 1, `queue <depth>`
+/// on thread 2) and some dropped events.
 fn golden_profile() -> Profile {
     use EventKind::{Brick, Layer, Phase, Step};
     let mut p = Profile::empty();
@@ -98,17 +124,17 @@ fn golden_profile() -> Profile {
                 thread: 1,
                 name: Some("main".into()),
                 events: vec![
-                    ev(Step, 0, 1_000, 100_000),
+                    tokens(ev(Step, 0, 1_000, 100_000), 512),
                     ev(Phase, 2, 1_000, 60_000),
-                    ev(Layer, 3, 2_000, 50_000),
-                    ev(Brick, 4, 2_500, 10_250),
-                    ev(Brick, 5, 13_000, 39_001),
+                    in_layer(ev(Layer, 3, 2_000, 50_000)),
+                    amounts(in_layer(ev(Brick, 4, 2_500, 10_250))),
+                    in_layer(ev(Brick, 5, 13_000, 39_001)),
                     ev(Brick, 6, 20_000, 5_000),
                     ev(Phase, 7, 70_000, 30_000),
-                    ev(Step, 1, 101_000, 50_000),
+                    tokens(ev(Step, 1, 101_000, 50_000), 512),
                     ev(Phase, 2, 101_000, 40_000),
-                    ev(Layer, 3, 102_000, 30_000),
-                    ev(Brick, 4, 102_500, 9_750),
+                    in_layer(ev(Layer, 3, 102_000, 30_000)),
+                    amounts(in_layer(ev(Brick, 4, 102_500, 9_750))),
                 ],
             },
             ThreadTimeline {
@@ -120,6 +146,21 @@ fn golden_profile() -> Profile {
         dropped: 3,
     };
     p.counters.timeline_dropped = 3;
+    let sample = |t_ns, value, thread| CounterSample {
+        t_ns,
+        value,
+        thread,
+    };
+    p.counter_tracks = vec![
+        CounterTrack {
+            name: "loss".into(),
+            samples: vec![sample(101_000, 2.5, 1), sample(151_000, 2.25, 1)],
+        },
+        CounterTrack {
+            name: "queue <depth>".into(),
+            samples: vec![sample(7_000, 3.0, 2)],
+        },
+    ];
     let op = |step, name: &str, device: Option<&str>, us: f64, start: f64, thread| {
         let mut e = RecordedTraceEntry::new(step, name);
         e.device_id = device.map(str::to_owned);

@@ -1,5 +1,6 @@
 //! Variants of this profiler: `#[brick]` enabled, runtime-disabled, custom
-//! name, deferred with a device timer, trace mode, and two threads.
+//! name, deferred with a device timer, trace mode, two threads, and a
+//! `profiler::counter` sample per call.
 //!
 //! Each batch starts from `profiler::reset()` and ends with a
 //! `profiler::snapshot()` (the profiler's report), which is where the
@@ -15,7 +16,7 @@ use profiler::{
 };
 
 use crate::measure::{Timing, call_n, in_chunks, ns_per_call};
-use crate::subjects::{custom_op, rms_norm};
+use crate::subjects::{COUNTER_SERIES, counter_sample, custom_op, rms_norm};
 use crate::team::Team;
 use crate::variant::{Batch, Expect, Recorded, Variant};
 
@@ -109,6 +110,26 @@ fn one_thread(mode: Mode, brick: &'static str, f: fn(u64) -> u64) -> impl FnMut(
     }
 }
 
+/// `profiler::counter` once per call, enabled (not in trace mode: counters
+/// record either way); every sample must be in the snapshot's track.
+fn counter_batch(calls: u64) -> Batch {
+    prepare(Mode::Enabled);
+    let timing = ns_per_call(calls, |n| call_n(n, counter_sample));
+    let profile = profiler::snapshot();
+    profiler::disable();
+    let kept = profile
+        .counter_tracks
+        .iter()
+        .find(|t| t.name == COUNTER_SERIES)
+        .map_or(0, |t| t.samples.len() as u64);
+    let c = &profile.counters;
+    let lost = c.timeline_dropped + c.counter_values_rejected + c.lost_at_thread_exit;
+    Batch {
+        timing,
+        recorded: Recorded::Count(kept.saturating_sub(lost)),
+    }
+}
+
 fn brick_job(calls: u64, start: &Barrier) -> Timing {
     start.wait();
     ns_per_call(calls, |n| call_n(n, rms_norm))
@@ -152,6 +173,13 @@ pub fn variants() -> Vec<Variant> {
             1,
             Expect::Every,
             one_thread(Mode::Trace, "RmsNorm", rms_norm),
+        ),
+        Variant::new(
+            "counter",
+            "profiler::counter(name, value) enabled",
+            1,
+            Expect::Every,
+            counter_batch,
         ),
     ]
 }

@@ -191,6 +191,12 @@ pub fn targets(variants: &[Variant], slots: Option<&SlotsResult>) -> Vec<Target>
         value: wall_ratio("brick-trace", "brick"),
         limit: 2.0,
     });
+    out.push(Target {
+        name: "counter sample <= 1x aggregate brick call",
+        detail: both("counter", "brick"),
+        value: wall_ratio("counter", "brick"),
+        limit: 1.0,
+    });
     let snapshot = slots.and_then(SlotsResult::snapshot);
     out.push(Target {
         name: "snapshot() of 1000 bricks x 16 threads < 1 ms",

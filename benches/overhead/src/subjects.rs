@@ -1,5 +1,6 @@
 //! The measured functions: one tiny `#[inline(never)]` body, bare, bracketed
-//! by two clock reads, and annotated with `#[brick]`.
+//! by two clock reads, annotated with `#[brick]`, and recording a
+//! `profiler::counter` sample.
 //!
 //! Every variant has the same body (`black_box` of its argument), so the
 //! differences between variants are what the instrumentation adds.
@@ -62,6 +63,17 @@ pub fn rms_norm(x: u64) -> u64 {
 #[brick("CustomOp")]
 #[inline(never)]
 pub fn custom_op(x: u64) -> u64 {
+    black_box(x)
+}
+
+/// Name of the counter the `counter` variant records.
+pub const COUNTER_SERIES: &str = "bench_value";
+
+/// A `profiler::counter` sample per call: what recording a loss or a queue
+/// depth each step costs.
+#[inline(never)]
+pub fn counter_sample(x: u64) -> u64 {
+    profiler::counter(COUNTER_SERIES, x as f64);
     black_box(x)
 }
 

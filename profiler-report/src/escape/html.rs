@@ -1,5 +1,5 @@
 //! Text for HTML and XML (SVG) documents, in element content and in quoted
-//! attribute values.
+//! attribute values: names ([`html`]) and text the report writes ([`xml`]).
 
 /// [`visible`](super::visible::visible) text with `&`, `<`, `>`, `"` and `'` as
 /// entities: well-formed in HTML and XML, in content and quoted attributes,
@@ -20,6 +20,29 @@ pub(crate) fn html(text: &str) -> String {
     out
 }
 
+/// `text` for XML text and attribute values, as written: no
+/// [`visible`](super::visible::visible) pass, for text the report writes
+/// itself (SVG labels, whose names went through `visible` first).
+/// Characters XML 1.0 does not allow at all (C0 controls other than tab,
+/// line feed and carriage return; U+FFFE, U+FFFF) become U+FFFD, since no
+/// escape makes them legal.
+pub(crate) fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -32,5 +55,13 @@ mod tests {
         );
         assert_eq!(html("plain"), "plain");
         assert_eq!(html("nul\0<b>\x1b"), "nul\\0&lt;b&gt;\\x1b");
+    }
+
+    #[test]
+    fn escapes_markup_and_replaces_characters_xml_forbids() {
+        assert_eq!(
+            xml("a<b>&\"c'\u{1}\t"),
+            "a&lt;b&gt;&amp;&quot;c&#39;\u{FFFD}\t"
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | terminal text | [`visible`] | one line, no escape sequences, no bidi tricks |
 //! | HTML, SVG/XML | [`html()`] | `visible`, then entities: valid markup |
+//! | SVG text the report writes | [`xml`] | entities, forbidden characters replaced |
 //! | Markdown | [`markdown()`] | `visible`, then backslash escapes: no markup |
 //! | folded stacks | [`frame`] | one frame that never reads as a count |
 //!
@@ -17,6 +18,6 @@ mod markdown;
 mod visible;
 
 pub(crate) use folded::frame;
-pub(crate) use html::html;
+pub(crate) use html::{html, xml};
 pub(crate) use markdown::markdown;
 pub(crate) use visible::visible;

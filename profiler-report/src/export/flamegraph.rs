@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use inferno::flamegraph::{Options, from_lines};
+use inferno::flamegraph::{Options, TextTruncateDirection, from_lines};
 
 use crate::error::ExportError;
 use crate::escape;
@@ -63,6 +63,10 @@ pub fn flamegraph_svg(folded: &str, title: &str) -> Result<String, ExportError> 
     options.title = escape::visible(title).into_owned();
     options.count_name = "µs".to_owned();
     options.deterministic = true;
+    // Labels too long for their frame keep their start ("QkvProj..") rather
+    // than their end ("..rd"): the script that redraws them on load reads
+    // this setting too.
+    options.text_truncate_direction = TextTruncateDirection::Right;
     let mut subtitle = Vec::new();
     if stacks.keys().all(|stack| !stack.contains(';')) {
         // Frames are sanitised, so `;` only ever separates frames.

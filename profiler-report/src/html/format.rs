@@ -81,6 +81,44 @@ pub(crate) fn si(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// An axis tick with an SI suffix and no trailing zeros: `0`, `500`,
+/// `1.5k`, `20k`, `1.25M`.
+pub(crate) fn si_tick(v: f64) -> String {
+    if !v.is_finite() {
+        return DASH.to_owned();
+    }
+    let (scaled, suffix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(scale, _)| v.abs() >= *scale)
+        .map_or((v, ""), |(scale, suffix)| (v / scale, suffix));
+    let text = format!("{scaled:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    // `-0.00` trims to `-0`.
+    let text = if text == "-0" { "0" } else { text };
+    format!("{text}{suffix}")
+}
+
+/// A duration with three significant digits at most, in the unit that
+/// suits it: `850 ns`, `12.5 µs`, `3.25 ms`, `1.20 s`.
+pub(crate) fn short_duration(ns: f64) -> String {
+    if !ns.is_finite() || ns < 0.0 {
+        return DASH.to_owned();
+    }
+    let (v, unit) = match ns {
+        n if n < 1e3 => (n, "ns"),
+        n if n < 1e6 => (n / 1e3, "µs"),
+        n if n < 1e9 => (n / 1e6, "ms"),
+        n => (n / 1e9, "s"),
+    };
+    let decimals = match v {
+        v if v >= 99.95 => 0,
+        v if v >= 9.995 => 1,
+        _ => 2,
+    };
+    let decimals = if unit == "ns" { 0 } else { decimals };
+    format!("{v:.decimals$} {unit}")
+}
+
 /// A duration in the unit that suits it: `850 ns`, `12.5 µs`, `3.25 ms`, `12.35 s`.
 pub(crate) fn duration(ns: u64) -> String {
     let v = ns as f64;
@@ -166,6 +204,24 @@ mod tests {
         assert_eq!(si(1.2e6), "1.20 M");
         assert_eq!(si(3.4e9), "3.40 G");
         assert_eq!(si(5e12), "5.00 T");
+    }
+
+    #[test]
+    fn ticks_and_short_durations_stay_short() {
+        assert_eq!(si_tick(0.0), "0");
+        assert_eq!(si_tick(500.0), "500");
+        assert_eq!(si_tick(1_500.0), "1.5k");
+        assert_eq!(si_tick(20_000.0), "20k");
+        assert_eq!(si_tick(1_250_000.0), "1.25M");
+        assert_eq!(si_tick(-2_000.0), "-2k");
+        assert_eq!(si_tick(0.25), "0.25");
+        assert_eq!(si_tick(f64::NAN), DASH);
+        assert_eq!(short_duration(850.0), "850 ns");
+        assert_eq!(short_duration(12_500.0), "12.5 µs");
+        assert_eq!(short_duration(3_250_000.0), "3.25 ms");
+        assert_eq!(short_duration(415_000.0), "415 µs");
+        assert_eq!(short_duration(1_200_000_000.0), "1.20 s");
+        assert_eq!(short_duration(f64::INFINITY), DASH);
     }
 
     #[test]

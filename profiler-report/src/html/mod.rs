@@ -3,12 +3,20 @@
 //! from the profile and the optional scorecard and flamegraph; later reports
 //! (roofline, parity, contracts) slot in as [`Section`]s.
 
+mod bricks;
 mod charts;
+mod counters;
+mod definitions;
 mod embed;
 mod format;
+mod latency;
 mod page;
+mod parts;
+mod run;
 mod section;
 mod sections;
+mod step_chart;
+mod steps;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -37,8 +45,13 @@ const RESERVED_IDS: [&str; 8] = [
 ///
 /// Sections, in order: run facts (with every warning about lost, dropped or
 /// pending records and the run's notes), the training scorecard (when
-/// given), per-layer forward/backward times, hotspots, the flamegraph (when
-/// given), every brick, steps and phases, then the added [`Section`]s.
+/// given), step time and throughput over the run with the phases,
+/// per-layer forward/backward times, hotspots, the latency distribution of
+/// the top bricks, the flamegraph (when given), every brick (total and
+/// self time), counters, then the added [`Section`]s, and last a glossary
+/// that every metric name and table header links to. With
+/// [`trace_file`](HtmlReport::trace_file) the header links the Chrome trace
+/// and says how to open it in Perfetto.
 ///
 /// ```
 /// use profiler_report::html::{HtmlReport, Section};
@@ -56,6 +69,7 @@ pub struct HtmlReport<'a> {
     title: Option<String>,
     scorecard: Option<&'a TrainingScorecard>,
     flamegraph: Option<String>,
+    trace_file: Option<String>,
     extra: Vec<Section>,
 }
 
@@ -68,6 +82,7 @@ impl<'a> HtmlReport<'a> {
             title: None,
             scorecard: None,
             flamegraph: None,
+            trace_file: None,
             extra: Vec::new(),
         }
     }
@@ -96,6 +111,16 @@ impl<'a> HtmlReport<'a> {
         self
     }
 
+    /// Links the run's Chrome trace (e.g. `"trace.json"`, written by
+    /// [`write_chrome_trace`](crate::export::write_chrome_trace); a path
+    /// relative to the report) from the page's header, with how to open it
+    /// in Perfetto.
+    #[must_use]
+    pub fn trace_file(mut self, href: impl Into<String>) -> Self {
+        self.trace_file = Some(href.into());
+        self
+    }
+
     /// Appends a section after the built-in ones (in call order). An id
     /// already taken gets a `-2`, `-3`, ... suffix.
     #[must_use]
@@ -108,18 +133,24 @@ impl<'a> HtmlReport<'a> {
     #[must_use]
     pub fn render(&self) -> String {
         let p = self.profile;
-        let mut list = vec![Section::new("run", "Run", sections::run(p))];
+        let mut list = vec![Section::new("run", "Run", run::run(p))];
         if let Some(sc) = self.scorecard {
             list.push(Section {
                 framed: true,
-                ..Section::new("scorecard", "Training Scorecard", sc.to_html())
+                ..Section::new("scorecard", "Training Scorecard", sc.to_html_in_report())
             });
         }
+        list.push(Section::new("steps", "Steps", steps::steps(p)));
         list.push(Section::new("layers", "Layers", sections::layers(p)));
         list.push(Section::new(
             "hotspots",
             "Hotspots",
             sections::hotspots(p, self.scorecard),
+        ));
+        list.push(Section::new(
+            "latency",
+            "Latency per brick",
+            sections::latency(p),
         ));
         if let Some(svg) = &self.flamegraph {
             list.push(Section::new(
@@ -128,13 +159,14 @@ impl<'a> HtmlReport<'a> {
                 sections::flamegraph(svg, p),
             ));
         }
-        list.push(Section::new("bricks", "Bricks", sections::bricks(p)));
-        list.push(Section::new(
-            "steps",
-            "Steps and phases",
-            sections::steps(p),
-        ));
+        list.push(Section::new("bricks", "Bricks", bricks::bricks(p)));
+        list.push(Section::new("counters", "Counters", sections::counters(p)));
         list.extend(self.extra.iter().cloned());
+        list.push(Section::new(
+            "glossary",
+            "Glossary",
+            definitions::glossary(crate::scorecard::timed_a_device(p)),
+        ));
 
         let mut taken: HashSet<String> = RESERVED_IDS.iter().map(|s| (*s).to_owned()).collect();
         for section in &mut list {
@@ -169,10 +201,20 @@ impl<'a> HtmlReport<'a> {
             escape::html(&p.schema_version),
             generator
         );
+        let links = self.trace_file.as_deref().map(|href| {
+            format!(
+                "Timeline of every step, phase, layer and brick: <a href=\"{0}\"><code>{0}</code></a>. \
+                 Open it in Perfetto: go to <a href=\"https://ui.perfetto.dev\">ui.perfetto.dev</a> and \
+                 choose <em>Open trace file</em> (the trace is read in your browser, not uploaded); \
+                 click a slice for its layer, direction, FLOPs and bytes.",
+                escape::html(href)
+            )
+        });
         page::render(&page::Page {
             title: &title,
             subtitle: &subtitle.join(" · "),
-            warnings: sections::warnings(p).len(),
+            links: links.as_deref(),
+            warnings: run::warnings(p).len(),
             sections: &list,
             footer: &footer,
             generator: &generator,

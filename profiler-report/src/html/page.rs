@@ -13,6 +13,8 @@ pub(crate) struct Page<'a> {
     pub(crate) title: &'a str,
     /// The line under the title (HTML).
     pub(crate) subtitle: &'a str,
+    /// Where the companion files are and how to open them (HTML).
+    pub(crate) links: Option<&'a str>,
     /// Warnings shown in the first section; badged in the header when non-zero.
     pub(crate) warnings: usize,
     /// Sections in page order, with unique ids.
@@ -42,6 +44,9 @@ pub(crate) fn render(page: &Page<'_>) -> String {
         "<header class=\"page-header\">\n<h1>{}</h1>\n<p class=\"meta\">{}</p>",
         page.title, page.subtitle
     );
+    if let Some(links) = page.links {
+        let _ = writeln!(s, "<p class=\"links\">{links}</p>");
+    }
     if let Some(first) = page.sections.first().filter(|_| page.warnings > 0) {
         let _ = writeln!(
             s,
@@ -99,12 +104,17 @@ fn render_section(s: &mut String, section: &Section) {
     s.push_str("</section>\n");
 }
 
-/// Sorts `table.sortable` by the clicked column: numeric cells by their
-/// `data-v`, others by text. Optional: the page reads the same without it.
-const SORT_SCRIPT: &str = r#"document.querySelectorAll("table.sortable th").forEach(function (th) {
+/// Sorts `table.sortable` by the clicked header: numeric cells by their
+/// `data-v` (largest first on the first click), others by text. Optional:
+/// the page reads the same without it.
+const SORT_SCRIPT: &str = r#"document.querySelectorAll("table.sortable thead th").forEach(function (th) {
   th.addEventListener("click", function () {
     var i = th.cellIndex, body = th.closest("table").tBodies[0];
-    var asc = th.getAttribute("aria-sort") !== "ascending";
+    // Numbers sort largest first on the first click, names A to Z.
+    var first = body.rows[0] && body.rows[0].cells[i];
+    var numeric = first !== undefined && first.dataset.v !== undefined;
+    var current = th.getAttribute("aria-sort");
+    var asc = current ? current !== "ascending" : !numeric;
     th.parentNode.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", asc ? "ascending" : "descending");
     Array.prototype.slice.call(body.rows).sort(function (a, b) {
@@ -188,6 +198,48 @@ svg.chart { display: block; max-width: 100%; height: auto; }
 .chart .grid { stroke: var(--border); stroke-width: 1; }
 .chart .axis { stroke: var(--muted); stroke-width: 1; }
 .flamegraph svg { max-width: 100%; height: auto; }
+.links { margin: 8px 0 0; padding: 8px 12px; background: var(--panel); border: 1px solid var(--border); border-radius: 6px; }
+a.term { color: inherit; text-decoration: underline dotted var(--muted); }
+th[title] { text-decoration: underline dotted var(--muted); text-underline-offset: 3px; }
+tbody th { font-weight: 500; white-space: nowrap; }
+table.bricks { font-size: 13px; }
+table.bricks th, table.bricks td { padding: 4px 8px; }
+table.bricks th.name { position: sticky; left: 0; z-index: 1; background: var(--bg); box-shadow: 1px 0 0 var(--border); }
+table.bricks thead th.name { background: var(--panel); z-index: 2; }
+table.bricks tbody tr:nth-child(even) th.name { background: var(--panel); }
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); gap: 4px 24px; }
+.line-chart text { font-size: 13px; }
+.line-chart .left-out-label { fill: var(--muted); font-size: 12px; }
+.line-chart .line { fill: none; stroke: var(--accent); stroke-width: 1.5; stroke-linejoin: round; }
+.line-chart .line.envelope { fill: var(--accent); fill-opacity: 0.35; stroke-width: 0.8; }
+.line-chart .line.dot, .line-chart .pt { fill: var(--accent); stroke: none; }
+.line-chart .spike { fill: var(--bad); stroke: var(--bg); stroke-width: 0.6; }
+.line-chart .band { fill: var(--accent); fill-opacity: 0.13; }
+.line-chart .left-out { fill: var(--muted); fill-opacity: 0.2; }
+.line-chart line.ref { stroke: var(--fg); stroke-width: 1; stroke-dasharray: 5 4; }
+.line-chart line.ref.edge { stroke: var(--muted); stroke-dasharray: 2 3; }
+.line-chart text.ref { fill: var(--muted); }
+.latency-chart text { font-size: 12px; }
+.latency-chart .numbers, .latency-chart .legend { font-size: 11px; }
+.latency-chart .bin { fill: var(--bar); }
+.latency-chart .grid.minor { opacity: 0.45; }
+.latency-chart .mark.p50 { fill: var(--fg); }
+.latency-chart .mark.p90 { fill: #e8871e; }
+.latency-chart .mark.p99 { fill: var(--bad); }
+.latency-chart .mark.max { fill: var(--muted); }
+.latency-chart .numbers, .latency-chart .legend { fill: var(--muted); }
+.latency-chart .brick-row:hover .name { font-weight: 600; }
+dl.glossary { margin: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 10px 32px; }
+dl.glossary dt { font-weight: 600; }
+dl.glossary dd { margin: 2px 0 0; }
+dl.glossary dt:target, dl.glossary dt:target + dd { background: var(--warn-bg); }
+@media (max-width: 760px) {
+  .page { padding: 16px 10px 32px; }
+  th, td, table.bricks th, table.bricks td { padding: 4px 6px; }
+  .chart-grid, dl.glossary { grid-template-columns: 1fr; }
+  table.bricks .opt { display: none; }
+  nav.toc ol { gap: 2px 12px; }
+}
 .training-scorecard .non-finite, .training-scorecard li.critical { color: var(--bad); }
 footer { margin-top: 24px; padding-top: 10px; border-top: 1px solid var(--border); font-size: 12px; }
 @media print { nav.toc { display: none; } section { break-inside: avoid-page; } }

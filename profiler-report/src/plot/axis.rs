@@ -1,5 +1,6 @@
 //! Axes: [`LogAxis`] (whole decades, labelled `0.01`, `1`, `10k`, ...) and
-//! [`LinearAxis`] (round steps of 1, 2 or 5 times a power of ten).
+//! [`LinearAxis`] (round steps of 1, 2 or 5 times a power of ten, between
+//! round bounds).
 
 /// A base-10 logarithmic axis spanning whole decades, mapped onto pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,10 +96,11 @@ pub(crate) fn decade_label(e: i32) -> String {
     }
 }
 
-/// A linear axis from 0 to a round maximum, with round tick steps.
+/// A linear axis between round bounds, with round tick steps.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct LinearAxis {
     step: f64,
+    lo: f64,
     top: f64,
     px_lo: f64,
     px_hi: f64,
@@ -108,12 +110,25 @@ impl LinearAxis {
     /// An axis from 0 to at least `max` with about five ticks, mapped onto
     /// `px_lo..px_hi`. A non-finite or non-positive `max` gives `0..1`.
     pub(crate) fn to(max: f64, px_lo: f64, px_hi: f64) -> Self {
-        let max = if max.is_finite() && max > 0.0 {
-            max
-        } else {
-            1.0
-        };
-        let raw = max / 5.0;
+        Self::between(0.0, max, px_lo, px_hi)
+    }
+
+    /// An axis covering `[min, max]` between multiples of a round step
+    /// (about five ticks), mapped onto `px_lo..px_hi` (which may run
+    /// backwards, as a y axis does). Non-finite bounds read as 0; an empty
+    /// span is widened around its value (by 1, or 10% of it).
+    pub(crate) fn between(min: f64, max: f64, px_lo: f64, px_hi: f64) -> Self {
+        let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+        let (mut min, mut max) = (finite(min).min(finite(max)), finite(min).max(finite(max)));
+        if max - min <= f64::EPSILON * max.abs().max(1.0) {
+            let pad = if min == 0.0 { 1.0 } else { min.abs() * 0.1 };
+            // A span at 0 stays anchored there: 0..1, not -1..1.
+            if min != 0.0 || max != 0.0 {
+                min -= pad;
+            }
+            max += pad;
+        }
+        let raw = (max - min) / 5.0;
         let magnitude = 10f64.powf(raw.log10().floor());
         let step = match raw / magnitude {
             r if r <= 1.0 => 1.0,
@@ -123,6 +138,7 @@ impl LinearAxis {
         } * magnitude;
         Self {
             step,
+            lo: (min / step).floor() * step,
             top: (max / step).ceil() * step,
             px_lo,
             px_hi,
@@ -131,16 +147,27 @@ impl LinearAxis {
 
     /// The pixel of `v`.
     pub(crate) fn px(&self, v: f64) -> f64 {
-        self.px_lo + v / self.top * (self.px_hi - self.px_lo)
+        self.px_lo + (v - self.lo) / (self.top - self.lo) * (self.px_hi - self.px_lo)
+    }
+
+    /// Smallest value on the axis.
+    pub(crate) fn min(&self) -> f64 {
+        self.lo
+    }
+
+    /// Largest value on the axis.
+    pub(crate) fn max(&self) -> f64 {
+        self.top
     }
 
     /// Ticks with labels carrying as many decimals as the step needs.
     pub(crate) fn ticks(&self) -> Vec<(f64, String)> {
-        let n = (self.top / self.step).round() as usize;
+        let n = ((self.top - self.lo) / self.step).round() as usize;
         let decimals = (-self.step.log10().floor()).max(0.0) as usize;
         (0..=n)
             .map(|i| {
-                let v = self.step * i as f64;
+                // `+ 0.0` turns the `-0` of a tick at zero into `0`.
+                let v = self.lo + self.step * i as f64 + 0.0;
                 (v, format!("{v:.decimals$}"))
             })
             .collect()
@@ -190,5 +217,22 @@ mod tests {
             Some("0.015".into())
         );
         assert_eq!(LinearAxis::to(f64::NAN, 0.0, 1.0).ticks().len(), 6);
+    }
+
+    #[test]
+    fn linear_axis_spans_negative_and_offset_ranges() {
+        let a = LinearAxis::between(-3.2, 7.9, 0.0, 100.0);
+        let ticks: Vec<String> = a.ticks().into_iter().map(|t| t.1).collect();
+        assert_eq!(ticks, ["-5", "0", "5", "10"]);
+        assert!((a.px(-5.0) - 0.0).abs() < 1e-9 && (a.px(10.0) - 100.0).abs() < 1e-9);
+        let loss = LinearAxis::between(0.78, 3.17, 200.0, 0.0);
+        assert_eq!((loss.min(), loss.max()), (0.5, 3.5));
+        assert!((loss.px(0.5) - 200.0).abs() < 1e-9, "y runs upwards");
+        // A flat series still gets a span around its value.
+        let flat = LinearAxis::between(5.0, 5.0, 0.0, 1.0);
+        assert!(flat.min() < 5.0 && flat.max() > 5.0);
+        assert_eq!(LinearAxis::between(0.0, 0.0, 0.0, 1.0).min(), 0.0);
+        let bad = LinearAxis::between(f64::NAN, f64::INFINITY, 0.0, 1.0);
+        assert!(bad.ticks().iter().all(|t| t.0.is_finite()));
     }
 }

@@ -1,4 +1,5 @@
-//! A small SVG writer for the report's plots (roofline, parity bars): one
+//! A small SVG writer for the report's plots (roofline, parity bars, step
+//! times, latency distributions, counters): one
 //! place that escapes every name, refuses non-finite coordinates, and styles
 //! through classes so a plot reads the same as a file and inline in the HTML
 //! report (where the page's light/dark colours apply).
@@ -10,9 +11,13 @@
 //! tests, and no new dependency is needed.
 
 mod axis;
+mod frame;
 mod labels;
+mod series;
 mod svg;
 
 pub(crate) use axis::{LinearAxis, LogAxis};
+pub(crate) use frame::{Drawn, Frame};
 pub(crate) use labels::{Rect, place_labels};
+pub(crate) use series::quantile;
 pub(crate) use svg::{Anchor, Svg};

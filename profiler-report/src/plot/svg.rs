@@ -1,29 +1,11 @@
 //! [`Svg`]: an append-only SVG document. Text and attribute values are
-//! XML-escaped here and nowhere else; an element with a non-finite
-//! coordinate is left out rather than written as `NaN`.
+//! XML-escaped here (by the `escape` module's `xml`) and nowhere else; an
+//! element with a non-finite coordinate is left out rather than written as
+//! `NaN`.
 
 use std::fmt::Write as _;
 
-/// Escapes `text` for XML text and attribute values. Characters XML 1.0
-/// does not allow at all (C0 controls other than tab, line feed and
-/// carriage return; U+FFFE, U+FFFF) become U+FFFD, since no escape makes
-/// them legal.
-pub(crate) fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::escape::xml as xml_escape;
 
 /// Horizontal text anchor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +28,22 @@ impl Anchor {
 /// A coordinate with one decimal, or `None` when not finite.
 fn c(v: f64) -> Option<String> {
     v.is_finite().then(|| format!("{v:.1}"))
+}
+
+/// `x,y x,y ...` of the finite points, when there are at least `min`.
+fn point_list(points: &[(f64, f64)], min: usize) -> Option<String> {
+    let mut out = String::with_capacity(points.len() * 12);
+    let mut n = 0;
+    for &(x, y) in points {
+        if let (Some(x), Some(y)) = (c(x), c(y)) {
+            if n > 0 {
+                out.push(' ');
+            }
+            let _ = write!(out, "{x},{y}");
+            n += 1;
+        }
+    }
+    (n >= min).then_some(out)
 }
 
 /// An SVG document under construction.
@@ -98,6 +96,32 @@ impl Svg {
                 "<line class=\"{}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\"/>",
                 xml_escape(class)
             );
+        }
+    }
+
+    /// A polyline through `points`, in order; points with a non-finite
+    /// coordinate are skipped. Fewer than two points draw nothing.
+    pub(crate) fn polyline(&mut self, points: &[(f64, f64)], class: &str) {
+        if let Some(points) = point_list(points, 2) {
+            let _ = writeln!(
+                self.out,
+                "<polyline class=\"{}\" points=\"{points}\"/>",
+                xml_escape(class)
+            );
+        }
+    }
+
+    /// A closed polygon with an optional tooltip; points with a
+    /// non-finite coordinate are skipped. Fewer than three points draw
+    /// nothing.
+    pub(crate) fn polygon(&mut self, points: &[(f64, f64)], class: &str, tip: Option<&str>) {
+        if let Some(points) = point_list(points, 3) {
+            let _ = write!(
+                self.out,
+                "<polygon class=\"{}\" points=\"{points}\"",
+                xml_escape(class)
+            );
+            self.close_shape(tip, "polygon");
         }
     }
 
@@ -174,14 +198,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup_and_replaces_characters_xml_forbids() {
-        assert_eq!(
-            xml_escape("a<b>&\"c'\u{1}\t"),
-            "a&lt;b&gt;&amp;&quot;c&#39;\u{FFFD}\t"
-        );
-    }
-
-    #[test]
     fn non_finite_coordinates_drop_the_element() {
         let mut svg = Svg::new(10.0, 10.0, "t", "t", "");
         svg.line(0.0, f64::NAN, 1.0, 1.0, "a");
@@ -191,5 +207,20 @@ mod tests {
         assert!(!out.contains("<line") && !out.contains("<circle"));
         assert!(out.contains(">ok</text>"));
         assert!(!out.contains("NaN") && !out.contains("inf"));
+    }
+
+    #[test]
+    fn polylines_skip_non_finite_points_and_need_enough_of_them() {
+        let mut svg = Svg::new(10.0, 10.0, "t", "t", "");
+        svg.polyline(&[(0.0, 1.0), (f64::NAN, 2.0), (2.0, 3.3)], "line");
+        svg.polyline(&[(0.0, 1.0), (f64::INFINITY, 2.0)], "lonely");
+        svg.polygon(&[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)], "a\"b", Some("<tip>"));
+        let out = svg.finish();
+        assert!(
+            out.contains("<polyline class=\"line\" points=\"0.0,1.0 2.0,3.3\"/>"),
+            "{out}"
+        );
+        assert!(!out.contains("lonely"));
+        assert!(out.contains("<polygon class=\"a&quot;b\" points=\"0.0,0.0 1.0,0.0 1.0,1.0\"><title>&lt;tip&gt;</title></polygon>"), "{out}");
     }
 }

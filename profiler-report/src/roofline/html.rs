@@ -93,7 +93,7 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
     );
     if !roofline.points.is_empty() {
         s.push_str(
-            "<table class=\"data sortable\">\n<thead><tr><th>Brick</th><th class=\"num\">Calls</th>\
+            "<div class=\"scroll\">\n<table class=\"data sortable\">\n<thead><tr><th>Brick</th><th class=\"num\">Calls</th>\
              <th class=\"num\">Time ms</th><th class=\"num\">FLOP/byte</th><th class=\"num\">GFLOP/s</th>\
              <th class=\"num\">Roof GFLOP/s</th><th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
         );
@@ -103,11 +103,12 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
             } else {
                 p.bound.to_string()
             };
+            let calls = p.calls;
             let _ = writeln!(
                 s,
-                "<tr><td>{}</td>{}{}{}{}{}{}<td>{bound}</td></tr>",
+                // The calls are a count: whole, not `788.0`.
+                "<tr><td>{}</td><td class=\"num\" data-v=\"{calls}\">{calls}</td>{}{}{}{}{}<td>{bound}</td></tr>",
                 escape::html(&p.name),
-                num_cell(p.calls as f64),
                 num_cell(p.total_ns as f64 / 1e6),
                 num_cell(p.arithmetic_intensity),
                 num_cell(p.achieved_gflops),
@@ -115,7 +116,7 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
                 num_cell(p.roof_pct)
             );
         }
-        s.push_str("</tbody>\n</table>\n");
+        s.push_str("</tbody>\n</table>\n</div>\n");
     }
     if !roofline.not_annotated.is_empty() {
         let names: Vec<String> = roofline

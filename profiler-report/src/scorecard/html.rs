@@ -1,8 +1,9 @@
 //! HTML fragment rendering: one self-contained `<section>` (no scripts,
 //! styles or external assets) for embedding in a larger report: alerts
-//! first, the metrics with the grade, regressions right under them, then
-//! layers, hotspots, recommendations and warnings. Every string that came
-//! from the user or the profiled program is escaped.
+//! first, the metrics with the grade (each name with its definition as a
+//! tooltip), regressions right under them, then layers, hotspots,
+//! recommendations and warnings. Every string that came from the user or
+//! the profiled program is escaped.
 
 use std::fmt::Write as _;
 
@@ -14,22 +15,57 @@ use super::text::{
 };
 use super::units::pct;
 use crate::escape;
+use crate::glossary::Metric;
 
 impl TrainingScorecard {
     /// The scorecard as an HTML fragment, `<section
-    /// class="training-scorecard">`, for embedding in a page (the HTML
-    /// report embeds it); every name is escaped.
+    /// class="training-scorecard">`, for embedding in a page; every name is
+    /// escaped and every metric name has its definition as a tooltip.
     #[must_use]
     pub fn to_html(&self) -> String {
         let mut s = String::new();
         // `write!` to a String cannot fail.
-        let _ = render(&mut s, self);
+        let _ = render(&mut s, self, Embedding::Standalone);
+        s
+    }
+
+    /// The fragment as the HTML report embeds it: metric names link to the
+    /// report's glossary, and the per-layer and hotspot tables are left to
+    /// the report's own sections (each table is shown once).
+    pub(crate) fn to_html_in_report(&self) -> String {
+        let mut s = String::new();
+        let _ = render(&mut s, self, Embedding::InReport);
         s
     }
 }
 
-fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+/// Where the fragment goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Embedding {
+    /// On its own: every table, definitions as tooltips.
+    Standalone,
+    /// In the HTML report, which has a glossary and its own layer and
+    /// hotspot sections.
+    InReport,
+}
+
+/// A metric's name with its definition as a tooltip, linked to the
+/// report's glossary entry when there is one.
+fn metric_name(metric: Metric, name: &str, embedding: Embedding) -> String {
+    let term = metric.term();
+    let tip = escape::html(term.text);
+    match embedding {
+        Embedding::Standalone => format!("<span title=\"{tip}\">{name}</span>"),
+        Embedding::InReport => format!(
+            "<a class=\"term\" href=\"#glossary-{}\" title=\"{tip}\">{name}</a>",
+            term.id
+        ),
+    }
+}
+
+fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::fmt::Result {
     let e = escape::html;
+    let defined = |metric: Metric, name: &str| metric_name(metric, name, embedding);
     s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
     if !sc.alerts.is_empty() {
         // `alert` is the report page's warning box.
@@ -41,41 +77,54 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     }
     s.push_str("<table class=\"metrics\">\n<tr><th>Metric</th><th>Value</th></tr>\n");
     let mut row =
-        |name: &str, value: String| writeln!(s, "<tr><td>{name}</td><td>{value}</td></tr>");
+        |name: String, value: String| writeln!(s, "<tr><td>{name}</td><td>{value}</td></tr>");
     let grade = match withheld_text(sc) {
         Some(why) => format!("<strong>n/a</strong>: {}", e(&why)),
         None => format!("<strong>{}</strong>", e(&grade_text(sc))),
     };
-    row("Grade", grade)?;
-    row("Efficiency", e(&efficiency_text(sc)))?;
+    row("Grade".to_owned(), grade)?;
+    row(
+        defined(Metric::Efficiency, "Efficiency"),
+        e(&efficiency_text(sc)),
+    )?;
     if let Some(ceiling) = ceiling_text(sc, escape::html) {
-        row("Ceiling", ceiling)?;
+        row("Ceiling".to_owned(), ceiling)?;
     }
-    row("Bottleneck", e(&bottleneck_explained(sc)))?;
-    row("Throughput", e(&throughput_text(sc)))?;
-    row("Step time", e(&step_time_text(sc)))?;
-    row("Bwd/Fwd ratio", ratio_text(sc))?;
-    row("Wall coverage", pct(sc.wall_coverage))?;
+    row("Bottleneck".to_owned(), e(&bottleneck_explained(sc)))?;
+    row(
+        defined(Metric::Throughput, "Throughput"),
+        e(&throughput_text(sc)),
+    )?;
+    row(
+        defined(Metric::StepTime, "Step time"),
+        e(&step_time_text(sc)),
+    )?;
+    row(defined(Metric::BwdFwd, "Bwd/Fwd ratio"), ratio_text(sc))?;
+    row(
+        defined(Metric::WallCoverage, "Wall coverage"),
+        pct(sc.wall_coverage),
+    )?;
     if show_transfer(sc) {
         row(
-            "Transfer",
+            defined(Metric::Transfer, "Transfer"),
             format!("{} of step (h2d/d2h phases)", pct(sc.transfer_fraction)),
         )?;
     }
     if let Some(launch) = launch_text(sc) {
-        row("Launch overhead", e(&launch))?;
+        row(defined(Metric::Launch, "Launch overhead"), e(&launch))?;
     }
     if let Some(hw) = &sc.hardware {
-        row("Hardware", e(hw))?;
+        row("Hardware".to_owned(), e(hw))?;
     }
     if let Some(mfu) = sc.mfu {
-        row("MFU", pct(mfu))?;
+        row(defined(Metric::Mfu, "MFU"), pct(mfu))?;
     }
     s.push_str("</table>\n");
 
     baseline(s, sc)?;
 
-    if !sc.per_layer_summary.is_empty() {
+    let tables = embedding == Embedding::Standalone;
+    if tables && !sc.per_layer_summary.is_empty() {
         let unit = if sc.times_per_step {
             " (ms per step)"
         } else {
@@ -103,7 +152,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         s.push_str("</table>\n");
     }
 
-    if !sc.hotspot_ops.is_empty() {
+    if tables && !sc.hotspot_ops.is_empty() {
         s.push_str("<h3>Hotspot Operations</h3>\n<table class=\"hotspots\">\n");
         let unit = if sc.times_per_step {
             "ms / step"

@@ -41,6 +41,7 @@ pub use compute::compute_training_scorecard;
 pub use error::ScorecardError;
 pub use grade::{Bottleneck, Grade, Withheld};
 pub use input::{PerLayerData, PhaseData, StepProfilerInput};
+pub(crate) use measured::timed_a_device;
 pub use model::{BaselineComparison, LayerSummary, Regression, Severity, TrainingScorecard};
 pub use parse::{
     STEP_PROFILER_TAGS, find_last_step_profiler_line, parse_last_step_profiler_line,

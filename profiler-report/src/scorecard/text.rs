@@ -112,13 +112,26 @@ pub(crate) fn bottleneck_explained(sc: &TrainingScorecard) -> String {
         // The default class, but this far below the ceiling bandwidth is
         // not the limit either: say so rather than claim it.
         Bottleneck::MemoryBw if sc.grade == Some(Grade::F) => format!(
-            "none identified (memory_bw by default: no transfer, launch or compute rule held, \
-             and at {} of the bandwidth ceiling bandwidth is not the limit)",
+            "none identified (memory_bw by default: no {} rule held, and at {} of the bandwidth \
+             ceiling bandwidth is not the limit)",
+            default_rules(sc),
             sc.efficiency.map_or_else(|| "n/a".to_owned(), pct)
         ),
-        Bottleneck::MemoryBw => {
-            "memory_bw (the default class: no transfer, launch or compute rule held)".to_owned()
-        }
+        Bottleneck::MemoryBw => format!(
+            "memory_bw (the default class: no {} rule held)",
+            default_rules(sc)
+        ),
+    }
+}
+
+/// The rules that did not hold before the default class: on a run that
+/// timed no device there are no copies or launches, so those rules are
+/// named for what they measured there.
+fn default_rules(sc: &TrainingScorecard) -> &'static str {
+    if sc.device_timed == Some(false) {
+        "compute or time-outside-phases"
+    } else {
+        "transfer, launch or compute"
     }
 }
 

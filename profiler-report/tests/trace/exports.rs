@@ -157,7 +157,9 @@ fn chrome_trace_of_the_golden_profile() {
         events.iter().filter_map(|e| e["cat"].as_str()).collect();
     assert_eq!(
         cats.into_iter().collect::<Vec<_>>(),
-        ["brick", "layer", "memory", "op", "phase", "step", "warning"]
+        [
+            "brick", "counter", "layer", "memory", "op", "phase", "step", "warning"
+        ]
     );
     let matmul = find(&events, "X", "matmul");
     assert_eq!(
@@ -360,6 +362,12 @@ fn flamegraph_svg_draws_and_escapes_frames() {
     assert!(svg.contains("layer 0 fwd") && svg.contains("RmsNorm") && svg.contains("µs"));
     assert!(svg.contains("Matmul &lt;&amp;&gt;"), "frame name escaped");
     assert!(!svg.contains("Matmul <&>") && !svg.contains("Run <golden>"));
+    // Labels cut to fit keep their start when the viewer's script redraws
+    // them ("layer 0 f.."), never their end ("..fwd").
+    assert!(
+        svg.contains("var truncate_text_right = true;"),
+        "truncation direction"
+    );
     assert_eq!(
         flamegraph_svg(&folded_stacks(&golden_profile()), "Run <golden> & co").ok(),
         Some(svg),

@@ -1,0 +1,202 @@
+//! What each metric the reports show means, in one sentence or two: the
+//! HTML report's tooltips and its glossary read the same words, so a
+//! number and its definition never disagree.
+
+/// One defined term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Term {
+    /// Anchor id, without the `glossary-` prefix.
+    pub(crate) id: &'static str,
+    /// The name as shown.
+    pub(crate) name: &'static str,
+    /// The definition (plain text).
+    pub(crate) text: &'static str,
+    /// Meaningful only when a device (GPU) was timed.
+    pub(crate) device_only: bool,
+}
+
+const fn term(id: &'static str, name: &'static str, text: &'static str) -> Term {
+    Term {
+        id,
+        name,
+        text,
+        device_only: false,
+    }
+}
+
+/// A metric the reports define.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Metric {
+    StepTime,
+    Throughput,
+    Percentiles,
+    WallCoverage,
+    Transfer,
+    Launch,
+    Efficiency,
+    Mfu,
+    BwdFwd,
+    TotalTime,
+    SelfTime,
+    Share,
+    Gflops,
+    Gbps,
+    Intensity,
+    Elements,
+    Counter,
+}
+
+impl Metric {
+    /// Every metric, in the glossary's order.
+    pub(crate) const ALL: [Metric; 17] = [
+        Self::StepTime,
+        Self::Throughput,
+        Self::Percentiles,
+        Self::WallCoverage,
+        Self::Transfer,
+        Self::Launch,
+        Self::Efficiency,
+        Self::Mfu,
+        Self::BwdFwd,
+        Self::TotalTime,
+        Self::SelfTime,
+        Self::Share,
+        Self::Gflops,
+        Self::Gbps,
+        Self::Intensity,
+        Self::Elements,
+        Self::Counter,
+    ];
+
+    /// Its name and definition.
+    pub(crate) const fn term(self) -> Term {
+        match self {
+            Self::StepTime => term(
+                "step-time",
+                "Step time",
+                "Wall time of one recorded step (profiler::step), from its start to its end, on the \
+                 thread that ran it.",
+            ),
+            Self::Throughput => term(
+                "throughput",
+                "Throughput (tok/s)",
+                "Tokens of the recorded steps over their wall time. Per step: that step's tokens over \
+                 its time.",
+            ),
+            Self::Percentiles => term(
+                "percentiles",
+                "p50 / p90 / p99",
+                "Percentiles of the per-call (or per-step) times: half of the calls took at most the \
+                 p50 (the median), 90% at most the p90, 99% at most the p99. Brick percentiles come from \
+                 a log-linear histogram and are within 3.1% of the exact value; step percentiles are \
+                 exact.",
+            ),
+            Self::WallCoverage => term(
+                "wall-coverage",
+                "Wall coverage",
+                "Share of step wall time spent inside the stepping thread's top-level phases \
+                 (profiler::phase). The rest is time no phase accounts for: host work between phases, \
+                 waits, gaps. Low coverage means the breakdown misses part of the step.",
+            ),
+            Self::Transfer => Term {
+                id: "transfer",
+                name: "Transfer share",
+                text: "Share of step time in host-device copy phases (h2d, d2h). GPU runs only: a CPU \
+                       run has no copies to a device, so the reports do not show it.",
+                device_only: true,
+            },
+            Self::Launch => Term {
+                id: "launch",
+                name: "Launch overhead",
+                text: "On a GPU run, the share of step time outside every phase, taken as kernel launches \
+                       and host gaps. A CPU run launches no kernels, so the reports do not show it there \
+                       (its time outside phases is the complement of wall coverage).",
+                device_only: true,
+            },
+            Self::Efficiency => term(
+                "efficiency",
+                "Efficiency",
+                "Measured throughput over the hardware ceiling, where the ceiling is the peak memory \
+                 bandwidth divided by the bytes each token moves: how close the run comes to the \
+                 throughput memory bandwidth allows. The grade is read from it.",
+            ),
+            Self::Mfu => term(
+                "mfu",
+                "MFU",
+                "Model FLOP utilisation: the model's FLOPs per second (from its shape and the \
+                 measured tokens per second) over the hardware's dense peak FLOP/s.",
+            ),
+            Self::BwdFwd => term(
+                "bwd-fwd",
+                "Bwd/Fwd ratio",
+                "Backward time over forward time; about 2 is usual for a transformer, since the \
+                 backward pass computes two gradients per matrix multiply.",
+            ),
+            Self::TotalTime => term(
+                "total-time",
+                "Total time",
+                "All time inside a brick, summed over its calls, including the bricks it called.",
+            ),
+            Self::SelfTime => term(
+                "self-time",
+                "Self time",
+                "A brick's total time minus the time of the bricks it called on the same thread: the \
+                 time spent in its own code. Self times add up without counting nested calls twice.",
+            ),
+            Self::Share => term(
+                "share",
+                "Share",
+                "A brick's total time over the sum of all bricks' total times. Nested bricks count in \
+                 their caller's total too, so shares can add up to more than 100%; self share divides \
+                 self time by the sum of self times and adds up to 100%.",
+            ),
+            Self::Gflops => term(
+                "gflops",
+                "GFLOP/s",
+                "Floating-point operations the brick declares (flops = ...) per second of its total \
+                 time, in billions.",
+            ),
+            Self::Gbps => term(
+                "gbps",
+                "GB/s",
+                "Bytes the brick declares it moves (bytes = ...) per second of its total time, in \
+                 billions.",
+            ),
+            Self::Intensity => term(
+                "intensity",
+                "Arithmetic intensity (FLOP/byte)",
+                "Floating-point operations per byte moved. Below the hardware's ridge point (peak \
+                 FLOP/s over peak GB/s) a kernel is bound by memory bandwidth, above it by compute.",
+            ),
+            Self::Elements => term(
+                "elements",
+                "Elements/s",
+                "Elements (tokens, rows, values: whatever the brick declares) processed per second of \
+                 its total time.",
+            ),
+            Self::Counter => term(
+                "counter",
+                "Counter",
+                "A value the program recorded with profiler::counter (a loss, a queue depth), with the \
+                 time it was taken.",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_definitions_end_with_a_period() {
+        let terms = Metric::ALL.map(Metric::term);
+        for (i, t) in terms.iter().enumerate() {
+            assert!(terms[..i].iter().all(|o| o.id != t.id), "{}", t.id);
+            assert!(t.text.ends_with('.'), "{}", t.id);
+            assert!(!t.text.contains("  "), "{}", t.id);
+        }
+        assert_eq!(Metric::SelfTime.term().name, "Self time");
+        assert!(Metric::Launch.term().device_only && !Metric::Mfu.term().device_only);
+    }
+}
