@@ -59,6 +59,7 @@
 mod compare;
 mod computation;
 mod eval;
+mod markdown;
 mod metrics;
 mod report;
 mod resolve;

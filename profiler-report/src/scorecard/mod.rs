@@ -23,7 +23,7 @@ mod model;
 mod parse;
 mod recommend;
 mod regression;
-mod stats;
+pub(crate) mod stats;
 mod terminal;
 mod thresholds;
 

@@ -1,0 +1,473 @@
+//! The metrics an imported kernel is judged by, found in an [`NcuKernel`]
+//! under their raw names (`gpu__time_duration.sum`) or details-page labels
+//! (`Duration`), scaled to base units, each with the metric it came from.
+
+use serde::{Deserialize, Serialize};
+
+use super::ncu_csv::{NcuKernel, NcuMetric};
+use super::number::{Quantity, not_available};
+
+/// A number and where it came from: the metric read, or how it was derived
+/// or assumed. Every number of a `FullProfile`
+/// carries one, so a reader can tell a measurement from an estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sourced {
+    /// The value, in the unit its field names.
+    pub value: f64,
+    /// Where it came from.
+    pub source: String,
+}
+
+impl Sourced {
+    pub(crate) fn new(value: f64, source: impl Into<String>) -> Option<Self> {
+        value.is_finite().then(|| Self {
+            value,
+            source: source.into(),
+        })
+    }
+}
+
+/// One way to find a value: a metric name, its quantity, and a factor
+/// applied after unit scaling (with what the factor means).
+struct Candidate {
+    name: &'static str,
+    quantity: Quantity,
+    factor: f64,
+    derivation: Option<&'static str>,
+}
+
+const fn plain(name: &'static str, quantity: Quantity) -> Candidate {
+    Candidate {
+        name,
+        quantity,
+        factor: 1.0,
+        derivation: None,
+    }
+}
+
+const THREADS_PER_WARP: Candidate = Candidate {
+    name: "smsp__thread_inst_executed_per_inst_executed.ratio",
+    quantity: Quantity::Count,
+    factor: 100.0 / 32.0,
+    derivation: Some("threads per instruction / 32 threads per warp"),
+};
+
+const ACTIVE_THREADS_PER_WARP: Candidate = Candidate {
+    name: "Avg. Active Threads Per Warp",
+    quantity: Quantity::Count,
+    factor: 100.0 / 32.0,
+    derivation: Some("active threads per warp / 32"),
+};
+
+/// FP instruction counters per precision: FMA counts twice (the formula of
+/// Nsight Compute's own roofline).
+pub(crate) const FLOP_COUNTERS: [(&str, [&str; 3]); 3] = [
+    (
+        "FP32",
+        [
+            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+        ],
+    ),
+    (
+        "FP16",
+        [
+            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+        ],
+    ),
+    (
+        "FP64",
+        [
+            "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+        ],
+    ),
+];
+
+/// FLOPs counted from instruction counters.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CountedFlops {
+    /// FLOPs per precision that had all three counters.
+    pub(crate) by_precision: Vec<(&'static str, f64)>,
+}
+
+impl CountedFlops {
+    pub(crate) fn total(&self) -> f64 {
+        self.by_precision.iter().map(|(_, f)| f).sum()
+    }
+
+    /// The precision with the most FLOPs.
+    pub(crate) fn dominant(&self) -> Option<&'static str> {
+        self.by_precision
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(p, _)| *p)
+    }
+}
+
+/// The metrics of one kernel launch the reports use.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct KernelMetrics {
+    pub(crate) duration_ns: Option<Sourced>,
+    pub(crate) sm_pct: Option<Sourced>,
+    pub(crate) dram_pct: Option<Sourced>,
+    pub(crate) warps_active_pct: Option<Sourced>,
+    pub(crate) thread_inst_pct: Option<Sourced>,
+    pub(crate) tensor_pipe_pct: Option<Sourced>,
+    pub(crate) registers_per_thread: Option<Sourced>,
+    pub(crate) shared_mem_driver_bytes: Option<Sourced>,
+    pub(crate) shared_mem_static_bytes: Option<Sourced>,
+    pub(crate) shared_mem_dynamic_bytes: Option<Sourced>,
+    pub(crate) l2_hit_pct: Option<Sourced>,
+    pub(crate) ld_bytes_per_sector_pct: Option<Sourced>,
+    pub(crate) sectors_per_request: Option<Sourced>,
+    pub(crate) dram_bytes: Option<Sourced>,
+    pub(crate) dram_bytes_per_s: Option<Sourced>,
+    pub(crate) flops: Option<CountedFlops>,
+    pub(crate) device_name: Option<String>,
+    /// Metrics of the reference set this kernel lacks.
+    pub(crate) missing: Vec<&'static str>,
+    /// Values found but unusable (bad number, wrong unit, partial counters).
+    pub(crate) notes: Vec<String>,
+}
+
+impl KernelMetrics {
+    /// Finds every metric of `kernel`.
+    pub(crate) fn of(kernel: &NcuKernel) -> Self {
+        use Quantity::{Bytes, BytesPerSecond, Count, Percent, Time};
+        let mut notes = Vec::new();
+        let mut find = |candidates: &[Candidate]| find(kernel, candidates, &mut notes);
+        let mut m = Self {
+            duration_ns: find(&[
+                plain("gpu__time_duration.sum", Time),
+                plain("Duration", Time),
+            ]),
+            sm_pct: find(&[
+                plain("sm__throughput.avg.pct_of_peak_sustained_elapsed", Percent),
+                plain("Compute (SM) Throughput", Percent),
+                plain("SM [%]", Percent),
+            ]),
+            dram_pct: find(&[
+                plain(
+                    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                    Percent,
+                ),
+                plain("DRAM Throughput", Percent),
+            ]),
+            warps_active_pct: find(&[
+                plain(
+                    "sm__warps_active.avg.pct_of_peak_sustained_elapsed",
+                    Percent,
+                ),
+                plain("sm__warps_active.avg.pct_of_peak_sustained_active", Percent),
+                plain("Achieved Occupancy", Percent),
+            ]),
+            thread_inst_pct: find(&[
+                plain("smsp__thread_inst_executed_per_inst_executed.pct", Percent),
+                THREADS_PER_WARP,
+                ACTIVE_THREADS_PER_WARP,
+            ]),
+            tensor_pipe_pct: find(&[plain(
+                "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                Percent,
+            )]),
+            registers_per_thread: find(&[
+                plain("launch__registers_per_thread", Count),
+                plain("Registers Per Thread", Count),
+            ]),
+            shared_mem_driver_bytes: find(&[
+                plain("launch__shared_mem_per_block_driver", Bytes),
+                plain("Driver Shared Memory Per Block", Bytes),
+            ]),
+            shared_mem_static_bytes: find(&[
+                plain("launch__shared_mem_per_block_static", Bytes),
+                plain("Static Shared Memory Per Block", Bytes),
+            ]),
+            shared_mem_dynamic_bytes: find(&[
+                plain("launch__shared_mem_per_block_dynamic", Bytes),
+                plain("Dynamic Shared Memory Per Block", Bytes),
+            ]),
+            l2_hit_pct: find(&[
+                plain("lts__t_sector_hit_rate.pct", Percent),
+                plain("L2 Hit Rate", Percent),
+            ]),
+            ld_bytes_per_sector_pct: find(&[plain(
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+                Percent,
+            )]),
+            sectors_per_request: find(&[plain(
+                "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+                Count,
+            )]),
+            dram_bytes: find(&[plain("dram__bytes.sum", Bytes)]),
+            dram_bytes_per_s: find(&[
+                plain("dram__bytes.sum.per_second", BytesPerSecond),
+                plain("Memory Throughput", BytesPerSecond),
+            ]),
+            ..Self::default()
+        };
+        if m.dram_bytes.is_none() {
+            let read = find(&[plain("dram__bytes_read.sum", Bytes)]);
+            let write = find(&[plain("dram__bytes_write.sum", Bytes)]);
+            if let (Some(r), Some(w)) = (read, write) {
+                m.dram_bytes = Sourced::new(
+                    r.value + w.value,
+                    "dram__bytes_read.sum + dram__bytes_write.sum",
+                );
+            }
+        }
+        m.flops = counted_flops(kernel, &mut notes);
+        m.device_name = device_name(kernel);
+        m.missing = [
+            ("gpu__time_duration.sum", m.duration_ns.is_none()),
+            (
+                "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                m.sm_pct.is_none(),
+            ),
+            (
+                "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                m.dram_pct.is_none(),
+            ),
+            (
+                "sm__warps_active.avg.pct_of_peak_sustained_elapsed",
+                m.warps_active_pct.is_none(),
+            ),
+            (
+                "smsp__thread_inst_executed_per_inst_executed.pct",
+                m.thread_inst_pct.is_none(),
+            ),
+            (
+                "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                m.tensor_pipe_pct.is_none(),
+            ),
+            (
+                "launch__registers_per_thread",
+                m.registers_per_thread.is_none(),
+            ),
+            (
+                "launch__shared_mem_per_block_driver",
+                m.shared_mem_driver_bytes.is_none(),
+            ),
+            ("lts__t_sector_hit_rate.pct", m.l2_hit_pct.is_none()),
+            (
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+                m.ld_bytes_per_sector_pct.is_none(),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, missing)| missing.then_some(name))
+        .collect();
+        m.notes = notes;
+        m
+    }
+}
+
+/// How a metric is named in a source: a raw name as is, a label with its
+/// section.
+fn describe(m: &NcuMetric) -> String {
+    match &m.section {
+        Some(section) if !m.name.contains("__") => format!("{} ({section})", m.name),
+        _ => m.name.clone(),
+    }
+}
+
+/// The first candidate present with a usable value.
+fn find(kernel: &NcuKernel, candidates: &[Candidate], notes: &mut Vec<String>) -> Option<Sourced> {
+    for c in candidates {
+        for m in kernel.metrics.iter().filter(|m| m.name == c.name) {
+            let Some(scale) = c.quantity.scale(&m.unit) else {
+                // Labels repeat across sections with other units ("Memory
+                // Throughput" is a % and a GB/s); only raw names are checked.
+                if c.name.contains("__") {
+                    notes.push(format!(
+                        "`{}` (line {}) has unit `{}`, which is not {}: ignored",
+                        m.name,
+                        m.line,
+                        m.unit,
+                        c.quantity.name()
+                    ));
+                }
+                continue;
+            };
+            let Some(v) = m.value else {
+                if !not_available(&m.text) {
+                    notes.push(format!(
+                        "`{}` (line {}) value `{}` is not a number: ignored",
+                        m.name, m.line, m.text
+                    ));
+                }
+                continue;
+            };
+            let mut source = describe(m);
+            if let Some(how) = c.derivation {
+                source = format!("{source}: {how}");
+            }
+            if m.unit.trim().is_empty()
+                && c.quantity != Quantity::Count
+                && c.quantity != Quantity::Percent
+            {
+                source.push_str(" (no unit given: read in base units)");
+            }
+            return Sourced::new(v * scale * c.factor, source);
+        }
+    }
+    None
+}
+
+fn counted_flops(kernel: &NcuKernel, notes: &mut Vec<String>) -> Option<CountedFlops> {
+    let mut by_precision = Vec::new();
+    for (precision, names) in FLOP_COUNTERS {
+        let values: Vec<Option<f64>> = names
+            .iter()
+            .map(|n| kernel.metric(n).and_then(|m| m.value))
+            .collect();
+        match values.as_slice() {
+            [Some(fma), Some(add), Some(mul)] => {
+                by_precision.push((precision, 2.0 * fma + add + mul));
+            }
+            v if v.iter().any(Option::is_some) => notes.push(format!(
+                "{precision} FLOPs not counted: needs all of {}",
+                names.join(", ")
+            )),
+            _ => {}
+        }
+    }
+    (!by_precision.is_empty()).then_some(CountedFlops { by_precision })
+}
+
+/// The device's name, when the export gives one (the `Device` column holds a
+/// name in some versions; the raw page has `device__attribute_display_name`).
+fn device_name(kernel: &NcuKernel) -> Option<String> {
+    let column = kernel
+        .device
+        .as_deref()
+        .filter(|d| d.parse::<u64>().is_err())
+        .map(str::to_owned);
+    column.or_else(|| {
+        kernel
+            .metric("device__attribute_display_name")
+            .map(|m| m.text.clone())
+            .filter(|t| !not_available(t))
+    })
+}
+
+/// `(128, 1, 1)` as three numbers.
+pub(crate) fn dim3(text: &str) -> Option<[u64; 3]> {
+    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let parts: Vec<u64> = inner
+        .split(',')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    <[u64; 3]>::try_from(parts).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metric(name: &str, unit: &str, text: &str, value: Option<f64>) -> NcuMetric {
+        NcuMetric {
+            section: Some("S".into()),
+            name: name.into(),
+            unit: unit.into(),
+            value,
+            text: text.into(),
+            line: 7,
+        }
+    }
+
+    fn kernel(metrics: Vec<NcuMetric>) -> NcuKernel {
+        NcuKernel {
+            id: "0".into(),
+            name: "k".into(),
+            process_id: None,
+            process_name: None,
+            host: None,
+            context: None,
+            stream: None,
+            block_size: None,
+            grid_size: None,
+            device: Some("0".into()),
+            compute_capability: None,
+            metrics,
+            line: 2,
+        }
+    }
+
+    #[test]
+    fn labels_and_units_scale_to_base_units() {
+        let k = kernel(vec![
+            metric("Duration", "usecond", "1,234.5", Some(1234.5)),
+            metric("Memory Throughput", "%", "80", Some(80.0)),
+            metric("Memory Throughput", "Gbyte/second", "450", Some(450.0)),
+            metric("Avg. Active Threads Per Warp", "", "16", Some(16.0)),
+            metric(
+                "Driver Shared Memory Per Block",
+                "Kbyte/block",
+                "1.02",
+                Some(1.02),
+            ),
+        ]);
+        let m = KernelMetrics::of(&k);
+        let d = m.duration_ns.unwrap();
+        assert!((d.value - 1_234_500.0).abs() < 1e-6);
+        assert_eq!(d.source, "Duration (S)");
+        assert_eq!(m.dram_bytes_per_s.unwrap().value, 450e9);
+        let t = m.thread_inst_pct.unwrap();
+        assert_eq!(t.value, 50.0);
+        assert!(t.source.contains("/ 32"), "{}", t.source);
+        assert!((m.shared_mem_driver_bytes.unwrap().value - 1020.0).abs() < 1e-9);
+        assert!(m.missing.contains(&"lts__t_sector_hit_rate.pct"));
+        assert!(!m.missing.contains(&"gpu__time_duration.sum"));
+        assert!(m.notes.is_empty(), "{:?}", m.notes);
+    }
+
+    #[test]
+    fn bad_values_and_units_are_noted_not_used() {
+        let k = kernel(vec![
+            metric("gpu__time_duration.sum", "%", "5", Some(5.0)),
+            metric("lts__t_sector_hit_rate.pct", "%", "abc", None),
+            metric("dram__bytes_read.sum", "Mbyte", "2", Some(2.0)),
+            metric("dram__bytes_write.sum", "Kbyte", "500", Some(500.0)),
+            metric(
+                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                "inst",
+                "10",
+                Some(10.0),
+            ),
+        ]);
+        let m = KernelMetrics::of(&k);
+        assert!(m.duration_ns.is_none());
+        assert!(m.l2_hit_pct.is_none());
+        assert_eq!(m.dram_bytes.unwrap().value, 2.5e6);
+        assert!(m.flops.is_none(), "FMA alone is not a FLOP count");
+        assert_eq!(m.notes.len(), 3, "{:?}", m.notes);
+        assert!(m.notes[0].contains("not a time"));
+        assert!(m.notes[1].contains("`abc`"));
+        assert!(m.notes[2].contains("FP32 FLOPs not counted"));
+    }
+
+    #[test]
+    fn flops_count_fma_twice_and_devices_are_named() {
+        let mut k = kernel(
+            FLOP_COUNTERS[0]
+                .1
+                .iter()
+                .zip([100.0, 10.0, 1.0])
+                .map(|(n, v)| metric(n, "inst", "", Some(v)))
+                .collect(),
+        );
+        k.device = Some("NVIDIA H100 80GB HBM3".into());
+        let m = KernelMetrics::of(&k);
+        let f = m.flops.unwrap();
+        assert_eq!(f.total(), 211.0);
+        assert_eq!(f.dominant(), Some("FP32"));
+        assert_eq!(m.device_name.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+        assert_eq!(dim3("(128, 1, 1)"), Some([128, 1, 1]));
+        assert_eq!(dim3("128"), None);
+    }
+}
