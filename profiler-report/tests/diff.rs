@@ -28,7 +28,9 @@ fn brick(name: &str, values: &[u64]) -> BrickStats {
     let mut b = BrickStats::new(name, BrickCategory::Other);
     let mut buckets: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
     for &v in values {
-        *buckets.entry((16.0 * (v as f64).log2()).floor() as i64).or_default() += 1;
+        *buckets
+            .entry((16.0 * (v as f64).log2()).floor() as i64)
+            .or_default() += 1;
     }
     b.latency = LatencyHistogram {
         buckets: buckets
@@ -106,7 +108,10 @@ fn a_real_slowdown_is_a_regression_and_noise_is_not() {
     // Renderers.
     let text = d.to_string();
     assert!(text.contains("REGRESSION (critical)"), "{text}");
-    assert!(text.contains("Result: 2 regression(s), 1 improvement(s), 1 within noise"), "{text}");
+    assert!(
+        text.contains("Result: 2 regression(s), 1 improvement(s), 1 within noise"),
+        "{text}"
+    );
     let md = d.to_markdown();
     assert!(md.contains("| Gemm | 1000 → 1000 |"), "{md}");
     let json: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
@@ -140,7 +145,11 @@ fn untestable_changes_are_reported_and_fail_only_when_strict() {
     let d = diff(&profile(vec![a], vec![]), &profile(vec![b], vec![]));
     let r = &d.bricks[0];
     assert_eq!(r.verdict, Verdict::Untested);
-    assert!(r.detail.contains("no per-call distribution"), "{}", r.detail);
+    assert!(
+        r.detail.contains("no per-call distribution"),
+        "{}",
+        r.detail
+    );
     assert_eq!((r.old_ns, r.new_ns, r.center), (100.0, 150.0, "mean"));
     assert!(!d.regressed(false) && d.regressed(true));
     assert!(d.notes.iter().any(|n| n.contains("no step samples")));
@@ -148,7 +157,11 @@ fn untestable_changes_are_reported_and_fail_only_when_strict() {
     let few = |c| profile(vec![brick("Few", &samples(c, 0.01, 3, 1))], vec![]);
     let d = diff(&few(100.0), &few(200.0));
     assert_eq!(d.bricks[0].verdict, Verdict::Untested);
-    assert!(d.bricks[0].detail.contains("too few samples"), "{}", d.bricks[0].detail);
+    assert!(
+        d.bricks[0].detail.contains("too few samples"),
+        "{}",
+        d.bricks[0].detail
+    );
 }
 
 #[test]

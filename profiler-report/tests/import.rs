@@ -145,6 +145,15 @@ fn kernels_are_classified_on_the_chosen_device() {
     ));
     assert_eq!(p[0].hardware.name.as_deref(), Some("RTX 4090"));
     assert_eq!(p[0].hardware.origin, "--hardware 4090");
+    // The second GPU reports CC 9.0, which no RTX 4090 has: said.
+    assert!(!p[0].notes.iter().any(|n| n.contains("compute capability")));
+    assert!(
+        p[2].notes
+            .iter()
+            .any(|n| n.contains("compute capability 9.0 is not that of RTX 4090")),
+        "{:?}",
+        p[2].notes
+    );
     // The same kernel on an H100 has another ridge: the device matters.
     let h100 = FullProfileOptions {
         hardware: Some(KernelRoofline::preset("h100").unwrap()),
@@ -221,11 +230,23 @@ fn raw_page_detects_each_device_from_its_name() {
     assert_eq!(p[1].hardware.name.as_deref(), Some("H100 SXM"));
     assert_eq!(p[0].timing.duration_ns.as_ref().unwrap().value, 1_234_560.0);
     assert_eq!(p[0].memory.dram_bytes.as_ref().unwrap().value, 150.99e6);
-    // Tensor-core work is not in the FP counters: said, not hidden.
+    // Tensor-core work is not in the FP counters: said, and no roofline
+    // placement is built on the undercount.
     assert!(
         p[1].notes.iter().any(|n| n.contains("lower bound")),
         "{:?}",
         p[1].notes
+    );
+    assert!(
+        p[1].roofline
+            .unavailable
+            .as_deref()
+            .unwrap()
+            .contains("undercounted")
+    );
+    assert_eq!(
+        (p[1].roofline.bound, p[1].roofline.efficiency_pct),
+        (None, None)
     );
     // A streaming kernel sits on the bandwidth roof.
     let add = &p[2].roofline;

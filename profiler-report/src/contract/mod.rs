@@ -59,6 +59,7 @@
 mod compare;
 mod computation;
 mod eval;
+mod html;
 mod markdown;
 mod metrics;
 mod report;
@@ -67,6 +68,7 @@ mod value;
 mod verify;
 
 pub use computation::{Computation, Metrics, ScorecardMetrics};
+pub use html::contracts_section;
 pub use profiler_contracts::{
     Contract, ContractError, ContractSet, FalsificationTest, load_contract, parse_contract,
 };

@@ -10,6 +10,7 @@ use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
 };
 use crate::scorecard::{Severity, Thresholds};
+use crate::textfmt::ns_time;
 
 /// Compares `new` against `old`, brick by brick and step time, with the
 /// step-time thresholds, significance level, noise floor and minimum sample
@@ -107,13 +108,26 @@ fn index<'a>(side: &'a DiffInput, notes: &mut Vec<String>) -> HashMap<&'a str, &
     map
 }
 
+/// Weighted values and their resolution (binning error), for the kinds
+/// that have them.
+fn values(d: &Distribution) -> Option<(&[(f64, u64)], f64)> {
+    match d {
+        Distribution::Weighted(v) => Some((v, 0.0)),
+        Distribution::Histogram {
+            values,
+            quantization_ns,
+        } => Some((values, *quantization_ns)),
+        _ => None,
+    }
+}
+
 /// One side: calls, total ns, distribution.
 type Side<'a> = (u64, f64, &'a Distribution);
 
 fn judge(name: &str, old: Side<'_>, new: Side<'_>, c: &Criteria) -> RowDiff {
     let mean = |s: Side<'_>| if s.0 > 0 { s.1 / s.0 as f64 } else { 0.0 };
-    let (center, old_ns, new_ns, test, why_untested) = match (old.2, new.2) {
-        (Distribution::Weighted(a), Distribution::Weighted(b)) => {
+    let (center, old_ns, new_ns, test, why_untested) =
+        if let (Some((a, resolution)), Some((b, _))) = (values(old.2), values(new.2)) {
             let (ma, mb) = (weighted_median(a), weighted_median(b));
             let (na, nb) = (weight(a), weight(b));
             let min = c.min_samples as u64;
@@ -122,65 +136,48 @@ fn judge(name: &str, old: Side<'_>, new: Side<'_>, c: &Criteria) -> RowDiff {
                 ("median", ma, mb, None, Some(why))
             } else {
                 let p = weighted_mann_whitney(b, a).unwrap_or(1.0);
-                let floor = c.noise_floor_mads * weighted_scaled_mad(a);
-                (
-                    "median",
-                    ma,
-                    mb,
-                    Some(shift_test("mann-whitney", (na, nb), p, mb - ma, floor, c)),
-                    None,
-                )
+                // Spread finer than the histogram's bins is not seen: the
+                // binning error bounds the noise from below.
+                let floor = c.noise_floor_mads * weighted_scaled_mad(a).max(resolution);
+                let test = shift_test("mann-whitney", (na, nb), p, mb - ma, floor, c);
+                ("median", ma, mb, Some(test), None)
             }
-        }
-        (
-            Distribution::Moments {
+        } else if let (
+            &Distribution::Moments {
                 mean: m1,
                 stddev: s1,
                 n: n1,
             },
-            Distribution::Moments {
+            &Distribution::Moments {
                 mean: m2,
                 stddev: s2,
                 n: n2,
             },
-        ) => {
+        ) = (old.2, new.2)
+        {
             let min = (c.min_samples as u64).max(MIN_MOMENT_SAMPLES);
-            match z_test(*m1, *s1, *n1, *m2, *s2, *n2).filter(|_| *n1 >= min && *n2 >= min) {
+            match z_test(m1, s1, n1, m2, s2, n2).filter(|_| n1 >= min && n2 >= min) {
                 Some(p) => {
                     let floor = c.noise_floor_mads * s1;
-                    (
-                        "mean",
-                        *m1,
-                        *m2,
-                        Some(shift_test("z-test", (*n1, *n2), p, m2 - m1, floor, c)),
-                        None,
-                    )
+                    let test = shift_test("z-test", (n1, n2), p, m2 - m1, floor, c);
+                    ("mean", m1, m2, Some(test), None)
                 }
                 None => {
                     let why =
                         format!("too few samples to test ({n1} vs {n2}, {min} needed per side)");
-                    ("mean", *m1, *m2, None, Some(why))
+                    ("mean", m1, m2, None, Some(why))
                 }
             }
-        }
-        (Distribution::Unknown, _) | (_, Distribution::Unknown) => (
-            "mean",
-            mean(old),
-            mean(new),
-            None,
-            Some("no per-call distribution: judged by the threshold alone".to_owned()),
-        ),
-        _ => (
-            "mean",
-            mean(old),
-            mean(new),
-            None,
-            Some(
+        } else {
+            let why = if matches!(old.2, Distribution::Unknown)
+                || matches!(new.2, Distribution::Unknown)
+            {
+                "no per-call distribution: judged by the threshold alone"
+            } else {
                 "the runs describe their distributions differently: judged by the threshold alone"
-                    .to_owned(),
-            ),
-        ),
-    };
+            };
+            ("mean", mean(old), mean(new), None, Some(why.to_owned()))
+        };
     let change = (old_ns > 0.0).then(|| (new_ns - old_ns) / old_ns);
     let beyond = change.filter(|ch| ch.abs() > c.warning);
     let (verdict, severity) = match (beyond, &test) {
@@ -248,11 +245,20 @@ fn explain(t: &ShiftTest, center: &str, c: &Criteria) -> String {
         format!("{:.1e}", t.p_value)
     };
     let (method, scale) = match t.method {
-        "z-test" => ("z-test of means", "standard deviation"),
-        _ => ("Mann-Whitney U", "scaled MAD"),
+        "z-test" => ("z-test of means", "noise: standard deviation"),
+        _ => (
+            "Mann-Whitney U",
+            "noise: scaled MAD, at least the binning error",
+        ),
     };
+    let sign = if t.shift_ns < 0.0 { "-" } else { "+" };
     format!(
-        "{method} on {} vs {} samples: p={p} (alpha {}), {center} shift {:+.1} ns vs noise floor {:.1} ns ({}x old {scale})",
-        t.samples.0, t.samples.1, c.alpha, t.shift_ns, t.noise_floor_ns, c.noise_floor_mads
+        "{method} on {} vs {} samples: p={p} (alpha {}), {center} shift {sign}{} vs noise floor {} ({}x the old run's {scale})",
+        t.samples.0,
+        t.samples.1,
+        c.alpha,
+        ns_time(t.shift_ns.abs()),
+        ns_time(t.noise_floor_ns),
+        c.noise_floor_mads
     )
 }

@@ -10,9 +10,18 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Distribution {
-    /// Values with how many calls took each: histogram buckets at their
-    /// representative point, or individual samples with weight 1.
+    /// Exact values with how many calls took each (individual launches
+    /// have weight 1).
     Weighted(Vec<(f64, u64)>),
+    /// Latency histogram buckets at their representative point, with the
+    /// standard deviation of the binning error at the median bucket (width
+    /// / sqrt 12): spread below the histogram's resolution is not seen.
+    Histogram {
+        /// (point, calls) per bucket.
+        values: Vec<(f64, u64)>,
+        /// Binning error at the median, ns.
+        quantization_ns: f64,
+    },
     /// Mean, standard deviation and count only.
     Moments {
         /// Mean, ns.
@@ -83,7 +92,7 @@ impl DiffInput {
 fn brick_distribution(b: &BrickStats) -> Distribution {
     let (min, max) = (b.min_ns.min(b.max_ns), b.max_ns);
     if !b.latency.buckets.is_empty() {
-        let values = b
+        let ranges: Vec<(f64, f64, u64)> = b
             .latency
             .buckets
             .iter()
@@ -91,15 +100,33 @@ fn brick_distribution(b: &BrickStats) -> Distribution {
             .map(|k| {
                 let lo = k.lo_ns.clamp(min, max) as f64;
                 let hi = k.hi_ns.saturating_sub(1).max(k.lo_ns).clamp(min, max) as f64;
+                (lo, hi, k.count)
+            })
+            .collect();
+        let total: u64 = ranges.iter().map(|r| r.2).sum();
+        let mut seen = 0u64;
+        let median_width = ranges
+            .iter()
+            .find(|r| {
+                seen += r.2;
+                seen >= total.div_ceil(2)
+            })
+            .map_or(0.0, |r| r.1 - r.0);
+        let values = ranges
+            .iter()
+            .map(|&(lo, hi, n)| {
                 let point = if lo + hi > 0.0 {
                     2.0 * lo * hi / (lo + hi)
                 } else {
                     0.0
                 };
-                (point, k.count)
+                (point, n)
             })
             .collect();
-        return Distribution::Weighted(values);
+        return Distribution::Histogram {
+            values,
+            quantization_ns: median_width / 12f64.sqrt(),
+        };
     }
     if b.count == 1 || (b.count > 0 && b.min_ns == b.max_ns) {
         let each = if b.count == 1 {
@@ -139,9 +166,15 @@ mod tests {
                 },
             ],
         };
-        let Distribution::Weighted(v) = brick_distribution(&b) else {
-            panic!("weighted")
+        let Distribution::Histogram {
+            values: v,
+            quantization_ns,
+        } = brick_distribution(&b)
+        else {
+            panic!("histogram")
         };
+        // The median (3rd of 5) is in [90, 100].
+        assert!((quantization_ns - 10.0 / 12f64.sqrt()).abs() < 1e-9);
         // [90, 100] -> 2*90*100/190; [120, 130] -> 2*120*130/250.
         assert!((v[0].0 - 18_000.0 / 190.0).abs() < 1e-9);
         assert_eq!(v[0].1, 3);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::ncu_metrics::Sourced;
+use super::metric_lookup::Sourced;
 use crate::roofline::Bound;
 
 /// The `version` a [`FullProfile`] is written with.

@@ -27,25 +27,36 @@
 
 mod build;
 mod convert;
+mod device;
 mod error;
+mod flop_counters;
+mod flops;
 mod full;
+mod metric_lookup;
 mod ncu_csv;
 mod ncu_metrics;
+mod ncu_model;
+mod ncu_pages;
 mod nsys;
+mod nsys_render;
 mod nsys_table;
 mod number;
+mod placement;
 mod render;
 mod run;
 
-pub use build::{FlopsAssumption, FullProfileOptions, device_from_driver_name};
+pub use build::FullProfileOptions;
 pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
+pub use device::device_from_driver_name;
 pub use error::{COUNTER_PERMISSION_HINT, ImportError};
+pub use flops::FlopsAssumption;
 pub use full::{
     ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection,
     MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
 };
-pub use ncu_csv::{NcuKernel, NcuLayout, NcuMetric, NcuReport, parse_ncu_csv, read_ncu_csv};
-pub use ncu_metrics::Sourced;
+pub use metric_lookup::Sourced;
+pub use ncu_csv::{parse_ncu_csv, read_ncu_csv};
+pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
 pub use nsys::{NsysKernel, NsysReport, parse_nsys_stats, read_nsys_stats};
 pub use nsys_table::NsysForm;
 pub use render::{full_profiles_json, full_profiles_markdown, full_profiles_text};

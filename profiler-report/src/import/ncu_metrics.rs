@@ -2,112 +2,12 @@
 //! under their raw names (`gpu__time_duration.sum`) or details-page labels
 //! (`Duration`), scaled to base units, each with the metric it came from.
 
-use serde::{Deserialize, Serialize};
-
-use super::ncu_csv::{NcuKernel, NcuMetric};
+use super::flop_counters::{CountedFlops, counted_flops};
+use super::metric_lookup::{
+    ACTIVE_THREADS_PER_WARP, Candidate, Sourced, THREADS_PER_WARP, find, plain,
+};
+use super::ncu_model::NcuKernel;
 use super::number::{Quantity, not_available};
-
-/// A number and where it came from: the metric read, or how it was derived
-/// or assumed. Every number of a `FullProfile`
-/// carries one, so a reader can tell a measurement from an estimate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sourced {
-    /// The value, in the unit its field names.
-    pub value: f64,
-    /// Where it came from.
-    pub source: String,
-}
-
-impl Sourced {
-    pub(crate) fn new(value: f64, source: impl Into<String>) -> Option<Self> {
-        value.is_finite().then(|| Self {
-            value,
-            source: source.into(),
-        })
-    }
-}
-
-/// One way to find a value: a metric name, its quantity, and a factor
-/// applied after unit scaling (with what the factor means).
-struct Candidate {
-    name: &'static str,
-    quantity: Quantity,
-    factor: f64,
-    derivation: Option<&'static str>,
-}
-
-const fn plain(name: &'static str, quantity: Quantity) -> Candidate {
-    Candidate {
-        name,
-        quantity,
-        factor: 1.0,
-        derivation: None,
-    }
-}
-
-const THREADS_PER_WARP: Candidate = Candidate {
-    name: "smsp__thread_inst_executed_per_inst_executed.ratio",
-    quantity: Quantity::Count,
-    factor: 100.0 / 32.0,
-    derivation: Some("threads per instruction / 32 threads per warp"),
-};
-
-const ACTIVE_THREADS_PER_WARP: Candidate = Candidate {
-    name: "Avg. Active Threads Per Warp",
-    quantity: Quantity::Count,
-    factor: 100.0 / 32.0,
-    derivation: Some("active threads per warp / 32"),
-};
-
-/// FP instruction counters per precision: FMA counts twice (the formula of
-/// Nsight Compute's own roofline).
-pub(crate) const FLOP_COUNTERS: [(&str, [&str; 3]); 3] = [
-    (
-        "FP32",
-        [
-            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-        ],
-    ),
-    (
-        "FP16",
-        [
-            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-        ],
-    ),
-    (
-        "FP64",
-        [
-            "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-            "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-        ],
-    ),
-];
-
-/// FLOPs counted from instruction counters.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CountedFlops {
-    /// FLOPs per precision that had all three counters.
-    pub(crate) by_precision: Vec<(&'static str, f64)>,
-}
-
-impl CountedFlops {
-    pub(crate) fn total(&self) -> f64 {
-        self.by_precision.iter().map(|(_, f)| f).sum()
-    }
-
-    /// The precision with the most FLOPs.
-    pub(crate) fn dominant(&self) -> Option<&'static str> {
-        self.by_precision
-            .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(p, _)| *p)
-    }
-}
 
 /// The metrics of one kernel launch the reports use.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -266,79 +166,6 @@ impl KernelMetrics {
     }
 }
 
-/// How a metric is named in a source: a raw name as is, a label with its
-/// section.
-fn describe(m: &NcuMetric) -> String {
-    match &m.section {
-        Some(section) if !m.name.contains("__") => format!("{} ({section})", m.name),
-        _ => m.name.clone(),
-    }
-}
-
-/// The first candidate present with a usable value.
-fn find(kernel: &NcuKernel, candidates: &[Candidate], notes: &mut Vec<String>) -> Option<Sourced> {
-    for c in candidates {
-        for m in kernel.metrics.iter().filter(|m| m.name == c.name) {
-            let Some(scale) = c.quantity.scale(&m.unit) else {
-                // Labels repeat across sections with other units ("Memory
-                // Throughput" is a % and a GB/s); only raw names are checked.
-                if c.name.contains("__") {
-                    notes.push(format!(
-                        "`{}` (line {}) has unit `{}`, which is not {}: ignored",
-                        m.name,
-                        m.line,
-                        m.unit,
-                        c.quantity.name()
-                    ));
-                }
-                continue;
-            };
-            let Some(v) = m.value else {
-                if !not_available(&m.text) {
-                    notes.push(format!(
-                        "`{}` (line {}) value `{}` is not a number: ignored",
-                        m.name, m.line, m.text
-                    ));
-                }
-                continue;
-            };
-            let mut source = describe(m);
-            if let Some(how) = c.derivation {
-                source = format!("{source}: {how}");
-            }
-            if m.unit.trim().is_empty()
-                && c.quantity != Quantity::Count
-                && c.quantity != Quantity::Percent
-            {
-                source.push_str(" (no unit given: read in base units)");
-            }
-            return Sourced::new(v * scale * c.factor, source);
-        }
-    }
-    None
-}
-
-fn counted_flops(kernel: &NcuKernel, notes: &mut Vec<String>) -> Option<CountedFlops> {
-    let mut by_precision = Vec::new();
-    for (precision, names) in FLOP_COUNTERS {
-        let values: Vec<Option<f64>> = names
-            .iter()
-            .map(|n| kernel.metric(n).and_then(|m| m.value))
-            .collect();
-        match values.as_slice() {
-            [Some(fma), Some(add), Some(mul)] => {
-                by_precision.push((precision, 2.0 * fma + add + mul));
-            }
-            v if v.iter().any(Option::is_some) => notes.push(format!(
-                "{precision} FLOPs not counted: needs all of {}",
-                names.join(", ")
-            )),
-            _ => {}
-        }
-    }
-    (!by_precision.is_empty()).then_some(CountedFlops { by_precision })
-}
-
 /// The device's name, when the export gives one (the `Device` column holds a
 /// name in some versions; the raw page has `device__attribute_display_name`).
 fn device_name(kernel: &NcuKernel) -> Option<String> {
@@ -368,6 +195,8 @@ pub(crate) fn dim3(text: &str) -> Option<[u64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::flop_counters::FLOP_COUNTERS;
+    use crate::import::ncu_model::NcuMetric;
 
     fn metric(name: &str, unit: &str, text: &str, value: Option<f64>) -> NcuMetric {
         NcuMetric {

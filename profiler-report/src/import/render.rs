@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::full::FullProfile;
-use super::ncu_metrics::Sourced;
+use super::metric_lookup::Sourced;
 use crate::escape;
 use crate::textfmt::{DASH, ns_time as duration, num, pct, pretty_json, si};
 
@@ -77,7 +77,7 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
                 "grid {} · block {} · {} registers/thread",
                 dims(k.grid),
                 dims(k.block),
-                opt(k.registers_per_thread.as_ref(), num)
+                opt(k.registers_per_thread.as_ref(), |v| format!("{v:.0}"))
             ),
         ),
         ("duration", opt(p.timing.duration_ns.as_ref(), duration)),

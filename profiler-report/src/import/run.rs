@@ -164,6 +164,19 @@ impl NsightTool {
         self.nsys_stats(&report)
     }
 
+    /// `ncu --import REPORT --csv`: a saved `.ncu-rep` report's details
+    /// page as CSV text.
+    ///
+    /// # Errors
+    /// As [`NsightTool::run_ncu`].
+    pub fn ncu_export(&self, report: &Path) -> Result<String, ImportError> {
+        self.run(&[
+            "--import".into(),
+            report.as_os_str().to_owned(),
+            "--csv".into(),
+        ])
+    }
+
     /// `nsys stats --report cuda_gpu_kern_sum --format csv REPORT`.
     ///
     /// # Errors

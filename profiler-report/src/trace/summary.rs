@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::analyzer::TraceAnalyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::escape;
-use crate::textfmt::{DASH, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, ns_time, num, pct, pretty_json, si};
 
 /// Slowest entries listed.
 const SLOWEST: usize = 10;
@@ -54,7 +54,7 @@ pub struct SlowEntry {
 pub struct TraceSummary {
     /// Entries.
     pub entries: usize,
-    /// Distinct steps.
+    /// Distinct step indices.
     pub steps: usize,
     /// Total duration, µs.
     pub total_duration_us: f64,
@@ -74,7 +74,30 @@ pub struct TraceSummary {
     pub slowest: Vec<SlowEntry>,
 }
 
+/// Bytes with an SI prefix; a dash for 0 (sizes not recorded).
+fn bytes(n: usize) -> String {
+    if n == 0 {
+        DASH.to_owned()
+    } else {
+        format!("{}B", si(n as f64))
+    }
+}
+
 impl TraceSummary {
+    /// `16.38 kB output (16.38 kB at most in one entry)`, or that no entry
+    /// recorded its output size.
+    fn output_sizes(&self) -> String {
+        if self.total_memory_bytes == 0 {
+            "no output sizes recorded".to_owned()
+        } else {
+            format!(
+                "{} output ({} at most in one entry)",
+                bytes(self.total_memory_bytes),
+                bytes(self.peak_memory_bytes)
+            )
+        }
+    }
+
     /// Runs every analysis of [`TraceAnalyzer`] on `trace`.
     #[must_use]
     pub fn of(trace: &RecordedExecutionTrace) -> Self {
@@ -105,7 +128,12 @@ impl TraceSummary {
         });
         Self {
             entries: trace.entries.len(),
-            steps: trace.step_count(),
+            steps: trace
+                .entries
+                .iter()
+                .map(|e| e.step)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
             total_duration_us: total,
             total_memory_bytes: trace.total_memory_bytes(),
             peak_memory_bytes: trace.peak_memory_bytes(),
@@ -133,24 +161,23 @@ impl TraceSummary {
         let mut s = String::from("## Trace summary\n\n");
         let _ = writeln!(
             s,
-            "{} entries over {} steps, {} µs in total, {}B output ({}B at most in one entry).\n",
+            "{} entries over {} steps, {} in total, {}.\n",
             self.entries,
             self.steps,
-            num(self.total_duration_us),
-            si(self.total_memory_bytes as f64),
-            si(self.peak_memory_bytes as f64)
+            ns_time(self.total_duration_us * 1e3),
+            self.output_sizes()
         );
         s.push_str("### Operations\n\n| Operation | Count | Total (µs) | Mean (µs) | Share | Output |\n|---|---:|---:|---:|---:|---:|\n");
         for o in &self.operations {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {}B |",
+                "| {} | {} | {} | {} | {} | {} |",
                 escape::markdown(&o.operation),
                 o.count,
                 num(o.total_duration_us),
                 num(o.avg_duration_us),
                 pct(o.share_pct),
-                si(o.total_memory_bytes as f64)
+                bytes(o.total_memory_bytes)
             );
         }
         if !self.devices.is_empty() {
@@ -216,12 +243,11 @@ impl fmt::Display for TraceSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "Trace: {} entries, {} steps, {} µs, {}B output (peak {}B)",
+            "Trace: {} entries, {} steps, {}, {}",
             self.entries,
             self.steps,
-            num(self.total_duration_us),
-            si(self.total_memory_bytes as f64),
-            si(self.peak_memory_bytes as f64)
+            ns_time(self.total_duration_us * 1e3),
+            self.output_sizes()
         )?;
         writeln!(
             f,
