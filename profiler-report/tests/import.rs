@@ -442,3 +442,28 @@ fn text_and_markdown_reports_name_every_launch() {
     assert!(md.contains("### [0] void gemm\\<float, 128\\>"), "{md}");
     assert!(!md.contains("NaN") && !text.contains("inf"));
 }
+
+#[test]
+fn impossible_values_and_hostile_names_are_handled() {
+    let csv = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
+               \"0\",\"evil\x1b[31m|name\nsecond line\",\"gpu__time_duration.sum\",\"usecond\",\"-5\"\n\
+               \"0\",\"evil\x1b[31m|name\nsecond line\",\"lts__t_sector_hit_rate.pct\",\"%\",\"12\"\n";
+    let p = parse_ncu_csv(csv, "evil.csv")
+        .unwrap()
+        .full_profiles(&FullProfileOptions::default())
+        .unwrap();
+    assert!(p[0].timing.duration_ns.is_none());
+    assert!(
+        p[0].notes.iter().any(|n| n.contains("is negative")),
+        "{:?}",
+        p[0].notes
+    );
+    assert_eq!(p[0].memory.l2_hit_rate_pct.as_ref().unwrap().value, 12.0);
+    let text = full_profiles_text(&p);
+    assert!(!text.contains('\x1b'), "{text}");
+    let md = full_profiles_markdown(&p);
+    assert!(
+        md.contains("evil\\\\x1b\\[31m\\|name\\\\nsecond line"),
+        "{md}"
+    );
+}

@@ -58,10 +58,10 @@ pub(crate) fn counted_flops(kernel: &NcuKernel, notes: &mut Vec<String>) -> Opti
     for (precision, names) in FLOP_COUNTERS {
         let values: Vec<Option<f64>> = names
             .iter()
-            .map(|n| kernel.metric(n).and_then(|m| m.value))
+            .map(|n| kernel.metric(n).and_then(|m| m.value).filter(|v| *v >= 0.0))
             .collect();
         match values.as_slice() {
-            [Some(fma), Some(add), Some(mul)] => {
+            [Some(fma), Some(add), Some(mul)] if (2.0 * fma + add + mul).is_finite() => {
                 by_precision.push((precision, 2.0 * fma + add + mul));
             }
             v if v.iter().any(Option::is_some) => notes.push(format!(

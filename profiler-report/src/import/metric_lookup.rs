@@ -99,6 +99,14 @@ pub(crate) fn find(
                 }
                 continue;
             };
+            // Times, sizes, shares and counts are never negative.
+            if v < 0.0 {
+                notes.push(format!(
+                    "`{}` (line {}) value `{}` is negative: ignored",
+                    m.name, m.line, m.text
+                ));
+                continue;
+            }
             let mut source = describe(m);
             if let Some(how) = c.derivation {
                 source = format!("{source}: {how}");
