@@ -51,13 +51,24 @@ Examples:
 #[command(name = "profiler-report", version, after_help = AFTER_HELP, max_term_width = 100)]
 pub(crate) struct Cli {
     /// Output format of text reports.
-    #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
+    #[arg(long, global = true, value_enum, default_value_t = Format::Table, help_heading = "Global options")]
     format: Format,
-    /// Hardware to judge against: a device name or a .toml/.json file (see below).
-    #[arg(long, global = true, value_name = "NAME|FILE")]
+    /// Hardware to judge against: a device name or a .toml/.json file (see `profiler-report --help`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME|FILE",
+        help_heading = "Global options"
+    )]
     hardware: Option<String>,
     /// Write the report to FILE instead of stdout (atomically).
-    #[arg(short, long, global = true, value_name = "FILE")]
+    #[arg(
+        short,
+        long,
+        global = true,
+        value_name = "FILE",
+        help_heading = "Global options"
+    )]
     output: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
