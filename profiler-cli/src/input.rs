@@ -121,6 +121,11 @@ pub(crate) enum Run {
     Nsys(NsysReport),
 }
 
+/// Whether `path` is a binary Nsight report (read through the tool).
+pub(crate) fn is_binary_report(path: &Path) -> bool {
+    binary_report(path).is_some()
+}
+
 fn binary_report(path: &Path) -> Option<&'static str> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("ncu-rep") => Some("ncu"),

@@ -11,7 +11,7 @@ use profiler_report::roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Prec
 
 use crate::error::CliError;
 use crate::hardware::Hardware;
-use crate::input::{Kind, Run, describe, kind, read_text, stem};
+use crate::input::{Kind, Run, describe, is_binary_report, kind, read_text, stem};
 
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {
@@ -128,11 +128,7 @@ pub(crate) fn parity_profile(
     ncu: &FullProfileOptions,
     run_name: bool,
 ) -> Result<ParityProfile, CliError> {
-    let binary = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("ncu-rep" | "nsys-rep" | "qdrep" | "sqlite")
-    );
-    let k = if binary {
+    let k = if is_binary_report(path) {
         Kind::Nsys
     } else {
         kind(&read_text(path)?, path)?

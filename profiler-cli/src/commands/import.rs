@@ -32,7 +32,8 @@ enum ImportCommand {
         after_help = "Each launch becomes a FullProfile (JSON version 2.0: hardware, kernel, \
 timing, throughput, roofline, compute, memory), classified on the roofline of --hardware or of the \
 device the export names. FLOPs come from the FP instruction counters when collected, else from \
---gemm or --flops, else they are withheld (never guessed).
+--gemm or --flops, else they are withheld (never guessed). With --format json the output is an array \
+of FullProfiles, one per launch, in file order.
 
 Examples:
   profiler-report import ncu gemm.csv --hardware 4090

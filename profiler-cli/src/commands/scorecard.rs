@@ -11,7 +11,7 @@ use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::{Kind, Run, kind, read_text};
+use crate::input::{Kind, Run, is_binary_report, kind, read_text};
 
 /// The least severe regression that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,16 +78,10 @@ fn thresholds(path: &std::path::Path) -> Result<Thresholds, CliError> {
 
 pub(crate) fn run(args: &ScorecardArgs, cx: &Context) -> Result<Status, CliError> {
     let hardware = cx.hardware(args.bytes_per_token)?;
-    let text_kind = {
-        let binary = args
-            .profile
-            .extension()
-            .is_some_and(|e| e.to_str().is_some_and(|e| e.ends_with("-rep")));
-        if binary {
-            None
-        } else {
-            Some(kind(&read_text(&args.profile)?, &args.profile)?)
-        }
+    let text_kind = if is_binary_report(&args.profile) {
+        None
+    } else {
+        Some(kind(&read_text(&args.profile)?, &args.profile)?)
     };
     let profile;
     let mut builder = if text_kind == Some(Kind::StepLine) {
