@@ -17,8 +17,8 @@ of a file is told from its content.
 
 --hardware takes a device name (h100, h200, a100, 4090, rtx_4060l, gb10, m2-max, m3-max) or a \
 .toml/.json file:
-    name = \"lab box\"           # optional display name
-    device = \"h100\"            # optional: start from a device of the table
+    name = \"lab box\"            # optional display name
+    device = \"h100\"             # optional: start from a device of the table
     bytes_per_token = 14e9      # optional: bytes a token moves (scorecard grading)
     [bandwidth_gb_s]            # GB/s per level: l1, l2, dram, pcie
     dram = 3000
