@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Fuzzes one target for a while: fuzz/run.sh <target> [seconds, default 60].
 # New inputs go to fuzz/corpus/<target>/ (not committed), starting from the
-# committed seeds in fuzz/seeds/<target>/; crashes go to fuzz/artifacts/.
+# committed seeds (fuzz/seeds/<target>/, or the Nsight fixtures for the
+# importers) with the target's dictionary when it has one; crashes go to
+# fuzz/artifacts/<target>/.
 set -euo pipefail
-target="${1:?usage: fuzz/run.sh <target> [seconds]; targets: $(ls "$(dirname "$0")/fuzz_targets" | sed 's/\.rs$//' | tr '\n' ' ')}"
-seconds="${2:-60}"
 cd "$(dirname "$0")/.."
+targets="$(ls fuzz/fuzz_targets | sed 's/\.rs$//' | tr '\n' ' ')"
+target="${1:?usage: fuzz/run.sh <target> [seconds]; targets: $targets}"
+seconds="${2:-60}"
+[ -f "fuzz/fuzz_targets/$target.rs" ] || { echo "unknown target $target; targets: $targets" >&2; exit 2; }
+case "$target" in
+    ncu_csv | nsys_stats) seeds=(tests/fixtures/nsight); options=(-max_len=8192) ;;
+    *) seeds=(); [ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target"); options=() ;;
+esac
+[ -f "fuzz/$target.dict" ] && options+=("-dict=fuzz/$target.dict")
 mkdir -p "fuzz/corpus/$target"
-seeds=()
-[ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target")
-dict=()
-[ -f "fuzz/$target.dict" ] && dict=("-dict=fuzz/$target.dict")
 cargo +nightly fuzz run "$target" "fuzz/corpus/$target" "${seeds[@]}" -- \
-    -max_total_time="$seconds" "${dict[@]}"
+    -max_total_time="$seconds" "${options[@]}"

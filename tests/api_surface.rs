@@ -64,6 +64,15 @@ use profiler_report::{
         compute_roofline, roofline_section,
     },
 };
+// SPEC 12 and 13: Nsight imports, diffs of two runs, trace summaries.
+use profiler_report::{
+    diff::{DiffInput, ProfileDiff, Verdict, compute_diff},
+    import::{
+        FullProfile, FullProfileOptions, NcuReport, NsightTool, NsysReport, read_ncu_csv,
+        read_nsys_stats,
+    },
+    trace::TraceSummary,
+};
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {

@@ -37,6 +37,10 @@
 //! - [`contract`]: checking a profile against YAML contracts
 //!   ([`verify_contract`], [`contract::Verifier`] for your own contracts
 //!   and analyses).
+//! - [`diff`]: two runs compared brick by brick, flagging only changes that
+//!   stand out of run-to-run noise.
+//! - [`import`]: Nsight Compute CSVs and Nsight Systems kernel summaries as
+//!   [`import::FullProfile`]s and profiles, and running `ncu`/`nsys`.
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
@@ -45,12 +49,14 @@
 // crate (checked by the workspace's `tests/layering.rs`).
 
 pub mod contract;
+pub mod diff;
 mod error;
 mod escape;
 pub mod export;
 mod glossary;
 pub mod hardware;
 pub mod html;
+pub mod import;
 mod json;
 pub mod kernel;
 pub mod parity;

@@ -51,6 +51,24 @@ fn trim_zeros(s: &str) -> &str {
     }
 }
 
+/// A duration in ns with a readable unit: `850.0 ns`, `12.35 µs`,
+/// `1.235 ms`, `2.000 s`; a dash when not finite.
+pub(crate) fn ns_time(ns: f64) -> String {
+    if !ns.is_finite() {
+        return DASH.to_owned();
+    }
+    let a = ns.abs();
+    if a >= 1e9 {
+        format!("{} s", num(ns / 1e9))
+    } else if a >= 1e6 {
+        format!("{} ms", num(ns / 1e6))
+    } else if a >= 1e3 {
+        format!("{} µs", num(ns / 1e3))
+    } else {
+        format!("{} ns", num(ns))
+    }
+}
+
 /// Markdown table-cell text: see [`md_line`]; `|` is escaped too.
 pub(crate) fn md_cell(text: &str) -> String {
     md_line(text).replace('|', "\\|")
@@ -112,6 +130,10 @@ mod tests {
         assert_eq!(si(1.5e12), "1.5 T");
         assert_eq!(si(2e9), "2 G");
         assert_eq!(si(12.0), "12.00");
+        assert_eq!(ns_time(850.0), "850.0 ns");
+        assert_eq!(ns_time(12_345.0), "12.35 µs");
+        assert_eq!(ns_time(1_234_560.0), "1.235 ms");
+        assert_eq!(ns_time(f64::NAN), DASH);
     }
 
     #[test]

@@ -62,6 +62,8 @@ mod analyses;
 mod compare;
 mod computation;
 mod eval;
+mod html;
+mod markdown;
 mod metrics;
 mod report;
 mod resolve;
@@ -70,6 +72,7 @@ mod verify;
 
 pub use analyses::{ParityMetrics, RooflineMetrics};
 pub use computation::{Computation, Metrics, ScorecardMetrics};
+pub use html::contracts_section;
 pub use profiler_contracts::{
     Contract, ContractError, ContractSet, FalsificationTest, load_contract, parse_contract,
 };

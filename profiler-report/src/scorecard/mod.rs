@@ -28,7 +28,7 @@ mod parse;
 mod recommend;
 mod regression;
 mod shape;
-mod stats;
+pub(crate) mod stats;
 mod terminal;
 mod text;
 mod thresholds;

@@ -80,7 +80,7 @@ pub(crate) fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
 }
 
 /// Upper tail of the standard normal distribution.
-fn normal_sf(z: f64) -> f64 {
+pub(crate) fn normal_sf(z: f64) -> f64 {
     0.5 * erfc(z / std::f64::consts::SQRT_2)
 }
 

@@ -7,6 +7,7 @@ mod error;
 pub(crate) mod nesting;
 mod ranks;
 mod read;
+mod summary;
 mod types;
 
 pub use analyzer::TraceAnalyzer;
@@ -15,4 +16,5 @@ pub use ranks::{
     DEFAULT_STRAGGLER_THRESHOLD, RankReport, RankStats, Straggler, read_rank_profiles,
 };
 pub use read::{parse_execution_trace, read_execution_trace};
+pub use summary::{OpRow, SlowEntry, TraceSummary};
 pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary};

@@ -1,0 +1,98 @@
+//! Any text through the Nsight Compute importer: parsing never panics, and
+//! every number of every `FullProfile` it builds, on any device, is finite.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use profiler_report::import::{
+    FlopsAssumption, FullProfile, FullProfileOptions, Sourced, full_profiles_json,
+    full_profiles_markdown, full_profiles_text, full_profiles_to_diff_input,
+    full_profiles_to_profile, parse_ncu_csv,
+};
+use profiler_report::roofline::KernelRoofline;
+
+fn finite(v: &Option<Sourced>) {
+    if let Some(s) = v {
+        assert!(
+            s.value.is_finite() && s.value >= 0.0,
+            "{} = {}",
+            s.source,
+            s.value
+        );
+    }
+}
+
+fn check(p: &FullProfile) {
+    for v in [
+        &p.timing.duration_ns,
+        &p.throughput.sm_pct,
+        &p.throughput.dram_pct,
+        &p.throughput.dram_gb_s,
+        &p.compute.flops,
+        &p.compute.achieved_tflops,
+        &p.memory.dram_bytes,
+        &p.memory.l2_hit_rate_pct,
+        &p.kernel.registers_per_thread,
+    ] {
+        finite(v);
+    }
+    let r = &p.roofline;
+    for v in [
+        r.ridge_point,
+        r.arithmetic_intensity,
+        r.achieved_tflops,
+        r.attainable_tflops,
+        r.efficiency_pct,
+        r.distance_to_ridge,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        assert!(v.is_finite(), "roofline value {v}");
+    }
+    assert_eq!(r.bound.is_some(), r.unavailable.is_none());
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(report) = parse_ncu_csv(text, "fuzz.csv") else {
+        return;
+    };
+    assert!(!report.kernels.is_empty());
+    let options = [
+        FullProfileOptions::default(),
+        FullProfileOptions {
+            hardware: Some(KernelRoofline::rtx_4090()),
+            flops: Some(FlopsAssumption::Gemm {
+                m: 64,
+                n: 64,
+                k: 64,
+                origin: "fuzz".into(),
+            }),
+            kernel_filter: report.kernels.first().map(|k| k.id.clone()),
+            ..FullProfileOptions::default()
+        },
+    ];
+    for o in &options {
+        // A filter or a FLOP statement may not fit the input: an error, not a panic.
+        let Ok(profiles) = report.full_profiles(o) else {
+            continue;
+        };
+        profiles.iter().for_each(check);
+        let _ = full_profiles_text(&profiles);
+        let _ = full_profiles_markdown(&profiles);
+        let json = full_profiles_json(&profiles);
+        assert!(serde_json_free_of_non_finite(&json));
+        let p = full_profiles_to_profile(&profiles, "fuzz.csv");
+        assert!(p.bricks.iter().all(|b| b.min_ns <= b.max_ns));
+        let _ = full_profiles_to_diff_input(&profiles, "fuzz");
+    }
+});
+
+/// JSON never holds `NaN` or `inf` tokens (serde would refuse, but the
+/// text is what users read).
+fn serde_json_free_of_non_finite(json: &str) -> bool {
+    !json.contains(": NaN") && !json.contains(": inf") && !json.contains(": -inf")
+}

@@ -1,0 +1,156 @@
+//! Steps several subcommands share: resolving a profile's roofline, reading
+//! parity inputs of any kind, parsing FLOP statements and precision names.
+
+use std::path::Path;
+
+use profiler_core::Profile;
+use profiler_report::hardware::HardwareConfig;
+use profiler_report::import::{FlopsAssumption, FullProfileOptions};
+use profiler_report::parity::{OpMapping, ParityProfile, import_pytorch_trace};
+use profiler_report::roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision};
+
+use crate::error::CliError;
+use crate::hardware::Hardware;
+use crate::input::{Kind, Run, describe, is_binary_report, kind, read_text, stem};
+
+/// `fp32`, `bf16`, ... for clap.
+pub(crate) fn precision(s: &str) -> Result<Precision, String> {
+    s.parse()
+        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+}
+
+/// `dram`, `l2`, ... for clap.
+pub(crate) fn level(s: &str) -> Result<MemoryLevel, String> {
+    s.parse()
+        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+}
+
+/// `--gemm N` or `--gemm MxNxK`.
+pub(crate) fn gemm(s: &str) -> Result<(u64, u64, u64), String> {
+    let dims: Vec<u64> = s
+        .split(['x', 'X'])
+        .map(|d| d.trim().replace('_', "").parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}` is not N or MxNxK (whole numbers)"))?;
+    match dims.as_slice() {
+        [n] if *n > 0 => Ok((*n, *n, *n)),
+        [m, n, k] if *m > 0 && *n > 0 && *k > 0 => Ok((*m, *n, *k)),
+        _ => Err(format!("`{s}` is not N or MxNxK (numbers above 0)")),
+    }
+}
+
+/// How Nsight Compute launches are built into profiles.
+pub(crate) fn ncu_options(
+    hardware: Option<&Hardware>,
+    precision: Option<Precision>,
+    gemm: Option<(u64, u64, u64)>,
+    gemm_text: Option<&str>,
+    flops: Option<f64>,
+    kernel: Option<String>,
+) -> Result<FullProfileOptions, CliError> {
+    let flops = match (gemm, flops) {
+        (Some((m, n, k)), None) => Some(FlopsAssumption::Gemm {
+            m,
+            n,
+            k,
+            origin: format!("--gemm {}", gemm_text.unwrap_or_default()),
+        }),
+        (None, Some(f)) if f.is_finite() && f > 0.0 => Some(FlopsAssumption::Total {
+            flops: f,
+            origin: format!("--flops {f}"),
+        }),
+        (None, Some(f)) => {
+            return Err(CliError::Input(format!(
+                "--flops: `{f}` must be a number above 0"
+            )));
+        }
+        (Some(_), Some(_)) => {
+            return Err(CliError::Input(
+                "--gemm and --flops both state the FLOPs: give one".into(),
+            ));
+        }
+        (None, None) => None,
+    };
+    Ok(FullProfileOptions {
+        hardware: hardware.map(|h| h.roofline.clone()),
+        hardware_origin: hardware.map(|h| h.origin.clone()),
+        precision,
+        flops,
+        kernel_filter: kernel,
+    })
+}
+
+/// The roofline a profile is judged against: `--hardware`, else the
+/// ceilings measured during the run, else the hardware it recorded.
+pub(crate) fn kernel_roofline(
+    profile: &Profile,
+    hardware: Option<&Hardware>,
+) -> Result<KernelRoofline, CliError> {
+    if let Some(h) = hardware {
+        return Ok(h.roofline.clone());
+    }
+    if let Some(c) = &profile.run.measured_ceilings {
+        return KernelRoofline::from_measured(c).map_err(CliError::input);
+    }
+    if let Some(config) = profile
+        .run
+        .hardware
+        .as_ref()
+        .and_then(HardwareConfig::from_info)
+    {
+        return KernelRoofline::from_hardware_config(&config).map_err(CliError::input);
+    }
+    Err(CliError::Input(
+        "no ceilings: the profile has no measured ceilings or recorded hardware; \
+         pass --hardware NAME|FILE"
+            .to_owned(),
+    ))
+}
+
+/// The per-brick roofline of a profile.
+pub(crate) fn brick_roofline(
+    profile: &Profile,
+    hardware: Option<&Hardware>,
+    precision: Option<Precision>,
+    level: Option<MemoryLevel>,
+) -> Result<BrickRoofline, CliError> {
+    let roof = kernel_roofline(profile, hardware)?;
+    BrickRoofline::from_profile(profile, &roof, precision, level).map_err(CliError::input)
+}
+
+/// A parity input: a profile or Nsight export, a parity profile, or a
+/// PyTorch trace mapped with `mapping`. Profiles are named after their run
+/// with `run_name` (ours), else after the file (baselines, which are often
+/// earlier runs of the same job).
+pub(crate) fn parity_profile(
+    path: &Path,
+    mapping: &OpMapping,
+    ncu: &FullProfileOptions,
+    run_name: bool,
+) -> Result<ParityProfile, CliError> {
+    let k = if is_binary_report(path) {
+        Kind::Nsys
+    } else {
+        kind(&read_text(path)?, path)?
+    };
+    match k {
+        Kind::Parity => ParityProfile::read(path).map_err(CliError::input),
+        Kind::ChromeTrace => import_pytorch_trace(path, mapping)
+            .map(|i| i.profile)
+            .map_err(CliError::input),
+        Kind::Profile | Kind::Ncu | Kind::Nsys | Kind::FullProfiles => {
+            let profile = Run::load(path)?.into_profile(ncu)?;
+            let name = if run_name && !profile.run.name.is_empty() {
+                profile.run.name.clone()
+            } else {
+                stem(path)
+            };
+            Ok(ParityProfile::from_profile(&profile, name))
+        }
+        other => Err(CliError::Input(format!(
+            "`{}` holds {}: parity takes profiles, parity profiles, PyTorch traces or Nsight exports",
+            path.display(),
+            describe(other)
+        ))),
+    }
+}

@@ -1,0 +1,164 @@
+//! `html`: one self-contained HTML report rebuilt from saved files: the run,
+//! its scorecard, flamegraph, roofline, parity against baselines and
+//! contract verdicts, as the main job writes it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use profiler_core::Profile;
+use profiler_report::contract::{Verifier, contracts_section};
+use profiler_report::import::FullProfileOptions;
+use profiler_report::parity::{
+    OpMapping, compute_parity_comparison, compute_parity_multi, parity_multi_section,
+    parity_section,
+};
+use profiler_report::roofline::{MemoryLevel, Precision, roofline_section};
+use profiler_report::{
+    HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg, folded_stacks,
+};
+
+use super::common::{brick_roofline, level, parity_profile, precision};
+use crate::context::Context;
+use crate::error::{CliError, Status};
+use crate::input::Run;
+use crate::output::write_file;
+
+/// Write one self-contained HTML report of a saved run.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The page holds the run facts and warnings, the scorecard (recomputed, or \
+--scorecard), per-layer times, hotspots, the flamegraph, every brick, steps and phases, and, when \
+they apply, the roofline (ceilings from --hardware, else measured during the run), parity against \
+each --baseline-profile/--baseline-pytorch and the --contract verdicts.
+
+Examples:
+  profiler-report html target/profile/profile.json -o report.html
+  profiler-report html today.json -o report.html --baseline target/profile/scorecard.json \\
+      --baseline-profile yesterday.json --contract brick-profiler-v1"
+)]
+pub(crate) struct HtmlArgs {
+    /// A saved profile.json (or an Nsight export).
+    profile: PathBuf,
+    /// Page title (default: the run's name).
+    #[arg(long)]
+    title: Option<String>,
+    /// Show this saved scorecard instead of recomputing one.
+    #[arg(long, value_name = "SCORECARD.json", conflicts_with = "baseline")]
+    scorecard: Option<PathBuf>,
+    /// A saved scorecard whose regressions the scorecard section lists.
+    #[arg(long, value_name = "SCORECARD.json")]
+    baseline: Option<PathBuf>,
+    /// Bytes one token moves, for the throughput ceiling of --hardware.
+    #[arg(long, value_name = "BYTES")]
+    bytes_per_token: Option<f64>,
+    /// A saved profile of an earlier run to report parity against (repeatable).
+    #[arg(long, value_name = "FILE")]
+    baseline_profile: Vec<PathBuf>,
+    /// A PyTorch profiler trace to report parity against.
+    #[arg(long, value_name = "FILE")]
+    baseline_pytorch: Option<PathBuf>,
+    /// Op mapping for --baseline-pytorch (.toml or .json).
+    #[arg(long, value_name = "FILE", requires = "baseline_pytorch")]
+    mapping: Option<PathBuf>,
+    /// Precision of the roofline's roof.
+    #[arg(long, value_parser = precision)]
+    precision: Option<Precision>,
+    /// Memory level of the roofline's roof.
+    #[arg(long, value_parser = level)]
+    level: Option<MemoryLevel>,
+    /// A contract whose verdicts to add (repeatable).
+    #[arg(long = "contract", value_name = "NAME")]
+    contracts: Vec<String>,
+    /// Leave the flamegraph out.
+    #[arg(long)]
+    no_flamegraph: bool,
+}
+
+fn scorecard(
+    args: &HtmlArgs,
+    profile: &Profile,
+    cx: &Context,
+) -> Result<TrainingScorecard, CliError> {
+    if let Some(path) = &args.scorecard {
+        return TrainingScorecard::load_baseline(path).map_err(CliError::input);
+    }
+    let mut b = ScorecardBuilder::from_profile(profile);
+    if let Some(config) = cx.hardware(args.bytes_per_token)?.and_then(|h| h.config) {
+        b = b.hardware_config(config);
+    }
+    if let Some(path) = &args.baseline {
+        b = b.baseline(TrainingScorecard::load_baseline(path).map_err(CliError::input)?);
+    }
+    b.build().map_err(CliError::input)
+}
+
+pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
+    let out = cx
+        .output
+        .as_deref()
+        .ok_or_else(|| CliError::Input("html: name the page to write with -o FILE".to_owned()))?;
+    let hardware = cx.hardware(args.bytes_per_token)?;
+    let ncu = FullProfileOptions {
+        hardware: hardware.as_ref().map(|h| h.roofline.clone()),
+        ..FullProfileOptions::default()
+    };
+    let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
+    let sc = scorecard(args, &profile, cx)?;
+    let mut report = HtmlReport::new(&profile).scorecard(&sc);
+    if let Some(t) = &args.title {
+        report = report.title(t.clone());
+    }
+    let folded = folded_stacks(&profile);
+    if !args.no_flamegraph && !folded.is_empty() {
+        let name = if profile.run.name.is_empty() {
+            "profile"
+        } else {
+            profile.run.name.as_str()
+        };
+        let svg = flamegraph_svg(&folded, name).map_err(CliError::input)?;
+        report = report.flamegraph_svg(svg);
+    }
+    // A run without ceilings simply has no roofline section; the reason is printed.
+    match brick_roofline(&profile, hardware.as_ref(), args.precision, args.level) {
+        Ok(r) => {
+            report = report.section(roofline_section(&r, profile.run.measured_ceilings.as_ref()));
+        }
+        Err(e) if hardware.is_none() && args.precision.is_none() && args.level.is_none() => {
+            eprintln!("profiler-report: no roofline section: {e}");
+        }
+        Err(e) => return Err(e),
+    }
+    let mapping = match &args.mapping {
+        Some(m) => OpMapping::from_file(m).map_err(CliError::input)?,
+        None => OpMapping::defaults(),
+    };
+    let baselines = args
+        .baseline_profile
+        .iter()
+        .chain(&args.baseline_pytorch)
+        .map(|p| parity_profile(p, &mapping, &ncu, false))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !baselines.is_empty() {
+        let name = if profile.run.name.is_empty() {
+            "ours"
+        } else {
+            profile.run.name.as_str()
+        };
+        let ours = profiler_report::parity::ParityProfile::from_profile(&profile, name);
+        report = report.section(match baselines.as_slice() {
+            [one] => parity_section(&compute_parity_comparison(&ours, one)),
+            many => parity_multi_section(&compute_parity_multi(&ours, many)),
+        });
+    }
+    if !args.contracts.is_empty() {
+        let v = Verifier::new();
+        let reports = args
+            .contracts
+            .iter()
+            .map(|n| v.verify(n, &profile).map_err(CliError::input))
+            .collect::<Result<Vec<_>, _>>()?;
+        report = report.section(contracts_section(&reports));
+    }
+    write_file(out, report.render().as_bytes())?;
+    Ok(Status::Ok)
+}

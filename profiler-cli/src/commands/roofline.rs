@@ -1,0 +1,73 @@
+//! `roofline`: every annotated brick (or imported kernel) of a saved run on
+//! the roofline of the chosen hardware, with an optional SVG plot.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use profiler_report::roofline::{MemoryLevel, Precision};
+
+use super::common::{brick_roofline, gemm, level, ncu_options, precision};
+use crate::context::Context;
+use crate::error::{CliError, Status};
+use crate::input::Run;
+use crate::output::write_file;
+
+/// Place every brick with FLOPs, bytes and time on the roofline.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Ceilings come from --hardware, else from those measured during the run, else \
+from the hardware the profile recorded.
+
+Examples:
+  profiler-report roofline target/profile/profile.json --svg roofline.svg
+  profiler-report roofline target/profile/profile.json --hardware h100 --precision bf16
+  profiler-report roofline gemm.csv --hardware 4090 --gemm 4096   # an ncu export"
+)]
+pub(crate) struct RooflineArgs {
+    /// A saved profile.json or an Nsight export.
+    profile: PathBuf,
+    /// Precision of the roof (fp32, fp16, bf16, tf32, int8; default fp32 when the hardware has it).
+    #[arg(long, value_parser = precision)]
+    precision: Option<Precision>,
+    /// Memory level of the roof (dram, l2, l1, pcie; default dram).
+    #[arg(long, value_parser = level)]
+    level: Option<MemoryLevel>,
+    /// Also write the plot as SVG.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// ncu exports: FLOPs of a GEMM, `2n^3` (N) or `2mnk` (MxNxK), for the kernel --kernel selects.
+    #[arg(long, value_name = "N|MxNxK", value_parser = gemm)]
+    gemm: Option<(u64, u64, u64)>,
+    /// ncu exports: FLOPs per launch of the kernel --kernel selects.
+    #[arg(long, value_name = "FLOPS")]
+    flops: Option<f64>,
+    /// ncu exports: only kernels whose name contains TEXT (or whose ID is TEXT).
+    #[arg(long, value_name = "TEXT")]
+    kernel: Option<String>,
+}
+
+pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError> {
+    let hardware = cx.hardware(None)?;
+    let gemm_text = args.gemm.map(|(m, n, k)| {
+        if m == n && n == k {
+            n.to_string()
+        } else {
+            format!("{m}x{n}x{k}")
+        }
+    });
+    let ncu = ncu_options(
+        hardware.as_ref(),
+        args.precision,
+        args.gemm,
+        gemm_text.as_deref(),
+        args.flops,
+        args.kernel.clone(),
+    )?;
+    let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
+    let roofline = brick_roofline(&profile, hardware.as_ref(), args.precision, args.level)?;
+    if let Some(path) = &args.svg {
+        write_file(path, roofline.to_svg().as_bytes())?;
+    }
+    cx.show(&roofline)?;
+    Ok(Status::Ok)
+}

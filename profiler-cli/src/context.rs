@@ -1,0 +1,137 @@
+//! What every subcommand shares: the global options, hardware resolution,
+//! and rendering a report in the chosen format to stdout or `--output`.
+
+use std::path::PathBuf;
+
+use profiler_report::TrainingScorecard;
+use profiler_report::contract::ContractReport;
+use profiler_report::diff::ProfileDiff;
+use profiler_report::import::{
+    FullProfile, NsysReport, full_profiles_json, full_profiles_markdown, full_profiles_text,
+};
+use profiler_report::parity::{MultiParityComparison, ParityComparison};
+use profiler_report::roofline::BrickRoofline;
+use profiler_report::trace::TraceSummary;
+
+use crate::error::CliError;
+use crate::hardware::Hardware;
+use crate::output::{Format, emit};
+
+/// The global options.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    /// Output format of text reports.
+    pub(crate) format: Format,
+    /// `--hardware`, unresolved.
+    pub(crate) hardware: Option<String>,
+    /// `--output`.
+    pub(crate) output: Option<PathBuf>,
+}
+
+impl Context {
+    /// The hardware given with `--hardware`, if any.
+    pub(crate) fn hardware(
+        &self,
+        bytes_per_token: Option<f64>,
+    ) -> Result<Option<Hardware>, CliError> {
+        self.hardware
+            .as_deref()
+            .map(|h| Hardware::resolve(h, bytes_per_token))
+            .transpose()
+    }
+
+    /// Prints (or writes) `report` in the chosen format.
+    pub(crate) fn show(&self, report: &dyn Report) -> Result<(), CliError> {
+        let text = match self.format {
+            Format::Table => report.table(),
+            Format::Markdown => report.markdown(),
+            Format::Json => report.json(),
+        };
+        emit(&text, self.output.as_deref())
+    }
+}
+
+/// A report in the three text formats.
+pub(crate) trait Report {
+    fn table(&self) -> String;
+    fn markdown(&self) -> String;
+    fn json(&self) -> String;
+}
+
+macro_rules! display_report {
+    ($($t:ty),*) => {$(
+        impl Report for $t {
+            fn table(&self) -> String {
+                self.to_string()
+            }
+            fn markdown(&self) -> String {
+                self.to_markdown()
+            }
+            fn json(&self) -> String {
+                self.to_json()
+            }
+        }
+    )*};
+}
+
+display_report!(
+    TrainingScorecard,
+    BrickRoofline,
+    ParityComparison,
+    MultiParityComparison,
+    ProfileDiff,
+    TraceSummary,
+    ContractReport
+);
+
+impl Report for NsysReport {
+    fn table(&self) -> String {
+        self.to_text()
+    }
+    fn markdown(&self) -> String {
+        self.to_markdown()
+    }
+    fn json(&self) -> String {
+        self.to_json()
+    }
+}
+
+impl Report for Vec<FullProfile> {
+    fn table(&self) -> String {
+        full_profiles_text(self)
+    }
+    fn markdown(&self) -> String {
+        full_profiles_markdown(self)
+    }
+    fn json(&self) -> String {
+        full_profiles_json(self)
+    }
+}
+
+/// Several contract reports, one after the other (JSON: an array).
+pub(crate) struct ContractReports(pub(crate) Vec<ContractReport>);
+
+impl Report for ContractReports {
+    fn table(&self) -> String {
+        self.0
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    fn markdown(&self) -> String {
+        self.0
+            .iter()
+            .map(ContractReport::to_markdown)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    fn json(&self) -> String {
+        let values: Vec<serde_json::Value> = self
+            .0
+            .iter()
+            .filter_map(|r| serde_json::from_str(&r.to_json()).ok())
+            .collect();
+        serde_json::to_string_pretty(&values).unwrap_or_default()
+    }
+}

@@ -1,0 +1,85 @@
+//! `--help` documents exit statuses and examples for every subcommand;
+//! usage errors exit 2.
+
+mod common;
+
+use common::{golden, run};
+
+const SUBCOMMANDS: [&[&str]; 12] = [
+    &["scorecard"],
+    &["roofline"],
+    &["parity"],
+    &["diff"],
+    &["trace", "summary"],
+    &["trace", "flamegraph"],
+    &["import", "ncu"],
+    &["import", "nsys"],
+    &["contracts", "verify"],
+    &["html"],
+    &["trace", "chrome"],
+    &["trace", "speedscope"],
+];
+
+#[test]
+fn top_level_help_lists_exit_statuses_and_examples() {
+    let out = run(&["--help"]).expect(0);
+    golden("help.txt", &out.stdout);
+    for needle in [
+        "Exit status:",
+        "0  the report",
+        "1  a check failed",
+        "2  usage",
+        "3  ncu",
+        "Examples:",
+    ] {
+        assert!(out.stdout.contains(needle), "{needle}");
+    }
+    for sub in [
+        "scorecard",
+        "roofline",
+        "parity",
+        "diff",
+        "trace",
+        "import",
+        "contracts",
+        "html",
+    ] {
+        assert!(out.stdout.contains(&format!("  {sub} ")), "{sub}");
+    }
+}
+
+#[test]
+fn every_subcommand_has_examples() {
+    for sub in SUBCOMMANDS {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let out = run(&args).expect(0);
+        assert!(
+            out.stdout.contains("Example"),
+            "{sub:?} --help has no examples:\n{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = run(&["frobnicate"]).expect(2);
+    assert!(
+        out.stderr.contains("unrecognized subcommand"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["diff", "only-one.json"]).expect(2);
+    assert!(out.stderr.contains("<NEW>"), "{}", out.stderr);
+    let out = run(&["scorecard", "x.json", "--format", "yaml"]).expect(2);
+    assert!(out.stderr.contains("yaml"), "{}", out.stderr);
+    let out = run(&["import", "ncu"]).expect(2);
+    assert!(out.stderr.contains("<FILE>"), "{}", out.stderr);
+    assert!(
+        run(&["--version"])
+            .expect(0)
+            .stdout
+            .starts_with("profiler-report ")
+    );
+}

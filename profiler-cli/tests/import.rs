@@ -1,0 +1,345 @@
+//! `import ncu|nsys` end to end: the fixtures' reports in every format,
+//! saved profiles the other subcommands read, and `--run` with fake `ncu`
+//! and `nsys` scripts on a temporary PATH (never a hard-coded install path).
+
+mod common;
+
+use common::{golden, nsight, root, run, run_with};
+use profiler_core::Profile;
+
+#[test]
+fn ncu_details_page_in_every_format() {
+    let csv = nsight("ncu_details.csv");
+    golden(
+        "ncu_details.txt",
+        &run(&["import", "ncu", &csv, "--hardware", "4090"])
+            .expect(0)
+            .stdout,
+    );
+    golden(
+        "ncu_details.md",
+        &run(&[
+            "import",
+            "ncu",
+            &csv,
+            "--hardware",
+            "4090",
+            "--format",
+            "markdown",
+        ])
+        .expect(0)
+        .stdout,
+    );
+    let json = run(&[
+        "import",
+        "ncu",
+        &csv,
+        "--hardware",
+        "4090",
+        "--format",
+        "json",
+    ])
+    .expect(0)
+    .stdout;
+    golden("ncu_details.json", &json);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for k in v.as_array().unwrap() {
+        assert_eq!(k["version"], "2.0");
+        for section in [
+            "hardware",
+            "kernel",
+            "timing",
+            "throughput",
+            "roofline",
+            "compute",
+            "memory",
+        ] {
+            assert!(k.get(section).is_some(), "{section}");
+        }
+    }
+    assert_eq!(v[0]["roofline"]["bound"], "compute");
+    assert!(json.contains("the export's compute capability 9.0 is not that of RTX 4090"));
+}
+
+#[test]
+fn ncu_raw_page_detects_devices_and_states_flops() {
+    let csv = nsight("ncu_raw.csv");
+    let out = run(&["import", "ncu", &csv]).expect(0).stdout;
+    golden("ncu_raw.txt", &out);
+    assert!(out.contains("H100 SXM (detected from the device name `NVIDIA H100 80GB HBM3`)"));
+    let out = run(&[
+        "import",
+        "ncu",
+        &csv,
+        "--kernel",
+        "flash_attn",
+        "--gemm",
+        "2048x2048x128",
+        "--precision",
+        "bf16",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        out.contains(
+            "assumed: GEMM 2·m·n·k with m=2048, n=2048, k=128 (from --gemm 2048x2048x128)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("BF16/DRAM"), "{out}");
+    let out = run(&["import", "ncu", &csv, "--gemm", "4096"]).expect(2);
+    assert!(
+        out.stderr.contains("pick one with --kernel"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn saved_imports_feed_the_other_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let ncu = dir.path().join("ncu.profile.json");
+    run(&[
+        "import",
+        "ncu",
+        &nsight("ncu_raw.csv"),
+        "--save-profile",
+        ncu.to_str().unwrap(),
+    ])
+    .expect(0);
+    let p = Profile::read(&ncu).unwrap();
+    assert_eq!(p.bricks.len(), 3);
+    let out = run(&["roofline", ncu.to_str().unwrap(), "--hardware", "4090"])
+        .expect(0)
+        .stdout;
+    assert!(out.contains("elementwise_add"), "{out}");
+    // The CSV itself works too.
+    let direct = run(&["roofline", &nsight("ncu_raw.csv"), "--hardware", "4090"])
+        .expect(0)
+        .stdout;
+    assert_eq!(out, direct);
+
+    let nsys = dir.path().join("nsys.profile.json");
+    let out = run(&[
+        "import",
+        "nsys",
+        &nsight("nsys_kern_sum.txt"),
+        "--save-profile",
+        nsys.to_str().unwrap(),
+    ])
+    .expect(0)
+    .stdout;
+    golden("nsys_kern_sum.txt", &out);
+    let sc = run(&["scorecard", nsys.to_str().unwrap()]).expect(0).stdout;
+    assert!(
+        sc.contains("void gemm<float, 128>"),
+        "hotspots are kernels:\n{sc}"
+    );
+    assert!(sc.contains("no steps recorded"), "{sc}");
+    golden(
+        "nsys_kern_sum.md",
+        &run(&[
+            "import",
+            "nsys",
+            &nsight("nsys_kern_sum.csv"),
+            "--format",
+            "markdown",
+        ])
+        .expect(0)
+        .stdout,
+    );
+    // Parity of two Nsight Systems summaries.
+    let out = run(&[
+        "parity",
+        &nsight("nsys_kern_sum.csv"),
+        &nsight("nsys_kern_sum_boxed.txt"),
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        out.contains("nsys_kern_sum vs nsys_kern_sum_boxed"),
+        "{out}"
+    );
+}
+
+#[cfg(unix)]
+fn script(dir: &std::path::Path, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn run_uses_ncu_found_on_path() {
+    let bin = tempfile::tempdir().unwrap();
+    let fixture = root().join(nsight("ncu_details.csv"));
+    script(
+        bin.path(),
+        "ncu",
+        &format!(
+            "echo \"$@\" > \"{args}\"\n/bin/cat \"{fixture}\"\n",
+            args = bin.path().join("args.txt").display(),
+            fixture = fixture.display()
+        ),
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let saved = bin.path().join("saved.csv");
+    let out = run_with(
+        &root(),
+        &[
+            "import",
+            "ncu",
+            "--hardware",
+            "4090",
+            "--save-csv",
+            saved.to_str().unwrap(),
+            "--run",
+            "--",
+            "./train",
+            "--steps",
+            "3",
+        ],
+        Some(&path),
+    )
+    .expect(0);
+    assert!(
+        out.stdout.contains("Nsight Compute import: ncu output"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("compute-bound, 16.9% of the roof"),
+        "{}",
+        out.stdout
+    );
+    let args = std::fs::read_to_string(bin.path().join("args.txt")).unwrap();
+    assert!(
+        args.starts_with("--csv --metrics gpu__time_duration.sum,"),
+        "{args}"
+    );
+    assert!(args.trim_end().ends_with("./train --steps 3"), "{args}");
+    assert_eq!(
+        std::fs::read_to_string(saved).unwrap(),
+        std::fs::read_to_string(fixture).unwrap()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn missing_tools_and_restricted_counters_exit_3_with_a_hint() {
+    let empty = tempfile::tempdir().unwrap();
+    let path = empty.path().display().to_string();
+    let out = run_with(
+        &root(),
+        &["import", "ncu", "--run", "--", "./train"],
+        Some(&path),
+    )
+    .expect(3);
+    assert!(
+        out.stderr.contains("`ncu` was not found on PATH"),
+        "{}",
+        out.stderr
+    );
+    let out = run_with(
+        &root(),
+        &["import", "nsys", "--run", "--", "./train"],
+        Some(&path),
+    )
+    .expect(3);
+    assert!(
+        out.stderr.contains("`nsys` was not found on PATH"),
+        "{}",
+        out.stderr
+    );
+
+    let bin = tempfile::tempdir().unwrap();
+    let perm = root().join(nsight("ncu_permission.txt"));
+    script(
+        bin.path(),
+        "ncu",
+        &format!("/bin/cat \"{}\" >&2\nexit 1\n", perm.display()),
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let out = run_with(
+        &root(),
+        &["import", "ncu", "--run", "--", "./train"],
+        Some(&path),
+    )
+    .expect(3);
+    assert!(out.stderr.contains("ERR_NVGPUCTRPERM"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("NVreg_RestrictProfilingToAdminUsers=0"),
+        "{}",
+        out.stderr
+    );
+    // A tool that fails otherwise shows the end of its output.
+    script(
+        bin.path(),
+        "ncu",
+        "echo '==ERROR== Failed to profile kernel' >&2\nexit 9\n",
+    );
+    let out = run_with(
+        &root(),
+        &["import", "ncu", "--run", "--", "./train"],
+        Some(&path),
+    )
+    .expect(3);
+    assert!(
+        out.stderr.contains("`ncu` failed") && out.stderr.contains("Failed to profile kernel"),
+        "{}",
+        out.stderr
+    );
+    // A saved export of a run without permission is an input error.
+    let out = run(&["import", "ncu", &nsight("ncu_permission.txt")]).expect(2);
+    assert!(
+        out.stderr.contains("ncu_permission.txt") && out.stderr.contains("ERR_NVGPUCTRPERM"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn run_uses_nsys_profile_then_stats() {
+    let bin = tempfile::tempdir().unwrap();
+    let fixture = root().join(nsight("nsys_kern_sum.csv"));
+    script(
+        bin.path(),
+        "nsys",
+        &format!(
+            r#"case "$1" in
+  profile)
+    while [ "$#" -gt 0 ]; do
+      if [ "$1" = "-o" ]; then shift; : > "$1.nsys-rep"; fi
+      shift
+    done ;;
+  stats)
+    echo "$@" > "{args}"
+    /bin/cat "{fixture}" ;;
+  *) exit 64 ;;
+esac
+"#,
+            args = bin.path().join("stats.txt").display(),
+            fixture = fixture.display()
+        ),
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let out = run_with(
+        &root(),
+        &[
+            "import", "nsys", "--format", "json", "--run", "--", "./train",
+        ],
+        Some(&path),
+    )
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["kernels"].as_array().unwrap().len(), 4);
+    let stats = std::fs::read_to_string(bin.path().join("stats.txt")).unwrap();
+    assert!(
+        stats.starts_with("stats --report cuda_gpu_kern_sum --format csv "),
+        "{stats}"
+    );
+    assert!(stats.trim_end().ends_with(".nsys-rep"), "{stats}");
+}

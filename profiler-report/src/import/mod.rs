@@ -1,0 +1,63 @@
+//! Importers of external profilers' saved output, so week-old Nsight runs
+//! get the same reports as a live one:
+//!
+//! - Nsight Compute `ncu --csv` (the default details page and `--page raw`):
+//!   [`read_ncu_csv`] gives an [`NcuReport`]; [`NcuReport::full_profiles`]
+//!   gives one [`FullProfile`] (JSON version `"2.0"`) per kernel launch,
+//!   classified on the roofline of the device given or detected, with FLOPs
+//!   counted, stated (a GEMM's `2n^3`) or withheld, never invented.
+//! - Nsight Systems' CUDA kernel summary (`nsys stats --report
+//!   cuda_gpu_kern_sum`, text or CSV): [`read_nsys_stats`] gives an
+//!   [`NsysReport`].
+//! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
+//!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
+//!   [`DiffInput`](crate::diff::DiffInput) for diffs.
+//! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
+//!
+//! ```
+//! use profiler_report::import::{FullProfileOptions, parse_ncu_csv};
+//! let csv = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
+//!            \"0\",\"void gemm<float, 128>(float const*)\",\"gpu__time_duration.sum\",\"usecond\",\"1,234.5\"\n";
+//! let report = parse_ncu_csv(csv, "run.csv").unwrap();
+//! let profiles = report.full_profiles(&FullProfileOptions::default()).unwrap();
+//! assert_eq!(profiles[0].kernel.name, "void gemm<float, 128>(float const*)");
+//! assert_eq!(profiles[0].timing.duration_ns.as_ref().unwrap().value, 1_234_500.0);
+//! assert!(profiles[0].roofline.unavailable.is_some()); // no FLOPs, no device: no guess
+//! ```
+
+mod build;
+mod convert;
+mod device;
+mod error;
+mod flop_counters;
+mod flops;
+mod full;
+mod metric_lookup;
+mod ncu_csv;
+mod ncu_metrics;
+mod ncu_model;
+mod ncu_pages;
+mod nsys;
+mod nsys_render;
+mod nsys_table;
+mod number;
+mod placement;
+mod render;
+mod run;
+
+pub use build::FullProfileOptions;
+pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
+pub use device::device_from_driver_name;
+pub use error::{COUNTER_PERMISSION_HINT, ImportError};
+pub use flops::FlopsAssumption;
+pub use full::{
+    ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection,
+    MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
+};
+pub use metric_lookup::Sourced;
+pub use ncu_csv::{parse_ncu_csv, read_ncu_csv};
+pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
+pub use nsys::{NsysKernel, NsysReport, parse_nsys_stats, read_nsys_stats};
+pub use nsys_table::NsysForm;
+pub use render::{full_profiles_json, full_profiles_markdown, full_profiles_text};
+pub use run::{NCU_METRICS, NsightTool};

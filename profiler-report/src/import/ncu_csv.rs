@@ -1,0 +1,145 @@
+//! Reading `ncu --csv` output: the default details page (one row per
+//! metric: `"ID",...,"Section Name","Metric Name","Metric Unit","Metric
+//! Value"`) and the raw page (`--page raw`: one row per kernel, one column
+//! per metric, then a row of units), told apart by the header. Lines of the
+//! tool and the profiled program around the table are skipped.
+
+use std::path::Path;
+
+use super::error::{ImportError, read_text};
+use super::ncu_model::{FORMAT, NcuLayout, NcuReport};
+use super::ncu_pages::{Columns, details, raw};
+
+const BINARY_HINT: &str =
+    "a binary .ncu-rep report? export it with `ncu --import FILE --csv > FILE.csv`";
+
+/// Reads an `ncu --csv` export from `path`.
+///
+/// # Errors
+/// As [`parse_ncu_csv`], plus [`ImportError::Read`] and
+/// [`ImportError::NotText`].
+pub fn read_ncu_csv(path: impl AsRef<Path>) -> Result<NcuReport, ImportError> {
+    let path = path.as_ref();
+    parse_ncu_csv(&read_text(path, BINARY_HINT)?, &path.display().to_string())
+}
+
+/// Parses `ncu --csv` output. Lines before the header row (the profiled
+/// program's output) and `==PROF==`/`==WARNING==` lines anywhere are
+/// skipped; warnings become notes.
+///
+/// # Errors
+/// [`ImportError::CountersRestricted`] when the output reports
+/// `ERR_NVGPUCTRPERM` and holds no data; [`ImportError::NotRecognised`]
+/// without a header row starting with `"ID"` (or without metric columns);
+/// [`ImportError::Malformed`] naming the line of a row with the wrong number
+/// of fields (a truncated file) or without an `ID`;
+/// [`ImportError::NoKernels`] for a header without rows.
+pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let tool_messages: Vec<String> = lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| l.starts_with("==WARNING==") || l.starts_with("==ERROR=="))
+        .map(str::to_owned)
+        .collect();
+    let restricted = text.contains("ERR_NVGPUCTRPERM");
+    let Some(header_at) = lines.iter().position(|l| is_header(l)) else {
+        if restricted {
+            return Err(ImportError::CountersRestricted {
+                origin: origin.to_owned(),
+            });
+        }
+        let reason = match tool_messages.iter().find(|m| m.starts_with("==ERROR==")) {
+            Some(e) => format!("no header row starting with \"ID\"; the tool reported `{e}`"),
+            None => "no header row starting with \"ID\"".to_owned(),
+        };
+        return Err(ImportError::NotRecognised {
+            origin: origin.to_owned(),
+            format: FORMAT,
+            reason,
+        });
+    };
+    // The table from the header on, without the tool's own lines; `origin_line`
+    // maps a line of that text back to the file.
+    let mut table = String::new();
+    let mut origin_line = Vec::new();
+    for (i, line) in lines.iter().enumerate().skip(header_at) {
+        if line.trim_start().starts_with("==") {
+            continue;
+        }
+        table.push_str(line);
+        table.push('\n');
+        origin_line.push(i + 1);
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(table.as_bytes());
+    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e
+                .position()
+                .and_then(|p| origin_line.get(p.line() as usize - 1).copied())
+                .unwrap_or(header_at + 1);
+            ImportError::malformed(origin, line, e.to_string())
+        })?;
+        let at = record.position().map_or(1, |p| p.line() as usize);
+        let line = origin_line.get(at - 1).copied().unwrap_or(at);
+        rows.push((line, record.iter().map(str::to_owned).collect()));
+    }
+    let Some((_, header)) = rows.first().cloned() else {
+        return Err(ImportError::malformed(
+            origin,
+            header_at + 1,
+            "unreadable header row",
+        ));
+    };
+    let columns = Columns::new(&header);
+    for (line, fields) in &rows[1..] {
+        if fields.len() != header.len() {
+            return Err(ImportError::malformed(
+                origin,
+                *line,
+                format!(
+                    "{} fields where the header has {} (a truncated or hand-edited file?)",
+                    fields.len(),
+                    header.len()
+                ),
+            ));
+        }
+    }
+    let data = &rows[1..];
+    let (layout, kernels) = if columns.is_details() {
+        (NcuLayout::Details, details(&columns, data, origin)?)
+    } else {
+        (NcuLayout::Raw, raw(&columns, &header, data, origin)?)
+    };
+    if kernels.is_empty() {
+        if restricted {
+            return Err(ImportError::CountersRestricted {
+                origin: origin.to_owned(),
+            });
+        }
+        let reason = match tool_messages.first() {
+            Some(m) => format!("a header but no kernel rows; the tool reported `{m}`"),
+            None => "a header but no kernel rows".to_owned(),
+        };
+        return Err(ImportError::NoKernels {
+            origin: origin.to_owned(),
+            reason,
+        });
+    }
+    Ok(NcuReport {
+        origin: origin.to_owned(),
+        layout,
+        kernels,
+        notes: tool_messages,
+    })
+}
+
+fn is_header(line: &str) -> bool {
+    let l = line.trim_start_matches('\u{feff}').trim_start();
+    l.starts_with("\"ID\"") || l.starts_with("ID,") || l == "ID"
+}

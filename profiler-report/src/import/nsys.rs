@@ -1,0 +1,280 @@
+//! Nsight Systems' CUDA kernel summary (`nsys stats --report
+//! cuda_gpu_kern_sum`, the "CUDA Kernel Statistics" of `--stats=true`) as
+//! an [`NsysReport`]: per kernel its total time, instances, average, median,
+//! extremes and standard deviation, checked for consistency.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::error::{ImportError, read_text};
+use super::nsys_table::{FORMAT, NsysForm, find_table};
+use super::number::{NumberStyle, Quantity, parse_number};
+
+/// One kernel's row of the summary. Times are ns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NsysKernel {
+    /// Kernel name as printed (the text table cuts long names with `…`).
+    pub name: String,
+    /// Share of all kernel time, %.
+    pub time_pct: Option<f64>,
+    /// Total time, ns.
+    pub total_ns: f64,
+    /// Launches.
+    pub instances: u64,
+    /// Mean, ns.
+    pub avg_ns: f64,
+    /// Median, ns.
+    pub med_ns: Option<f64>,
+    /// Shortest launch, ns.
+    pub min_ns: f64,
+    /// Longest launch, ns.
+    pub max_ns: f64,
+    /// Standard deviation, ns.
+    pub stddev_ns: Option<f64>,
+    /// Whether the tool cut the name short.
+    pub truncated: bool,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// The kernel summary of one `nsys stats` output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NsysReport {
+    /// File (or stream) it came from.
+    pub origin: String,
+    /// How it was printed.
+    pub form: NsysForm,
+    /// Kernels, in the tool's order (most time first).
+    pub kernels: Vec<NsysKernel>,
+    /// Reading notes (units assumed, names cut).
+    pub notes: Vec<String>,
+}
+
+/// Reads `nsys stats` output from `path`.
+///
+/// # Errors
+/// As [`parse_nsys_stats`], plus [`ImportError::Read`] and
+/// [`ImportError::NotText`].
+pub fn read_nsys_stats(path: impl AsRef<Path>) -> Result<NsysReport, ImportError> {
+    let path = path.as_ref();
+    let hint = "a binary .nsys-rep or .sqlite report? summarise it with \
+                `nsys stats --report cuda_gpu_kern_sum --format csv FILE`";
+    parse_nsys_stats(&read_text(path, hint)?, &path.display().to_string())
+}
+
+/// Which field a column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    TimePct,
+    Total,
+    Instances,
+    Avg,
+    Med,
+    Min,
+    Max,
+    StdDev,
+    Name,
+    Other,
+}
+
+/// `Total Time (ns)` -> (Total, scale to ns, whether a unit was given).
+fn column(title: &str) -> (Field, f64, bool) {
+    let (base, unit) = match title.split_once('(') {
+        Some((b, u)) => (b.trim(), Some(u.trim_end_matches(')').trim())),
+        None => (title.trim(), None),
+    };
+    let field = match base.to_ascii_lowercase().replace(' ', "").as_str() {
+        "time" if unit == Some("%") => Field::TimePct,
+        "time%" => Field::TimePct,
+        "totaltime" => Field::Total,
+        "instances" => Field::Instances,
+        "avg" | "average" => Field::Avg,
+        "med" | "median" => Field::Med,
+        "min" | "minimum" => Field::Min,
+        "max" | "maximum" => Field::Max,
+        "stddev" => Field::StdDev,
+        "name" => Field::Name,
+        _ => Field::Other,
+    };
+    let scale = unit.and_then(|u| Quantity::Time.scale(u));
+    (field, scale.unwrap_or(1.0), scale.is_some())
+}
+
+/// Parses `nsys stats` output holding the CUDA kernel summary: the text
+/// table, the boxed table or CSV, alone or among other reports.
+///
+/// # Errors
+/// [`ImportError::NotRecognised`] without the summary's header;
+/// [`ImportError::NoKernels`] when the report has no kernel data;
+/// [`ImportError::Malformed`] naming the line and field of a row that is
+/// truncated, not numeric, or inconsistent (min above max, a total that is
+/// not average x instances).
+pub fn parse_nsys_stats(text: &str, origin: &str) -> Result<NsysReport, ImportError> {
+    let table = find_table(text, origin)?;
+    let columns: Vec<(Field, f64, bool)> = table.header.iter().map(|t| column(t)).collect();
+    let at = |f: Field| columns.iter().position(|c| c.0 == f);
+    let (Some(total), Some(instances), Some(name)) =
+        (at(Field::Total), at(Field::Instances), at(Field::Name))
+    else {
+        return Err(ImportError::NotRecognised {
+            origin: origin.to_owned(),
+            format: FORMAT,
+            reason: format!(
+                "line {}: columns `Total Time`, `Instances` and `Name` are required",
+                table.header_line
+            ),
+        });
+    };
+    let mut notes = Vec::new();
+    let unitless: Vec<&str> = columns
+        .iter()
+        .zip(&table.header)
+        .filter(|(c, _)| {
+            matches!(
+                c.0,
+                Field::Total | Field::Avg | Field::Med | Field::Min | Field::Max | Field::StdDev
+            ) && !c.2
+        })
+        .map(|(_, t)| t.as_str())
+        .collect();
+    if !unitless.is_empty() {
+        notes.push(format!(
+            "columns without a unit read as ns (what Nsight Systems prints): {}",
+            unitless.join(", ")
+        ));
+    }
+    let style = NumberStyle::detect(
+        table
+            .rows
+            .iter()
+            .flat_map(|(_, cells)| cells.iter().enumerate())
+            .filter(|(i, _)| *i != name)
+            .map(|(_, c)| c.as_str()),
+    );
+    let mut kernels = Vec::new();
+    for (line, cells) in &table.rows {
+        if cells.len() != table.header.len() {
+            return Err(ImportError::malformed(
+                origin,
+                *line,
+                format!(
+                    "{} fields where the header has {} (a truncated file?)",
+                    cells.len(),
+                    table.header.len()
+                ),
+            ));
+        }
+        let number = |i: usize| -> Result<Option<f64>, ImportError> {
+            let v = parse_number(&cells[i], style).map_err(|why| {
+                ImportError::malformed(
+                    origin,
+                    *line,
+                    format!("`{}` value `{}` {why}", table.header[i], cells[i]),
+                )
+            })?;
+            match v {
+                Some(x) if x < 0.0 => Err(ImportError::malformed(
+                    origin,
+                    *line,
+                    format!("`{}` value `{}` is negative", table.header[i], cells[i]),
+                )),
+                v => Ok(v.map(|x| x * columns[i].1)),
+            }
+        };
+        let required = |i: usize| -> Result<f64, ImportError> {
+            number(i)?.ok_or_else(|| {
+                ImportError::malformed(origin, *line, format!("`{}` is empty", table.header[i]))
+            })
+        };
+        let optional = |f: Field| at(f).map(number).transpose().map(Option::flatten);
+        let total_ns = required(total)?;
+        let n = required(instances)?;
+        if n < 1.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
+            return Err(ImportError::malformed(
+                origin,
+                *line,
+                format!(
+                    "`Instances` value `{}` is not a positive whole number",
+                    cells[instances]
+                ),
+            ));
+        }
+        let instances_n = n as u64;
+        let avg_ns = optional(Field::Avg)?.unwrap_or(total_ns / n);
+        let kernel = NsysKernel {
+            name: cells[name].clone(),
+            time_pct: optional(Field::TimePct)?,
+            total_ns,
+            instances: instances_n,
+            avg_ns,
+            med_ns: optional(Field::Med)?,
+            min_ns: optional(Field::Min)?.unwrap_or(avg_ns),
+            max_ns: optional(Field::Max)?.unwrap_or(avg_ns),
+            stddev_ns: optional(Field::StdDev)?,
+            truncated: cells[name].ends_with('…') || cells[name].ends_with("..."),
+            line: *line,
+        };
+        let scale = at(Field::Avg).map_or(1.0, |i| columns[i].1);
+        check(&kernel, scale).map_err(|why| ImportError::malformed(origin, *line, why))?;
+        kernels.push(kernel);
+    }
+    if kernels.is_empty() {
+        return Err(ImportError::NoKernels {
+            origin: origin.to_owned(),
+            reason: format!("the summary at line {} has no rows", table.header_line),
+        });
+    }
+    let cut = kernels.iter().filter(|k| k.truncated).count();
+    if cut > 0 {
+        notes.push(format!(
+            "{cut} kernel name(s) were cut short by nsys (ending in …): kernels that differ only \
+             after the cut are listed separately but cannot be told apart by name; \
+             `--format csv` keeps full names"
+        ));
+    }
+    Ok(NsysReport {
+        origin: origin.to_owned(),
+        form: table.form,
+        kernels,
+        notes,
+    })
+}
+
+/// Consistency of one row; `unit` is the ns in one printed unit (values
+/// are rounded to 0.1 of it).
+fn check(k: &NsysKernel, unit: f64) -> Result<(), String> {
+    let slack = 0.05 * unit + 1e-9 * k.max_ns.abs();
+    if k.min_ns > k.max_ns + slack {
+        return Err(format!(
+            "`Min` ({}) is above `Max` ({})",
+            k.min_ns, k.max_ns
+        ));
+    }
+    if k.avg_ns < k.min_ns - slack || k.avg_ns > k.max_ns + slack {
+        return Err(format!(
+            "`Avg` ({}) lies outside `Min`..`Max` ({}..{})",
+            k.avg_ns, k.min_ns, k.max_ns
+        ));
+    }
+    if let Some(med) = k.med_ns
+        && (med < k.min_ns - slack || med > k.max_ns + slack)
+    {
+        return Err(format!(
+            "`Med` ({med}) lies outside `Min`..`Max` ({}..{})",
+            k.min_ns, k.max_ns
+        ));
+    }
+    let n = k.instances as f64;
+    let expected = k.avg_ns * n;
+    if (expected - k.total_ns).abs() > (1e-3 * k.total_ns).max(n * slack + unit) {
+        return Err(format!(
+            "`Total Time` ({}) is not `Avg` x `Instances` ({} x {})",
+            k.total_ns, k.avg_ns, k.instances
+        ));
+    }
+    if k.time_pct.is_some_and(|p| p > 100.05) {
+        return Err("`Time (%)` is above 100".to_owned());
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Placing a launch on the chosen device's DRAM roofline from its FLOPs,
+//! DRAM bytes and duration, or saying why it cannot be placed.
+
+use super::full::RooflineSection;
+use super::metric_lookup::Sourced;
+use super::ncu_metrics::KernelMetrics;
+use crate::roofline::{KernelRoofline, MemoryLevel, Precision};
+
+impl RooflineSection {
+    /// A section with nothing placed (the caller sets `unavailable`).
+    pub(crate) fn withheld(precision: Option<String>, estimate: bool) -> Self {
+        Self {
+            precision,
+            level: "dram".to_owned(),
+            ridge_point: None,
+            arithmetic_intensity: None,
+            achieved_tflops: None,
+            attainable_tflops: None,
+            bound: None,
+            efficiency_pct: None,
+            distance_to_ridge: None,
+            above_roof: false,
+            estimate,
+            unavailable: None,
+        }
+    }
+}
+
+/// Places the kernel on the roof, or says why it cannot be.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn placement(
+    roof: Option<&KernelRoofline>,
+    m: &KernelMetrics,
+    precision: Option<Precision>,
+    flops: Option<&Sourced>,
+    bytes: Option<&Sourced>,
+    duration_s: Option<f64>,
+    inputs_estimated: bool,
+    notes: &mut Vec<String>,
+) -> RooflineSection {
+    let counted = m.flops.as_ref().and_then(|f| f.dominant());
+    let chosen = precision.map(Ok).unwrap_or_else(|| match counted {
+        Some("FP16") => Ok(Precision::Fp16),
+        Some("FP64") => Err("the work is FP64 and rooflines have no FP64 ceiling; \
+                             pick a roof with --precision"
+            .to_owned()),
+        _ => Ok(Precision::Fp32),
+    });
+    let mut section = RooflineSection {
+        precision: chosen.as_ref().ok().map(|p| p.name().to_ascii_lowercase()),
+        level: "dram".to_owned(),
+        ridge_point: None,
+        arithmetic_intensity: None,
+        achieved_tflops: None,
+        attainable_tflops: None,
+        bound: None,
+        efficiency_pct: None,
+        distance_to_ridge: None,
+        above_roof: false,
+        estimate: inputs_estimated,
+        unavailable: None,
+    };
+    let result = (|| {
+        let roof = roof.ok_or_else(|| {
+            "hardware unknown: the export does not name a device of the hardware table; \
+             pass --hardware NAME|FILE"
+                .to_owned()
+        })?;
+        let p = chosen?;
+        let f = flops.ok_or("FLOPs unknown")?.value;
+        let b = bytes
+            .ok_or("DRAM bytes unknown: collect dram__bytes.sum or dram__throughput")?
+            .value;
+        let s = duration_s.ok_or("duration unknown")?;
+        if b <= 0.0 || s <= 0.0 || f <= 0.0 {
+            return Err("FLOPs, DRAM bytes and duration must all be above zero".to_owned());
+        }
+        let c = roof
+            .classify(f / b, f / s, p, MemoryLevel::Dram)
+            .map_err(|e| e.to_string())?;
+        Ok(c)
+    })();
+    match result {
+        Ok(c) => {
+            section.ridge_point = Some(c.ridge_point);
+            section.arithmetic_intensity = Some(c.arithmetic_intensity);
+            section.achieved_tflops = Some(c.achieved_flops / 1e12);
+            section.attainable_tflops = Some(c.attainable_flops / 1e12);
+            section.bound = Some(c.bound);
+            section.efficiency_pct = Some(c.efficiency_pct);
+            section.distance_to_ridge = Some(c.distance_to_ridge);
+            section.above_roof = c.above_roof;
+            section.estimate |= c.estimate;
+            if c.above_roof {
+                notes.push(
+                    "achieved FLOP/s exceed the DRAM roof: the roof does not bound this kernel \
+                     (data served from cache, or FLOPs/bytes over-counted)"
+                        .to_owned(),
+                );
+            }
+        }
+        Err(reason) => section.unavailable = Some(reason),
+    }
+    section
+}

@@ -1,0 +1,247 @@
+//! Renderers of imported kernels: the terminal report and Markdown (a
+//! summary table, then every launch with its sections) and JSON. Derived,
+//! estimated and assumed numbers say so next to the value.
+
+use std::fmt::Write as _;
+
+use super::full::FullProfile;
+use super::metric_lookup::Sourced;
+use crate::escape;
+use crate::textfmt::{DASH, ns_time as duration, num, pct, pretty_json, si};
+
+/// `value` followed by its source when that is not simply a metric read.
+fn tagged(v: &Sourced, text: String) -> String {
+    if v.source.contains(':') {
+        format!("{text} ({})", v.source)
+    } else {
+        text
+    }
+}
+
+fn opt(v: Option<&Sourced>, show: impl Fn(f64) -> String) -> String {
+    v.map_or_else(|| DASH.to_owned(), |v| tagged(v, show(v.value)))
+}
+
+fn dims(d: Option<[u64; 3]>) -> String {
+    d.map_or_else(|| DASH.to_owned(), |[x, y, z]| format!("({x}, {y}, {z})"))
+}
+
+/// `memory-bound, 41.2% of the roof`, or why it is not placed.
+fn placement(p: &FullProfile) -> String {
+    let r = &p.roofline;
+    match (r.bound, r.efficiency_pct, &r.unavailable) {
+        (Some(bound), Some(eff), _) => {
+            let est = if r.estimate { " (estimate)" } else { "" };
+            format!("{bound}, {} of the roof{est}", pct(eff))
+        }
+        (_, _, Some(why)) => format!("not placed: {why}"),
+        _ => DASH.to_owned(),
+    }
+}
+
+/// One line per field of a launch: (label, value).
+fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
+    let h = &p.hardware;
+    let k = &p.kernel;
+    let c = &p.compute;
+    let m = &p.memory;
+    let t = &p.throughput;
+    let r = &p.roofline;
+    let mut hardware = match &h.name {
+        Some(name) => format!("{} ({})", escape::visible(name), escape::visible(&h.origin)),
+        None => "unknown".to_owned(),
+    };
+    if let Some(d) = &h.device {
+        let _ = write!(hardware, " · device {}", escape::visible(d));
+    }
+    if let Some(cc) = &h.compute_capability {
+        let _ = write!(hardware, " · CC {}", escape::visible(cc));
+    }
+    let roofline = match (r.arithmetic_intensity, r.ridge_point, r.achieved_tflops) {
+        (Some(ai), Some(ridge), Some(tf)) => format!(
+            "{}/DRAM: AI {} FLOP/B vs ridge {} · {} TFLOP/s achieved of {} attainable · {}",
+            r.precision.as_deref().unwrap_or("").to_ascii_uppercase(),
+            num(ai),
+            num(ridge),
+            num(tf),
+            r.attainable_tflops.map_or_else(|| DASH.to_owned(), num),
+            placement(p)
+        ),
+        _ => placement(p),
+    };
+    vec![
+        ("hardware", hardware),
+        (
+            "launch",
+            format!(
+                "grid {} · block {} · {} registers/thread",
+                dims(k.grid),
+                dims(k.block),
+                opt(k.registers_per_thread.as_ref(), |v| format!("{v:.0}"))
+            ),
+        ),
+        ("duration", opt(p.timing.duration_ns.as_ref(), duration)),
+        (
+            "throughput",
+            format!(
+                "SM {} · DRAM {} · {} · tensor pipe {}",
+                opt(t.sm_pct.as_ref(), pct),
+                opt(t.dram_pct.as_ref(), pct),
+                opt(t.dram_gb_s.as_ref(), |v| format!("{} GB/s", num(v))),
+                opt(t.tensor_pipe_pct.as_ref(), pct)
+            ),
+        ),
+        (
+            "compute",
+            format!(
+                "{} · {} · warps active {} · threads per instruction {}",
+                opt(c.flops.as_ref(), |v| format!("{}FLOP", si(v))),
+                opt(c.achieved_tflops.as_ref(), |v| format!(
+                    "{} TFLOP/s",
+                    num(v)
+                )),
+                opt(c.warps_active_pct.as_ref(), pct),
+                opt(c.thread_inst_per_inst_pct.as_ref(), pct)
+            ),
+        ),
+        (
+            "memory",
+            format!(
+                "DRAM {} · L2 hit {} · load bytes/sector {} · {} sectors/request · shared {}",
+                opt(m.dram_bytes.as_ref(), |v| format!("{}B", si(v))),
+                opt(m.l2_hit_rate_pct.as_ref(), pct),
+                opt(m.global_load_bytes_per_sector_pct.as_ref(), pct),
+                opt(m.sectors_per_request.as_ref(), num),
+                opt(m.shared_mem_driver_bytes.as_ref(), |v| format!(
+                    "{}B/block (driver)",
+                    si(v)
+                )),
+            ),
+        ),
+        ("roofline", roofline),
+    ]
+}
+
+/// The terminal report: a summary line per launch, then each launch.
+#[must_use]
+pub fn full_profiles_text(profiles: &[FullProfile]) -> String {
+    let mut s = String::new();
+    if let Some(first) = profiles.first() {
+        let _ = writeln!(
+            s,
+            "Nsight Compute import: {} ({} page), {} kernel launch(es)",
+            escape::visible(&first.source.file),
+            first.source.layout,
+            profiles.len()
+        );
+    }
+    for p in profiles {
+        let _ = writeln!(
+            s,
+            "  [{}] {:<48} {:>10}  {}",
+            escape::visible(&p.kernel.id),
+            truncate(&escape::visible(&p.kernel.name), 48),
+            opt(p.timing.duration_ns.as_ref(), duration),
+            placement(p)
+        );
+    }
+    for p in profiles {
+        let _ = writeln!(
+            s,
+            "\n[{}] {}",
+            escape::visible(&p.kernel.id),
+            escape::visible(&p.kernel.name)
+        );
+        for (label, value) in rows(p) {
+            let _ = writeln!(s, "  {label:<11}{value}");
+        }
+        if !p.missing.is_empty() {
+            let _ = writeln!(s, "  {:<11}{}", "missing", p.missing.join(", "));
+        }
+        for note in &p.notes {
+            let _ = writeln!(s, "  {:<11}{}", "note", escape::visible(note));
+        }
+    }
+    s
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut t: String = text.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Markdown: a summary table, then a section per launch.
+#[must_use]
+pub fn full_profiles_markdown(profiles: &[FullProfile]) -> String {
+    let mut s = String::from("## Nsight Compute import\n\n");
+    if let Some(first) = profiles.first() {
+        let _ = writeln!(
+            s,
+            "Source: {} ({} page), {} kernel launch(es).\n",
+            escape::markdown(&first.source.file),
+            first.source.layout,
+            profiles.len()
+        );
+    }
+    s.push_str("| ID | Kernel | Duration | Roofline |\n|---|---|---|---|\n");
+    for p in profiles {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            escape::markdown(&p.kernel.id),
+            escape::markdown(&p.kernel.name),
+            opt(p.timing.duration_ns.as_ref(), duration),
+            escape::markdown(&placement(p))
+        );
+    }
+    for p in profiles {
+        let _ = writeln!(
+            s,
+            "\n### [{}] {}\n\n| Field | Value |\n|---|---|",
+            escape::markdown(&p.kernel.id),
+            escape::markdown(&p.kernel.name)
+        );
+        for (label, value) in rows(p) {
+            let _ = writeln!(s, "| {label} | {} |", escape::markdown(&value));
+        }
+        if !p.missing.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nMissing metrics: {}.",
+                p.missing
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if !p.notes.is_empty() {
+            s.push('\n');
+            for note in &p.notes {
+                let _ = writeln!(s, "- {}", escape::markdown(note));
+            }
+        }
+    }
+    s
+}
+
+/// Pretty JSON: an array of [`FullProfile`]s.
+#[must_use]
+pub fn full_profiles_json(profiles: &[FullProfile]) -> String {
+    pretty_json(&profiles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+}
