@@ -11,7 +11,9 @@ use profiler_report::scorecard::parse_last_step_profiler_line;
 use profiler_report::trace::parse_execution_trace;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/seeds")
+        .join(target);
     let mut files: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| {
@@ -56,12 +58,18 @@ fn scorecard_seeds_read_as_a_baseline_or_a_step_profiler_log() {
         if TrainingScorecard::from_json(&text).is_ok() {
             baselines += 1;
         } else if let Err(e) = parse_last_step_profiler_line(&text) {
-            panic!("{}: neither a baseline nor a log: {e}; {REGENERATE}", path.display());
+            panic!(
+                "{}: neither a baseline nor a log: {e}; {REGENERATE}",
+                path.display()
+            );
         } else {
             logs += 1;
         }
     }
-    assert!(baselines > 0 && logs > 0, "{baselines} baselines, {logs} logs");
+    assert!(
+        baselines > 0 && logs > 0,
+        "{baselines} baselines, {logs} logs"
+    );
 }
 
 #[test]

@@ -37,9 +37,38 @@ impl ParityProfile {
     /// Parses a parity profile from JSON; `origin` names it in errors.
     ///
     /// # Errors
-    /// [`ParityError::Malformed`] with line and column.
+    /// [`ParityError::Malformed`] with line and column;
+    /// [`ParityError::InvalidValue`] naming the field of a negative
+    /// throughput, step time or op time (`ops["matmul"]`).
     pub fn from_json(text: &str, origin: &str) -> Result<Self, ParityError> {
-        serde_json::from_str(text).map_err(|e| ParityError::json("parity profile", origin, &e))
+        let profile: Self = serde_json::from_str(text)
+            .map_err(|e| ParityError::json("parity profile", origin, &e))?;
+        profile.validate(origin)?;
+        Ok(profile)
+    }
+
+    /// Times and rates are non-negative (JSON has no NaN or infinity, and
+    /// serde refuses numbers beyond `f64`).
+    fn validate(&self, origin: &str) -> Result<(), ParityError> {
+        let fields = [
+            ("throughput_tok_s".to_owned(), self.throughput_tok_s),
+            ("step_time_ms".to_owned(), self.step_time_ms),
+        ];
+        let ops = self
+            .ops
+            .iter()
+            .map(|(op, &ms)| (format!("ops[{op:?}]"), ms));
+        for (field, value) in fields.into_iter().chain(ops) {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(ParityError::InvalidValue {
+                    origin: origin.to_owned(),
+                    field,
+                    value: value.to_string(),
+                    reason: "must be a finite number, 0 or more".to_owned(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Reads a parity profile JSON file.
@@ -265,6 +294,35 @@ mod tests {
             ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
             notes: Vec::new(),
         }
+    }
+
+    #[test]
+    fn negative_values_are_refused_naming_the_field() {
+        let json = |tok_s: &str, step_ms: &str, ops: &str| {
+            format!(
+                r#"{{"runtime":"x","throughput_tok_s":{tok_s},"step_time_ms":{step_ms},
+                    "kernel_launches_per_step":3,"ops":{{{ops}}}}}"#
+            )
+        };
+        for (text, field) in [
+            (json("-5", "1", ""), "throughput_tok_s"),
+            (json("5", "-0.5", ""), "step_time_ms"),
+            (json("5", "1", r#""mat\"mul":-1"#), r#"ops["mat\"mul"]"#),
+        ] {
+            let err = ParityProfile::from_json(&text, "p.json").unwrap_err();
+            assert!(
+                matches!(&err, ParityError::InvalidValue { field: f, .. } if f == field),
+                "{text}: {err}"
+            );
+            assert!(err.to_string().contains("`p.json`"), "{err}");
+        }
+        let ok = ParityProfile::from_json(&json("0", "0", r#""a":0"#), "p.json");
+        assert!(ok.is_ok(), "zero is a valid value: {ok:?}");
+        let huge = ParityProfile::from_json(&json("5", "1e400", ""), "p.json");
+        assert!(
+            matches!(huge, Err(ParityError::Malformed { .. })),
+            "{huge:?}"
+        );
     }
 
     #[test]
