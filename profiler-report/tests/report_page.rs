@@ -380,3 +380,63 @@ fn a_cpu_run_explains_the_gpu_words_it_mentions() {
         .expect("launch");
     assert!(!launch.contains("Not shown"));
 }
+
+#[test]
+fn kernel_sections_appear_with_their_data_and_only_then() {
+    use profiler_core::kernel::{
+        EdgeKind, ExecutionGraph, KernelChecksum, KernelNode, NodeKind, TileLevel, TileStats,
+    };
+    let plain = page(&profile());
+    for id in ["tiles", "checksums", "critical-path"] {
+        assert!(
+            plain.select(&sel(&format!("section#{id}"))).next().is_none(),
+            "a profile without kernel data has no {id} section"
+        );
+    }
+
+    let mut p = profile();
+    let mut macro_tiles = TileStats::new(TileLevel::Macro);
+    macro_tiles.add(2_000, 4_096, 8_192, 3);
+    p.tiles = vec![macro_tiles];
+    p.checksums = vec![
+        KernelChecksum::of("RmsNorm", 0, 0, &[1.0, 2.0]),
+        KernelChecksum::of("RmsNorm", 0, 1, &[1.0, 2.0]),
+        KernelChecksum::of("<Gemm>", 1, 0, &[3.0]),
+    ];
+    let mut graph = ExecutionGraph::new();
+    let scope = graph.add_node(NodeKind::function("step"));
+    let gemm = graph.add_node(NodeKind::Kernel(KernelNode::new("gemm").timing_ns(5_000)));
+    let norm = graph.add_node(NodeKind::Kernel(KernelNode::new("norm").timing_ns(1_000)));
+    graph.add_edge(scope, gemm, EdgeKind::Launches).unwrap();
+    graph.add_edge(scope, norm, EdgeKind::Launches).unwrap();
+    graph.add_edge(gemm, norm, EdgeKind::DependsOn).unwrap();
+    p.graph = Some(graph);
+
+    let doc = page(&p);
+    let tiles = text(section(&doc, "tiles"));
+    assert!(tiles.contains("macro") && tiles.contains("4,096"), "{tiles}");
+    let checksums = section(&doc, "checksums");
+    let rows: Vec<String> = all(checksums, "tbody tr").into_iter().map(text).collect();
+    assert_eq!(rows.len(), 2, "one row per kernel: {rows:?}");
+    assert!(rows[0].starts_with("<Gemm>1"), "names escaped, sorted: {rows:?}");
+    assert!(rows[1].starts_with("RmsNorm2"), "{rows:?}");
+    let path = text(section(&doc, "critical-path"));
+    assert!(path.contains("gemm") && path.contains("norm"), "{path}");
+
+    // Against a reference run, the checksums section shows the divergence.
+    let mut reference = p.clone();
+    reference.run.name = "cpu reference".into();
+    reference.checksums[1] = KernelChecksum::of("RmsNorm", 0, 1, &[1.0, 2.5]);
+    let html = HtmlReport::new(&p).checksum_reference(&reference).render();
+    let doc = Html::parse_document(&html);
+    assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+    let checksums = text(section(&doc, "checksums"));
+    assert!(checksums.contains("cpu reference"), "{checksums}");
+    assert!(checksums.contains("RmsNorm"), "{checksums}");
+    let verdict = doc
+        .select(&sel("section#checksums .verdict.diverged"))
+        .next()
+        .map(text)
+        .expect("a diverged verdict");
+    assert!(verdict.contains("RmsNorm"), "{verdict}");
+}

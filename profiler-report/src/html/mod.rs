@@ -9,6 +9,7 @@ mod counters;
 mod definitions;
 mod embed;
 mod format;
+mod kernels;
 mod latency;
 mod page;
 mod parts;
@@ -48,7 +49,9 @@ const RESERVED_IDS: [&str; 8] = [
 /// given), step time and throughput over the run with the phases,
 /// per-layer forward/backward times, hotspots, the latency distribution of
 /// the top bricks, the flamegraph (when given), every brick (total and
-/// self time), counters, then the added [`Section`]s, and last a glossary
+/// self time), counters, the kernel sections the profile has data for
+/// (tiles, checksums, the execution graph's critical path), then the added
+/// [`Section`]s, and last a glossary
 /// that every metric name and table header links to. With
 /// [`trace_file`](HtmlReport::trace_file) the header links the Chrome trace
 /// and says how to open it in Perfetto.
@@ -70,6 +73,7 @@ pub struct HtmlReport<'a> {
     scorecard: Option<&'a TrainingScorecard>,
     flamegraph: Option<String>,
     trace_file: Option<String>,
+    checksum_reference: Option<&'a Profile>,
     extra: Vec<Section>,
 }
 
@@ -83,6 +87,7 @@ impl<'a> HtmlReport<'a> {
             scorecard: None,
             flamegraph: None,
             trace_file: None,
+            checksum_reference: None,
             extra: Vec::new(),
         }
     }
@@ -118,6 +123,16 @@ impl<'a> HtmlReport<'a> {
     #[must_use]
     pub fn trace_file(mut self, href: impl Into<String>) -> Self {
         self.trace_file = Some(href.into());
+        self
+    }
+
+    /// Compares this run's kernel output checksums with `reference`'s (a
+    /// known-good run, e.g. the CPU implementation): the checksums section
+    /// then shows the first kernel whose output differs, and every other
+    /// difference, instead of the list of checksums.
+    #[must_use]
+    pub fn checksum_reference(mut self, reference: &'a Profile) -> Self {
+        self.checksum_reference = Some(reference);
         self
     }
 
@@ -161,6 +176,7 @@ impl<'a> HtmlReport<'a> {
         }
         list.push(Section::new("bricks", "Bricks", bricks::bricks(p)));
         list.push(Section::new("counters", "Counters", sections::counters(p)));
+        list.extend(kernels::sections(p, self.checksum_reference));
         list.extend(self.extra.iter().cloned());
         list.push(Section::new(
             "glossary",

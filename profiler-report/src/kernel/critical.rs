@@ -226,8 +226,16 @@ pub fn format_critical_path_markdown(summary: &CriticalPathSummary) -> String {
 /// The summary as an HTML `<section class="kernel-critical-path">`.
 #[must_use]
 pub fn format_critical_path_html(summary: &CriticalPathSummary) -> String {
-    let mut s =
-        "<section class=\"kernel-critical-path\">\n<h2>Critical path</h2>\n<ul>\n".to_owned();
+    format!(
+        "<section class=\"kernel-critical-path\">\n<h2>Critical path</h2>\n{}</section>\n",
+        critical_path_body(summary)
+    )
+}
+
+/// The summary as HTML, without a heading (the report's section gives it
+/// one).
+pub(crate) fn critical_path_body(summary: &CriticalPathSummary) -> String {
+    let mut s = "<ul>\n".to_owned();
     for line in lines(summary) {
         let _ = writeln!(s, "<li>{}</li>", escape::html(&line));
     }
@@ -239,6 +247,5 @@ pub fn format_critical_path_html(summary: &CriticalPathSummary) -> String {
             t.html("critical-path")
         );
     }
-    s.push_str("</section>\n");
     s
 }

@@ -143,6 +143,15 @@ pub fn format_divergence_markdown(report: &DivergenceReport) -> String {
 /// The comparison as an HTML `<section class="kernel-divergence">`.
 #[must_use]
 pub fn format_divergence_html(report: &DivergenceReport) -> String {
+    format!(
+        "<section class=\"kernel-divergence\">\n<h2>Checksum divergence</h2>\n{}</section>\n",
+        divergence_body(report)
+    )
+}
+
+/// The comparison as HTML, without a heading (the report's section gives
+/// it one).
+pub(crate) fn divergence_body(report: &DivergenceReport) -> String {
     let class = match (
         report.reference_len + report.current_len,
         report.is_identical(),
@@ -152,7 +161,7 @@ pub fn format_divergence_html(report: &DivergenceReport) -> String {
         (_, false) => "diverged",
     };
     let mut s = format!(
-        "<section class=\"kernel-divergence\">\n<h2>Checksum divergence</h2>\n<p class=\"verdict {class}\">{}</p>\n<p>{}</p>\n",
+        "<p class=\"verdict {class}\">{}</p>\n<p>{}</p>\n",
         escape::html(&verdict(report)),
         escape::html(&counts(report))
     );
@@ -167,6 +176,5 @@ pub fn format_divergence_html(report: &DivergenceReport) -> String {
             let _ = writeln!(s, "<p>{}</p>", escape::html(&more(hidden)));
         }
     }
-    s.push_str("</section>\n");
     s
 }

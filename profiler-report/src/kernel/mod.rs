@@ -18,3 +18,7 @@ pub use divergence::{
     MAX_DIVERGENCE_ROWS, format_divergence_html, format_divergence_markdown, format_divergence_text,
 };
 pub use tiles::{format_tile_table_html, format_tile_table_markdown, format_tile_table_text};
+
+pub(crate) use critical::critical_path_body;
+pub(crate) use divergence::divergence_body;
+pub(crate) use tiles::tile_table_body;

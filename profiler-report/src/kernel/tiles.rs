@@ -108,20 +108,25 @@ pub fn format_tile_table_markdown(tiles: &TileTable, peak_gflops: Option<f64>) -
 /// The tile table as an HTML `<section class="kernel-tiles">`.
 #[must_use]
 pub fn format_tile_table_html(tiles: &TileTable, peak_gflops: Option<f64>) -> String {
-    let mut s = "<section class=\"kernel-tiles\">\n<h2>Tiles</h2>\n".to_owned();
-    match table(tiles, peak_gflops) {
-        None => s.push_str("<p>No tile samples.</p>\n"),
-        Some(t) => {
-            s.push_str(&t.html("tiles"));
-            s.push_str("<ul class=\"notes\">\n");
-            for note in notes(peak_gflops) {
-                s.push_str("<li>");
-                s.push_str(&escape::html(&note));
-                s.push_str("</li>\n");
-            }
-            s.push_str("</ul>\n");
-        }
+    format!(
+        "<section class=\"kernel-tiles\">\n<h2>Tiles</h2>\n{}</section>\n",
+        tile_table_body(tiles, peak_gflops)
+    )
+}
+
+/// The tile table and its notes as HTML, without a heading (the report's
+/// section gives it one).
+pub(crate) fn tile_table_body(tiles: &TileTable, peak_gflops: Option<f64>) -> String {
+    let Some(t) = table(tiles, peak_gflops) else {
+        return "<p>No tile samples.</p>\n".to_owned();
+    };
+    let mut s = t.html("tiles");
+    s.push_str("<ul class=\"notes\">\n");
+    for note in notes(peak_gflops) {
+        s.push_str("<li>");
+        s.push_str(&escape::html(&note));
+        s.push_str("</li>\n");
     }
-    s.push_str("</section>\n");
+    s.push_str("</ul>\n");
     s
 }
