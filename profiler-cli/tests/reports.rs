@@ -308,7 +308,15 @@ falsification_tests:
 fn html_rebuilds_the_main_jobs_report() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("report.html");
-    run(&["html", PROFILE, "-o", page.to_str().unwrap()]).expect(0);
+    run(&[
+        "html",
+        PROFILE,
+        "-o",
+        page.to_str().unwrap(),
+        "--trace-file",
+        "trace.json",
+    ])
+    .expect(0);
     let actual = std::fs::read_to_string(&page).unwrap();
     // What train_tiny's write_reports assembles for the same run.
     let p = Profile::read(root().join(PROFILE)).unwrap();
@@ -319,6 +327,7 @@ fn html_rebuilds_the_main_jobs_report() {
     let expected = HtmlReport::new(&p)
         .title("train_tiny")
         .scorecard(&sc)
+        .trace_file("trace.json")
         .flamegraph_svg(svg)
         .section(roofline_section(&r, p.run.measured_ceilings.as_ref()))
         .render();

@@ -389,7 +389,10 @@ fn kernel_sections_appear_with_their_data_and_only_then() {
     let plain = page(&profile());
     for id in ["tiles", "checksums", "critical-path"] {
         assert!(
-            plain.select(&sel(&format!("section#{id}"))).next().is_none(),
+            plain
+                .select(&sel(&format!("section#{id}")))
+                .next()
+                .is_none(),
             "a profile without kernel data has no {id} section"
         );
     }
@@ -414,11 +417,17 @@ fn kernel_sections_appear_with_their_data_and_only_then() {
 
     let doc = page(&p);
     let tiles = text(section(&doc, "tiles"));
-    assert!(tiles.contains("macro") && tiles.contains("4,096"), "{tiles}");
+    assert!(
+        tiles.contains("macro") && tiles.contains("4,096"),
+        "{tiles}"
+    );
     let checksums = section(&doc, "checksums");
     let rows: Vec<String> = all(checksums, "tbody tr").into_iter().map(text).collect();
     assert_eq!(rows.len(), 2, "one row per kernel: {rows:?}");
-    assert!(rows[0].starts_with("<Gemm>1"), "names escaped, sorted: {rows:?}");
+    assert!(
+        rows[0].starts_with("<Gemm>1"),
+        "names escaped, sorted: {rows:?}"
+    );
     assert!(rows[1].starts_with("RmsNorm2"), "{rows:?}");
     let path = text(section(&doc, "critical-path"));
     assert!(path.contains("gemm") && path.contains("norm"), "{path}");

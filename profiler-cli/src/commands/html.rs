@@ -29,10 +29,11 @@ use crate::output::write_file;
     after_help = "The page holds the run facts and warnings, the scorecard (recomputed, or \
 --scorecard), per-layer times, hotspots, the flamegraph, every brick, steps and phases, and, when \
 they apply, the roofline (ceilings from --hardware, else measured during the run), parity against \
-each --baseline-profile/--baseline-pytorch and the --contract verdicts.
+each --baseline-profile/--baseline-pytorch, the --contract verdicts, and the kernel sections \
+(tiles, checksums, critical path) when the run recorded them.
 
 Examples:
-  profiler-report html target/profile/profile.json -o report.html
+  profiler-report html target/profile/profile.json -o report.html --trace-file trace.json
   profiler-report html today.json -o report.html --baseline target/profile/scorecard.json \\
       --baseline-profile yesterday.json --contract brick-profiler-v1"
 )]
@@ -72,6 +73,14 @@ pub(crate) struct HtmlArgs {
     /// Leave the flamegraph out.
     #[arg(long)]
     no_flamegraph: bool,
+    /// Link this Chrome trace from the page's header (a path relative to the
+    /// page, e.g. trace.json from `trace chrome`).
+    #[arg(long, value_name = "HREF")]
+    trace_file: Option<String>,
+    /// A saved profile of a known-good run: the checksums section then shows
+    /// where this run's kernel outputs first differ from it.
+    #[arg(long, value_name = "PROFILE.json")]
+    checksum_reference: Option<PathBuf>,
 }
 
 fn scorecard(
@@ -104,9 +113,19 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
     };
     let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
     let sc = scorecard(args, &profile, cx)?;
+    let reference = match &args.checksum_reference {
+        Some(path) => Some(Profile::read(path).map_err(CliError::input)?),
+        None => None,
+    };
     let mut report = HtmlReport::new(&profile).scorecard(&sc);
     if let Some(t) = &args.title {
         report = report.title(t.clone());
+    }
+    if let Some(href) = &args.trace_file {
+        report = report.trace_file(href.clone());
+    }
+    if let Some(reference) = &reference {
+        report = report.checksum_reference(reference);
     }
     let folded = folded_stacks(&profile);
     if !args.no_flamegraph && !folded.is_empty() {
