@@ -1,6 +1,7 @@
 //! Variants of this profiler: `#[brick]` enabled, runtime-disabled, custom
-//! name, deferred with a device timer, trace mode, two threads, and a
-//! `profiler::counter` sample per call.
+//! name, deferred with a device timer, trace mode, two threads, a
+//! `profiler::counter` sample per call, and a kernel tile timer per call
+//! with tile profiling off and on.
 //!
 //! Each batch starts from `profiler::reset()` and ends with a
 //! `profiler::snapshot()` (the profiler's report), which is where the
@@ -16,7 +17,7 @@ use profiler::{
 };
 
 use crate::measure::{Timing, call_n, in_chunks, ns_per_call};
-use crate::subjects::{COUNTER_SERIES, counter_sample, custom_op, rms_norm};
+use crate::subjects::{COUNTER_SERIES, counter_sample, custom_op, rms_norm, tile};
 use crate::team::Team;
 use crate::variant::{Batch, Expect, Recorded, Variant};
 
@@ -130,6 +131,28 @@ fn counter_batch(calls: u64) -> Batch {
     }
 }
 
+/// A tile timer per call, with `Config::tile_profiling` off (the timer is
+/// disarmed: nothing may be recorded) or on (every tile in the snapshot).
+fn tile_batch(on: bool) -> impl FnMut(u64) -> Batch {
+    move |calls| {
+        prepare(Mode::Enabled);
+        profiler::Config::new().tile_profiling(on).apply();
+        let timing = ns_per_call(calls, |n| call_n(n, tile));
+        let profile = profiler::snapshot();
+        profiler::disable();
+        profiler::Config::new().tile_profiling(false).apply();
+        let count = profile.tiles.iter().map(|t| t.count).sum();
+        Batch {
+            timing,
+            recorded: if on {
+                Recorded::Count(count)
+            } else {
+                Recorded::Unexpected(count)
+            },
+        }
+    }
+}
+
 fn brick_job(calls: u64, start: &Barrier) -> Timing {
     start.wait();
     ns_per_call(calls, |n| call_n(n, rms_norm))
@@ -180,6 +203,20 @@ pub fn variants() -> Vec<Variant> {
             1,
             Expect::Every,
             counter_batch,
+        ),
+        Variant::new(
+            "tile-off",
+            "kernel tile timer, tile profiling off",
+            1,
+            Expect::None,
+            tile_batch(false),
+        ),
+        Variant::new(
+            "tile",
+            "kernel tile timer, tile profiling on",
+            1,
+            Expect::Every,
+            tile_batch(true),
         ),
     ]
 }

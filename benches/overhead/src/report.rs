@@ -197,6 +197,20 @@ pub fn targets(variants: &[Variant], slots: Option<&SlotsResult>) -> Vec<Target>
         value: wall_ratio("counter", "brick"),
         limit: 1.0,
     });
+    out.push(Target {
+        name: "tile timer, tile profiling off <= unannotated + 2 ns",
+        detail: both("tile-off", "unannotated"),
+        value: wall("tile-off")
+            .zip(wall("unannotated"))
+            .and_then(|(a, b)| paired(a, b, |x, y| x - y)),
+        limit: 2.0,
+    });
+    out.push(Target {
+        name: "tile timer <= 1.25x aggregate brick call",
+        detail: both("tile", "brick"),
+        value: wall_ratio("tile", "brick"),
+        limit: 1.25,
+    });
     let snapshot = slots.and_then(SlotsResult::snapshot);
     out.push(Target {
         name: "snapshot() of 1000 bricks x 16 threads < 1 ms",

@@ -1,6 +1,6 @@
 //! The measured functions: one tiny `#[inline(never)]` body, bare, bracketed
-//! by two clock reads, annotated with `#[brick]`, and recording a
-//! `profiler::counter` sample.
+//! by two clock reads, annotated with `#[brick]`, recording a
+//! `profiler::counter` sample, and timed as a kernel tile.
 //!
 //! Every variant has the same body (`black_box` of its argument), so the
 //! differences between variants are what the instrumentation adds.
@@ -75,6 +75,17 @@ pub const COUNTER_SERIES: &str = "bench_value";
 pub fn counter_sample(x: u64) -> u64 {
     profiler::counter(COUNTER_SERIES, x as f64);
     black_box(x)
+}
+
+/// One micro tile timed around the body: what `kernel::start_tile` /
+/// `stop_tile` cost per tile of a blocked loop.
+#[inline(never)]
+pub fn tile(x: u64) -> u64 {
+    use profiler::kernel::{TileLevel, start_tile, stop_tile};
+    let timer = start_tile(TileLevel::Micro, 0, (x & 0xff) as u32);
+    let out = black_box(x);
+    stop_tile(timer, 64, 128);
+    out
 }
 
 /// Name of the raw counter on this target, for the table.
