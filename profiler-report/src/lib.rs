@@ -9,7 +9,7 @@
 //! ```no_run
 //! // At the end of training:
 //! println!("{}", profiler_report::scorecard());
-//! let profile = profiler_core::snapshot();
+//! let profile = profiler::snapshot();
 //! profiler_report::write_chrome_trace(&profile, "trace.json")?;
 //! let svg = profiler_report::flamegraph_svg(&profiler_report::folded_stacks(&profile), "run")?;
 //! let html = profiler_report::HtmlReport::new(&profile).flamegraph_svg(svg).render();

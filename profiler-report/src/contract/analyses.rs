@@ -14,7 +14,7 @@ use crate::roofline::{HardwareProfile, RooflineBottleneck, compute_roofline};
 /// ```
 /// use profiler_report::contract::{RooflineMetrics, Verifier};
 /// use profiler_report::roofline::HardwareProfile;
-/// let profile = profiler_core::Profile::empty();
+/// let profile = profiler::Profile::empty();
 /// let report = Verifier::new()
 ///     .computation(RooflineMetrics::new(7_000_000_000, 4.0, HardwareProfile::nvidia_a100()))
 ///     .verify("roofline-model-v1", &profile)

@@ -4,7 +4,7 @@
 //! measured value and the bound.
 //!
 //! ```
-//! # let profile = profiler_core::Profile::empty();
+//! # let profile = profiler::Profile::empty();
 //! let report = profiler_report::verify_contract("brick-profiler-v1", &profile).unwrap();
 //! assert!(report.passed(), "{report}");
 //! ```

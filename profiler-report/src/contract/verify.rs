@@ -23,7 +23,7 @@ use super::value::Value;
 ///
 /// ```
 /// use profiler_report::contract::Verifier;
-/// let profile = profiler_core::Profile::empty();
+/// let profile = profiler::Profile::empty();
 /// let report = Verifier::new()
 ///     .metric("layers", 2.0)
 ///     .verify("brick-profiler-v1", &profile)
@@ -182,7 +182,7 @@ impl Verifier {
 /// default [`Verifier`].
 ///
 /// ```
-/// let report = profiler_report::verify_contract("brick-profiler-v1", &profiler_core::Profile::empty())
+/// let report = profiler_report::verify_contract("brick-profiler-v1", &profiler::Profile::empty())
 ///     .unwrap();
 /// assert!(report.passed(), "{report}");
 /// ```

@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use profiler_report::diff::{DiffInput, compute_diff};
-//! let p = profiler_core::Profile::empty();
+//! let p = profiler::Profile::empty();
 //! let d = compute_diff(
 //!     &DiffInput::from_profile(&p, "old"),
 //!     &DiffInput::from_profile(&p, "new"),

@@ -164,7 +164,7 @@ impl HardwareConfig {
         })
     }
 
-    /// Hardware recorded in a profile (`profiler_core::set_hardware`): its
+    /// Hardware recorded in a profile (`profiler::Config::hardware`): its
     /// bandwidth, or the bandwidth of the named device. `None` when neither
     /// is usable.
     #[must_use]

@@ -58,7 +58,7 @@ const RESERVED_IDS: [&str; 8] = [
 ///
 /// ```
 /// use profiler_report::html::{HtmlReport, Section};
-/// let mut profile = profiler_core::Profile::empty();
+/// let mut profile = profiler::Profile::empty();
 /// profile.run.name = "train_tiny".into();
 /// let html = HtmlReport::new(&profile)
 ///     .section(Section::new("notes", "Notes", "<p>first run</p>"))

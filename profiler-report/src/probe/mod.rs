@@ -58,7 +58,7 @@ impl Default for ProbeOptions {
 
 /// Measures this machine's ceilings with the default [`ProbeOptions`]
 /// (a few hundred ms). Keep them in every profile with
-/// `profiler_core::set_measured_ceilings(Some(ceilings))`.
+/// `profiler::Config::new().measured_ceilings(ceilings).apply()`.
 ///
 /// ```no_run
 /// let c = profiler_report::probe::measure_ceilings();

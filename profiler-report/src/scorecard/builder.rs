@@ -28,7 +28,7 @@ pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 /// warnings say how to set it. A baseline is read from `PROFILER_BASELINE`
 /// when that file exists. Problems with either are reported in the
 /// scorecard's warnings rather than failing. Everything else is
-/// [`ScorecardBuilder::from_profile`] on [`profiler_core::snapshot`].
+/// [`ScorecardBuilder::from_profile`] on [`profiler::snapshot`](profiler_core::snapshot).
 ///
 /// ```no_run
 /// println!("{}", profiler_report::scorecard());
@@ -97,7 +97,7 @@ pub fn scorecard() -> TrainingScorecard {
 ///
 /// ```
 /// use profiler_report::{HardwareSpec, ScorecardBuilder};
-/// let profile = profiler_core::Profile::empty();
+/// let profile = profiler::Profile::empty();
 /// let sc = ScorecardBuilder::from_profile(&profile)
 ///     .hardware(HardwareSpec::rtx_4060l())
 ///     .build()

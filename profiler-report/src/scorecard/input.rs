@@ -66,7 +66,7 @@ pub struct StepProfilerInput {
     /// them the regression test compares per-step throughput.
     pub step_samples_tokens: Vec<u64>,
     /// Recorded steps that ended before anything ran inside them (their
-    /// times measure nothing; see `profiler_core::profile::StepSummary::empty`).
+    /// times measure nothing; see `profiler::profile::StepSummary::empty`).
     pub empty_steps: u64,
     /// Steps opened inside another open step, left out of every total.
     pub nested_steps: u64,

@@ -34,7 +34,7 @@ const COMM_MARKERS: [&str; 7] = [
 ///
 /// ```
 /// use std::time::Duration;
-/// use profiler_core::{trace::{RecordedExecutionTrace, RecordedTraceEntry}};
+/// use profiler::{trace::{RecordedExecutionTrace, RecordedTraceEntry}};
 /// use profiler_report::TraceAnalyzer;
 ///
 /// let mut trace = RecordedExecutionTrace::new();

@@ -57,7 +57,7 @@ pub(crate) use trace::ChromeTrace;
 ///   returns the same warning.
 ///
 /// ```
-/// let mut profile = profiler_core::Profile::empty();
+/// let mut profile = profiler::Profile::empty();
 /// profile.run.name = "demo".into();
 /// let json: serde_json::Value =
 ///     serde_json::from_str(&profiler_report::chrome_trace_json(&profile)).unwrap();
@@ -104,7 +104,7 @@ pub struct ChromeTraceSummary {
 /// file.
 ///
 /// ```no_run
-/// let written = profiler_report::write_chrome_trace(&profiler_core::snapshot(), "trace.json")?;
+/// let written = profiler_report::write_chrome_trace(&profiler::snapshot(), "trace.json")?;
 /// for warning in &written.warnings {
 ///     eprintln!("trace.json: {warning}");
 /// }
