@@ -35,3 +35,8 @@ pub use profiler_macros::{brick, contract, trace_op};
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).
+
+// The README's Rust snippets compile and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

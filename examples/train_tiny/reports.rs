@@ -49,19 +49,18 @@ pub(crate) fn measure(args: &Args) -> MeasuredCeilings {
     c
 }
 
-/// The scorecard's peak from the measured ceilings: DRAM bandwidth, with the
-/// bytes per token the annotated bricks move; `None` without them.
+/// The scorecard's peak from the measured ceilings: DRAM bandwidth; the
+/// scorecard divides it by the bytes per token the annotated bricks move
+/// (and says so). `None` when no brick declared bytes or no step carried
+/// tokens: there is then nothing honest to grade against.
 pub(crate) fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<HardwareInfo> {
     let bw = c.memory_bandwidth.as_ref()?.gb_s;
     let bytes: u64 = profile.bricks.iter().map(|b| b.total_bytes).sum();
-    let tokens = profile.steps.tokens;
-    if tokens == 0 || bytes == 0 || !(bw.is_finite() && bw > 0.0) {
+    if profile.steps.tokens == 0 || bytes == 0 || !(bw.is_finite() && bw > 0.0) {
         return None;
     }
-    let bytes_per_token = bytes as f64 / tokens as f64;
     println!(
-        "scorecard peak measured on this machine: {bw:.1} GB/s DRAM over {:.1} KB per token (annotated bytes)",
-        bytes_per_token / 1e3
+        "scorecard ceiling: {bw:.1} GB/s DRAM measured on this machine, over the bytes per token the bricks declare"
     );
     Some(HardwareInfo {
         name: format!(
@@ -70,7 +69,7 @@ pub(crate) fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<H
         ),
         peak_bw_gb_s: Some(bw),
         peak_tflops: c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
-        bytes_per_token: Some(bytes_per_token),
+        bytes_per_token: None,
     })
 }
 

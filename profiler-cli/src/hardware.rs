@@ -29,8 +29,8 @@ use serde::Deserialize;
 
 use crate::error::CliError;
 
-/// Bytes per token the scorecard assumes when none is given (the reference
-/// model's).
+/// The placeholder bytes per token of a ceiling when none is given; the
+/// scorecard prefers the bricks' byte annotations to it and labels which.
 const DEFAULT_BYTES_PER_TOKEN: f64 = profiler_report::hardware::DEFAULT_BYTES_PER_TOKEN;
 
 /// Hardware chosen with `--hardware`.
@@ -42,8 +42,6 @@ pub(crate) struct Hardware {
     pub(crate) roofline: KernelRoofline,
     /// The scorecard's ceiling, when a DRAM bandwidth is known.
     pub(crate) config: Option<HardwareConfig>,
-    /// Whether bytes per token were given (else the reference model's).
-    pub(crate) bytes_per_token_given: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,7 +92,6 @@ impl Hardware {
                 spec: device.hardware_spec(bytes),
                 dense_peak_tflops: device.bf16_tflops,
             }),
-            bytes_per_token_given: bytes_per_token.is_some(),
         })
     }
 
@@ -206,7 +203,6 @@ impl Hardware {
             origin: format!("--hardware {shown}"),
             roofline,
             config,
-            bytes_per_token_given: given_bytes.is_some(),
         })
     }
 }

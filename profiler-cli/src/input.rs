@@ -90,7 +90,7 @@ pub(crate) fn kind(text: &str, path: &Path) -> Result<Kind, CliError> {
         Ok(Kind::Nsys)
     } else if t.contains("\"_profiler\"") {
         Ok(Kind::StepLine)
-    } else if t.contains("ERR_NVGPUCTRPERM") {
+    } else if profiler_report::import::reports_counters_restricted(t) {
         Ok(Kind::Ncu)
     } else {
         let first = t

@@ -91,7 +91,7 @@ fn scorecard_with_a_device_says_what_it_assumed() {
         .expect(0)
         .stdout;
     assert!(out.contains("H100 SXM"), "{out}");
-    assert!(out.contains("pass --bytes-per-token"), "{out}");
+    assert!(out.contains("(from brick annotations)"), "{out}");
     let out = run(&[
         "scorecard",
         PROFILE,

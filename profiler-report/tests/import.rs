@@ -299,6 +299,11 @@ fn broken_exports_are_errors_naming_file_and_line() {
         e.to_string()
             .contains("NVreg_RestrictProfilingToAdminUsers=0")
     );
+    // Text that only mentions the code (a README, a log) is not a permission
+    // failure: it is simply not an export.
+    let mention = "Exit status 3: ncu cannot read the counters (ERR_NVGPUCTRPERM).\n";
+    let e = parse_ncu_csv(mention, "notes.md").unwrap_err();
+    assert!(matches!(e, ImportError::NotRecognised { .. }), "{e}");
     let e = parse_ncu_csv("hello\nworld\n", "x.csv").unwrap_err();
     assert!(
         e.to_string().contains("`x.csv` is not Nsight Compute CSV"),

@@ -1,4 +1,4 @@
-//! Training scorecard behaviour: the reference (compat) rules, the fixes
+//! Training scorecard behaviour: the standard rules, the fixes
 //! (withheld grades, Bwd/Fwd, coherent regressions) and the extensions.
 //! Golden files are rewritten with `UPDATE_GOLDEN=1 cargo test -p
 //! profiler-report --test scorecard`; review the diff.
@@ -397,7 +397,7 @@ fn zero_and_negative_step_time_and_throughput_are_handled() {
         assert_eq!(
             sc.launch_overhead,
             Some(0.0),
-            "no step time: launch 0 (compat)"
+            "no step time: launch 0 (standard rule)"
         );
         assert_eq!(sc.step_time_ms, 0.0);
         assert_eq!(sc.grade, grade);
@@ -624,7 +624,7 @@ fn profiles_measure_launch_overhead_as_uncovered_step_time() {
         "1 - coverage: {:?}",
         sc.launch_overhead
     );
-    // Phase times are per step, so the reference rule agrees here.
+    // Phase times are per step, so the standard rule agrees here.
     let input = StepProfilerInput::from_profile(&profile);
     let reference = compute_training_scorecard(&input, 5120.0, &rtx(), None);
     assert!(
@@ -840,7 +840,7 @@ fn noise_aware_regression_flags_clear_shifts_only() {
         text.contains("\nAgainst the baseline: throughput -13.0%, step time +15.0%\n  Throughput -13.0% and step time +15.0% not flagged: "),
         "{text}"
     );
-    // Without samples the reference rule flags the same shift.
+    // Without samples the standard rule flags the same shift.
     let mut plain = noisy.clone();
     plain.step_samples_ms.clear();
     assert_eq!(run(115.0, 0.0, 174.0, &plain).regressions.len(), 2);

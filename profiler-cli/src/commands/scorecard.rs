@@ -107,14 +107,10 @@ pub(crate) fn run(args: &ScorecardArgs, cx: &Context) -> Result<Status, CliError
     if let Some(h) = &hardware {
         match &h.config {
             Some(config) => {
+                // Without --bytes-per-token the scorecard takes the bricks'
+                // byte annotations, else the placeholder, and its Ceiling row
+                // says which.
                 builder = builder.hardware_config(config.clone());
-                if !h.bytes_per_token_given {
-                    notes.push(format!(
-                        "the throughput ceiling assumes {} MB per token (the reference model's); \
-                         pass --bytes-per-token for yours",
-                        profiler_report::hardware::DEFAULT_BYTES_PER_TOKEN / 1e6
-                    ));
-                }
             }
             None => notes.push(format!(
                 "{} has no DRAM bandwidth: not graded against it",

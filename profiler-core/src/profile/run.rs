@@ -113,7 +113,7 @@ pub struct Overhead {
     pub subtracted: bool,
 }
 
-/// Hardware a run used (set with `set_hardware`).
+/// Hardware a run used (set with `Config::hardware`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HardwareInfo {
     /// Device name, e.g. "RTX 4090".

@@ -33,7 +33,7 @@ pub struct FullProfile {
     pub compute: ComputeSection,
     /// Memory traffic and cache behaviour.
     pub memory: MemorySection,
-    /// Metrics of the reference set the export lacks (their fields are null).
+    /// Metrics of the standard set the export lacks (their fields are null).
     pub missing: Vec<String>,
     /// Caveats: assumptions, derived values, values that were unusable.
     pub notes: Vec<String>,

@@ -55,7 +55,7 @@ pub use full::{
     MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
 };
 pub use metric_lookup::Sourced;
-pub use ncu_csv::{parse_ncu_csv, read_ncu_csv};
+pub use ncu_csv::{parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
 pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
 pub use nsys::{NsysKernel, NsysReport, parse_nsys_stats, read_nsys_stats};
 pub use nsys_table::NsysForm;

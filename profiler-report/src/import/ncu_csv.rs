@@ -23,6 +23,17 @@ pub fn read_ncu_csv(path: impl AsRef<Path>) -> Result<NcuReport, ImportError> {
     parse_ncu_csv(&read_text(path, BINARY_HINT)?, &path.display().to_string())
 }
 
+/// Whether `ncu` output reports that the GPU counters are restricted: a
+/// tool line `==ERROR== ERR_NVGPUCTRPERM ...`. A file that merely mentions
+/// the code (documentation, a log) is not such output.
+#[must_use]
+pub fn reports_counters_restricted(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("==ERROR==") && l.contains("ERR_NVGPUCTRPERM")
+    })
+}
+
 /// Parses `ncu --csv` output. Lines before the header row (the profiled
 /// program's output) and `==PROF==`/`==WARNING==` lines anywhere are
 /// skipped; warnings become notes.
@@ -43,7 +54,7 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
         .filter(|l| l.starts_with("==WARNING==") || l.starts_with("==ERROR=="))
         .map(str::to_owned)
         .collect();
-    let restricted = text.contains("ERR_NVGPUCTRPERM");
+    let restricted = reports_counters_restricted(text);
     let Some(header_at) = lines.iter().position(|l| is_header(l)) else {
         if restricted {
             return Err(ImportError::CountersRestricted {

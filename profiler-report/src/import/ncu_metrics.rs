@@ -29,7 +29,7 @@ pub(crate) struct KernelMetrics {
     pub(crate) dram_bytes_per_s: Option<Sourced>,
     pub(crate) flops: Option<CountedFlops>,
     pub(crate) device_name: Option<String>,
-    /// Metrics of the reference set this kernel lacks.
+    /// Metrics of the standard set this kernel lacks.
     pub(crate) missing: Vec<&'static str>,
     /// Values found but unusable (bad number, wrong unit, partial counters).
     pub(crate) notes: Vec<String>,

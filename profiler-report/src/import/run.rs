@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use super::error::ImportError;
 
-/// Metrics requested from `ncu`: the reference set, DRAM bytes, the FP
+/// Metrics requested from `ncu`: the standard set, DRAM bytes, the FP
 /// instruction counters FLOPs are counted from, and the device name.
 pub const NCU_METRICS: [&str; 22] = [
     "gpu__time_duration.sum",

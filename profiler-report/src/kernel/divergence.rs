@@ -1,5 +1,5 @@
-//! The checksum comparison of two runs: a verdict (the first divergence in
-//! the reference wording), the counts, then the mismatches and the calls
+//! The checksum comparison of two runs: a verdict (the first divergence, as
+//! `DivergenceInfo` words it), the counts, then the mismatches and the calls
 //! only one run made, as terminal text, Markdown or an HTML fragment.
 
 use std::fmt::Write as _;

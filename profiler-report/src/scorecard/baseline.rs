@@ -1,5 +1,5 @@
 //! Saving a scorecard as the baseline of later runs, and loading it back.
-//! The file is the scorecard's JSON (the reference tool's files load too),
+//! The file is the scorecard's JSON (v1 scorecard files of other tools load too),
 //! written atomically so a crash never leaves a torn baseline.
 
 use std::path::Path;
@@ -23,7 +23,7 @@ impl TrainingScorecard {
     }
 
     /// Reads a baseline scorecard saved by [`save_baseline`](Self::save_baseline)
-    /// (or the reference tool).
+    /// (or any tool writing the v1 format).
     ///
     /// # Errors
     /// [`ScorecardError::BaselineRead`] if the file cannot be read,

@@ -69,7 +69,7 @@ pub(crate) fn layer_summaries(
             let total = op_totals.entry(name.clone()).or_default();
             *total = add_ms(*total, ms);
             layer_total = add_ms(layer_total, ms);
-            // `>=`: on ties the last op in name order wins, as in the reference.
+            // `>=`: on ties the last op in name order wins, as in the v1 rules.
             if top.is_none_or(|(_, best)| ms >= best) {
                 top = Some((name, ms));
             }

@@ -18,8 +18,8 @@ use super::units::bytes;
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use crate::hardware::HardwareSpec;
 
-/// Computes the training scorecard with the reference rules and thresholds
-/// **(compat)**: the entry point other tools call.
+/// Computes the training scorecard with the standard rules and thresholds:
+/// the stable entry point other tools call.
 ///
 /// `throughput_tok_s` is the measured throughput; `hw` gives the ceiling
 /// graded against; `baseline` (a saved scorecard) enables regressions.

@@ -1,6 +1,6 @@
-//! Markdown rendering, in the reference layout: a Metric|Value table, then
+//! Markdown rendering, in the v1 layout: a Metric|Value table, then
 //! hotspot, regression and recommendation sections when non-empty. What
-//! goes beyond the reference appears only when present: alerts as quoted
+//! goes beyond v1 appears only when present: alerts as quoted
 //! warnings above the table; a Regressions row beside the grade; Ceiling
 //! and MFU rows; a Warnings section. Every name and message is escaped, so
 //! it renders as its text and never as markup.
@@ -15,7 +15,7 @@ use super::text::{
 use crate::escape;
 
 impl TrainingScorecard {
-    /// The scorecard as Markdown (the reference layout); names are escaped
+    /// The scorecard as Markdown (the v1 layout); names are escaped
     /// so tables and lists keep their shape.
     #[must_use]
     pub fn to_markdown(&self) -> String {
@@ -74,7 +74,7 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     if !sc.regressions.is_empty() {
         s.push_str("\n### Regressions\n\n");
         for r in &sc.regressions {
-            // The trailing space before the newline is the reference's.
+            // The trailing space before the newline is part of the v1 layout.
             writeln!(
                 s,
                 "- **{}**: {} ({}) ",

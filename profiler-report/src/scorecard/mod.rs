@@ -5,7 +5,7 @@
 //! Three ways in, each for one job: [`scorecard()`] for the live profiler
 //! (reads the environment), [`ScorecardBuilder`] for a saved
 //! [`Profile`](profiler_core::Profile) or a trainer's step-profiler line with
-//! explicit settings, and [`compute_training_scorecard`], the reference
+//! explicit settings, and [`compute_training_scorecard`], the stable
 //! entry point other tools call. A [`TrainingScorecard`] renders as terminal
 //! text (`Display`), Markdown ([`TrainingScorecard::to_markdown`]), an HTML
 //! fragment ([`TrainingScorecard::to_html`]) and JSON

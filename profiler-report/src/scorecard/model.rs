@@ -101,9 +101,9 @@ pub struct BaselineComparison {
 /// The training scorecard: grade, bottleneck, per-layer times, hotspots,
 /// regressions and recommendations.
 ///
-/// The first eleven fields are the reference tool's, except that
+/// The first eleven fields are the v1 scorecard format's, except that
 /// `efficiency` is `null` when the grade is withheld; the rest default when
-/// missing, so the reference tool's JSON and older saved scorecards still
+/// missing, so v1 JSON from other tools and older saved scorecards still
 /// load. `Display` renders the terminal view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainingScorecard {
@@ -124,8 +124,8 @@ pub struct TrainingScorecard {
     /// Mean step time, ms.
     pub step_time_ms: f64,
     /// Mean **backward/forward** time ratio (`bwd_ms / fwd_ms`) over layers
-    /// with both times; shown as "Bwd/Fwd ratio". The key keeps the
-    /// reference tool's name, `forward_backward_ratio`.
+    /// with both times; shown as "Bwd/Fwd ratio". The key keeps its
+    /// v1 name, `forward_backward_ratio`.
     pub forward_backward_ratio: f64,
     /// Share of step time inside phases, `[0, 1]`.
     pub wall_coverage: f64,
@@ -215,7 +215,7 @@ impl TrainingScorecard {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Parses scorecard JSON, including the reference tool's and older
+    /// Parses scorecard JSON, including v1 files from other tools and older
     /// files that wrote a withheld efficiency as `0.0`: with no grade and
     /// no recorded reason, an efficiency of 0 reads as withheld.
     ///
@@ -245,7 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grade_thresholds_are_the_compat_ones() {
+    fn grade_thresholds_are_the_standard_ones() {
         assert_eq!(Grade::from_efficiency(0.65), Grade::A);
         assert_eq!(Grade::from_efficiency(0.60), Grade::A);
         assert_eq!(Grade::from_efficiency(0.45), Grade::B);
@@ -256,7 +256,7 @@ mod tests {
     }
 
     #[test]
-    fn enums_serialise_like_the_reference() {
+    fn enums_serialise_in_the_v1_format() {
         assert_eq!(serde_json::to_string(&Grade::B).unwrap(), "\"B\"");
         assert_eq!(
             serde_json::to_string(&Bottleneck::MemoryBw).unwrap(),
@@ -270,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn reference_json_loads() {
+    fn v1_json_loads() {
         let json = r#"{"grade":"D","efficiency":0.12,"bottleneck":"memory_bw",
             "throughput_tok_s":200.0,"step_time_ms":100.0,"forward_backward_ratio":2.0,
             "wall_coverage":0.9,"per_layer_summary":[{"layer":0,"fwd_ms":1.0,"bwd_ms":2.0,

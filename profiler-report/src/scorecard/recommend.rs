@@ -37,7 +37,7 @@ fn far_below_the_ceiling(cpu: bool) -> &'static str {
     }
 }
 
-/// Recommendations in the reference order. With no grade (unknown peak),
+/// Recommendations in the standard order. With no grade (unknown peak),
 /// only the classes known without a peak (Transfer, Launch) get advice;
 /// with the launch overhead unknown (`None`), no launch note. A run that
 /// timed no device (`device_timed == Some(false)`) gets CPU advice.

@@ -1,5 +1,5 @@
 //! Every number the scorecard judges by ([`Thresholds`], defaulting to the
-//! reference values), the model shape behind MFU ([`ModelShape`]), and the
+//! standard values), the model shape behind MFU ([`ModelShape`]), and the
 //! options the builder hands to the computation.
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use super::error::ScorecardError;
 use super::grade::{Bottleneck, Grade};
 
 /// Grading, bottleneck, regression and recommendation thresholds.
-/// `Default` gives the reference (compat) values.
+/// `Default` gives the standard values scorecard tools share.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Thresholds {
@@ -206,7 +206,7 @@ impl ModelShape {
 /// How launch overhead (step time outside every phase) is estimated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum LaunchRule {
-    /// The reference rule: `1 - min(sum(phase total_ms) / avg_step_ms, 1)`.
+    /// The standard rule: `1 - min(sum(phase total_ms) / avg_step_ms, 1)`.
     /// Right for inputs whose phase totals are per step; trainers that sum
     /// phases over the whole run make it read 0.
     #[default]
@@ -217,7 +217,7 @@ pub(crate) enum LaunchRule {
     Uncovered,
 }
 
-/// Everything beyond the reference inputs that shapes a scorecard.
+/// Everything beyond the standard inputs that shapes a scorecard.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ScorecardOptions {
     /// Judging thresholds.

@@ -1,5 +1,5 @@
 //! [`TraceAnalyzer`]: post-hoc analyses of a [`RecordedExecutionTrace`]
-//! with the reference analyzer's rules **(compat)**.
+//! with the rules established trace tooling uses, so results match theirs.
 //!
 //! Every analysis is one pass over the entries plus work proportional to the
 //! number of distinct names. Hash maps keyed by borrowed names do the
@@ -19,7 +19,7 @@ use super::types::{
 };
 use crate::escape;
 
-/// Substrings of a lower-cased operation name that mark communication **(compat)**.
+/// Substrings of a lower-cased operation name that mark communication.
 const COMM_MARKERS: [&str; 7] = [
     "allreduce",
     "all_gather",
@@ -194,7 +194,7 @@ impl TraceAnalyzer {
             let w = per_pair.entry((device, &entry.operation)).or_default();
             *w = w.saturating_add(weight);
         }
-        // Sort by the formatted line (as the reference does), merging pairs
+        // Sort by the formatted line (the established order), merging pairs
         // that format alike.
         let mut lines: BTreeMap<String, u64> = BTreeMap::new();
         for ((device, op), weight) in per_pair {

@@ -1,4 +1,4 @@
-//! Execution-trace analysis: the reference [`TraceAnalyzer`], reading
+//! Execution-trace analysis: [`TraceAnalyzer`], reading
 //! traces and rank profiles from disk, the load balance of a distributed
 //! run, and the nesting of timeline spans that every timeline export draws.
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::error::TraceError;
 
-/// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the reference
+/// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the established
 /// format), or a whole profile (any JSON object with `schema_version`), whose
 /// `trace` is returned.
 ///

@@ -1,5 +1,5 @@
 //! Result types of `TraceAnalyzer`; field names follow
-//! the reference analyzer so saved JSON stays readable by existing tools.
+//! established trace tooling so saved JSON stays readable by existing tools.
 
 use serde::{Deserialize, Serialize};
 
