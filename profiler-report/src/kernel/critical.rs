@@ -178,7 +178,7 @@ fn heaviest_table(s: &CriticalPathSummary) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(&[
-        ("Step", Align::Right),
+        ("Position", Align::Right),
         ("Node", Align::Left),
         ("Kind", Align::Left),
         ("Time", Align::Right),
