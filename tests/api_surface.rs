@@ -51,7 +51,7 @@ use profiler_report::{
     flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
     write_html_report,
 };
-// SPEC 5, 7 and 8: measured ceilings, parity and rooflines.
+// Measured ceilings, parity and rooflines.
 use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 use profiler_report::{
     parity::{
@@ -64,7 +64,7 @@ use profiler_report::{
         compute_roofline, roofline_section,
     },
 };
-// SPEC 12 and 13: Nsight imports, diffs of two runs, trace summaries.
+// Nsight imports, diffs of two runs, trace summaries.
 use profiler_report::{
     diff::{DiffInput, ProfileDiff, Verdict, compute_diff},
     import::{

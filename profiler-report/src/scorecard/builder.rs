@@ -176,7 +176,7 @@ impl<'a> ScorecardBuilder<'a> {
         self
     }
 
-    /// Judges with `thresholds` instead of the reference values.
+    /// Judges with `thresholds` instead of the standard ones (`Thresholds::default()`).
     #[must_use]
     pub fn thresholds(mut self, thresholds: Thresholds) -> Self {
         self.options.thresholds = thresholds;
