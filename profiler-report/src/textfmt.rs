@@ -1,5 +1,6 @@
-//! Text formatting shared by the roofline and parity renderers: numbers
-//! that never print `NaN` or `inf`, SI prefixes, and Markdown escaping.
+//! Text formatting shared by every renderer: numbers that never print
+//! `NaN` or `inf`, thousands separators, SI prefixes, durations, and
+//! Markdown escaping.
 
 /// What a value that cannot be shown renders as.
 pub(crate) const DASH: &str = "–";
@@ -25,6 +26,19 @@ pub(crate) fn num(v: f64) -> String {
     } else {
         format!("{v:.2e}")
     }
+}
+
+/// An integer with thousands separators, e.g. `1,234,567`.
+pub(crate) fn int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A rate with an SI prefix: `950`, `12.4 k`, `1.20 M`, `3.40 G`, `5.00 T`
@@ -134,6 +148,24 @@ mod tests {
         assert_eq!(ns_time(12_345.0), "12.35 µs");
         assert_eq!(ns_time(1_234_560.0), "1.235 ms");
         assert_eq!(ns_time(f64::NAN), DASH);
+    }
+
+    #[test]
+    fn numbers_keep_readable_precision() {
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(12.345_6), "12.35");
+        assert_eq!(num(1.5), "1.500");
+        assert_eq!(num(0.001_23), "0.00123");
+        assert_eq!(num(1.5e-7), "1.50e-7");
+        assert_eq!(int(0), "0");
+        assert_eq!(int(999), "999");
+        assert_eq!(int(1_000), "1,000");
+        assert_eq!(int(1_234_567), "1,234,567");
+        assert_eq!(si(0.0), "0");
+        assert_eq!(si(950.0), "950.0");
+        assert_eq!(si(12_345.0), "12.35 k");
+        assert_eq!(si(1.2e6), "1.2 M");
+        assert_eq!(si(5e12), "5 T");
     }
 
     #[test]

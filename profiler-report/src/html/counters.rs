@@ -144,7 +144,7 @@ mod tests {
         assert!(html.contains("from 2 threads"));
         assert!(html.contains("<polyline"));
         assert!(
-            html.contains("loss &lt;nats&gt; = 2.000 at 0.0010 s"),
+            html.contains("loss &lt;nats&gt; = 2.000 at 0.00100 s"),
             "{html}"
         );
         assert!(!html.contains("NaN") && !html.contains("inf"));

@@ -2,32 +2,12 @@
 //! here renders a non-finite value as an en dash, so no page ever shows
 //! `NaN` or `inf`.
 
-/// What a value that cannot be shown renders as.
-pub(crate) const DASH: &str = "–";
+use crate::textfmt::ns_time;
+pub(crate) use crate::textfmt::{DASH, int, num, si};
 
 /// Nanoseconds as milliseconds.
 pub(crate) fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
-}
-
-/// A number with enough decimals to stay readable at any magnitude:
-/// `1234.5`, `12.35`, `0.123`, `0.0012`; `0` for zero.
-pub(crate) fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return DASH.to_owned();
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".to_owned()
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 10.0 {
-        format!("{v:.2}")
-    } else if a >= 0.01 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.4}")
-    }
 }
 
 /// A number with exactly `decimals` decimals.
@@ -52,33 +32,6 @@ pub(crate) fn pct(v: f64) -> String {
 pub(crate) fn ratio(part: f64, whole: f64) -> Option<f64> {
     let r = part / whole;
     (whole != 0.0 && r.is_finite()).then_some(r)
-}
-
-/// An integer with thousands separators, e.g. `1,234,567`.
-pub(crate) fn int(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A rate with an SI suffix: `950.0`, `12.35 k`, `1.20 M`, `3.40 G`, `5.00 T`.
-pub(crate) fn si(v: f64) -> String {
-    if !v.is_finite() {
-        return DASH.to_owned();
-    }
-    let a = v.abs();
-    for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
-        if a >= scale {
-            return format!("{:.2} {suffix}", v / scale);
-        }
-    }
-    format!("{v:.1}")
 }
 
 /// An axis tick with an SI suffix and no trailing zeros: `0`, `500`,
@@ -119,17 +72,13 @@ pub(crate) fn short_duration(ns: f64) -> String {
     format!("{v:.decimals$} {unit}")
 }
 
-/// A duration in the unit that suits it: `850 ns`, `12.5 µs`, `3.25 ms`, `12.35 s`.
+/// A duration in the unit that suits it: `850 ns`, `12.50 µs`, `3.250 ms`,
+/// `12.35 s` (whole nanoseconds below a microsecond).
 pub(crate) fn duration(ns: u64) -> String {
-    let v = ns as f64;
     if ns < 1_000 {
         format!("{ns} ns")
-    } else if ns < 1_000_000 {
-        format!("{} µs", num(v / 1e3))
-    } else if ns < 1_000_000_000 {
-        format!("{} ms", num(v / 1e6))
     } else {
-        format!("{} s", num(v / 1e9))
+        ns_time(ns as f64)
     }
 }
 
@@ -175,35 +124,11 @@ mod tests {
             assert_eq!(num(v), DASH);
             assert_eq!(fixed(v, 2), DASH);
             assert_eq!(pct(v), DASH);
-            assert_eq!(si(v), DASH);
         }
         assert_eq!(ratio(1.0, 0.0), None);
         assert_eq!(ratio(0.0, 0.0), None);
         assert_eq!(ratio(1.0, 4.0), Some(0.25));
-    }
-
-    #[test]
-    fn numbers_keep_readable_precision() {
-        assert_eq!(num(0.0), "0");
-        assert_eq!(num(1234.56), "1234.6");
-        assert_eq!(num(12.345_6), "12.35");
-        assert_eq!(num(1.5), "1.500");
-        assert_eq!(num(0.001_23), "0.0012");
         assert_eq!(pct(42.04), "42.0%");
-        assert_eq!(int(0), "0");
-        assert_eq!(int(999), "999");
-        assert_eq!(int(1_000), "1,000");
-        assert_eq!(int(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn si_suffixes() {
-        assert_eq!(si(0.0), "0.0");
-        assert_eq!(si(950.0), "950.0");
-        assert_eq!(si(12_345.0), "12.35 k");
-        assert_eq!(si(1.2e6), "1.20 M");
-        assert_eq!(si(3.4e9), "3.40 G");
-        assert_eq!(si(5e12), "5.00 T");
     }
 
     #[test]

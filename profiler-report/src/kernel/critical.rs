@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use profiler_core::kernel::{ExecutionGraph, GraphCounters, NodeId};
 use serde::{Deserialize, Serialize};
 
-use super::table::{Align, NA, Table, int, pct, time_ns};
+use super::table::{Align, DASH, Table, int, ns_time, pct};
 use crate::escape;
 
 /// Heaviest path nodes listed by default.
@@ -117,7 +117,7 @@ pub fn critical_path_summary(graph: &ExecutionGraph, rows: usize) -> CriticalPat
 
 fn label(e: &PathEntry) -> String {
     match e.time_ns {
-        Some(ns) => format!("{} ({}, {})", e.name, e.kind, time_ns(ns as f64)),
+        Some(ns) => format!("{} ({}, {})", e.name, e.kind, ns_time(ns as f64)),
         None => format!("{} ({})", e.name, e.kind),
     }
 }
@@ -132,10 +132,10 @@ fn lines(s: &CriticalPathSummary) -> Vec<String> {
     } else {
         let mut length = format!(
             "length: {} over {} nodes (node time {} + edge latency {})",
-            time_ns(s.length_ns),
+            ns_time(s.length_ns),
             int(s.path_nodes as u64),
-            time_ns(s.node_ns as f64),
-            time_ns(s.edge_weight_ns)
+            ns_time(s.node_ns as f64),
+            ns_time(s.edge_weight_ns)
         );
         if s.missing_timing > 0 {
             let _ = write!(
@@ -190,8 +190,8 @@ fn heaviest_table(s: &CriticalPathSummary) -> Option<Table> {
             e.step.to_string(),
             e.name.clone(),
             e.kind.clone(),
-            ns.map_or_else(|| NA.to_owned(), time_ns),
-            ns.map_or_else(|| NA.to_owned(), |t| pct(t, s.length_ns)),
+            ns.map_or_else(|| DASH.to_owned(), ns_time),
+            ns.map_or_else(|| DASH.to_owned(), |t| pct(t, s.length_ns)),
         ]);
     }
     Some(t)

@@ -5,13 +5,11 @@
 use std::fmt::Write as _;
 
 use crate::escape;
-
-/// What a value that cannot be shown renders as.
-pub(super) const NA: &str = "n/a";
+pub(super) use crate::textfmt::{DASH, int, ns_time, num};
 
 /// Column alignment, which also says what a column holds: names and text
 /// (left, escaped for each format) or numbers this crate formatted (right,
-/// never escaped: they hold only digits, units and `n/a`).
+/// never escaped: they hold only digits, units and [`DASH`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Align {
     Left,
@@ -133,61 +131,13 @@ impl Table {
     }
 }
 
-/// A number with enough decimals to stay readable; [`NA`] when not finite.
-pub(super) fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return NA.to_owned();
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".to_owned()
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
-/// `part / whole` as a percentage with one decimal; [`NA`] when `whole` is 0.
+/// `part / whole` as a percentage; [`DASH`] when `whole` is 0 or the
+/// ratio is not finite.
 pub(super) fn pct(part: f64, whole: f64) -> String {
-    let r = part / whole;
-    if whole != 0.0 && r.is_finite() {
-        format!("{:.1}%", 100.0 * r)
-    } else {
-        NA.to_owned()
+    if whole == 0.0 {
+        return DASH.to_owned();
     }
-}
-
-/// An integer with thousands separators, e.g. `1,234,567`.
-pub(super) fn int(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `512 ns`, `12.50 µs`, `3.20 ms`, `1.250 s`; [`NA`] when not finite.
-pub(super) fn time_ns(ns: f64) -> String {
-    if !ns.is_finite() {
-        return NA.to_owned();
-    }
-    let a = ns.abs();
-    if a < 1e3 {
-        format!("{ns:.0} ns")
-    } else if a < 1e6 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if a < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.3} s", ns / 1e9)
-    }
+    crate::textfmt::pct(100.0 * part / whole)
 }
 
 #[cfg(test)]
@@ -195,31 +145,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_never_render_nan_or_inf() {
-        assert_eq!(num(f64::NAN), "n/a");
-        assert_eq!(num(f64::INFINITY), "n/a");
-        assert_eq!(
-            (num(0.0), num(1333.333), num(4.0), num(0.25)),
-            ("0".into(), "1333.3".into(), "4.00".into(), "0.2500".into())
-        );
-        assert_eq!(pct(1.0, 0.0), "n/a");
+    fn shares_are_a_dash_when_they_cannot_be_shown() {
+        assert_eq!(pct(1.0, 0.0), DASH);
+        assert_eq!(pct(f64::NAN, 4.0), DASH);
+        assert_eq!(pct(f64::INFINITY, 4.0), DASH);
         assert_eq!(pct(1.0, 4.0), "25.0%");
-        assert_eq!(time_ns(f64::NAN), "n/a");
-        assert_eq!(
-            (
-                time_ns(512.0),
-                time_ns(12_500.0),
-                time_ns(3.2e6),
-                time_ns(1.25e9)
-            ),
-            (
-                "512 ns".into(),
-                "12.50 µs".into(),
-                "3.20 ms".into(),
-                "1.250 s".into()
-            )
-        );
-        assert_eq!(int(1_234_567), "1,234,567");
     }
 
     #[test]

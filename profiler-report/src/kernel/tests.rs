@@ -148,7 +148,7 @@ fn cache_efficiency_needs_a_valid_peak() {
     assert!(
         none.lines()
             .filter(|l| l.starts_with("macro") || l.starts_with("micro"))
-            .all(|l| l.ends_with("n/a"))
+            .all(|l| l.ends_with(crate::textfmt::DASH))
     );
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         let text = format_tile_table_text(&tiles(), Some(bad));

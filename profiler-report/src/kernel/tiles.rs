@@ -4,7 +4,7 @@
 
 use profiler_core::kernel::{TILE_ELEMENT_BYTES, TileTable};
 
-use super::table::{Align, NA, Table, int, num, time_ns};
+use super::table::{Align, DASH, Table, int, ns_time, num};
 use crate::escape;
 
 /// What the cache-efficiency column can say about `peak_gflops`.
@@ -43,14 +43,14 @@ fn table(tiles: &TileTable, peak_gflops: Option<f64>) -> Option<Table> {
         any = true;
         let efficiency = peak_gflops
             .and_then(|p| s.checked_cache_efficiency(p))
-            .map_or_else(|| NA.to_owned(), |e| format!("{:.1}%", 100.0 * e));
+            .map_or_else(|| DASH.to_owned(), |e| format!("{:.1}%", 100.0 * e));
         t.push(vec![
             s.level.name().to_owned(),
             int(s.count),
-            time_ns(s.total_ns as f64),
-            time_ns(s.avg_us() * 1e3),
-            time_ns(s.min_us() * 1e3),
-            time_ns(s.max_us() * 1e3),
+            ns_time(s.total_ns as f64),
+            ns_time(s.avg_us() * 1e3),
+            ns_time(s.min_us() * 1e3),
+            ns_time(s.max_us() * 1e3),
             num(s.gflops()),
             num(s.arithmetic_intensity()),
             int(s.total_elements),
@@ -69,7 +69,7 @@ fn notes(peak_gflops: Option<f64>) -> [String; 2] {
 }
 
 /// The tile table as terminal text. `peak_gflops` is the ceiling for cache
-/// efficiency; without a valid one the column says `n/a` and a note says why.
+/// efficiency; without a valid one the column shows a dash and a note says why.
 #[must_use]
 pub fn format_tile_table_text(tiles: &TileTable, peak_gflops: Option<f64>) -> String {
     let mut s = "Tiles\n".to_owned();
