@@ -1,6 +1,6 @@
 //! `crate = path` on a real renamed dependency: builds and tests
 //! `tests/renamed-dep`, a separate package (and workspace) that depends on
-//! the facade as `prof = { package = "profiler", .. }`, where no crate
+//! the facade as `prof = { package = "brick-profiler", .. }`, where no crate
 //! named `profiler` is in scope. Also built with the `off` feature, whose
 //! expansion reaches the runtime through the same path.
 

@@ -44,7 +44,7 @@ use proc_macro::TokenStream;
 ///   (or `FFN`), `Other` (the default), `Sparse`, `Fft` (or `FFT`),
 ///   `Solver`. Built-in bricks have a fixed category.
 /// - `crate`: the path of the `profiler` facade when the dependency is
-///   renamed in Cargo.toml (`prof = { package = "profiler", .. }`): write
+///   renamed in Cargo.toml (`prof = { package = "brick-profiler", .. }`): write
 ///   `crate = prof`, a bare path as for `category` (not a string).
 ///
 /// Works on free functions, methods (any receiver), trait impls, generic,

@@ -92,7 +92,7 @@ pub(super) fn parse_expr(key: &Ident, input: ParseStream) -> Result<Expr> {
 }
 
 /// `crate = path`: where the `profiler` facade is, for a dependency renamed
-/// in Cargo.toml (`prof = { package = "profiler", .. }`). Written bare, as
+/// in Cargo.toml (`prof = { package = "brick-profiler", .. }`). Written bare, as
 /// `category = Ffn` is; a string (serde's `crate = "..."`) is an error that
 /// shows the bare form.
 pub(super) fn parse_crate(key: &Ident, input: ParseStream) -> Result<Path> {
