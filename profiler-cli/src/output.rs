@@ -46,6 +46,6 @@ pub(crate) fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
 
 /// Writes `bytes` to `path` atomically (temporary file, then rename).
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    profiler_core::__private::write_atomic(path, bytes)
+    profiler_core::fs::write_atomic(path, bytes)
         .map_err(|e| CliError::Output(format!("cannot write `{}`: {e}", path.display())))
 }
