@@ -63,9 +63,7 @@ pub fn write_atomic_with(
             ErrorKind::IsADirectory,
             format!("`{}` is a directory", path.display()),
         )),
-        Ok(meta) if meta.permissions().readonly() && !overwrite_read_only => {
-            Err(read_only(path))
-        }
+        Ok(meta) if meta.permissions().readonly() && !overwrite_read_only => Err(read_only(path)),
         // Renaming over a device node would replace `/dev/null` with a
         // regular file; writing is what the caller asked for.
         Ok(meta) if !meta.is_file() => write_in_place(path, bytes),
@@ -87,7 +85,10 @@ fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 fn read_only(path: &Path) -> Error {
     Error::new(
         ErrorKind::PermissionDenied,
-        format!("`{}` is read-only; refusing to overwrite it", path.display()),
+        format!(
+            "`{}` is read-only; refusing to overwrite it",
+            path.display()
+        ),
     )
 }
 

@@ -31,7 +31,10 @@ fn make_node(program: &str, args: &[&str]) {
 /// A character device with the given numbers at `path`.
 fn char_device(path: &Path, major: u32, minor: u32) {
     let path = path.to_str().expect("utf-8 temp path");
-    make_node("mknod", &[path, "c", &major.to_string(), &minor.to_string()]);
+    make_node(
+        "mknod",
+        &[path, "c", &major.to_string(), &minor.to_string()],
+    );
 }
 
 fn assert_char_device(path: &Path, major: u32, minor: u32) {
