@@ -75,7 +75,7 @@ fn every_live_snapshot_is_self_consistent() {
                     for _ in 0..BURST {
                         n = n.wrapping_mul(1_103_515_245).wrapping_add(12_345);
                         short(n % 64);
-                        if n % 16 == 0 {
+                        if n.is_multiple_of(16) {
                             long(n % 32);
                         }
                     }
