@@ -110,7 +110,7 @@ fn run(args: &Args) -> Result<String, Box<dyn Error>> {
         }
     };
     if let Some(path) = &args.svg {
-        profiler::__private::write_atomic(path, svg.as_bytes())
+        profiler::fs::write_atomic(path, svg.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(text)

@@ -88,7 +88,7 @@ fn run(args: &Args) -> Result<String, Box<dyn Error>> {
     };
     let r = BrickRoofline::from_profile(&profile, &roof, args.precision, args.level)?;
     if let Some(svg) = &args.svg {
-        profiler::__private::write_atomic(svg, r.to_svg().as_bytes())
+        profiler::fs::write_atomic(svg, r.to_svg().as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", svg.display()))?;
     }
     Ok(match args.format {

@@ -193,7 +193,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     let write = |name: &str, bytes: &[u8]| {
         let path = out.join(name);
-        profiler::__private::write_atomic(&path, bytes)
+        profiler::fs::write_atomic(&path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
     };
     for warning in profiler_report::write_chrome_trace(&profile, out.join("trace.json"))?.warnings {

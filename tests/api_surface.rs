@@ -52,6 +52,7 @@ use profiler_report::{
     write_html_report,
 };
 // Measured ceilings, parity and rooflines.
+use profiler::fs::{write_atomic, write_atomic_with};
 use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 use profiler_report::{
     parity::{

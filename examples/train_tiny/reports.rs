@@ -180,13 +180,13 @@ pub(crate) fn write_reports(
         None
     } else {
         let svg = profiler_report::flamegraph_svg(&folded, "train_tiny")?;
-        profiler::__private::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
+        profiler::fs::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
         files.push(path("flamegraph.svg"));
         Some(svg)
     };
     let mut text_file = |name: &str, text: &str| -> Result<(), Box<dyn Error>> {
-        profiler::__private::write_atomic(&path(name), text.as_bytes())
+        profiler::fs::write_atomic(&path(name), text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path(name).display()))?;
         files.push(path(name));
         Ok(())

@@ -20,32 +20,40 @@ pub(crate) enum Format {
     Json,
 }
 
-/// Writes `text` to `path` atomically, or to stdout without one.
+/// Writes `text` to `path` atomically, or to stdout without one (or with
+/// `-` or `/dev/stdout`), ending it with a newline there.
 pub(crate) fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
-    match path {
+    match path.filter(|p| !is_stdout(p)) {
         Some(path) => write_file(path, text.as_bytes()),
-        None => {
-            let mut out = std::io::stdout().lock();
-            let written = out.write_all(text.as_bytes()).and_then(|()| {
-                if text.ends_with('\n') {
-                    Ok(())
-                } else {
-                    out.write_all(b"\n")
-                }
-            });
-            match written.and_then(|()| out.flush()) {
-                // A closed pipe (`| head`) is the reader's choice, not a failure.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(CliError::Output(format!("cannot write to stdout: {e}")))
-                }
-                _ => Ok(()),
-            }
-        }
+        None if text.ends_with('\n') => write_stdout(text.as_bytes()),
+        None => write_stdout(format!("{text}\n").as_bytes()),
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary file, then rename).
+/// Writes `bytes` to `path` atomically (temporary file, then rename); a
+/// device or FIFO is written in place, and `-` or `/dev/stdout` is stdout.
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    profiler_core::__private::write_atomic(path, bytes)
+    if is_stdout(path) {
+        return write_stdout(bytes);
+    }
+    profiler_core::fs::write_atomic(path, bytes)
         .map_err(|e| CliError::Output(format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// Whether `-o` names standard output. `/dev/stdout` is taken literally too:
+/// opened by path it is a link to a pipe or a file that the shell owns, and
+/// writing through our own handle is what the user meant.
+fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-") || path == Path::new("/dev/stdout")
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Output(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
 }

@@ -1,7 +1,7 @@
-//! Atomic file writes that keep the file's identity: a temporary file in the
-//! same directory, flushed, then renamed over the target. The target keeps
-//! its permissions, a symlink keeps pointing where it did (its target is
-//! the file replaced), and a read-only file is refused unless asked.
+//! Writing a report or a profile to a path without ever leaving a torn file:
+//! a regular file is replaced atomically (keeping its mode, writing through
+//! symlinks, refusing a read-only file unless asked), while a device, FIFO
+//! or socket is written in place and never replaced.
 
 use std::io::{Error, ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
@@ -10,14 +10,38 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// Most symlinks followed before giving up (as the kernel's `ELOOP`).
 const MAX_LINK_HOPS: usize = 40;
 
-/// Writes `bytes` to `path` atomically: readers see the old file or the
-/// new one, never a torn one. An existing file keeps its permissions; a
-/// symlink is written through (the file it points to is replaced, the link
-/// stays); a read-only file is refused with `PermissionDenied`.
+/// Writes `bytes` to `path` so that readers see the old contents or the new
+/// ones, never a mix.
+///
+/// - A regular file (or a path that does not exist yet) is replaced
+///   atomically: a temporary file in the same directory is written,
+///   flushed to disk and renamed over the target. An existing file keeps
+///   its permissions; a symlink is written through (the file it points to
+///   is replaced, the link stays); a read-only file is refused with
+///   [`ErrorKind::PermissionDenied`] (see [`write_atomic_with`]).
+/// - A path that exists and is not a regular file (a character or block
+///   device such as `/dev/null`, a FIFO, a socket, `/dev/stdout` on a
+///   pipe) is opened for writing and written in place: it is neither
+///   replaced nor truncated. Opening a FIFO waits for a reader, as a
+///   shell redirection does.
 ///
 /// # Errors
-/// Any I/O error, with the path in the message; the temporary file is
-/// removed on failure.
+/// The [`std::io::Error`] of the step that failed, with its kind kept (a
+/// full device gives [`ErrorKind::StorageFull`]); refusals (a directory, a
+/// read-only file, a path without a file name) name the path in their
+/// message. Callers add the path to OS errors (as `Profile::write` does).
+/// On failure the temporary file is removed and the target is unchanged.
+///
+/// # Examples
+/// ```
+/// let dir = std::env::temp_dir().join(format!("fs-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("report.md");
+/// profiler_core::fs::write_atomic(&path, b"# Report\n")?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "# Report\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, bytes, false)
 }
@@ -32,6 +56,45 @@ pub fn write_atomic_with(
     bytes: &[u8],
     overwrite_read_only: bool,
 ) -> std::io::Result<()> {
+    // The kernel follows every link here, `/proc/self/fd/*` ones included,
+    // which name pipes and sockets that no path can be resolved to.
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(Error::new(
+            ErrorKind::IsADirectory,
+            format!("`{}` is a directory", path.display()),
+        )),
+        Ok(meta) if meta.permissions().readonly() && !overwrite_read_only => Err(read_only(path)),
+        // Renaming over a device node would replace `/dev/null` with a
+        // regular file; writing is what the caller asked for.
+        Ok(meta) if !meta.is_file() => write_in_place(path, bytes),
+        Ok(_) => replace(path, bytes, overwrite_read_only),
+        Err(e) if e.kind() == ErrorKind::NotFound => replace(path, bytes, overwrite_read_only),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes into an existing device, FIFO or socket: no truncation (devices
+/// ignore it, and a FIFO cannot be truncated), no rename, no sync (not
+/// every device supports it).
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    file.write_all(bytes)?;
+    file.flush()
+}
+
+fn read_only(path: &Path) -> Error {
+    Error::new(
+        ErrorKind::PermissionDenied,
+        format!(
+            "`{}` is read-only; refusing to overwrite it",
+            path.display()
+        ),
+    )
+}
+
+/// Replaces the regular file `path` names (after following symlinks), or
+/// creates it.
+fn replace(path: &Path, bytes: &[u8], overwrite_read_only: bool) -> std::io::Result<()> {
     let target = resolve_links(path)?;
     let existing = match std::fs::metadata(&target) {
         Ok(meta) => Some(meta),
@@ -39,6 +102,8 @@ pub fn write_atomic_with(
         Err(e) => return Err(e),
     };
     if let Some(meta) = &existing {
+        // Checked again on the resolved target: the path may have changed
+        // since it was first looked at.
         if meta.is_dir() {
             return Err(Error::new(
                 ErrorKind::IsADirectory,
@@ -46,13 +111,10 @@ pub fn write_atomic_with(
             ));
         }
         if meta.permissions().readonly() && !overwrite_read_only {
-            return Err(Error::new(
-                ErrorKind::PermissionDenied,
-                format!(
-                    "`{}` is read-only; refusing to replace it",
-                    target.display()
-                ),
-            ));
+            return Err(read_only(&target));
+        }
+        if !meta.is_file() {
+            return write_in_place(&target, bytes);
         }
     }
     // Unique per call, so concurrent writers in one process never share a

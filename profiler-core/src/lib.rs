@@ -15,7 +15,7 @@
 //! (`#[trace_op]` entries and the trace-mode timeline), [`profile`] and
 //! [`stats`] (the data a snapshot holds), [`kernel`] (tile timing, output
 //! checksums and divergence, the execution graph), [`compat`] (the string
-//! API).
+//! API), [`fs`] (atomic writes of reports and profiles).
 
 mod catalogue;
 mod clock;
@@ -23,7 +23,6 @@ mod context;
 mod contract;
 mod control;
 mod counter;
-mod fs;
 mod kernel_data;
 mod overhead;
 mod record;
@@ -32,6 +31,7 @@ mod snapshot;
 mod tools;
 
 pub mod compat;
+pub mod fs;
 pub mod profile;
 pub mod stats;
 pub mod sync;
@@ -63,7 +63,7 @@ pub mod kernel {
     pub use crate::tools::tiles::{start_tile, stop_tile, stop_tile_with_misses};
 }
 
-/// Items used by generated code and sibling crates. Not public API.
+/// Items used by generated code. Not public API.
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

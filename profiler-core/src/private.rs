@@ -1,5 +1,4 @@
-//! Items used by code that `#[brick]` and `#[trace_op]` generate, and by the
-//! sibling crates of the workspace.
+//! Items used by code that `#[brick]` and `#[trace_op]` generate.
 //!
 //! Not public API: anything here may change in any release. Each annotated
 //! function compiles to a handful of calls into this module, so the glue
@@ -10,7 +9,6 @@
 
 pub use crate::__profiler_register_site as register_site;
 pub use crate::catalogue::{BrickCategory, BrickId};
-pub use crate::fs::{write_atomic, write_atomic_with};
 // `Amounts`, `Recording` and `recording` are the primitives the entry points
 // below wrap; generated code no longer names them.
 pub use crate::record::amounts::{Amounts, IntoCount, IntoLayerIndex};

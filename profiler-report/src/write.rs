@@ -7,10 +7,8 @@ use crate::error::ExportError;
 
 /// Writes `text` to `path` atomically.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), ExportError> {
-    profiler_core::__private::write_atomic(path, text.as_bytes()).map_err(|source| {
-        ExportError::Write {
-            path: path.to_path_buf(),
-            source,
-        }
+    profiler_core::fs::write_atomic(path, text.as_bytes()).map_err(|source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
     })
 }

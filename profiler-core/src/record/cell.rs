@@ -117,12 +117,6 @@ impl SlotCell {
         }
     }
 
-    /// The histogram including the pending latest sample, for snapshots.
-    /// A write racing with the read can shift one sample between buckets.
-    pub(crate) fn pending_bucket(&self) -> Option<usize> {
-        (self.count.load(Relaxed) > 0).then(|| bucket(self.last.load(Relaxed)))
-    }
-
     /// Empties the cell. Owner only.
     pub(crate) fn clear(&self) {
         for field in [

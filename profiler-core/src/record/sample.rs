@@ -42,19 +42,23 @@ impl SampleTotals {
 
     /// Adds a live cell's samples (any thread may call this while the owner
     /// records); returns whether the cell had any.
+    ///
+    /// The owner writes a call's fields one after another, so a read while
+    /// it records may see some of them before the others. The cell read here
+    /// is self-consistent all the same: the count is derived from the
+    /// histogram (plus the one sample it lags by, see [`SlotCell::add`]), so
+    /// the two always agree; the extremes include that pending sample; and
+    /// the total is kept within count times the extremes, so the mean lies
+    /// between them. Each differs from the exact value by the calls in
+    /// flight at most, and is exact once they finish.
     pub(crate) fn add_cell(&mut self, cell: &SlotCell) -> bool {
-        let count = cell.count.load(Relaxed);
-        if count == 0 {
+        if cell.count.load(Relaxed) == 0 {
             return false;
         }
+        // Read in the order the owner writes (extremes of earlier calls,
+        // histogram, pending sample, total), so the later reads see at
+        // least the calls the earlier ones saw.
         let (min, max) = (!cell.min_inv.load(Relaxed), cell.max.load(Relaxed));
-        self.time
-            .merge(&Summary::of(count, cell.ticks.load(Relaxed), min, max));
-        self.add_amounts(
-            cell.elements.load(Relaxed),
-            cell.bytes.load(Relaxed),
-            cell.flops.load(Relaxed),
-        );
         // Only buckets between min and max can be non-zero; a racing writer
         // may leave min > max for an instant, then scan everything.
         let (lo, hi) = if min <= max {
@@ -62,16 +66,26 @@ impl SampleTotals {
         } else {
             (0, BUCKETS - 1)
         };
-        if lo == hi {
-            // One bucket holds every sample (the pending one included).
-            self.hist.add(lo, count);
-            return true;
-        }
+        let mut in_hist = 0u64;
         self.hist.reserve(lo, hi);
-        cell.buckets(lo..=hi, |i, n| self.hist.add(i, n));
-        if let Some(pending) = cell.pending_bucket() {
-            self.hist.add(pending, 1);
-        }
+        cell.buckets(lo..=hi, |i, n| {
+            self.hist.add(i, n);
+            in_hist = in_hist.saturating_add(n);
+        });
+        let pending = cell.last.load(Relaxed);
+        self.hist.add(bucket(pending), 1);
+        let count = in_hist.saturating_add(1);
+        let (min, max) = (min.min(pending), max.max(pending));
+        let total = cell
+            .ticks
+            .load(Relaxed)
+            .clamp(count.saturating_mul(min), count.saturating_mul(max));
+        self.time.merge(&Summary::of(count, total, min, max));
+        self.add_amounts(
+            cell.elements.load(Relaxed),
+            cell.bytes.load(Relaxed),
+            cell.flops.load(Relaxed),
+        );
         true
     }
 }
@@ -127,6 +141,50 @@ mod tests {
             !SampleTotals::default().add_cell(&cell()),
             "an empty cell adds nothing"
         );
+    }
+
+    /// `add_cell` on a cell caught between two of its owner's writes.
+    fn read(c: &SlotCell) -> SampleTotals {
+        let mut t = SampleTotals::default();
+        t.add_cell(c);
+        t
+    }
+
+    fn assert_consistent(t: &SampleTotals) {
+        let in_hist: u64 = counts(t).iter().map(|(_, n)| n).sum();
+        assert_eq!(in_hist, t.time.count, "{t:?}");
+        let s = t.time;
+        assert!(
+            s.count == 0 || (s.min * s.count <= s.total && s.total <= s.max * s.count),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn a_cell_read_mid_call_is_self_consistent() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let c = cell();
+        for _ in 0..3 {
+            c.add(100, 0, 0, 0);
+        }
+        // The fourth call (5 ticks) has bumped the count, bucketed the third
+        // and noted itself as pending, but not yet added its total or minimum.
+        c.count.store(4, Relaxed);
+        let third = crate::stats::bucket(100);
+        c.hist[third].store(c.hist[third].load(Relaxed) + 1, Relaxed);
+        c.last.store(5, Relaxed);
+        let t = read(&c);
+        assert_consistent(&t);
+        assert_eq!(t.time, Summary::of(4, 300, 5, 100));
+        // A reset's clear caught halfway: the histogram and the pending
+        // sample are gone, the total and extremes are not.
+        for b in &c.hist {
+            b.store(0, Relaxed);
+        }
+        c.last.store(0, Relaxed);
+        let t = read(&c);
+        assert_consistent(&t);
+        assert_eq!(t.time.count, 1);
     }
 
     #[test]

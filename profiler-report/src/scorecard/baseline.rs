@@ -14,7 +14,7 @@ impl TrainingScorecard {
     /// [`ScorecardError::BaselineWrite`] naming the file.
     pub fn save_baseline(&self, path: impl AsRef<Path>) -> Result<(), ScorecardError> {
         let path = path.as_ref();
-        profiler_core::__private::write_atomic(path, self.to_json().as_bytes()).map_err(|source| {
+        profiler_core::fs::write_atomic(path, self.to_json().as_bytes()).map_err(|source| {
             ScorecardError::BaselineWrite {
                 path: path.to_path_buf(),
                 source,
