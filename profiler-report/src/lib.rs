@@ -77,9 +77,9 @@ pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
 pub use hardware::HardwareSpec;
+pub use html::{HtmlReport, write_html_report};
 /// The Nsight importers, kept at their earlier path; see [`input::nsight`].
 pub use input::nsight as import;
-pub use html::{HtmlReport, write_html_report};
 pub use scorecard::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,

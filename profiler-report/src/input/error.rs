@@ -29,7 +29,7 @@ pub enum InputError {
         /// What it is instead (`a character device`, `a FIFO`, ...).
         what: &'static str,
     },
-    /// A file past [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES).
+    /// A file past [`MAX_INPUT_BYTES`](super::sniff::MAX_INPUT_BYTES).
     #[error("`{}` holds {size} bytes, past the input limit of {limit} bytes", path.display())]
     TooLarge {
         /// The file.
@@ -48,9 +48,7 @@ pub enum InputError {
         inspected: usize,
     },
     /// Bytes that are not UTF-8 text, of no binary format we read.
-    #[error(
-        "`{origin}` is not UTF-8 text (a binary report? export it to CSV or JSON first)"
-    )]
+    #[error("`{origin}` is not UTF-8 text (a binary report? export it to CSV or JSON first)")]
     NotText {
         /// The file, or a name for bytes given directly.
         origin: String,

@@ -1,6 +1,6 @@
 //! Execution traces (`RecordedExecutionTrace`): a JSON object with
 //! `entries`, read with the field-naming errors of
-//! [`parse_execution_trace`](super::parse_execution_trace).
+//! [`parse_execution_trace`](super::trace_read::parse_execution_trace).
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};

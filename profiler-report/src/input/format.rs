@@ -15,7 +15,7 @@ use crate::scorecard::{StepProfilerInput, TrainingScorecard};
 
 /// One input format: its name, how it is told from the first bytes of a
 /// file, and its reader. Each format lives in its own file of `input/` and
-/// is listed once in [`registry`](super::registry()).
+/// is listed once in the registry.
 pub trait Format: Sync {
     /// Short name (`profile`, `ncu-csv`, ...), for listings and tests.
     fn name(&self) -> &'static str;
@@ -24,7 +24,7 @@ pub trait Format: Sync {
     fn what(&self) -> &'static str;
 
     /// Whether an input starting with `head` is of this format. Only the
-    /// first [`SNIFF_BYTES`](super::SNIFF_BYTES) are given; a byte-order
+    /// first [`SNIFF_BYTES`](super::sniff::SNIFF_BYTES) are given; a byte-order
     /// mark and leading whitespace are already skipped.
     fn sniff(&self, head: &Head<'_>) -> bool;
 
@@ -124,7 +124,7 @@ impl<'a> Source<'a> {
     }
 
     /// The whole input as text (at most
-    /// [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES)), for formats whose
+    /// [`MAX_INPUT_BYTES`](super::sniff::MAX_INPUT_BYTES)), for formats whose
     /// parsers take text; the kind is already known when this is called.
     ///
     /// # Errors

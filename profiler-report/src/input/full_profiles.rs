@@ -20,7 +20,9 @@ impl Format for FullProfilesFormat {
     }
 
     fn sniff(&self, head: &Head<'_>) -> bool {
-        head.json_root() == Some(JsonRoot::Array) && head.has_key("version") && head.has_key("kernel")
+        head.json_root() == Some(JsonRoot::Array)
+            && head.has_key("version")
+            && head.has_key("kernel")
     }
 
     fn read(&self, mut source: Source<'_>) -> Result<Input, InputError> {

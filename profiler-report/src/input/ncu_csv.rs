@@ -28,7 +28,8 @@ impl Format for NcuCsvFormat {
             let l = l.trim_start_matches('\u{feff}').trim_start();
             l.starts_with("\"ID\"") || l.starts_with("ID,")
         };
-        head.json_root().is_none() && (text.lines().any(header) || reports_counters_restricted(&text))
+        head.json_root().is_none()
+            && (text.lines().any(header) || reports_counters_restricted(&text))
     }
 
     fn read(&self, source: Source<'_>) -> Result<Input, InputError> {

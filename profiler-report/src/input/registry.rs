@@ -29,7 +29,7 @@ static REGISTRY: &[&dyn Format] = &[
     &StepLogFormat,
 ];
 
-/// Every input format, in the order [`detect`](super::detect) tries them.
+/// Every input format, in the order `detect` tries them.
 #[must_use]
 pub fn registry() -> &'static [&'static dyn Format] {
     REGISTRY

@@ -151,7 +151,9 @@ mod tests {
 
     #[test]
     fn keys_of_objects_arrays_and_cut_documents() {
-        let h = Head::new(b"\xef\xbb\xbf \n{\"a\": {\"x\": 1}, \"b\": [\"c\", {\"d\": 2}], \"e\\\"\": 3");
+        let h = Head::new(
+            b"\xef\xbb\xbf \n{\"a\": {\"x\": 1}, \"b\": [\"c\", {\"d\": 2}], \"e\\\"\": 3",
+        );
         assert_eq!(h.keys(), ["a", "b", "e\\\""]);
         assert_eq!(h.json_root(), Some(JsonRoot::Object));
         let h = Head::new(b"[{\"version\": \"2.0\", \"kernel\": {}}, {\"late\": 1}]");
@@ -159,7 +161,10 @@ mod tests {
         let h = Head::new(b"{\"_profiler\": \"v\", \"steps\": 1}\n{\"other\": 2}");
         assert_eq!(h.keys(), ["_profiler", "steps"], "only the first document");
         assert!(Head::new(b" \t\n").is_blank());
-        assert_eq!(Head::new("é".as_bytes()[..1].as_ref()).text().as_deref(), Some(""));
+        assert_eq!(
+            Head::new("é".as_bytes()[..1].as_ref()).text().as_deref(),
+            Some("")
+        );
         assert!(Head::new(&[0xff, 0xfe, 0]).text().is_none());
     }
 }

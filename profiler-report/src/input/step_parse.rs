@@ -96,7 +96,10 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
     }
 }
 
-pub(crate) fn parse_at(line: &str, number: Option<usize>) -> Result<StepProfilerInput, ScorecardError> {
+pub(crate) fn parse_at(
+    line: &str,
+    number: Option<usize>,
+) -> Result<StepProfilerInput, ScorecardError> {
     let value = json_of(line, number)?;
     let Value::Object(object) = value else {
         return Err(ScorecardError::NotAnObject { line: number });

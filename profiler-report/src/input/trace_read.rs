@@ -35,7 +35,10 @@ pub fn parse_execution_trace(text: &str) -> Result<RecordedExecutionTrace, Trace
     parse_trace(text, None)
 }
 
-pub(crate) fn parse_trace(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, TraceError> {
+pub(crate) fn parse_trace(
+    text: &str,
+    path: Option<&Path>,
+) -> Result<RecordedExecutionTrace, TraceError> {
     // A profile also parses as an (empty) trace, so look for its marker first.
     let trace = if is_profile(text) {
         match path {

@@ -46,7 +46,7 @@ impl Event {
 /// A Chrome trace read into complete events with their nesting, as
 /// `torch.profiler` (Kineto) or this crate's export writes it. Read it with
 /// [`ChromeTrace::from_reader`]; turn it into a parity baseline with
-/// [`import_chrome_trace`](super::import_chrome_trace).
+/// `import_chrome_trace`.
 #[derive(Debug, Clone, Default)]
 pub struct ChromeTrace {
     /// Complete events, sorted per thread by start (longer first on ties),
@@ -101,7 +101,8 @@ impl ChromeTrace {
     ) -> Result<Self, ParityError> {
         let json = |e: serde_json::Error| ParityError::json("PyTorch trace", origin, &e);
         let mut trace = Self::default();
-        let top = serde::de::DeserializeSeed::deserialize(Root(&mut trace), &mut *de).map_err(json)?;
+        let top =
+            serde::de::DeserializeSeed::deserialize(Root(&mut trace), &mut *de).map_err(json)?;
         de.end().map_err(json)?;
         let not_a_trace = |reason: &str| ParityError::NotATrace {
             origin: origin.to_owned(),
@@ -238,7 +239,8 @@ mod tests {
 
     #[test]
     fn not_a_trace_and_truncated_text_are_errors_naming_the_origin() {
-        let e = ChromeTrace::from_json("{\"traceEvents\": [{\"ph\": \"X\"", "cut.json").unwrap_err();
+        let e =
+            ChromeTrace::from_json("{\"traceEvents\": [{\"ph\": \"X\"", "cut.json").unwrap_err();
         assert!(
             matches!(&e, ParityError::Malformed { origin, .. } if origin == "cut.json"),
             "{e}"

@@ -9,11 +9,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::events::{Cat, ChromeTrace, Event};
-use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
 use super::mapping::OpMapping;
+use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
 use crate::parity::error::ParityError;
 use crate::parity::model::ParityProfile;
-
 
 /// Ops that only make views or read metadata: they launch no kernel and are
 /// not counted as launches in a CPU-only trace.

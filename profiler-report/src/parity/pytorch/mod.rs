@@ -10,7 +10,6 @@ mod tree;
 
 pub use events::ChromeTrace;
 pub use import::{
-    PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace,
-    import_pytorch_trace_str,
+    PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str,
 };
 pub use mapping::OpMapping;

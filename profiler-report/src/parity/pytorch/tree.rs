@@ -84,7 +84,9 @@ mod tests {
     fn step_windows_match_a_linear_scan() {
         let steps = [(10.0, 20.0), (0.0, 5.0), (12.0, 30.0), (40.0, 41.0)];
         let w = StepWindows::new(&steps);
-        for ts in [-1.0, 0.0, 5.0, 6.0, 10.0, 25.0, 30.0, 35.0, 40.5, 41.0, 42.0] {
+        for ts in [
+            -1.0, 0.0, 5.0, 6.0, 10.0, 25.0, 30.0, 35.0, 40.5, 41.0, 42.0,
+        ] {
             let linear = steps.iter().any(|&(s, e)| ts >= s && ts <= e);
             assert_eq!(w.contains(ts), linear, "ts {ts}");
         }
