@@ -35,13 +35,20 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
         path: path.to_path_buf(),
         source,
     };
+    // Looked at before opening: opening a FIFO blocks until a writer comes.
+    let not_a_file = |meta: &std::fs::Metadata| InputError::NotAFile {
+        path: path.to_path_buf(),
+        what: file_kind(meta),
+    };
+    let meta = std::fs::metadata(path).map_err(read_error)?;
+    if !meta.is_file() {
+        return Err(not_a_file(&meta));
+    }
     let file = File::open(path).map_err(read_error)?;
+    // And again on the handle, in case the path changed in between.
     let meta = file.metadata().map_err(read_error)?;
     if !meta.is_file() {
-        return Err(InputError::NotAFile {
-            path: path.to_path_buf(),
-            what: file_kind(&meta),
-        });
+        return Err(not_a_file(&meta));
     }
     if meta.len() > MAX_INPUT_BYTES {
         return Err(InputError::TooLarge {
