@@ -189,6 +189,7 @@ pub(crate) struct RawEvent {
 }
 
 /// An element that is an object reads as an event; anything else is skipped.
+#[derive(Default)]
 struct MaybeEvent(Option<RawEvent>);
 
 impl<'de> Deserialize<'de> for MaybeEvent {
@@ -206,12 +207,6 @@ impl<'de> Deserialize<'de> for MaybeEvent {
             ignore_rest!(bool, i64, u64, f64, str, unit, seq);
         }
         d.deserialize_any(V)
-    }
-}
-
-impl Default for MaybeEvent {
-    fn default() -> Self {
-        Self(None)
     }
 }
 
