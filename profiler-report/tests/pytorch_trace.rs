@@ -80,8 +80,9 @@ fn no_mapped_op_covers_zero_not_negative_zero() {
     assert!(!import.profile.notes.iter().any(|n| n.contains("-0")));
 }
 
-/// 100k CPU ops, each enclosing the next, under a backward node: every
-/// event's ancestry is read once, not walked per event.
+/// 100k CPU ops with sequence numbers, each enclosing the next, under a
+/// backward node: every event's ancestry is read once, not walked per
+/// event.
 #[test]
 fn one_hundred_thousand_nested_events() {
     const DEPTH: usize = 100_000;
@@ -102,7 +103,11 @@ fn one_hundred_thousand_nested_events() {
         };
         let ts = 2.0 + i as f64 * 1e-2;
         let dur = 5e5 - i as f64 * 2e-2;
-        write!(text, ",{}", event(name, "cpu_op", ts, dur)).unwrap();
+        // A sequence number makes the import ask whether the op runs in a
+        // backward node: once per event, up its whole chain of parents.
+        let e = event(name, "cpu_op", ts, dur)
+            .replace('}', &format!(",\"args\":{{\"Sequence number\":{i}}}}}"));
+        write!(text, ",{e}").unwrap();
     }
     text.push_str("]}");
     let import = import_pytorch_trace_str(&text, "deep.json", &OpMapping::defaults()).unwrap();
