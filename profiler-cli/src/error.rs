@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use profiler_report::import::ImportError;
+use profiler_report::input::InputError;
 
 /// What a run ended with; the discriminant is the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +56,15 @@ impl CliError {
     /// An input error from anything that displays.
     pub(crate) fn input(e: impl std::fmt::Display) -> Self {
         Self::Input(e.to_string())
+    }
+}
+
+impl From<InputError> for CliError {
+    fn from(e: InputError) -> Self {
+        match e {
+            InputError::Import(e) => e.into(),
+            other => Self::Input(other.to_string()),
+        }
     }
 }
 

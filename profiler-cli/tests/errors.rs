@@ -78,7 +78,7 @@ fn wrong_formats() {
     fails(
         &["scorecard", bad.to_str().unwrap()],
         2,
-        &["bad.json", "not valid JSON"],
+        &["bad.json", "malformed profile", "EOF while parsing"],
     );
     std::fs::write(&bad, [0xff, 0xfe, 0x00]).unwrap();
     fails(

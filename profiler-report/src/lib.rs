@@ -19,11 +19,11 @@
 //!
 //! The root holds what that needs; specialised items live in the public
 //! modules:
-//! - [`scorecard`](mod@scorecard): thresholds, model shape for MFU, the
-//!   step-profiler line parser, regressions and per-layer types.
+//! - [`scorecard`](mod@scorecard): thresholds, model shape for MFU,
+//!   regressions and per-layer types.
 //! - [`hardware`]: device ceilings ([`hardware::DEVICES`]) and
 //!   [`hardware::HardwareConfig`] (settings and config files).
-//! - [`trace`]: [`TraceAnalyzer`]'s result types, reading trace files, the
+//! - [`trace`]: [`TraceAnalyzer`]'s result types, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]).
@@ -39,8 +39,11 @@
 //!   and analyses).
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
-//! - [`import`]: Nsight Compute CSVs and Nsight Systems kernel summaries as
-//!   [`import::FullProfile`]s and profiles, and running `ncu`/`nsys`.
+//! - [`input`]: every input format, told from a file's first bytes and read
+//!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight
+//!   Compute CSVs and Nsight Systems kernel summaries as
+//!   [`import::FullProfile`]s and profiles, and running `ncu`/`nsys`), the
+//!   step-profiler line parser and execution-trace reading.
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
@@ -56,7 +59,7 @@ pub mod export;
 mod glossary;
 pub mod hardware;
 pub mod html;
-pub mod import;
+pub mod input;
 mod json;
 pub mod kernel;
 pub mod parity;
@@ -75,6 +78,8 @@ pub use export::{
 };
 pub use hardware::HardwareSpec;
 pub use html::{HtmlReport, write_html_report};
+/// The Nsight importers, kept at their earlier path; see [`input::nsight`].
+pub use input::nsight as import;
 pub use scorecard::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,

@@ -6,12 +6,13 @@ use std::path::Path;
 use profiler_core::Profile;
 use profiler_report::hardware::HardwareConfig;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
-use profiler_report::parity::{OpMapping, ParityProfile, import_pytorch_trace};
+use profiler_report::input::Input;
+use profiler_report::parity::{OpMapping, ParityProfile, import_chrome_trace};
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision};
 
 use crate::error::CliError;
 use crate::hardware::Hardware;
-use crate::input::{Kind, Run, describe, is_binary_report, kind, read_text, stem};
+use crate::input::{Run, load, stem};
 
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {
@@ -128,18 +129,13 @@ pub(crate) fn parity_profile(
     ncu: &FullProfileOptions,
     run_name: bool,
 ) -> Result<ParityProfile, CliError> {
-    let k = if is_binary_report(path) {
-        Kind::Nsys
-    } else {
-        kind(&read_text(path)?, path)?
-    };
-    match k {
-        Kind::Parity => ParityProfile::read(path).map_err(CliError::input),
-        Kind::ChromeTrace => import_pytorch_trace(path, mapping)
-            .map(|i| i.profile)
-            .map_err(CliError::input),
-        Kind::Profile | Kind::Ncu | Kind::Nsys | Kind::FullProfiles => {
-            let profile = Run::load(path)?.into_profile(ncu)?;
+    match load(path)? {
+        Input::Parity(p) => Ok(p),
+        Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
+            Ok(import_chrome_trace(&t, mapping).profile)
+        }
+        run @ (Input::Profile(_) | Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)) => {
+            let profile = Run::from_input(run, path)?.into_profile(ncu)?;
             let name = if run_name && !profile.run.name.is_empty() {
                 profile.run.name.clone()
             } else {
@@ -150,7 +146,7 @@ pub(crate) fn parity_profile(
         other => Err(CliError::Input(format!(
             "`{}` holds {}: parity takes profiles, parity profiles, PyTorch traces or Nsight exports",
             path.display(),
-            describe(other)
+            other.what()
         ))),
     }
 }

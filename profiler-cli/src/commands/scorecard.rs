@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use profiler_report::import::FullProfileOptions;
-use profiler_report::scorecard::{Severity, Thresholds, parse_last_step_profiler_line};
+use profiler_report::input::Input;
+use profiler_report::scorecard::{Severity, Thresholds};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::{Kind, Run, is_binary_report, kind, read_text};
+use crate::input::{Run, load, read_text};
 
 /// The least severe regression that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,30 +79,24 @@ fn thresholds(path: &std::path::Path) -> Result<Thresholds, CliError> {
 
 pub(crate) fn run(args: &ScorecardArgs, cx: &Context) -> Result<Status, CliError> {
     let hardware = cx.hardware(args.bytes_per_token)?;
-    let text_kind = if is_binary_report(&args.profile) {
-        None
-    } else {
-        Some(kind(&read_text(&args.profile)?, &args.profile)?)
-    };
     let profile;
-    let mut builder = if text_kind == Some(Kind::StepLine) {
-        let text = read_text(&args.profile)?;
-        let input = parse_last_step_profiler_line(&text)
-            .map_err(|e| CliError::Input(format!("`{}`: {e}", args.profile.display())))?;
-        let tok_s = args.throughput.ok_or_else(|| {
+    let mut builder = match load(&args.profile)? {
+        Input::StepLog(input) => {
+            let tok_s = args.throughput.ok_or_else(|| {
             CliError::Input(format!(
                 "`{}` is a step-profiler line, which has no throughput: pass --throughput TOK_S",
                 args.profile.display()
             ))
         })?;
-        ScorecardBuilder::from_input(input, tok_s)
-    } else {
-        let run = Run::load(&args.profile)?;
-        profile = run.into_profile(&FullProfileOptions {
-            hardware: hardware.as_ref().map(|h| h.roofline.clone()),
-            ..FullProfileOptions::default()
-        })?;
-        ScorecardBuilder::from_profile(&profile)
+            ScorecardBuilder::from_input(input, tok_s)
+        }
+        other => {
+            profile = Run::from_input(other, &args.profile)?.into_profile(&FullProfileOptions {
+                hardware: hardware.as_ref().map(|h| h.roofline.clone()),
+                ..FullProfileOptions::default()
+            })?;
+            ScorecardBuilder::from_profile(&profile)
+        }
     };
     let mut notes = Vec::new();
     if let Some(h) = &hardware {

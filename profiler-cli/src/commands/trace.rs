@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use profiler_core::Profile;
 use profiler_core::trace::RecordedExecutionTrace;
-use profiler_report::trace::{TraceSummary, parse_execution_trace};
+use profiler_report::input::Input;
+use profiler_report::trace::TraceSummary;
 use profiler_report::{
     TraceAnalyzer, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
 };
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::{Kind, describe, kind, read_text, stem};
+use crate::input::{load, stem};
 use crate::output::emit;
 
 /// Summarise or export a trace.
@@ -72,19 +73,14 @@ enum Traced {
     Trace(RecordedExecutionTrace),
 }
 
-fn load(path: &Path) -> Result<Traced, CliError> {
-    let text = read_text(path)?;
-    match kind(&text, path)? {
-        Kind::Profile => Profile::from_json(&text)
-            .map(|p| Traced::Profile(Box::new(p)))
-            .map_err(|e| CliError::input(e.with_path(path))),
-        Kind::ExecutionTrace => parse_execution_trace(&text)
-            .map(Traced::Trace)
-            .map_err(|e| CliError::Input(format!("`{}`: {e}", path.display()))),
+fn traced(path: &Path) -> Result<Traced, CliError> {
+    match load(path)? {
+        Input::Profile(p) => Ok(Traced::Profile(p)),
+        Input::ExecutionTrace(t) => Ok(Traced::Trace(t)),
         other => Err(CliError::Input(format!(
             "`{}` holds {}: trace takes a profile.json or an execution trace",
             path.display(),
-            describe(other)
+            other.what()
         ))),
     }
 }
@@ -92,7 +88,7 @@ fn load(path: &Path) -> Result<Traced, CliError> {
 pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
     match &args.command {
         TraceCommand::Summary { file } => {
-            let summary = match load(file)? {
+            let summary = match traced(file)? {
                 Traced::Profile(p) => TraceSummary::of(&TraceAnalyzer::trace_of(&p)),
                 Traced::Trace(t) => TraceSummary::of(&t),
             };
@@ -109,7 +105,7 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
             title,
             folded,
         } => {
-            let (stacks, name) = match load(file)? {
+            let (stacks, name) = match traced(file)? {
                 Traced::Profile(p) => (folded_stacks(&p), p.run.name.clone()),
                 Traced::Trace(t) => (TraceAnalyzer::flamegraph_collapsed(&t), String::new()),
             };
@@ -125,7 +121,7 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
             emit(&text, cx.output.as_deref())?;
         }
         TraceCommand::Chrome { file } => {
-            let profile = match load(file)? {
+            let profile = match traced(file)? {
                 Traced::Profile(p) => *p,
                 Traced::Trace(t) => {
                     let mut p = Profile::empty();
@@ -136,7 +132,7 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
             };
             emit(&chrome_trace_json(&profile), cx.output.as_deref())?;
         }
-        TraceCommand::Speedscope { file } => match load(file)? {
+        TraceCommand::Speedscope { file } => match traced(file)? {
             Traced::Profile(p) => {
                 if p.timeline.event_count() == 0 {
                     eprintln!(

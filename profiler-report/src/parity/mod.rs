@@ -23,5 +23,6 @@ pub use model::{
 };
 pub use multi::{MultiParityComparison, compute_parity_multi};
 pub use pytorch::{
-    OpMapping, PytorchImport, UnmappedOp, import_pytorch_trace, import_pytorch_trace_str,
+    ChromeTrace, OpMapping, PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace,
+    import_pytorch_trace_str,
 };

@@ -24,7 +24,6 @@ mod markdown;
 mod measured;
 mod model;
 mod noise;
-mod parse;
 mod recommend;
 mod regression;
 mod shape;
@@ -43,9 +42,5 @@ pub use grade::{Bottleneck, Grade, Withheld};
 pub use input::{PerLayerData, PhaseData, StepProfilerInput};
 pub(crate) use measured::timed_a_device;
 pub use model::{BaselineComparison, LayerSummary, Regression, Severity, TrainingScorecard};
-pub use parse::{
-    STEP_PROFILER_TAGS, find_last_step_profiler_line, parse_last_step_profiler_line,
-    parse_step_profiler_line,
-};
 pub use shape::RunShape;
 pub use thresholds::{ModelShape, Thresholds};

@@ -6,7 +6,6 @@ mod analyzer;
 mod error;
 pub(crate) mod nesting;
 mod ranks;
-mod read;
 mod summary;
 mod types;
 
@@ -15,6 +14,5 @@ pub use error::TraceError;
 pub use ranks::{
     DEFAULT_STRAGGLER_THRESHOLD, RankReport, RankStats, Straggler, read_rank_profiles,
 };
-pub use read::{parse_execution_trace, read_execution_trace};
 pub use summary::{OpRow, SlowEntry, TraceSummary};
 pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary};

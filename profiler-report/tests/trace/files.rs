@@ -5,7 +5,8 @@ use profiler_core::{
     trace::{EventKind, RecordedExecutionTrace},
 };
 use profiler_report::export::{merge_rank_files, merge_ranks};
-use profiler_report::trace::{TraceError, parse_execution_trace, read_execution_trace};
+use profiler_report::input::{parse_execution_trace, read_execution_trace};
+use profiler_report::trace::TraceError;
 use serde_json::Value;
 
 use super::exports::{assert_valid_chrome, find};

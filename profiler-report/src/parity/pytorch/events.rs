@@ -2,8 +2,7 @@
 //! events with their nesting: per thread, an event's parent is the
 //! innermost event that encloses it.
 
-use serde_json::Value;
-
+use super::raw::{RawEvent, Root, Sink, Tokens};
 use crate::parity::error::ParityError;
 
 /// Kind of a trace event, from its `cat`.
@@ -44,104 +43,142 @@ impl Event {
     }
 }
 
-/// What the trace says beyond its events.
-#[derive(Debug, Default)]
-pub(crate) struct TraceMeta {
+/// A Chrome trace read into complete events with their nesting, as
+/// `torch.profiler` (Kineto) or this crate's export writes it. Read it with
+/// [`ChromeTrace::from_reader`]; turn it into a parity baseline with
+/// `import_chrome_trace`.
+#[derive(Debug, Clone, Default)]
+pub struct ChromeTrace {
+    /// Complete events, sorted per thread by start (longer first on ties),
+    /// parents set.
+    pub(crate) events: Vec<Event>,
     /// Top-level `tokens_per_step` (number or numeric string).
     pub(crate) tokens_per_step: Option<f64>,
+    /// Complete events left out for a negative or non-finite start or
+    /// duration: (index in `traceEvents`, name).
+    pub(crate) dropped: Vec<(usize, String)>,
+}
+
+impl ChromeTrace {
+    /// Reads a trace from `reader` without holding the document whole;
+    /// `origin` names it in errors.
+    ///
+    /// # Errors
+    /// [`ParityError::Malformed`] for invalid JSON or an event with a key
+    /// given twice (naming the key and the event's index),
+    /// [`ParityError::NotATrace`] without complete events, and
+    /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`.
+    pub fn from_reader(reader: impl std::io::Read, origin: &str) -> Result<Self, ParityError> {
+        let mut de = serde_json::Deserializer::from_reader(reader);
+        Self::read(&mut de, origin)
+    }
+
+    /// Reads a trace from text; errors as [`ChromeTrace::from_reader`].
+    ///
+    /// # Errors
+    /// As [`ChromeTrace::from_reader`].
+    pub fn from_json(text: &str, origin: &str) -> Result<Self, ParityError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        Self::read(&mut de, origin)
+    }
+
+    /// Complete events read.
+    #[must_use]
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Complete events left out for a negative or non-finite start or
+    /// duration: (index in `traceEvents`, name).
+    #[must_use]
+    pub fn dropped(&self) -> &[(usize, String)] {
+        &self.dropped
+    }
+
+    fn read<'de, R: serde_json::de::Read<'de>>(
+        de: &mut serde_json::Deserializer<R>,
+        origin: &str,
+    ) -> Result<Self, ParityError> {
+        let json = |e: serde_json::Error| ParityError::json("PyTorch trace", origin, &e);
+        let mut trace = Self::default();
+        let top =
+            serde::de::DeserializeSeed::deserialize(Root(&mut trace), &mut *de).map_err(json)?;
+        de.end().map_err(json)?;
+        let not_a_trace = |reason: &str| ParityError::NotATrace {
+            origin: origin.to_owned(),
+            reason: reason.to_owned(),
+        };
+        if !top.container {
+            return Err(not_a_trace("neither an object nor an array of events"));
+        }
+        if !top.has_events {
+            return Err(not_a_trace("no `traceEvents` array"));
+        }
+        trace.tokens_per_step = match top.tokens_per_step {
+            None => None,
+            Some(Tokens::Number(t)) if t.is_finite() && t > 0.0 => Some(t),
+            Some(Tokens::Number(t)) => return Err(bad_tokens(origin, t.to_string())),
+            Some(Tokens::Other(v)) => return Err(bad_tokens(origin, v)),
+        };
+        if trace.events.is_empty() {
+            return Err(not_a_trace(
+                "no complete (\"ph\": \"X\") events with a time and a duration",
+            ));
+        }
+        trace.events.sort_by(|a, b| {
+            a.thread
+                .cmp(&b.thread)
+                .then(a.ts.total_cmp(&b.ts))
+                .then(b.dur.total_cmp(&a.dur))
+        });
+        nest(&mut trace.events);
+        Ok(trace)
+    }
 }
 
 /// Timestamps carry ns precision in µs; allow one ns of rounding when
 /// deciding whether one event encloses another.
 const EPS_US: f64 = 1e-3;
 
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
+fn bad_tokens(origin: &str, value: String) -> ParityError {
+    ParityError::InvalidValue {
+        origin: origin.to_owned(),
+        field: "tokens_per_step".to_owned(),
+        value,
+        reason: "must be a number above 0".to_owned(),
     }
 }
 
-/// Parses the trace text into complete events (sorted per thread by start,
-/// longer first on ties) with parents set, plus its metadata.
-pub(crate) fn parse(text: &str, origin: &str) -> Result<(Vec<Event>, TraceMeta), ParityError> {
-    let root: Value =
-        serde_json::from_str(text).map_err(|e| ParityError::json("PyTorch trace", origin, &e))?;
-    let not_a_trace = |reason: &str| ParityError::NotATrace {
-        origin: origin.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let (raw, meta) = match &root {
-        Value::Array(events) => (events, TraceMeta::default()),
-        Value::Object(map) => {
-            let events = map
-                .get("traceEvents")
-                .ok_or_else(|| not_a_trace("no `traceEvents` array"))?
-                .as_array()
-                .ok_or_else(|| not_a_trace("`traceEvents` is not an array"))?;
-            let tokens_per_step = match map.get("tokens_per_step") {
-                None => None,
-                Some(v) => Some(number(v).filter(|t| t.is_finite() && *t > 0.0).ok_or_else(
-                    || ParityError::InvalidValue {
-                        origin: origin.to_owned(),
-                        field: "tokens_per_step".to_owned(),
-                        value: v.to_string(),
-                        reason: "must be a number above 0".to_owned(),
-                    },
-                )?),
-            };
-            (events, TraceMeta { tokens_per_step })
+impl Sink for ChromeTrace {
+    fn event(&mut self, index: usize, e: RawEvent) {
+        if e.ph.0.as_deref() != Some("X") {
+            return;
         }
-        _ => return Err(not_a_trace("neither an object nor an array of events")),
-    };
-    let mut events: Vec<Event> = raw
-        .iter()
-        .filter(|e| e.get("ph").and_then(Value::as_str) == Some("X"))
-        .filter_map(|e| {
-            let ts = e.get("ts").and_then(number)?;
-            let dur = e.get("dur").and_then(number)?;
-            if !(ts.is_finite() && dur.is_finite() && dur >= 0.0) {
-                return None;
-            }
-            let cat = match e.get("cat").and_then(Value::as_str) {
-                Some("cpu_op" | "operator") => Cat::CpuOp,
-                Some("user_annotation") => Cat::Annotation,
-                Some("kernel") => Cat::Kernel,
-                _ => Cat::Other,
-            };
-            let args = e.get("args");
-            let arg = |k: &str| args.and_then(|a| a.get(k)).and_then(Value::as_i64);
-            let id = |k: &str| e.get(k).map_or_else(String::new, |v| v.to_string());
-            Some(Event {
-                name: e
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-                cat,
-                ts,
-                dur,
-                thread: format!("{}/{}", id("pid"), id("tid")),
-                seq: arg("Sequence number"),
-                external_id: arg("External id"),
-                parent: None,
-            })
-        })
-        .collect();
-    if events.is_empty() {
-        return Err(not_a_trace(
-            "no complete (\"ph\": \"X\") events with a time and a duration",
-        ));
+        let (Some(ts), Some(dur)) = (e.ts.0, e.dur.0) else {
+            return;
+        };
+        let name = e.name.0.unwrap_or_default();
+        if !(ts.is_finite() && dur.is_finite() && ts >= 0.0 && dur >= 0.0) {
+            self.dropped.push((index, name));
+            return;
+        }
+        let cat = match e.cat.0.as_deref() {
+            Some("cpu_op" | "operator") => Cat::CpuOp,
+            Some("user_annotation") => Cat::Annotation,
+            Some("kernel") => Cat::Kernel,
+            _ => Cat::Other,
+        };
+        self.events.push(Event {
+            name,
+            cat,
+            ts,
+            dur,
+            thread: format!("{}/{}", e.pid.0, e.tid.0),
+            seq: e.args.seq,
+            external_id: e.args.external_id,
+            parent: None,
+        });
     }
-    events.sort_by(|a, b| {
-        a.thread
-            .cmp(&b.thread)
-            .then(a.ts.total_cmp(&b.ts))
-            .then(b.dur.total_cmp(&a.dur))
-    });
-    nest(&mut events);
-    Ok((events, meta))
 }
 
 /// Sets each event's parent: the innermost earlier event on its thread that
@@ -185,8 +222,9 @@ mod tests {
             {"ph": "i", "name": "instant", "pid": 1, "tid": 1, "ts": 3},
             {"ph": "X", "name": "no duration", "pid": 1, "tid": 1, "ts": 3}
         ], "tokens_per_step": "256"}"#;
-        let (events, meta) = parse(text, "t.json").unwrap();
-        assert_eq!(meta.tokens_per_step, Some(256.0));
+        let trace = ChromeTrace::from_json(text, "t.json").unwrap();
+        let events = &trace.events;
+        assert_eq!(trace.tokens_per_step, Some(256.0));
         let parent = |name: &str| {
             let e = events.iter().find(|e| e.name == name).unwrap();
             e.parent.map(|p| events[p].name.as_str())
@@ -201,16 +239,17 @@ mod tests {
 
     #[test]
     fn not_a_trace_and_truncated_text_are_errors_naming_the_origin() {
-        let e = parse("{\"traceEvents\": [{\"ph\": \"X\"", "cut.json").unwrap_err();
+        let e =
+            ChromeTrace::from_json("{\"traceEvents\": [{\"ph\": \"X\"", "cut.json").unwrap_err();
         assert!(
             matches!(&e, ParityError::Malformed { origin, .. } if origin == "cut.json"),
             "{e}"
         );
-        let e = parse("{\"events\": []}", "x.json").unwrap_err();
+        let e = ChromeTrace::from_json("{\"events\": []}", "x.json").unwrap_err();
         assert!(e.to_string().contains("traceEvents"), "{e}");
-        let e = parse("[]", "x.json").unwrap_err();
+        let e = ChromeTrace::from_json("[]", "x.json").unwrap_err();
         assert!(matches!(e, ParityError::NotATrace { .. }), "{e}");
-        let e = parse(
+        let e = ChromeTrace::from_json(
             "{\"traceEvents\": [], \"tokens_per_step\": \"many\"}",
             "x.json",
         )

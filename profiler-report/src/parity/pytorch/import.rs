@@ -8,13 +8,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{Cat, Event, parse};
+use super::events::{Cat, ChromeTrace, Event};
 use super::mapping::OpMapping;
+use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
 use crate::parity::error::ParityError;
 use crate::parity::model::ParityProfile;
-
-/// Prefix of the autograd engine's range around each backward node.
-const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function: ";
 
 /// Ops that only make views or read metadata: they launch no kernel and are
 /// not counted as launches in a CPU-only trace.
@@ -95,15 +93,32 @@ pub fn import_pytorch_trace(
     mapping: &OpMapping,
 ) -> Result<PytorchImport, ParityError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| ParityError::Read {
+    let file = std::fs::File::open(path).map_err(|source| ParityError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    import_pytorch_trace_str(&text, &path.display().to_string(), mapping)
+    let reader = std::io::BufReader::new(file);
+    let trace = ChromeTrace::from_reader(reader, &path.display().to_string())?;
+    Ok(import_chrome_trace(&trace, mapping))
 }
 
 /// Imports a `torch.profiler` Chrome trace given as text; `origin` names it
-/// in errors.
+/// in errors. See [`import_chrome_trace`] for how it is mapped.
+///
+/// # Errors
+/// As [`import_pytorch_trace`].
+pub fn import_pytorch_trace_str(
+    text: &str,
+    origin: &str,
+    mapping: &OpMapping,
+) -> Result<PytorchImport, ParityError> {
+    Ok(import_chrome_trace(
+        &ChromeTrace::from_json(text, origin)?,
+        mapping,
+    ))
+}
+
+/// A Chrome trace already read, mapped onto bricks as a parity baseline.
 ///
 /// - Steps are the `ProfilerStep#N` ranges; times are per step. Without
 ///   them the whole trace is one step (a note says so).
@@ -117,23 +132,23 @@ pub fn import_pytorch_trace(
 ///   metadata reads.
 /// - Throughput needs tokens per step: the mapping's, else the trace's
 ///   top-level `tokens_per_step` (`prof.add_metadata_json`).
-///
-/// # Errors
-/// As [`import_pytorch_trace`].
-pub fn import_pytorch_trace_str(
-    text: &str,
-    origin: &str,
-    mapping: &OpMapping,
-) -> Result<PytorchImport, ParityError> {
-    let (events, meta) = parse(text, origin)?;
+/// - Events with a negative or non-finite start or duration are left out;
+///   a note counts and names them.
+#[must_use]
+pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchImport {
+    let events = &trace.events[..];
     let mut notes = Vec::new();
+    if let Some(note) = dropped_note(&trace.dropped) {
+        notes.push(note);
+    }
 
     let steps: Vec<(f64, f64)> = events
         .iter()
         .filter(|e| e.cat == Cat::Annotation && e.name.starts_with("ProfilerStep#"))
         .map(|e| (e.ts, e.end()))
         .collect();
-    let in_step = |ts: f64| steps.is_empty() || steps.iter().any(|&(s, e)| ts >= s && ts <= e);
+    let windows = StepWindows::new(&steps);
+    let in_step = |ts: f64| windows.contains(ts);
     let step_count = steps.len().max(1) as f64;
     let step_ms = if steps.is_empty() {
         let start = events.iter().map(|e| e.ts).fold(f64::INFINITY, f64::min);
@@ -151,8 +166,9 @@ pub fn import_pytorch_trace_str(
         steps.iter().map(|(s, e)| e - s).sum::<f64>() / 1e3 / step_count
     };
 
-    let own = own_maps(&events, mapping, &mut notes);
-    let root = roots(&events, &own);
+    let tree = Tree::new(events);
+    let own = own_maps(events, &tree, mapping, &mut notes);
+    let root = roots(events, &own);
     let device = events.iter().any(|e| e.cat == Cat::Kernel);
 
     let mut ops: BTreeMap<String, f64> = BTreeMap::new();
@@ -182,18 +198,16 @@ pub fn import_pytorch_trace_str(
         );
     } else {
         let mut has_op_child = vec![false; events.len()];
+        // Whether a mapped root lies below an event; children come after
+        // their parents, so one backward pass sees every subtree first.
         let mut mapped_below = vec![false; events.len()];
-        for (i, e) in events.iter().enumerate() {
-            let mut p = e.parent;
-            if e.cat == Cat::CpuOp
-                && let Some(parent) = p
-            {
-                has_op_child[parent] = true;
-            }
-            if root[i] == Some(i) {
-                while let Some(q) = p {
-                    mapped_below[q] = true;
-                    p = events[q].parent;
+        for (i, e) in events.iter().enumerate().rev() {
+            if let Some(parent) = e.parent {
+                if e.cat == Cat::CpuOp {
+                    has_op_child[parent] = true;
+                }
+                if root[i] == Some(i) || mapped_below[i] {
+                    mapped_below[parent] = true;
                 }
             }
         }
@@ -212,8 +226,7 @@ pub fn import_pytorch_trace_str(
             if !has_op_child[i] && !VIEW_OPS.contains(&e.name.as_str()) {
                 launches += 1;
             }
-            let top_op = !ancestors(&events, i).any(|a| events[a].cat == Cat::CpuOp);
-            if top_op && root[i].is_none() && !mapped_below[i] {
+            if !tree.under_op[i] && root[i].is_none() && !mapped_below[i] {
                 *unmapped.entry(e.name.as_str()).or_default() += e.dur;
             }
         }
@@ -227,7 +240,8 @@ pub fn import_pytorch_trace_str(
     for ms in ops.values_mut() {
         *ms /= 1e3 * step_count;
     }
-    let mapped_ms: f64 = ops.values().sum();
+    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
+    let mapped_ms: f64 = ops.values().fold(0.0, |a, b| a + b);
     let mapped_fraction = if step_ms > 0.0 && !device {
         (mapped_ms / step_ms).clamp(0.0, 1.0)
     } else {
@@ -243,7 +257,7 @@ pub fn import_pytorch_trace_str(
     unmapped.sort_by(|a, b| b.ms.total_cmp(&a.ms).then_with(|| a.name.cmp(&b.name)));
     unmapped.truncate(10);
 
-    let tokens = mapping.tokens_per_step.or(meta.tokens_per_step);
+    let tokens = mapping.tokens_per_step.or(trace.tokens_per_step);
     let throughput = match tokens {
         Some(t) if step_ms > 0.0 => t / (step_ms / 1e3),
         _ => {
@@ -261,7 +275,7 @@ pub fn import_pytorch_trace_str(
             mapped_fraction * 100.0
         ));
     }
-    Ok(PytorchImport {
+    PytorchImport {
         profile: ParityProfile {
             runtime: mapping
                 .runtime
@@ -277,16 +291,41 @@ pub fn import_pytorch_trace_str(
         device_kernels: device,
         mapped_fraction,
         unmapped,
-    })
+    }
 }
 
-fn ancestors(events: &[Event], i: usize) -> impl Iterator<Item = usize> + '_ {
-    std::iter::successors(events[i].parent, move |&p| events[p].parent)
+/// A note counting and naming the events left out, when there are any.
+fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
+    const NAMED: usize = 3;
+    if dropped.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = dropped
+        .iter()
+        .take(NAMED)
+        .map(|(i, name)| format!("`{name}` (traceEvents[{i}])"))
+        .collect();
+    let more = dropped.len().saturating_sub(NAMED);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{} events left out for a negative or non-finite start or duration: {}{tail}",
+        dropped.len(),
+        names.join(", ")
+    ))
 }
 
 /// Each event's own brick, before nesting: annotations and ops by the
 /// mapping, backward nodes through their forward op's sequence number.
-fn own_maps(events: &[Event], mapping: &OpMapping, notes: &mut Vec<String>) -> Vec<Option<String>> {
+fn own_maps(
+    events: &[Event],
+    tree: &Tree,
+    mapping: &OpMapping,
+    notes: &mut Vec<String>,
+) -> Vec<Option<String>> {
     let mut own: Vec<Option<String>> = events
         .iter()
         .map(|e| match e.cat {
@@ -300,10 +339,7 @@ fn own_maps(events: &[Event], mapping: &OpMapping, notes: &mut Vec<String>) -> V
     let forward_root = roots(events, &own);
     // The op that created autograd node N is the last forward op recording
     // sequence number N (ops that create no node report the next number).
-    let in_backward = |i: usize| {
-        events[i].name.starts_with(BACKWARD_PREFIX)
-            || ancestors(events, i).any(|a| events[a].name.starts_with(BACKWARD_PREFIX))
-    };
+    let in_backward = |i: usize| tree.in_backward[i];
     let mut creator: HashMap<i64, usize> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
         if e.cat == Cat::CpuOp

@@ -1,10 +1,15 @@
 //! PyTorch as a parity baseline: the Chrome trace `torch.profiler` writes,
-//! mapped onto brick names by an [`OpMapping`].
+//! read into nested events and mapped onto brick names by an [`OpMapping`].
 
 mod events;
 mod import;
 mod mapping;
+mod raw;
 mod rules;
+mod tree;
 
-pub use import::{PytorchImport, UnmappedOp, import_pytorch_trace, import_pytorch_trace_str};
+pub use events::ChromeTrace;
+pub use import::{
+    PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str,
+};
 pub use mapping::OpMapping;

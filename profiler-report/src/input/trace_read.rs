@@ -6,7 +6,7 @@ use std::path::Path;
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
-use super::error::TraceError;
+use crate::trace::TraceError;
 
 /// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the established
 /// format), or a whole profile (any JSON object with `schema_version`), whose
@@ -24,7 +24,7 @@ pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionT
         path: path.to_path_buf(),
         source,
     })?;
-    parse(&text, Some(path))
+    parse_trace(&text, Some(path))
 }
 
 /// Parses a trace from JSON text; errors as [`read_execution_trace`], without a file.
@@ -32,10 +32,13 @@ pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionT
 /// # Errors
 /// As [`read_execution_trace`].
 pub fn parse_execution_trace(text: &str) -> Result<RecordedExecutionTrace, TraceError> {
-    parse(text, None)
+    parse_trace(text, None)
 }
 
-fn parse(text: &str, path: Option<&Path>) -> Result<RecordedExecutionTrace, TraceError> {
+pub(crate) fn parse_trace(
+    text: &str,
+    path: Option<&Path>,
+) -> Result<RecordedExecutionTrace, TraceError> {
     // A profile also parses as an (empty) trace, so look for its marker first.
     let trace = if is_profile(text) {
         match path {
@@ -145,7 +148,7 @@ mod tests {
         let err = super::parse_execution_trace(r#"{"entries": [], "total_duration_us": -5}"#)
             .unwrap_err();
         assert!(
-            matches!(&err, super::TraceError::Invalid { source, .. } if source.field == "total_duration_us"),
+            matches!(&err, TraceError::Invalid { source, .. } if source.field == "total_duration_us"),
             "{err:?}"
         );
         assert!(err.to_string().contains("`total_duration_us`: -5"), "{err}");

@@ -4,8 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::error::ScorecardError;
-use super::input::{PerLayerData, PhaseData, StepProfilerInput};
+use crate::scorecard::{PerLayerData, PhaseData, ScorecardError, StepProfilerInput};
 
 /// Tags accepted in the `_profiler` field.
 pub const STEP_PROFILER_TAGS: [&str; 2] = ["step_profiler_v2", "step_profiler_v1"];
@@ -51,7 +50,7 @@ pub fn parse_last_step_profiler_line(log: &str) -> Result<StepProfilerInput, Sco
     }))
 }
 
-fn is_tagged(line: &str) -> bool {
+pub(crate) fn is_tagged(line: &str) -> bool {
     line.contains("\"_profiler\"") && line.contains("step_profiler_v")
 }
 
@@ -97,7 +96,10 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
     }
 }
 
-fn parse_at(line: &str, number: Option<usize>) -> Result<StepProfilerInput, ScorecardError> {
+pub(crate) fn parse_at(
+    line: &str,
+    number: Option<usize>,
+) -> Result<StepProfilerInput, ScorecardError> {
     let value = json_of(line, number)?;
     let Value::Object(object) = value else {
         return Err(ScorecardError::NotAnObject { line: number });

@@ -76,7 +76,10 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
     let mut table = String::new();
     let mut origin_line = Vec::new();
     for (i, line) in lines.iter().enumerate().skip(header_at) {
-        if line.trim_start().starts_with("==") {
+        // Exports concatenated with `cat` carry each file's byte-order mark
+        // at the start of a line, and repeat the header row: neither is data.
+        let line = line.trim_start_matches('\u{feff}');
+        if line.trim_start().starts_with("==") || (i > header_at && is_header(line)) {
             continue;
         }
         table.push_str(line);

@@ -195,8 +195,8 @@ pub(crate) fn dim3(text: &str) -> Option<[u64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::flop_counters::FLOP_COUNTERS;
-    use crate::import::ncu_model::NcuMetric;
+    use crate::input::nsight::flop_counters::FLOP_COUNTERS;
+    use crate::input::nsight::ncu_model::NcuMetric;
 
     fn metric(name: &str, unit: &str, text: &str, value: Option<f64>) -> NcuMetric {
         NcuMetric {

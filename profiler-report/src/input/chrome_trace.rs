@@ -1,0 +1,35 @@
+//! Chrome traces this crate exports (`trace chrome`): an object whose first
+//! key is `traceEvents`, without the keys Kineto writes; read as a
+//! [`ChromeTrace`] (usable as a parity baseline).
+
+use super::error::InputError;
+use super::format::{Format, Input, Source};
+use super::pytorch_trace::is_kineto;
+use super::sniff::{Head, JsonRoot};
+use crate::parity::ChromeTrace;
+
+/// A Chrome trace of our own export.
+#[derive(Debug)]
+pub struct ChromeTraceFormat;
+
+impl Format for ChromeTraceFormat {
+    fn name(&self) -> &'static str {
+        "chrome-trace"
+    }
+
+    fn what(&self) -> &'static str {
+        "a Chrome trace"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        head.json_root() == Some(JsonRoot::Object)
+            && head.keys().first().is_some_and(|k| k == "traceEvents")
+            && !is_kineto(head)
+    }
+
+    fn read(&self, mut source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let trace = ChromeTrace::from_reader(source.reader(), origin)?;
+        Ok(Input::ChromeTrace(trace))
+    }
+}

@@ -1,0 +1,114 @@
+//! [`InputError`]: an input that cannot be opened, recognised or read,
+//! naming the file and what was wrong with it.
+
+use std::path::PathBuf;
+
+use profiler_core::profile::ProfileError;
+
+use super::nsight::ImportError;
+use crate::parity::ParityError;
+use crate::scorecard::ScorecardError;
+use crate::trace::TraceError;
+
+/// Error opening or reading an input.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be opened or read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// A device, FIFO, socket or directory rather than a regular file.
+    #[error("`{}` is {what}, not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead (`a character device`, `a FIFO`, ...).
+        what: &'static str,
+    },
+    /// A file past [`MAX_INPUT_BYTES`](super::sniff::MAX_INPUT_BYTES).
+    #[error("`{}` holds {size} bytes, past the input limit of {limit} bytes", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Nothing but whitespace in the inspected bytes.
+    #[error("`{origin}` is empty (only whitespace in its first {inspected} bytes)")]
+    Empty {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// Bytes inspected.
+        inspected: usize,
+    },
+    /// Bytes that are not UTF-8 text, of no binary format we read.
+    #[error("`{origin}` is not UTF-8 text (a binary report? export it to CSV or JSON first)")]
+    NotText {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+    },
+    /// No format recognises the input.
+    #[error(
+        "`{origin}` is not a profile, Nsight Compute CSV or Nsight Systems kernel summary, \
+         nor any other input we read (it starts with `{start}`)"
+    )]
+    Unrecognised {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// Its first characters.
+        start: String,
+    },
+    /// Valid JSON of the recognised format with a field of the wrong shape.
+    #[error("malformed {format} `{origin}` at line {line}, column {column}: {message}")]
+    Malformed {
+        /// The format's name in words.
+        format: &'static str,
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A saved profile that does not read.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// A parity profile or trace that does not read.
+    #[error(transparent)]
+    Parity(#[from] ParityError),
+    /// An execution trace that does not read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// An Nsight export that does not read.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// A step-profiler log or scorecard that does not read.
+    #[error("`{origin}`: {source}")]
+    Scorecard {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// What is wrong.
+        source: ScorecardError,
+    },
+}
+
+impl InputError {
+    /// A serde_json error of `format` as [`InputError::Malformed`].
+    pub(crate) fn json(format: &'static str, origin: &str, e: &serde_json::Error) -> Self {
+        Self::Malformed {
+            format,
+            origin: origin.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: crate::json::message(e),
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Nsight Compute CSV exports (`ncu --csv`): a header row starting with
+//! `"ID"` in the first bytes, or the tool's counter-permission error; read
+//! by [`parse_ncu_csv`].
+
+use super::error::InputError;
+use super::format::{Format, Input, Source};
+use super::nsight::{parse_ncu_csv, reports_counters_restricted};
+use super::sniff::Head;
+
+/// An `ncu --csv` export.
+#[derive(Debug)]
+pub struct NcuCsvFormat;
+
+impl Format for NcuCsvFormat {
+    fn name(&self) -> &'static str {
+        "ncu-csv"
+    }
+
+    fn what(&self) -> &'static str {
+        "an Nsight Compute CSV"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        let Some(text) = head.text() else {
+            return false;
+        };
+        let header = |l: &str| {
+            let l = l.trim_start_matches('\u{feff}').trim_start();
+            l.starts_with("\"ID\"") || l.starts_with("ID,")
+        };
+        head.json_root().is_none()
+            && (text.lines().any(header) || reports_counters_restricted(&text))
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let text = source.text()?;
+        Ok(Input::Ncu(parse_ncu_csv(&text, origin)?))
+    }
+}

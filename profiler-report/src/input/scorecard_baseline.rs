@@ -1,0 +1,34 @@
+//! Saved scorecards (baselines): a JSON object with `efficiency` or
+//! `hotspot_ops`, read by [`TrainingScorecard::from_json`].
+
+use super::error::InputError;
+use super::format::{Format, Input, Source};
+use super::sniff::{Head, JsonRoot};
+use crate::scorecard::TrainingScorecard;
+
+/// A saved scorecard.
+#[derive(Debug)]
+pub struct ScorecardFormat;
+
+impl Format for ScorecardFormat {
+    fn name(&self) -> &'static str {
+        "scorecard"
+    }
+
+    fn what(&self) -> &'static str {
+        "a scorecard"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        head.json_root() == Some(JsonRoot::Object)
+            && (head.has_key("efficiency") || head.has_key("hotspot_ops"))
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let text = source.text()?;
+        let scorecard = TrainingScorecard::from_json(&text)
+            .map_err(|e| InputError::json("scorecard", origin, &e))?;
+        Ok(Input::Scorecard(Box::new(scorecard)))
+    }
+}

@@ -1,0 +1,333 @@
+//! The serde shapes of a Chrome trace's JSON, read straight from a reader
+//! into typed events: lenient about the value types producers write (numbers
+//! as strings, ids as numbers or strings), strict about duplicate keys.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+/// Implements the visits a lenient field type ignores: whatever is not
+/// handled reads as the type's default.
+macro_rules! ignore_rest {
+    ($($skip:ident),*) => {
+        $(ignore_rest!(@one $skip);)*
+    };
+    (@one bool) => { fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one i64) => { fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one u64) => { fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one f64) => { fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one str) => { fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one unit) => { fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> { Ok(Default::default()) } };
+    (@one seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Default::default())
+        }
+    };
+    (@one map) => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Default::default())
+        }
+    };
+}
+
+/// A string field; any other value reads as absent.
+#[derive(Debug, Default)]
+pub(crate) struct Text(pub(crate) Option<String>);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text(Some(v.to_owned())))
+            }
+            ignore_rest!(bool, i64, u64, f64, unit, seq, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A number, or a string holding one (`"NaN"` and `"inf"` included).
+#[derive(Debug, Default)]
+pub(crate) struct Num(pub(crate) Option<f64>);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num(Some(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                Ok(Num(v.trim().parse().ok()))
+            }
+            ignore_rest!(bool, unit, seq, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A whole number that fits `i64`; anything else reads as absent.
+#[derive(Debug, Default)]
+pub(crate) struct Int(pub(crate) Option<i64>);
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                Ok(Int(Some(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                Ok(Int(i64::try_from(v).ok()))
+            }
+            ignore_rest!(bool, f64, str, unit, seq, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `pid` or `tid`: a number or a string, kept as written.
+#[derive(Debug, Default)]
+pub(crate) struct Id(pub(crate) String);
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an id")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
+                Ok(Id(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
+                Ok(Id(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Id, E> {
+                Ok(Id(v.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
+                Ok(Id(format!("{v:?}")))
+            }
+            ignore_rest!(bool, unit, seq, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The `args` the import links events by.
+#[derive(Debug, Default)]
+pub(crate) struct Args {
+    /// `Sequence number`.
+    pub(crate) seq: Option<i64>,
+    /// `External id`.
+    pub(crate) external_id: Option<i64>,
+}
+
+impl<'de> Deserialize<'de> for Args {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Args;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
+                let mut args = Args::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "Sequence number" => args.seq = map.next_value::<Int>()?.0,
+                        "External id" => args.external_id = map.next_value::<Int>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(args)
+            }
+            ignore_rest!(bool, i64, u64, f64, str, unit, seq);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One element of `traceEvents`; a key given twice is an error.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawEvent {
+    pub(crate) ph: Text,
+    pub(crate) name: Text,
+    pub(crate) cat: Text,
+    pub(crate) ts: Num,
+    pub(crate) dur: Num,
+    pub(crate) pid: Id,
+    pub(crate) tid: Id,
+    pub(crate) args: Args,
+}
+
+/// An element that is an object reads as an event; anything else is skipped.
+#[derive(Default)]
+struct MaybeEvent(Option<RawEvent>);
+
+impl<'de> Deserialize<'de> for MaybeEvent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeEvent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaybeEvent, A::Error> {
+                RawEvent::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|e| MaybeEvent(Some(e)))
+            }
+            ignore_rest!(bool, i64, u64, f64, str, unit, seq);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Receives each event with its index in `traceEvents` as it is read, so
+/// the document is never held whole.
+pub(crate) trait Sink {
+    /// One event object.
+    fn event(&mut self, index: usize, event: RawEvent);
+}
+
+struct EventsSeed<'s, S>(&'s mut S);
+
+impl<'de, S: Sink> DeserializeSeed<'de> for EventsSeed<'_, S> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: Sink> Visitor<'de> for EventsSeed<'_, S> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        loop {
+            match seq.next_element::<MaybeEvent>() {
+                Ok(Some(MaybeEvent(Some(e)))) => self.0.event(index, e),
+                Ok(Some(MaybeEvent(None))) => {}
+                Ok(None) => return Ok(()),
+                // Name the event: a position alone is hard to find in a
+                // one-line trace of a million events.
+                Err(e) => {
+                    let text = e.to_string();
+                    let message = text.split(" at line ").next().unwrap_or_default();
+                    return Err(de::Error::custom(format!(
+                        "traceEvents[{index}]: {message}"
+                    )));
+                }
+            }
+            index += 1;
+        }
+    }
+}
+
+/// A top-level `tokens_per_step`: a number, or a string holding one.
+#[derive(Debug)]
+pub(crate) enum Tokens {
+    /// The value, when it reads as a number.
+    Number(f64),
+    /// The value as written, when it does not.
+    Other(String),
+}
+
+/// What the top level holds besides events.
+#[derive(Debug, Default)]
+pub(crate) struct Top {
+    /// Whether a `traceEvents` array (or a bare array of events) was found.
+    pub(crate) has_events: bool,
+    /// Whether the document is an object or an array (else neither).
+    pub(crate) container: bool,
+    /// `tokens_per_step`, when given.
+    pub(crate) tokens_per_step: Option<Tokens>,
+}
+
+/// Reads a trace document: `{"traceEvents": [...], ...}` or a bare array.
+pub(crate) struct Root<'s, S>(pub(crate) &'s mut S);
+
+impl<'de, S: Sink> DeserializeSeed<'de> for Root<'_, S> {
+    type Value = Top;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Top, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, S: Sink> Visitor<'de> for Root<'_, S> {
+    type Value = Top;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a trace object or an array of events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Top, A::Error> {
+        EventsSeed(self.0).visit_seq(seq)?;
+        Ok(Top {
+            has_events: true,
+            container: true,
+            tokens_per_step: None,
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+        let mut top = Top {
+            container: true,
+            ..Top::default()
+        };
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "traceEvents" if top.has_events => {
+                    return Err(de::Error::duplicate_field("traceEvents"));
+                }
+                "traceEvents" => {
+                    map.next_value_seed(EventsSeed(&mut *self.0))?;
+                    top.has_events = true;
+                }
+                "tokens_per_step" => {
+                    let v = map.next_value::<serde_json::Value>()?;
+                    let n = match &v {
+                        serde_json::Value::Number(n) => n.as_f64(),
+                        serde_json::Value::String(s) => s.trim().parse().ok(),
+                        _ => None,
+                    };
+                    top.tokens_per_step = Some(match n {
+                        Some(n) => Tokens::Number(n),
+                        None => Tokens::Other(v.to_string()),
+                    });
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(top)
+    }
+    ignore_rest!(bool, i64, u64, f64, str, unit);
+}
