@@ -64,6 +64,7 @@ mod plot;
 pub mod probe;
 pub mod roofline;
 pub mod scorecard;
+mod section;
 mod textfmt;
 pub mod trace;
 mod write;
