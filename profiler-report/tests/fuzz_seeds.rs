@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use profiler_core::Profile;
 use profiler_report::TrainingScorecard;
 use profiler_report::parity::ParityProfile;
-use profiler_report::scorecard::parse_last_step_profiler_line;
 use profiler_report::trace::parse_execution_trace;
+use profiler_report::training::parse_last_step_profiler_line;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -10,13 +10,13 @@ use profiler_core::{
     profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
 };
 use profiler_report::hardware::{HardwareConfig, HardwareError};
-use profiler_report::scorecard::{
+use profiler_report::training::{
     ModelShape, PerLayerData, PhaseData, Severity, Thresholds, parse_last_step_profiler_line,
     parse_step_profiler_line,
 };
 use profiler_report::{
     Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,
-    TrainingScorecard, compute_training_scorecard, scorecard::Withheld,
+    TrainingScorecard, compute_training_scorecard, training::Withheld,
 };
 
 fn rtx() -> HardwareSpec {

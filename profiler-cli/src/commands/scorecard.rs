@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use profiler_report::import::FullProfileOptions;
-use profiler_report::scorecard::{Severity, Thresholds, parse_last_step_profiler_line};
+use profiler_report::training::{Severity, Thresholds, parse_last_step_profiler_line};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;

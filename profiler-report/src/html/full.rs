@@ -13,8 +13,8 @@ use crate::parity::{
     parity_section,
 };
 use crate::roofline::{BrickRoofline, roofline_section};
-use crate::scorecard::TrainingScorecard;
 use crate::section::Section;
+use crate::training::TrainingScorecard;
 
 /// Builds the complete report page of a run, as `profiler-report html` and
 /// the training examples write it.

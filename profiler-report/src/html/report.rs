@@ -8,8 +8,8 @@ use profiler_core::Profile;
 use super::{bricks, definitions, format, kernels, page, run, sections, steps};
 use crate::escape;
 use crate::export::EXPORTER;
-use crate::scorecard::TrainingScorecard;
 use crate::section::Section;
+use crate::training::TrainingScorecard;
 
 /// Ids an inlined inferno flamegraph uses; sections never take them.
 const RESERVED_IDS: [&str; 8] = [
@@ -162,7 +162,7 @@ impl<'a> HtmlReport<'a> {
         list.push(Section::new(
             "glossary",
             "Glossary",
-            definitions::glossary(crate::scorecard::timed_a_device(p)),
+            definitions::glossary(crate::training::timed_a_device(p)),
         ));
 
         let mut taken: HashSet<String> = RESERVED_IDS.iter().map(|s| (*s).to_owned()).collect();

@@ -275,8 +275,8 @@ fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scorecard::grade::{Bottleneck, Withheld};
-    use crate::scorecard::input::PhaseData;
+    use crate::training::grade::{Bottleneck, Withheld};
+    use crate::training::input::PhaseData;
 
     fn phase(total_ms: f64, pct: f64) -> PhaseData {
         PhaseData {
