@@ -252,6 +252,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         &scorecard,
         roofline.as_ref(),
         parity.as_ref(),
+        &baselines,
         &args.out,
     )?;
     Ok(Outcome {

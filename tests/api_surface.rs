@@ -40,11 +40,11 @@ use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, HardwareConfig};
 use profiler_report::html::Section;
 use profiler_report::input::read_execution_trace;
-use profiler_report::scorecard::{
-    LayerSummary, PerLayerData, PhaseData, Regression, Severity, Thresholds,
-};
 use profiler_report::trace::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
+};
+use profiler_report::training::{
+    LayerSummary, PerLayerData, PhaseData, Regression, Severity, Thresholds,
 };
 use profiler_report::{
     Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
-    HtmlReport, TrainingScorecard,
+    TrainingScorecard,
     hardware::HardwareConfig,
-    html::Section,
+    html::FullReport,
     parity::{OpMapping, ParityProfile},
     probe::ProbeOptions,
     roofline::{BrickRoofline, KernelRoofline},
@@ -102,7 +102,6 @@ pub(crate) struct Parity {
     markdown: String,
     json: String,
     svg: String,
-    section: Section,
 }
 
 /// Reads the baselines given on the command line (before training, so a bad
@@ -138,7 +137,6 @@ pub(crate) fn parity(profile: &Profile, baselines: &[ParityProfile]) -> Option<P
                 markdown: c.to_markdown(),
                 json: c.to_json(),
                 svg: c.to_svg(),
-                section: profiler_report::parity::parity_section(&c),
             })
         }
         many => {
@@ -148,7 +146,6 @@ pub(crate) fn parity(profile: &Profile, baselines: &[ParityProfile]) -> Option<P
                 markdown: c.to_markdown(),
                 json: c.to_json(),
                 svg: c.to_svg(),
-                section: profiler_report::parity::parity_multi_section(&c),
             })
         }
     }
@@ -162,6 +159,7 @@ pub(crate) fn write_reports(
     scorecard: &TrainingScorecard,
     roofline: Option<&BrickRoofline>,
     parity: Option<&Parity>,
+    baselines: &[ParityProfile],
     out: &Path,
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
@@ -176,15 +174,12 @@ pub(crate) fn write_reports(
     files.push(path("trace.json"));
     // No stacks at all (e.g. built with the `off` feature): no flamegraph.
     let folded = profiler_report::folded_stacks(profile);
-    let svg = if folded.is_empty() {
-        None
-    } else {
+    if !folded.is_empty() {
         let svg = profiler_report::flamegraph_svg(&folded, "train_tiny")?;
         profiler::fs::write_atomic(&path("flamegraph.svg"), svg.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path("flamegraph.svg").display()))?;
         files.push(path("flamegraph.svg"));
-        Some(svg)
-    };
+    }
     let mut text_file = |name: &str, text: &str| -> Result<(), Box<dyn Error>> {
         profiler::fs::write_atomic(&path(name), text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path(name).display()))?;
@@ -203,23 +198,16 @@ pub(crate) fn write_reports(
         text_file("parity.json", &p.json)?;
         text_file("parity.svg", &p.svg)?;
     }
-    let mut report = HtmlReport::new(profile)
+    // The page names the run after its run name, "train_tiny" (see `run`).
+    let mut report = FullReport::new(profile)
         .title("train_tiny")
         .scorecard(scorecard)
-        .trace_file("trace.json");
-    if let Some(svg) = svg {
-        report = report.flamegraph_svg(svg);
-    }
+        .trace_file("trace.json")
+        .parity(baselines);
     if let Some(r) = roofline {
-        report = report.section(profiler_report::roofline::roofline_section(
-            r,
-            profile.run.measured_ceilings.as_ref(),
-        ));
+        report = report.roofline(r);
     }
-    if let Some(p) = parity {
-        report = report.section(p.section.clone());
-    }
-    profiler_report::write_html_report(&report.render(), path("report.html"))?;
+    profiler_report::write_html_report(&report.render()?, path("report.html"))?;
     files.push(path("report.html"));
     scorecard.save_baseline(path("scorecard.json"))?;
     files.push(path("scorecard.json"));

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use profiler_core::Profile;
 use profiler_report::TraceAnalyzer;
 use profiler_report::parity::ParityProfile;
-use profiler_report::scorecard::StepProfilerInput;
+use profiler_report::training::StepProfilerInput;
 
 fn main() {
     if let Err(e) = run() {

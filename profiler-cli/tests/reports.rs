@@ -6,6 +6,9 @@ mod common;
 
 use common::{PROFILE, golden, root, run, run_with};
 use profiler_core::Profile;
+use profiler_report::contract::Verifier;
+use profiler_report::html::FullReport;
+use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, roofline_section};
 use profiler_report::{
     HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg, folded_stacks,
@@ -356,4 +359,52 @@ fn html_rebuilds_the_main_jobs_report() {
         "contracts section"
     );
     assert!(html.contains("nightly &lt;run&gt;") && !html.contains("nightly <run>"));
+}
+
+#[test]
+fn html_is_the_library_page_for_the_same_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    run(&[
+        "html",
+        PROFILE,
+        "-o",
+        page.to_str().unwrap(),
+        "--baseline-profile",
+        PROFILE,
+        "--contract",
+        "brick-profiler-v1",
+        "--title",
+        "nightly <run>",
+        "--trace-file",
+        "trace.json",
+        "--checksum-reference",
+        PROFILE,
+    ])
+    .expect(0);
+    let actual = std::fs::read_to_string(&page).unwrap();
+    let p = Profile::read(root().join(PROFILE)).unwrap();
+    let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
+    let roof = KernelRoofline::from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
+    // A baseline profile is named after its file.
+    let baselines = [ParityProfile::from_profile(&p, "profile")];
+    let contracts = [Verifier::new().verify("brick-profiler-v1", &p).unwrap()];
+    let expected = FullReport::new(&p)
+        .title("nightly <run>")
+        .scorecard(&sc)
+        .trace_file("trace.json")
+        .checksum_reference(&p)
+        .roofline(&r)
+        .parity(&baselines)
+        .contracts(&contracts)
+        .render()
+        .unwrap();
+    assert!(
+        actual == expected,
+        "the CLI's page differs from the library's"
+    );
+    for id in ["flamegraph", "roofline", "parity", "contracts"] {
+        assert!(actual.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
 }

@@ -19,8 +19,9 @@
 //!
 //! The root holds what that needs; specialised items live in the public
 //! modules:
-//! - [`scorecard`](mod@scorecard): thresholds, model shape for MFU,
-//!   regressions and per-layer types.
+//! - [`training`]: the training scorecard's parts: thresholds, model shape
+//!   for MFU, the step-profiler line parser, regressions and per-layer types
+//!   (the scorecard itself is [`scorecard()`] or [`ScorecardBuilder`]).
 //! - [`hardware`]: device ceilings ([`hardware::DEVICES`]) and
 //!   [`hardware::HardwareConfig`] (settings and config files).
 //! - [`trace`]: [`TraceAnalyzer`]'s result types, the
@@ -66,9 +67,10 @@ pub mod parity;
 mod plot;
 pub mod probe;
 pub mod roofline;
-pub mod scorecard;
+mod section;
 mod textfmt;
 pub mod trace;
+pub mod training;
 mod write;
 
 pub use contract::verify_contract;
@@ -77,10 +79,10 @@ pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
 pub use hardware::HardwareSpec;
-pub use html::{HtmlReport, write_html_report};
+pub use html::{FullReport, HtmlReport, write_html_report};
 /// The Nsight importers, kept at their earlier path; see [`input::nsight`].
 pub use input::nsight as import;
-pub use scorecard::{
+pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,
 };

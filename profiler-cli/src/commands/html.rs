@@ -6,16 +6,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::Profile;
-use profiler_report::contract::{Verifier, contracts_section};
+use profiler_report::contract::Verifier;
+use profiler_report::html::FullReport;
 use profiler_report::import::FullProfileOptions;
-use profiler_report::parity::{
-    OpMapping, compute_parity_comparison, compute_parity_multi, parity_multi_section,
-    parity_section,
-};
-use profiler_report::roofline::{MemoryLevel, Precision, roofline_section};
-use profiler_report::{
-    HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg, folded_stacks,
-};
+use profiler_report::parity::OpMapping;
+use profiler_report::roofline::{MemoryLevel, Precision};
+use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use super::common::{brick_roofline, level, parity_profile, precision};
 use crate::context::Context;
@@ -117,36 +113,15 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         Some(path) => Some(Profile::read(path).map_err(CliError::input)?),
         None => None,
     };
-    let mut report = HtmlReport::new(&profile).scorecard(&sc);
-    if let Some(t) = &args.title {
-        report = report.title(t.clone());
-    }
-    if let Some(href) = &args.trace_file {
-        report = report.trace_file(href.clone());
-    }
-    if let Some(reference) = &reference {
-        report = report.checksum_reference(reference);
-    }
-    let folded = folded_stacks(&profile);
-    if !args.no_flamegraph && !folded.is_empty() {
-        let name = if profile.run.name.is_empty() {
-            "profile"
-        } else {
-            profile.run.name.as_str()
-        };
-        let svg = flamegraph_svg(&folded, name).map_err(CliError::input)?;
-        report = report.flamegraph_svg(svg);
-    }
     // A run without ceilings simply has no roofline section; the reason is printed.
-    match brick_roofline(&profile, hardware.as_ref(), args.precision, args.level) {
-        Ok(r) => {
-            report = report.section(roofline_section(&r, profile.run.measured_ceilings.as_ref()));
-        }
+    let roofline = match brick_roofline(&profile, hardware.as_ref(), args.precision, args.level) {
+        Ok(r) => Some(r),
         Err(e) if hardware.is_none() && args.precision.is_none() && args.level.is_none() => {
             eprintln!("profiler-report: no roofline section: {e}");
+            None
         }
         Err(e) => return Err(e),
-    }
+    };
     let mapping = match &args.mapping {
         Some(m) => OpMapping::from_file(m).map_err(CliError::input)?,
         None => OpMapping::defaults(),
@@ -157,27 +132,34 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         .chain(&args.baseline_pytorch)
         .map(|p| parity_profile(p, &mapping, &ncu, false))
         .collect::<Result<Vec<_>, _>>()?;
-    if !baselines.is_empty() {
-        let name = if profile.run.name.is_empty() {
-            "ours"
-        } else {
-            profile.run.name.as_str()
-        };
-        let ours = profiler_report::parity::ParityProfile::from_profile(&profile, name);
-        report = report.section(match baselines.as_slice() {
-            [one] => parity_section(&compute_parity_comparison(&ours, one)),
-            many => parity_multi_section(&compute_parity_multi(&ours, many)),
-        });
-    }
-    if !args.contracts.is_empty() {
+    let contracts = if args.contracts.is_empty() {
+        Vec::new()
+    } else {
         let v = Verifier::new();
-        let reports = args
-            .contracts
+        args.contracts
             .iter()
             .map(|n| v.verify(n, &profile).map_err(CliError::input))
-            .collect::<Result<Vec<_>, _>>()?;
-        report = report.section(contracts_section(&reports));
+            .collect::<Result<Vec<_>, _>>()?
+    };
+
+    let mut report = FullReport::new(&profile)
+        .scorecard(&sc)
+        .flamegraph(!args.no_flamegraph)
+        .parity(&baselines)
+        .contracts(&contracts);
+    if let Some(t) = &args.title {
+        report = report.title(t.clone());
     }
-    write_file(out, report.render().as_bytes())?;
+    if let Some(href) = &args.trace_file {
+        report = report.trace_file(href.clone());
+    }
+    if let Some(reference) = &reference {
+        report = report.checksum_reference(reference);
+    }
+    if let Some(r) = &roofline {
+        report = report.roofline(r);
+    }
+    let html = report.render().map_err(CliError::input)?;
+    write_file(out, html.as_bytes())?;
     Ok(Status::Ok)
 }

@@ -9,7 +9,7 @@ use profiler_core::Profile;
 
 use super::value::Value;
 use crate::hardware::HardwareSpec;
-use crate::scorecard::{ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard};
+use crate::training::{ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard};
 
 /// Named values one computation produced.
 #[derive(Debug, Clone, Default, PartialEq)]

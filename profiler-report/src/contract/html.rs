@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::report::ContractReport;
 use crate::escape;
-use crate::html::Section;
+use crate::section::Section;
 
 /// The report section (id `contracts`) for `reports`.
 #[must_use]

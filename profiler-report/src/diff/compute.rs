@@ -9,8 +9,8 @@ use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
 use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
 };
-use crate::scorecard::{Severity, Thresholds};
 use crate::textfmt::ns_time;
+use crate::training::{Severity, Thresholds};
 
 /// Compares `new` against `old`, brick by brick and step time, with the
 /// step-time thresholds, significance level, noise floor and minimum sample

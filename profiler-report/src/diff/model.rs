@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::scorecard::Severity;
+use crate::training::Severity;
 
 /// How a brick changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -11,12 +11,12 @@ use profiler_core::kernel::{TileTable, compare_checksums};
 
 use super::format::int;
 use super::parts::note;
-use super::section::Section;
 use crate::escape;
 use crate::kernel::{
     DEFAULT_CRITICAL_PATH_ROWS, critical_path_body, critical_path_summary, divergence_body,
     tile_table_body,
 };
+use crate::section::Section;
 
 /// The kernel sections `profile` has data for, in page order.
 pub(super) fn sections(profile: &Profile, reference: Option<&Profile>) -> Vec<Section> {

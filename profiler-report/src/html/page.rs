@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::section::Section;
 use crate::escape;
+use crate::section::Section;
 
 /// What the page shows around its sections; strings are already HTML.
 pub(crate) struct Page<'a> {

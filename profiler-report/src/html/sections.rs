@@ -13,7 +13,7 @@ use super::latency::{TOP, latency_chart, shown};
 use super::parts::{note, sorted_bricks, th};
 use crate::escape;
 use crate::glossary::Metric;
-use crate::scorecard::TrainingScorecard;
+use crate::training::TrainingScorecard;
 
 /// The per-layer chart and table, or a note when no layers were recorded.
 pub(crate) fn layers(profile: &Profile) -> String {

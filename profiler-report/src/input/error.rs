@@ -7,7 +7,7 @@ use profiler_core::profile::ProfileError;
 
 use super::nsight::ImportError;
 use crate::parity::ParityError;
-use crate::scorecard::ScorecardError;
+use crate::training::ScorecardError;
 use crate::trace::TraceError;
 
 /// Error opening or reading an input.

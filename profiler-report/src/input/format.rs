@@ -11,7 +11,7 @@ use super::error::InputError;
 use super::nsight::{FullProfile, NcuReport, NsysReport};
 use super::sniff::{Head, MAX_INPUT_BYTES};
 use crate::parity::{ChromeTrace, ParityProfile};
-use crate::scorecard::{StepProfilerInput, TrainingScorecard};
+use crate::training::{StepProfilerInput, TrainingScorecard};
 
 /// One input format: its name, how it is told from the first bytes of a
 /// file, and its reader. Each format lives in its own file of `input/` and

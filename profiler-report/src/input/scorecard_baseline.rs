@@ -4,7 +4,7 @@
 use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::sniff::{Head, JsonRoot};
-use crate::scorecard::TrainingScorecard;
+use crate::training::TrainingScorecard;
 
 /// A saved scorecard.
 #[derive(Debug)]

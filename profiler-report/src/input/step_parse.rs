@@ -4,7 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::scorecard::{PerLayerData, PhaseData, ScorecardError, StepProfilerInput};
+use crate::training::{PerLayerData, PhaseData, ScorecardError, StepProfilerInput};
 
 /// Tags accepted in the `_profiler` field.
 pub const STEP_PROFILER_TAGS: [&str; 2] = ["step_profiler_v2", "step_profiler_v1"];

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
 use crate::escape;
-use crate::html::Section;
+use crate::section::Section;
 use crate::textfmt::num;
 
 fn ratio_text(ratio: f64, what: &str) -> String {

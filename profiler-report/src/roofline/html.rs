@@ -9,7 +9,7 @@ use super::bricks::BrickRoofline;
 use super::render::ceiling_lines;
 use super::svg::roofline_svg;
 use crate::escape;
-use crate::html::Section;
+use crate::section::Section;
 use crate::textfmt::num;
 
 /// A numeric table cell that sorts by its value.

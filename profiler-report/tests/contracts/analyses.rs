@@ -6,7 +6,7 @@ use profiler_core::Profile;
 use profiler_report::{
     HardwareSpec, StepProfilerInput,
     contract::{Computation, Metrics, ScorecardMetrics, Verdict, Verifier},
-    scorecard::{PhaseData, Thresholds},
+    training::{PhaseData, Thresholds},
 };
 
 use super::check;

@@ -17,18 +17,23 @@ pub(crate) fn timed_a_device(profile: &Profile) -> bool {
         )
 }
 
-/// An alert when a run that timed no device is graded against a known
-/// device's table bandwidth: probably a CPU run graded against a GPU.
-pub(crate) fn cpu_run_on_a_device(profile: &Profile, hw: &HardwareConfig) -> Option<String> {
+/// An alert when a run that timed no device (`device_timed` false, with
+/// `sync_mode`) is graded against a known device's table bandwidth:
+/// probably a CPU run graded against a GPU.
+pub(crate) fn cpu_run_on_a_device(
+    device_timed: bool,
+    sync_mode: SyncMode,
+    hw: &HardwareConfig,
+) -> Option<String> {
     let device = DeviceSpec::lookup(&hw.name)?;
-    (!timed_a_device(profile) && hw.spec.peak_bw_gb_s == device.mem_bw_gb_s).then(|| {
+    (!device_timed && hw.spec.peak_bw_gb_s == device.mem_bw_gb_s).then(|| {
         format!(
             "Graded against the memory bandwidth of {} ({} GB/s), but this run timed no device \
              work (no device timer, sync mode {}): if it ran on the CPU, set \
              PROFILER_PEAK_BW_GB_S to the CPU's memory bandwidth instead.",
             device.name,
             device.mem_bw_gb_s,
-            sync_mode_name(profile.run.sync_mode)
+            sync_mode_name(sync_mode)
         )
     })
 }

@@ -13,9 +13,10 @@ use super::model::TrainingScorecard;
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
 use super::shape::RunShape;
-use super::thresholds::{LaunchRule, ScorecardOptions};
+use super::thresholds::ScorecardOptions;
 use super::units::bytes;
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
+use super::view::{Coverage, RunView, Steps};
 use crate::hardware::HardwareSpec;
 
 /// Computes the training scorecard with the standard rules and thresholds:
@@ -37,33 +38,31 @@ pub fn compute_training_scorecard(
     baseline: Option<&TrainingScorecard>,
 ) -> TrainingScorecard {
     compute(
-        input,
-        Ok(throughput_tok_s),
+        &RunView::from_step_log(input, Ok(throughput_tok_s)),
         Some(hw),
         baseline,
         &ScorecardOptions::default(),
     )
 }
 
-/// Launch overhead by `rule`, or `None` when unknown.
+/// Launch overhead by where the coverage came from, or `None` when unknown.
 fn launch_overhead(
-    input: &StepProfilerInput,
-    rule: LaunchRule,
+    run: &RunView,
     step_time_ms: f64,
     phase_ms: f64,
     wall_coverage: f64,
     s: &mut Sanitizer,
 ) -> Option<f64> {
-    if input.empty_steps > 0 {
+    if run.steps.empty > 0 {
         // Empty steps have no phases: their "uncovered" time is not launch time.
         return None;
     }
-    match rule {
-        LaunchRule::Reference if step_time_ms > 0.0 => {
-            Some(1.0 - (phase_ms / step_time_ms).min(1.0))
-        }
-        LaunchRule::Reference => Some(0.0),
-        LaunchRule::Uncovered if input.phases.is_empty() => {
+    match run.coverage {
+        // The standard rule, right for logs whose phase totals are per step
+        // (trainers that sum phases over the whole run make it read 0).
+        Coverage::Logged(_) if step_time_ms > 0.0 => Some(1.0 - (phase_ms / step_time_ms).min(1.0)),
+        Coverage::Logged(_) => Some(0.0),
+        Coverage::Measured(_) if run.phases.is_empty() => {
             s.warnings.push(
                 "no phases recorded: launch overhead unknown; wrap the parts of each step in \
                  profiler::phase(..)"
@@ -71,23 +70,22 @@ fn launch_overhead(
             );
             None
         }
-        LaunchRule::Uncovered => Some(1.0 - wall_coverage),
+        Coverage::Measured(_) => Some(1.0 - wall_coverage),
     }
 }
 
 /// The scorecard computation behind every public entry point.
-/// `throughput_tok_s = Err(why)` means "not measured" and `hw = None`
+/// A throughput of `Err(why)` means "not measured" and `hw = None`
 /// "unknown peak": the grade is then withheld (never guessed) with the reason.
 pub(crate) fn compute(
-    input: &StepProfilerInput,
-    throughput_tok_s: Result<f64, String>,
+    run: &RunView,
     hw: Option<&HardwareSpec>,
     baseline: Option<&TrainingScorecard>,
     options: &ScorecardOptions,
 ) -> TrainingScorecard {
     let t = &options.thresholds;
     let mut s = Sanitizer::default();
-    let throughput = throughput_tok_s.and_then(|x| {
+    let throughput = run.throughput.clone().and_then(|x| {
         if !x.is_finite() {
             s.warnings
                 .push(format!("throughput_tok_s is {x}; not a measurement"));
@@ -96,8 +94,8 @@ pub(crate) fn compute(
             Ok(s.non_negative("throughput_tok_s", x))
         }
     });
-    let step_time_ms = s.non_negative("avg_step_ms", input.avg_step_ms);
-    let mut wall_coverage = s.finite("wall_coverage", input.wall_coverage);
+    let step_time_ms = s.non_negative("avg_step_ms", run.steps.avg_ms);
+    let mut wall_coverage = s.finite("wall_coverage", run.coverage.fraction());
     if !(0.0..=1.0).contains(&wall_coverage) {
         s.warnings.push(format!(
             "wall_coverage {wall_coverage} outside [0, 1]; clamped"
@@ -109,7 +107,7 @@ pub(crate) fn compute(
         peak,
         efficiency,
         withheld,
-    } = verdict(&throughput, hw, input);
+    } = verdict(&throughput, hw, &run.steps);
     if hw.is_none() {
         s.warnings.push(unknown_peak_note());
     }
@@ -128,7 +126,7 @@ pub(crate) fn compute(
     let grade = efficiency.map(|e| t.grade(e));
 
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
-    for (name, phase) in &input.phases {
+    for (name, phase) in &run.phases {
         let pct = s.non_negative(&format!("phase `{name}` pct"), phase.pct);
         if name.contains("h2d") || name.contains("d2h") {
             transfer_pct = add_ms(transfer_pct, pct);
@@ -139,27 +137,20 @@ pub(crate) fn compute(
         );
     }
     let transfer_fraction = (transfer_pct / 100.0).min(1.0);
-    let launch_overhead = launch_overhead(
-        input,
-        options.launch_rule,
-        step_time_ms,
-        phase_ms,
-        wall_coverage,
-        &mut s,
-    );
+    let launch_overhead = launch_overhead(run, step_time_ms, phase_ms, wall_coverage, &mut s);
     let bottleneck = t.bottleneck(
         transfer_fraction,
         launch_overhead.unwrap_or(0.0),
         efficiency,
     );
 
-    let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(input, &mut s);
+    let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
     let tok_s = throughput.as_ref().ok().copied();
-    let shape = run_shape(input, &op_totals, tok_s, step_time_ms);
+    let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
     let hotspot_ops = hotspots(op_totals, t.hotspot_count);
 
-    let mut alerts = step_alerts(input);
-    let (step_samples_ms, step_samples_tokens) = samples(input);
+    let mut alerts = step_alerts(&run.steps);
+    let (step_samples_ms, step_samples_tokens) = samples(&run.steps);
     let (regressions, vs_baseline) = match baseline {
         Some(base) => {
             let current = Current {
@@ -182,7 +173,7 @@ pub(crate) fn compute(
         bottleneck,
         launch_overhead,
         forward_backward_ratio,
-        options.device_timed,
+        run.device_timed(),
         t,
     );
     let mfu = mfu(options, tok_s, &mut s);
@@ -199,7 +190,7 @@ pub(crate) fn compute(
         hotspot_ops,
         regressions,
         recommendations,
-        steps: input.steps,
+        steps: run.steps.count,
         grade_withheld: withheld,
         hardware: None,
         peak_throughput_tok_s: peak,
@@ -208,13 +199,13 @@ pub(crate) fn compute(
         bytes_per_token_source,
         transfer_fraction,
         launch_overhead,
-        device_timed: options.device_timed,
+        device_timed: run.device_timed(),
         mfu,
-        empty_steps: input.empty_steps,
-        nested_steps: input.nested_steps,
+        empty_steps: run.steps.empty,
+        nested_steps: run.steps.nested,
         step_samples_ms,
         step_samples_tokens,
-        times_per_step: false,
+        times_per_step: run.recorded.as_ref().is_some_and(|r| r.times_per_step),
         vs_baseline,
         shape: Some(shape),
         alerts,
@@ -224,15 +215,15 @@ pub(crate) fn compute(
 
 /// Usable per-step samples: finite, non-negative times, with their tokens
 /// when every sample has them.
-fn samples(input: &StepProfilerInput) -> (Vec<f64>, Vec<u64>) {
-    let paired = input.step_samples_tokens.len() == input.step_samples_ms.len();
-    let mut times = Vec::with_capacity(input.step_samples_ms.len());
+fn samples(steps: &Steps) -> (Vec<f64>, Vec<u64>) {
+    let paired = steps.samples_tokens.len() == steps.samples_ms.len();
+    let mut times = Vec::with_capacity(steps.samples_ms.len());
     let mut tokens = Vec::new();
-    for (i, &ms) in input.step_samples_ms.iter().enumerate() {
+    for (i, &ms) in steps.samples_ms.iter().enumerate() {
         if ms.is_finite() && ms >= 0.0 {
             times.push(ms);
             if paired {
-                tokens.push(input.step_samples_tokens[i]);
+                tokens.push(steps.samples_tokens[i]);
             }
         }
     }
@@ -241,12 +232,12 @@ fn samples(input: &StepProfilerInput) -> (Vec<f64>, Vec<u64>) {
 
 /// The run's layers, ops and tokens per step.
 fn run_shape(
-    input: &StepProfilerInput,
+    run: &RunView,
     op_totals: &BTreeMap<String, f64>,
     tok_s: Option<f64>,
     step_time_ms: f64,
 ) -> RunShape {
-    let mut layers: Vec<usize> = input.per_layer.iter().map(|l| l.layer).collect();
+    let mut layers: Vec<usize> = run.layers.iter().map(|l| l.layer).collect();
     layers.sort_unstable();
     layers.dedup();
     RunShape {
@@ -284,8 +275,8 @@ fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scorecard::grade::{Bottleneck, Withheld};
-    use crate::scorecard::input::PhaseData;
+    use crate::training::grade::{Bottleneck, Withheld};
+    use crate::training::input::PhaseData;
 
     fn phase(total_ms: f64, pct: f64) -> PhaseData {
         PhaseData {
@@ -314,8 +305,7 @@ mod tests {
     #[test]
     fn unknown_peak_omits_the_grade() {
         let sc = compute(
-            &StepProfilerInput::default(),
-            Ok(500.0),
+            &RunView::from_step_log(&StepProfilerInput::default(), Ok(500.0)),
             None,
             None,
             &ScorecardOptions::default(),

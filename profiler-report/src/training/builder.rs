@@ -6,13 +6,14 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
-use super::ceiling::{BytesPerTokenSource, bytes_per_token_from_bricks};
+use super::ceiling::BytesPerTokenSource;
 use super::compute::compute;
 use super::error::ScorecardError;
 use super::input::StepProfilerInput;
-use super::measured::{cpu_run_on_a_device, measured_throughput, timed_a_device};
+use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
-use super::thresholds::{LaunchRule, ModelShape, ScorecardOptions, Thresholds};
+use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};
+use super::view::{Recorded, RunView};
 use crate::hardware::{DeviceSpec, HardwareConfig, HardwareSpec};
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
@@ -66,8 +67,10 @@ pub fn scorecard() -> TrainingScorecard {
     let mut sc = builder.build().unwrap_or_else(|e| {
         notes.push(e.to_string());
         compute(
-            &StepProfilerInput::default(),
-            Err("no scorecard: see warnings".to_owned()),
+            &RunView::from_step_log(
+                &StepProfilerInput::default(),
+                Err("no scorecard: see warnings".to_owned()),
+            ),
             None,
             None,
             &ScorecardOptions::default(),
@@ -105,8 +108,8 @@ pub fn scorecard() -> TrainingScorecard {
 /// assert!(sc.grade.is_none()); // no steps recorded: no grade is invented
 /// ```
 #[derive(Debug, Clone)]
-pub struct ScorecardBuilder<'a> {
-    source: Source<'a>,
+pub struct ScorecardBuilder {
+    run: RunView,
     hardware: Option<HardwareConfig>,
     baseline: Option<TrainingScorecard>,
     options: ScorecardOptions,
@@ -114,19 +117,13 @@ pub struct ScorecardBuilder<'a> {
     bytes_per_token: Option<f64>,
 }
 
-/// What a scorecard is computed from.
-#[derive(Debug, Clone)]
-enum Source<'a> {
-    Profile(&'a Profile),
-    Input(StepProfilerInput, f64),
-}
-
-impl<'a> ScorecardBuilder<'a> {
+impl ScorecardBuilder {
     /// Scores `profile`: throughput from its steps, phases, layers and ops
     /// from its statistics, launch overhead from its measured coverage.
+    /// The profile is read here, once.
     #[must_use]
-    pub fn from_profile(profile: &'a Profile) -> Self {
-        Self::with_source(Source::Profile(profile))
+    pub fn from_profile(profile: &Profile) -> Self {
+        Self::with_run(RunView::from_profile(profile))
     }
 
     /// Scores step-profiler data (e.g. a trainer's log line, see
@@ -134,12 +131,12 @@ impl<'a> ScorecardBuilder<'a> {
     /// measured at `throughput_tok_s`.
     #[must_use]
     pub fn from_input(input: StepProfilerInput, throughput_tok_s: f64) -> Self {
-        Self::with_source(Source::Input(input, throughput_tok_s))
+        Self::with_run(RunView::from_step_log(&input, Ok(throughput_tok_s)))
     }
 
-    fn with_source(source: Source<'a>) -> Self {
+    fn with_run(run: RunView) -> Self {
         Self {
-            source,
+            run,
             hardware: None,
             baseline: None,
             options: ScorecardOptions::default(),
@@ -212,40 +209,25 @@ impl<'a> ScorecardBuilder<'a> {
     pub fn build(self) -> Result<TrainingScorecard, ScorecardError> {
         self.options.thresholds.validate()?;
         let mut notes = Vec::new();
-        let (input, throughput, profile) = match self.source {
-            Source::Input(input, tok_s) => (input, Ok(tok_s), None),
-            Source::Profile(profile) => (
-                StepProfilerInput::from_profile(profile),
-                measured_throughput(profile),
-                Some(profile),
-            ),
-        };
+        let recorded = self.run.recorded.as_ref();
         let mut hardware = self
             .hardware
-            .or_else(|| profile_hardware(profile, &mut notes));
-        let baseline = self.baseline;
+            .or_else(|| recorded_hardware(recorded, &mut notes));
 
         let mut options = self.options;
         if let Some(hw) = hardware.as_mut() {
-            let (bytes, source) = bytes_per_token(self.bytes_per_token, &hw.spec, profile);
+            let (bytes, source) = bytes_per_token(self.bytes_per_token, &hw.spec, recorded);
             hw.spec.bytes_per_token = bytes;
             options.bytes_per_token_source = Some(source);
-        }
-        let device_timed = profile.map(timed_a_device);
-        if profile.is_some() {
-            // Profiles measure coverage directly; their phase totals span the run.
-            options.launch_rule = LaunchRule::Uncovered;
-            options.device_timed = device_timed;
         }
         options.peak_flops_per_s = self
             .peak_tflops
             .or(hardware.as_ref().and_then(|h| h.dense_peak_tflops))
             .map(|t| t * 1e12);
         let mut sc = compute(
-            &input,
-            throughput,
+            &self.run,
             hardware.as_ref().map(|h| &h.spec),
-            baseline.as_ref(),
+            self.baseline.as_ref(),
             &options,
         );
         let estimated_peak = self.peak_tflops.is_none()
@@ -262,16 +244,17 @@ impl<'a> ScorecardBuilder<'a> {
                 hardware.as_ref().map_or("this device", |h| h.name.as_str())
             ));
         }
-        if let Some(p) = profile {
-            if let Some(alert) = hardware.as_ref().and_then(|hw| cpu_run_on_a_device(p, hw)) {
+        if let Some(r) = recorded {
+            let cpu_run = hardware
+                .as_ref()
+                .and_then(|hw| cpu_run_on_a_device(r.device_timed, r.sync_mode, hw));
+            if let Some(alert) = cpu_run {
                 // It makes the grade meaningless, so it goes first.
                 sc.alerts.insert(0, alert);
             }
-            notes.extend(p.counters.warnings());
-            notes.extend(p.run.notes.iter().cloned());
+            notes.extend(r.notes.iter().cloned());
         }
         sc.hardware = hardware.map(|h| h.name);
-        sc.times_per_step = profile.is_some_and(|p| p.steps.count > 0);
         sc.warnings.splice(0..0, notes);
         Ok(sc)
     }
@@ -283,13 +266,13 @@ impl<'a> ScorecardBuilder<'a> {
 fn bytes_per_token(
     given: Option<f64>,
     spec: &HardwareSpec,
-    profile: Option<&Profile>,
+    recorded: Option<&Recorded>,
 ) -> (f64, BytesPerTokenSource) {
     if let Some(bytes) = given {
         return (bytes, BytesPerTokenSource::Given);
     }
     match BytesPerTokenSource::of_spec(spec) {
-        BytesPerTokenSource::Default => match profile.and_then(bytes_per_token_from_bricks) {
+        BytesPerTokenSource::Default => match recorded.and_then(|r| r.brick_bytes_per_token) {
             Some(bytes) => (bytes, BytesPerTokenSource::Bricks),
             None => (spec.bytes_per_token, BytesPerTokenSource::Default),
         },
@@ -297,9 +280,12 @@ fn bytes_per_token(
     }
 }
 
-/// The profile's `run.hardware`, when usable.
-fn profile_hardware(profile: Option<&Profile>, notes: &mut Vec<String>) -> Option<HardwareConfig> {
-    let info = profile?.run.hardware.as_ref()?;
+/// The hardware the profile recorded, when usable.
+fn recorded_hardware(
+    recorded: Option<&Recorded>,
+    notes: &mut Vec<String>,
+) -> Option<HardwareConfig> {
+    let info = recorded?.hardware.as_ref()?;
     let config = HardwareConfig::from_info(info);
     if config.is_none() {
         notes.push(format!(

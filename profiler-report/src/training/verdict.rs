@@ -4,7 +4,7 @@
 //! reason; and the alerts about empty and nested steps.
 
 use super::grade::Withheld;
-use super::input::StepProfilerInput;
+use super::view::Steps;
 use crate::hardware::{DeviceSpec, HardwareSpec};
 
 /// The note shown when no hardware peak is known.
@@ -29,7 +29,7 @@ pub(crate) struct Verdict {
 pub(crate) fn verdict(
     throughput: &Result<f64, String>,
     hw: Option<&HardwareSpec>,
-    input: &StepProfilerInput,
+    steps: &Steps,
 ) -> Verdict {
     let peak = hw
         .map(HardwareSpec::peak_throughput_tok_s)
@@ -43,10 +43,10 @@ pub(crate) fn verdict(
         Err(why) => return withheld(Withheld::NoThroughput { why: why.clone() }),
         Ok(tok_s) => *tok_s,
     };
-    if input.empty_steps > 0 {
+    if steps.empty > 0 {
         return withheld(Withheld::EmptySteps {
-            empty: input.empty_steps,
-            steps: input.steps as u64,
+            empty: steps.empty,
+            steps: steps.count as u64,
         });
     }
     let Some(hw) = hw else {
@@ -73,28 +73,28 @@ pub(crate) fn verdict(
 }
 
 /// The alerts about empty and nested steps.
-pub(crate) fn step_alerts(input: &StepProfilerInput) -> Vec<String> {
+pub(crate) fn step_alerts(steps: &Steps) -> Vec<String> {
     let mut alerts = Vec::new();
-    if input.empty_steps > 0 {
+    if steps.empty > 0 {
         alerts.push(format!(
             "{} of {} recorded steps were empty: each ended before anything ran inside it on \
              its thread. The usual cause is `let _ = profiler::step(n);`, which drops the guard \
              at once; bind it to a named variable (`let _step = profiler::step(n);`) or wrap \
              the step in `profiler::in_step(n, || ...)`. Grade, efficiency and launch overhead \
              are withheld; throughput and step time include these steps and mean little.",
-            input.empty_steps, input.steps
+            steps.empty, steps.count
         ));
     }
-    if input.nested_steps > 0 {
-        let (steps, were) = match input.nested_steps {
+    if steps.nested > 0 {
+        let (noun, were) = match steps.nested {
             1 => ("step", "was"),
             _ => ("steps", "were"),
         };
         alerts.push(format!(
-            "{} {steps} {were} opened inside another open step on the same thread and left out \
+            "{} {noun} {were} opened inside another open step on the same thread and left out \
              of every total (only the outermost step counts): open one step per training step, \
              and do not call profiler::step again in code that runs inside it.",
-            input.nested_steps
+            steps.nested
         ));
     }
     alerts
@@ -104,7 +104,8 @@ pub(crate) fn step_alerts(input: &StepProfilerInput) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::compute_training_scorecard;
-    use crate::scorecard::{Bottleneck, TrainingScorecard};
+    use crate::training::input::StepProfilerInput;
+    use crate::training::{Bottleneck, TrainingScorecard};
 
     fn spec(peak_bw_gb_s: f64, bytes_per_token: f64) -> HardwareSpec {
         HardwareSpec {

@@ -33,6 +33,7 @@ mod text;
 mod thresholds;
 mod units;
 mod verdict;
+mod view;
 
 pub use builder::{ENV_BASELINE, ScorecardBuilder, scorecard};
 pub use ceiling::BytesPerTokenSource;

@@ -203,27 +203,11 @@ impl ModelShape {
     }
 }
 
-/// How launch overhead (step time outside every phase) is estimated.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum LaunchRule {
-    /// The standard rule: `1 - min(sum(phase total_ms) / avg_step_ms, 1)`.
-    /// Right for inputs whose phase totals are per step; trainers that sum
-    /// phases over the whole run make it read 0.
-    #[default]
-    Reference,
-    /// The measured fraction of step time outside top-level phases,
-    /// `1 - wall_coverage`. Unknown (`None`, with a warning) when no phases
-    /// were recorded. Used for profiles, where coverage is measured directly.
-    Uncovered,
-}
-
 /// Everything beyond the standard inputs that shapes a scorecard.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ScorecardOptions {
     /// Judging thresholds.
     pub(crate) thresholds: Thresholds,
-    /// How launch overhead is estimated.
-    pub(crate) launch_rule: LaunchRule,
     /// Model shape, for MFU.
     pub(crate) model_shape: Option<ModelShape>,
     /// Dense peak FLOP/s (not TFLOP/s), for MFU.
@@ -231,8 +215,6 @@ pub(crate) struct ScorecardOptions {
     /// Where the hardware's bytes per token came from; `None`: judged from
     /// the value (the presets' placeholder is a default, anything else given).
     pub(crate) bytes_per_token_source: Option<BytesPerTokenSource>,
-    /// Whether the run timed device work; `None` when unknown.
-    pub(crate) device_timed: Option<bool>,
 }
 
 impl Grade {

@@ -10,11 +10,11 @@
 /// letters, digits, `-` and `_`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
-    pub(super) id: String,
-    pub(super) title: String,
-    pub(super) body: String,
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) body: String,
     /// The body is a complete `<section>` element that only needs the id.
-    pub(super) framed: bool,
+    pub(crate) framed: bool,
 }
 
 impl Section {

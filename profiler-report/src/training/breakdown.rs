@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::input::StepProfilerInput;
 use super::model::LayerSummary;
+use super::view::RunView;
 
 /// Adds times without overflowing to infinity (absurd inputs stay finite).
 pub(crate) fn add_ms(total: f64, ms: f64) -> f64 {
@@ -44,13 +44,13 @@ impl Sanitizer {
 /// Per-layer summaries, the mean bwd/fwd ratio, and op totals over layers
 /// and top-level ops.
 pub(crate) fn layer_summaries(
-    input: &StepProfilerInput,
+    run: &RunView,
     s: &mut Sanitizer,
 ) -> (f64, Vec<LayerSummary>, BTreeMap<String, f64>) {
     let mut op_totals: BTreeMap<String, f64> = BTreeMap::new();
     let (mut ratio_sum, mut ratio_count) = (0.0, 0usize);
-    let mut summaries = Vec::with_capacity(input.per_layer.len());
-    for layer in &input.per_layer {
+    let mut summaries = Vec::with_capacity(run.layers.len());
+    for layer in &run.layers {
         let before = s.warnings.len();
         let fwd_ms = s.non_negative(&format!("layer {} fwd_ms", layer.layer), layer.fwd_ms);
         let bwd_ms = s.non_negative(&format!("layer {} bwd_ms", layer.layer), layer.bwd_ms);
@@ -93,7 +93,7 @@ pub(crate) fn layer_summaries(
             non_finite: s.warnings.len() > before,
         });
     }
-    for (name, ms) in &input.ops {
+    for (name, ms) in &run.ops {
         let ms = s.non_negative(&format!("op `{name}`"), *ms);
         let total = op_totals.entry(name.clone()).or_default();
         *total = add_ms(*total, ms);
@@ -124,7 +124,7 @@ pub(crate) fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(S
 #[cfg(test)]
 mod tests {
     use crate::HardwareSpec;
-    use crate::scorecard::input::{PerLayerData, StepProfilerInput};
+    use crate::training::input::{PerLayerData, StepProfilerInput};
 
     #[test]
     fn layer_ratio_top_op_and_average() {
