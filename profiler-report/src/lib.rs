@@ -21,8 +21,10 @@
 //! modules:
 //! - [`scorecard`](mod@scorecard): thresholds, model shape for MFU, the
 //!   step-profiler line parser, regressions and per-layer types.
-//! - [`hardware`]: device ceilings ([`hardware::DEVICES`]) and
-//!   [`hardware::HardwareConfig`] (settings and config files).
+//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
+//!   per precision and memory level, each with its source) from the preset
+//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
+//!   this machine's probes ([`hardware::probe`]).
 //! - [`trace`]: [`TraceAnalyzer`]'s result types, reading trace files, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
@@ -31,7 +33,6 @@
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
 //!   profile on one roof (Markdown, JSON, terminal, SVG, report section).
-//! - [`probe`]: this machine's measured memory bandwidth and peak FLOP/s.
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`contract`]: checking a profile against YAML contracts
@@ -61,7 +62,6 @@ mod json;
 pub mod kernel;
 pub mod parity;
 mod plot;
-pub mod probe;
 pub mod roofline;
 pub mod scorecard;
 mod textfmt;

@@ -20,5 +20,5 @@ pub use analytical::{
 pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
 pub use html::roofline_section;
-pub use kernel::{KernelClassification, KernelRoofline};
+pub use kernel::{IMPOSSIBLE_TOLERANCE, Impossible, KernelClassification, KernelRoofline};
 pub use units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};

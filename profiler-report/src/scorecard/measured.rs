@@ -5,7 +5,7 @@
 
 use profiler_core::{Profile, Schedule, sync::SyncMode};
 
-use crate::hardware::{DeviceSpec, HardwareConfig};
+use crate::hardware::{DeviceSpec, Hardware, MemoryLevel};
 
 /// Whether the run timed device work: a device timer, or a sync mode that
 /// waits for the device before each stop.
@@ -19,9 +19,12 @@ pub(crate) fn timed_a_device(profile: &Profile) -> bool {
 
 /// An alert when a run that timed no device is graded against a known
 /// device's table bandwidth: probably a CPU run graded against a GPU.
-pub(crate) fn cpu_run_on_a_device(profile: &Profile, hw: &HardwareConfig) -> Option<String> {
-    let device = DeviceSpec::lookup(&hw.name)?;
-    (!timed_a_device(profile) && hw.spec.peak_bw_gb_s == device.mem_bw_gb_s).then(|| {
+pub(crate) fn cpu_run_on_a_device(profile: &Profile, hw: &Hardware) -> Option<String> {
+    let device = DeviceSpec::lookup(hw.preset.as_deref()?)?;
+    let table_bandwidth = hw
+        .memory(MemoryLevel::Dram)
+        .is_some_and(|f| f.source.is_preset());
+    (!timed_a_device(profile) && table_bandwidth).then(|| {
         format!(
             "Graded against the memory bandwidth of {} ({} GB/s), but this run timed no device \
              work (no device timer, sync mode {}): if it ran on the CPU, set \
