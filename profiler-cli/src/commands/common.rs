@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use profiler_core::Profile;
-use profiler_report::hardware::HardwareConfig;
+use profiler_report::hardware::Hardware as Model;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
 use profiler_report::parity::{OpMapping, ParityProfile, import_pytorch_trace};
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision};
@@ -16,13 +16,13 @@ use crate::input::{Kind, Run, describe, is_binary_report, kind, read_text, stem}
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {
     s.parse()
-        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
 }
 
 /// `dram`, `l2`, ... for clap.
 pub(crate) fn level(s: &str) -> Result<MemoryLevel, String> {
     s.parse()
-        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
 }
 
 /// `--gemm N` or `--gemm MxNxK`.
@@ -96,9 +96,9 @@ pub(crate) fn kernel_roofline(
         .run
         .hardware
         .as_ref()
-        .and_then(HardwareConfig::from_info)
+        .and_then(Model::from_info)
     {
-        return KernelRoofline::from_hardware_config(&config).map_err(CliError::input);
+        return Ok(KernelRoofline::from_hardware(&config));
     }
     Err(CliError::Input(
         "no ceilings: the profile has no measured ceilings or recorded hardware; \
