@@ -79,7 +79,7 @@ pub(crate) fn placement(
             .classify(f / b, f / s, p, MemoryLevel::Dram)
             .map_err(|e| e.to_string())?;
         match c.impossible {
-            Some(why) => Err(format!("not placed: {why}")),
+            Some(why) => Err(why.to_string()),
             None => Ok(c),
         }
     })();
