@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use profiler::{Direction, Profile, brick};
-use profiler_report::hardware::HardwareConfig;
+use profiler_report::hardware::Hardware;
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 use serde_json::Value;
 
@@ -29,12 +29,12 @@ fn busy(ms: u64) {
 }
 
 /// Hardware as `scorecard()` resolves it from these `PROFILER_*` settings.
-fn hardware(settings: &[(&str, &str)]) -> HardwareConfig {
+fn hardware(settings: &[(&str, &str)]) -> Hardware {
     let settings: Vec<(String, String)> = settings
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    HardwareConfig::from_vars(move |k| {
+    Hardware::from_vars(move |k| {
         settings
             .iter()
             .find(|(name, _)| name == k)
