@@ -49,10 +49,7 @@ impl Hardware {
         Ok(Self {
             origin: format!("--hardware {}", path.display()),
             roofline: KernelRoofline::from_hardware(&model),
-            config: model
-                .memory(MemoryLevel::Dram)
-                .is_some()
-                .then_some(model),
+            config: model.memory(MemoryLevel::Dram).is_some().then_some(model),
         })
     }
 }

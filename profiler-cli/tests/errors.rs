@@ -138,7 +138,11 @@ fn unknown_names() {
         2,
         &["--contract", "brick-profiler-v1"],
     );
-    fails(&["roofline", PROFILE, "--precision", "fp128"], 2, &["fp128"]);
+    fails(
+        &["roofline", PROFILE, "--precision", "fp128"],
+        2,
+        &["fp128"],
+    );
     fails(
         &["roofline", PROFILE, "--precision", "fp64"],
         2,

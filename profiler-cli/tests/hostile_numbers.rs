@@ -11,14 +11,25 @@ const HUGE_GEMM: &str = "99999999999x99999999999x99999999999";
 #[test]
 fn a_gemm_beyond_every_peak_is_flagged_not_placed() {
     let csv = nsight("ncu_details.csv");
-    let args = ["--hardware", "4090", "--kernel", "gemm", "--gemm", HUGE_GEMM];
+    let args = [
+        "--hardware",
+        "4090",
+        "--kernel",
+        "gemm",
+        "--gemm",
+        HUGE_GEMM,
+    ];
     let out = run(&[&["import", "ncu", csv.as_str()][..], &args[..]].concat()).expect(0);
     assert!(
         out.stdout.contains("not placed: achieved FLOP/s are"),
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("highest compute peak"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("highest compute peak"),
+        "{}",
+        out.stdout
+    );
     assert!(!out.stdout.contains("of the roof"), "{}", out.stdout);
     let out = run(&[&["roofline", csv.as_str()][..], &args[..]].concat()).expect(0);
     assert!(

@@ -70,8 +70,11 @@ fn the_cli_hardware_files_load_through_the_library() {
 fn earlier_flat_json_files_still_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hw.json");
-    std::fs::write(&path, r#"{"device": "a100", "peak_bw_gb_s": 1900, "peak_tflops": 280}"#)
-        .unwrap();
+    std::fs::write(
+        &path,
+        r#"{"device": "a100", "peak_bw_gb_s": 1900, "peak_tflops": 280}"#,
+    )
+    .unwrap();
     let hw = Hardware::from_file(&path).unwrap();
     assert_eq!(hw.name, "A100 80GB SXM");
     assert_eq!(hw.memory(MemoryLevel::Dram).unwrap().value, 1900.0);
@@ -102,7 +105,10 @@ fn bad_files_name_the_file_line_and_field() {
 #[test]
 fn the_one_preset_table_gives_the_roofline_presets() {
     let roof = KernelRoofline::rtx_4090();
-    assert_eq!(roof, KernelRoofline::from_hardware(&Hardware::preset("4090").unwrap()));
+    assert_eq!(
+        roof,
+        KernelRoofline::from_hardware(&Hardware::preset("4090").unwrap())
+    );
     assert_eq!(roof.source, CeilingSource::Published);
     assert_eq!(roof.compute(Precision::Int8).unwrap().tflops, 660.0);
     assert_eq!(roof.memory(MemoryLevel::Pcie).unwrap().gb_s, 32.0);

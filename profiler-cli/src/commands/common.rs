@@ -92,12 +92,7 @@ pub(crate) fn kernel_roofline(
     if let Some(c) = &profile.run.measured_ceilings {
         return KernelRoofline::from_measured(c).map_err(CliError::input);
     }
-    if let Some(config) = profile
-        .run
-        .hardware
-        .as_ref()
-        .and_then(Model::from_info)
-    {
+    if let Some(config) = profile.run.hardware.as_ref().and_then(Model::from_info) {
         return Ok(KernelRoofline::from_hardware(&config));
     }
     Err(CliError::Input(

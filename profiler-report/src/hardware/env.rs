@@ -34,7 +34,7 @@ impl Hardware {
     ///
     /// In order: `PROFILER_HARDWARE_FILE` (a hardware file, see
     /// [`Hardware::from_file`]); `PROFILER_HARDWARE` (a device of
-    /// [`DEVICES`](super::DEVICES)); `PROFILER_PEAK_BW_GB_S`.
+    /// [`DEVICES`](super::presets::DEVICES)); `PROFILER_PEAK_BW_GB_S`.
     /// `PROFILER_PEAK_BW_GB_S` replaces a device's DRAM bandwidth,
     /// `PROFILER_PEAK_TFLOPS` its BF16 and FP16 peaks, and
     /// `PROFILER_BYTES_PER_TOKEN` gives the bytes a token moves; each figure
@@ -100,10 +100,8 @@ impl Hardware {
     /// `None` when no DRAM bandwidth results.
     #[must_use]
     pub fn from_info(info: &HardwareInfo) -> Option<Self> {
-        let mut hw = DeviceSpec::lookup(&info.name).map_or_else(
-            || Self::new("custom"),
-            Self::from_device,
-        );
+        let mut hw =
+            DeviceSpec::lookup(&info.name).map_or_else(|| Self::new("custom"), Self::from_device);
         // The name as the run recorded it.
         if !info.name.is_empty() {
             hw.name.clone_from(&info.name);
@@ -182,10 +180,9 @@ mod tests {
         assert_eq!(spec.peak_bw_gb_s, 3350.0);
         assert_eq!(spec.bytes_per_token, DEFAULT_BYTES_PER_TOKEN);
         assert_eq!(c.dense_peak_tflops(), Some(989.0));
-        let c =
-            Hardware::from_vars(vars(&[(ENV_PEAK_BW, "100"), (ENV_BYTES_PER_TOKEN, "1e6")]))
-                .unwrap()
-                .unwrap();
+        let c = Hardware::from_vars(vars(&[(ENV_PEAK_BW, "100"), (ENV_BYTES_PER_TOKEN, "1e6")]))
+            .unwrap()
+            .unwrap();
         assert_eq!(c.spec().unwrap().peak_throughput_tok_s(), 100_000.0);
         assert_eq!(
             c.memory(MemoryLevel::Dram).unwrap().source,

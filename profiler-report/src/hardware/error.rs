@@ -32,7 +32,7 @@ pub enum HardwareError {
         /// What is wrong.
         reason: String,
     },
-    /// A device name not in [`DEVICES`](super::DEVICES).
+    /// A device name not in the preset table.
     #[error("unknown device `{name}` in {origin}; known: {known}")]
     UnknownDevice {
         /// The name given.
@@ -113,6 +113,9 @@ mod tests {
             line: None,
             message: "expected value".into(),
         };
-        assert_eq!(e.to_string(), "malformed hardware file `gpu.json`: expected value");
+        assert_eq!(
+            e.to_string(),
+            "malformed hardware file `gpu.json`: expected value"
+        );
     }
 }

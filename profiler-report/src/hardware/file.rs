@@ -44,7 +44,10 @@ impl FileFormat {
     /// `PROFILER_HARDWARE_FILE`s, whatever their name).
     #[must_use]
     pub fn of_path(path: &Path) -> Self {
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+        {
             Self::Toml
         } else {
             Self::Json
@@ -127,7 +130,11 @@ impl Hardware {
             Some(name) => {
                 let device = DeviceSpec::lookup(name).ok_or_else(|| {
                     let known = format!("known: {}", DeviceSpec::known_names());
-                    bad("device", name.clone(), &format!("is not a known device; {known}"))
+                    bad(
+                        "device",
+                        name.clone(),
+                        &format!("is not a known device; {known}"),
+                    )
                 })?;
                 Self::from_device(device)
             }
@@ -186,7 +193,8 @@ fn unit_reason(e: &super::units::UnitError) -> String {
 
 /// The 1-based line of byte `offset`.
 fn line_at(text: &str, offset: usize) -> usize {
-    text.get(..offset).map_or(1, |t| t.matches('\n').count() + 1)
+    text.get(..offset)
+        .map_or(1, |t| t.matches('\n').count() + 1)
 }
 
 /// The 1-based line where the dotted `field` is set, when it can be found:
@@ -226,13 +234,21 @@ mod tests {
         let json = "{\n  \"bandwidth_gb_s\": {\n    \"dram\": 1e308\n  }\n}";
         let e = Hardware::parse(json, FileFormat::Json, Path::new("gpu.json")).unwrap_err();
         assert!(
-            e.to_string()
-                .contains("`gpu.json` line 3 field `bandwidth_gb_s.dram`: `1e308` beyond any real device"),
+            e.to_string().contains(
+                "`gpu.json` line 3 field `bandwidth_gb_s.dram`: `1e308` beyond any real device"
+            ),
             "{e}"
         );
-        let e = Hardware::parse("name = \"a\"\n\nbandwith = 2\n", FileFormat::Toml, Path::new("h.toml"))
-            .unwrap_err();
-        assert!(matches!(e, HardwareError::MalformedFile { line: Some(3), .. }), "{e}");
+        let e = Hardware::parse(
+            "name = \"a\"\n\nbandwith = 2\n",
+            FileFormat::Toml,
+            Path::new("h.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, HardwareError::MalformedFile { line: Some(3), .. }),
+            "{e}"
+        );
     }
 
     #[test]
@@ -257,8 +273,12 @@ mod tests {
         assert_eq!(hw.compute(Precision::Fp32).unwrap().source, Source::Preset);
         let e = Hardware::parse("estimate = true\n", FileFormat::Toml, Path::new("e.toml"));
         assert!(matches!(e, Err(HardwareError::NoCeiling { .. })));
-        let e = Hardware::parse(r#"{"device": "tpu"}"#, FileFormat::Json, Path::new("d.json"))
-            .unwrap_err();
+        let e = Hardware::parse(
+            r#"{"device": "tpu"}"#,
+            FileFormat::Json,
+            Path::new("d.json"),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("field `device`"), "{e}");
     }
 }

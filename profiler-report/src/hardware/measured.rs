@@ -132,8 +132,14 @@ mod tests {
         assert_eq!(hw.memory(MemoryLevel::L2Cache).unwrap().value, 150.0);
         let back = hw.to_measured();
         assert_eq!(back.memory_bandwidth.as_ref().map(|b| b.gb_s), Some(20.0));
-        assert_eq!(back.cache_bandwidth.as_ref().map(|b| b.level.as_str()), Some("L2"));
-        assert_eq!(back.peak_flops.as_ref().map(|f| f.precision.as_str()), Some("fp32"));
+        assert_eq!(
+            back.cache_bandwidth.as_ref().map(|b| b.level.as_str()),
+            Some("L2")
+        );
+        assert_eq!(
+            back.peak_flops.as_ref().map(|f| f.precision.as_str()),
+            Some("fp32")
+        );
         assert_eq!(Hardware::from_measured(&back).unwrap(), hw);
     }
 

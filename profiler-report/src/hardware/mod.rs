@@ -16,9 +16,7 @@ mod source;
 mod spec;
 mod units;
 
-pub use env::{
-    ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS,
-};
+pub use env::{ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS};
 pub use error::HardwareError;
 pub use file::FileFormat;
 pub use model::{Hardware, MAX_BYTES_PER_TOKEN};

@@ -110,7 +110,11 @@ impl Hardware {
     /// # Errors
     /// [`HardwareError::InvalidValue`] naming the device and precision when
     /// the value is not finite, not above zero or beyond any real device.
-    pub fn set_compute(&mut self, precision: Precision, figure: Figure) -> Result<(), HardwareError> {
+    pub fn set_compute(
+        &mut self,
+        precision: Precision,
+        figure: Figure,
+    ) -> Result<(), HardwareError> {
         let what = format!("{} {precision} peak (TFLOP/s)", self.name);
         check(&what, &figure, MAX_TFLOPS)?;
         self.compute.insert(precision, figure);
@@ -256,13 +260,24 @@ mod tests {
         let rtx = Hardware::preset("4090").unwrap();
         let peak = |p| rtx.compute(p).unwrap().value;
         assert_eq!(
-            [Precision::Fp32, Precision::Fp16, Precision::Tf32, Precision::Int8].map(peak),
+            [
+                Precision::Fp32,
+                Precision::Fp16,
+                Precision::Tf32,
+                Precision::Int8
+            ]
+            .map(peak),
             [82.6, 330.0, 165.0, 660.0]
         );
         let bw = |l| rtx.memory(l).unwrap().value;
         assert_eq!(
-            [MemoryLevel::L1Cache, MemoryLevel::L2Cache, MemoryLevel::Dram, MemoryLevel::Pcie]
-                .map(bw),
+            [
+                MemoryLevel::L1Cache,
+                MemoryLevel::L2Cache,
+                MemoryLevel::Dram,
+                MemoryLevel::Pcie
+            ]
+            .map(bw),
             [19_000.0, 5300.0, 1008.0, 32.0]
         );
         assert_eq!(rtx.compute(Precision::Fp32).unwrap().source, Source::Preset);
@@ -296,7 +311,8 @@ mod tests {
             bytes_per_token: 1.0,
         });
         assert!(raw.validate().is_err());
-        raw.memory.insert(MemoryLevel::Dram, Figure::new(100.0, Source::Given));
+        raw.memory
+            .insert(MemoryLevel::Dram, Figure::new(100.0, Source::Given));
         assert!(raw.validate().is_ok());
     }
 }

@@ -5,7 +5,7 @@
 use super::spec::HardwareSpec;
 
 /// One row of the preset table: published ceilings of one device (dense, no
-/// sparsity). [`Hardware::preset`](super::Hardware::preset) turns a row into
+/// sparsity). `Hardware::preset` turns a row into
 /// the hardware model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviceSpec {
@@ -35,7 +35,6 @@ pub struct DeviceSpec {
     /// Whether the compute figures are estimates rather than published peaks.
     pub estimate: bool,
 }
-
 
 /// Known devices: memory bandwidth and dense compute peaks.
 pub const DEVICES: &[DeviceSpec] = &[

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{RooflineError, ceiling, positive};
-use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 use super::units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};
+use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 
 /// Where a kernel sits on a roofline.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -271,7 +271,11 @@ impl KernelRoofline {
     /// by more than [`IMPOSSIBLE_TOLERANCE`].
     #[must_use]
     pub fn impossible(&self, flops_per_s: f64, bytes_per_s: f64) -> Option<Impossible> {
-        let peak = self.compute.iter().map(|c| c.tflops * 1e12).fold(0.0, f64::max);
+        let peak = self
+            .compute
+            .iter()
+            .map(|c| c.tflops * 1e12)
+            .fold(0.0, f64::max);
         if peak > 0.0 && flops_per_s > peak * IMPOSSIBLE_TOLERANCE {
             return Some(Impossible::AboveComputePeak {
                 factor: flops_per_s / peak,
@@ -356,7 +360,12 @@ mod tests {
         assert!(
             matches!(c.impossible, Some(Impossible::AboveComputePeak { factor }) if (factor - 2.0).abs() < 1e-9)
         );
-        assert!(c.impossible.unwrap().to_string().contains("highest compute peak"));
+        assert!(
+            c.impossible
+                .unwrap()
+                .to_string()
+                .contains("highest compute peak")
+        );
         // Within the tolerance: a fast clock, not an impossibility.
         let c = r
             .classify(1000.0, 11e12, Precision::Fp32, MemoryLevel::Dram)
@@ -367,7 +376,10 @@ mod tests {
         let c = with_l1
             .classify(0.001, 5e12, Precision::Fp32, MemoryLevel::Dram)
             .unwrap();
-        assert!(matches!(c.impossible, Some(Impossible::AboveL1Bandwidth { .. })));
+        assert!(matches!(
+            c.impossible,
+            Some(Impossible::AboveL1Bandwidth { .. })
+        ));
     }
 
     #[test]

@@ -154,7 +154,9 @@ mod tests {
     fn configured_hardware_overrides_the_preset_and_is_marked_custom() {
         let h100 = |vars: &'static [(&'static str, &'static str)]| {
             let hw = Hardware::from_vars(|k| {
-                vars.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
             });
             KernelRoofline::from_hardware(&hw.unwrap().unwrap())
         };
