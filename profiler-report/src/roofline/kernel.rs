@@ -5,7 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{RooflineError, ceiling, positive};
-use super::units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};
+use super::units::{
+    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
+    MemoryLevel, Precision,
+};
 use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 
 /// Where a kernel sits on a roofline.
@@ -39,46 +42,6 @@ pub struct KernelClassification {
     /// or duration are wrong, and its efficiency means nothing.
     pub impossible: Option<Impossible>,
 }
-
-/// Achieved rates no device of this roofline can reach, beyond
-/// [`IMPOSSIBLE_TOLERANCE`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Impossible {
-    /// Achieved FLOP/s above the highest compute peak of any precision.
-    AboveComputePeak {
-        /// Achieved over that peak.
-        factor: f64,
-    },
-    /// Bytes per second (achieved FLOP/s over intensity) above the L1
-    /// bandwidth, the fastest level any data is served from.
-    AboveL1Bandwidth {
-        /// Achieved over that bandwidth.
-        factor: f64,
-    },
-}
-
-impl std::fmt::Display for Impossible {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::AboveComputePeak { factor } => write!(
-                f,
-                "achieved FLOP/s are {factor:.3e} times the highest compute peak of the device: \
-                 the FLOPs or the duration are wrong"
-            ),
-            Self::AboveL1Bandwidth { factor } => write!(
-                f,
-                "bytes moved per second are {factor:.3e} times the device's L1 bandwidth: \
-                 the bytes or the duration are wrong"
-            ),
-        }
-    }
-}
-
-/// How far above a device's highest ceiling an achieved rate may sit before
-/// it is called impossible: clocks above the rated boost and rounded
-/// datasheet figures stay within it.
-pub const IMPOSSIBLE_TOLERANCE: f64 = 1.25;
 
 /// Compute and bandwidth ceilings of one device.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

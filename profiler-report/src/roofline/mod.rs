@@ -20,5 +20,8 @@ pub use analytical::{
 pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
 pub use html::roofline_section;
-pub use kernel::{IMPOSSIBLE_TOLERANCE, Impossible, KernelClassification, KernelRoofline};
-pub use units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};
+pub use kernel::{KernelClassification, KernelRoofline};
+pub use units::{
+    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
+    MemoryLevel, Precision,
+};
