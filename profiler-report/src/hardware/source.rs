@@ -33,7 +33,7 @@ pub enum Source {
     },
     /// Recorded in a profile's `run.hardware`.
     Profile,
-    /// Given in code.
+    /// Given by the caller: in code, or a command-line option.
     Given,
 }
 
@@ -70,7 +70,7 @@ impl fmt::Display for Source {
             }
             Self::Env { var } => write!(f, "environment variable {var}"),
             Self::Profile => f.write_str("profile's recorded hardware"),
-            Self::Given => f.write_str("given in code"),
+            Self::Given => f.write_str("given"),
         }
     }
 }

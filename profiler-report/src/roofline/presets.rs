@@ -49,9 +49,9 @@ impl KernelRoofline {
         Self::from_parts(hardware.name.clone(), source, compute, memory)
     }
 
-    /// The RTX 4090 row of the preset table: FP32 82.6, FP16 330 (FP16
-    /// accumulate), TF32 165, INT8 660, BF16 165 (FP32 accumulate) TFLOP/s;
-    /// L1 19 000, L2 5300, DRAM 1008, PCIe 32 GB/s.
+    /// The RTX 4090 row of the preset table, every ceiling it lists:
+    /// compute per precision (FP16 with FP16 accumulate, BF16 with FP32
+    /// accumulate) and L1, L2, DRAM and PCIe bandwidth.
     #[must_use]
     pub fn rtx_4090() -> Self {
         match DeviceSpec::lookup("rtx4090") {
