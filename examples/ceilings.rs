@@ -6,7 +6,7 @@
 //! ```
 
 fn main() -> std::process::ExitCode {
-    let c = profiler_report::probe::measure_ceilings();
+    let c = profiler_report::hardware::probe::measure_ceilings();
     println!("CPU: {}", if c.cpu.is_empty() { "unknown" } else { &c.cpu });
     for bw in [&c.memory_bandwidth, &c.cache_bandwidth]
         .into_iter()

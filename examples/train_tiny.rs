@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use profiler::{Schedule, sync::SyncMode};
-use profiler_report::hardware::HardwareConfig;
+use profiler_report::hardware::Hardware;
 use profiler_report::roofline::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
 
@@ -226,7 +226,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     // Hardware named in the environment wins over the measured ceilings (a
     // bad setting is reported by the scorecard).
-    let env_hardware = HardwareConfig::from_vars(|k| std::env::var(k).ok())
+    let env_hardware = Hardware::from_vars(|k| std::env::var(k).ok())
         .ok()
         .flatten();
     if env_hardware.is_none()

@@ -37,7 +37,7 @@ use profiler::trace::{
 // Reports: the root holds what a README user needs; the rest lives in
 // named modules.
 use profiler_report::export::{MergedTrace, merge_ranks};
-use profiler_report::hardware::{DEVICES, HardwareConfig};
+use profiler_report::hardware::{DEVICES, Figure, Hardware, Source, probe::measure_ceilings};
 use profiler_report::html::Section;
 use profiler_report::input::read_execution_trace;
 use profiler_report::trace::{
@@ -60,7 +60,6 @@ use profiler_report::{
         MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
         compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
     },
-    probe::measure_ceilings,
     roofline::{
         BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, RooflineResult,
         compute_roofline, roofline_section,

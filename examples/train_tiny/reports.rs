@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
     TrainingScorecard,
-    hardware::HardwareConfig,
+    hardware::{Hardware, probe::ProbeOptions},
     html::FullReport,
     parity::{OpMapping, ParityProfile},
-    probe::ProbeOptions,
     roofline::{BrickRoofline, KernelRoofline},
 };
 
@@ -24,7 +23,7 @@ pub(crate) fn measure(args: &Args) -> MeasuredCeilings {
         array_bytes: args.probe_array_mib.map(|m| m << 20),
         ..ProbeOptions::default()
     };
-    let c = profiler_report::probe::measure_ceilings_with(&options);
+    let c = profiler_report::hardware::probe::measure_ceilings_with(&options);
     let mut parts = Vec::new();
     for bw in [&c.memory_bandwidth, &c.cache_bandwidth]
         .into_iter()
@@ -79,11 +78,11 @@ pub(crate) fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<H
 /// run.
 pub(crate) fn roofline(
     profile: &Profile,
-    env: Option<&HardwareConfig>,
+    env: Option<&Hardware>,
     args: &Args,
 ) -> Option<BrickRoofline> {
     let roof = match (env, &profile.run.measured_ceilings) {
-        (Some(hw), _) => KernelRoofline::from_hardware_config(hw),
+        (Some(hw), _) => Ok(KernelRoofline::from_hardware(hw)),
         (None, Some(c)) => KernelRoofline::from_measured(c),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");

@@ -20,9 +20,9 @@ of a file is told from its content.
     name = \"lab box\"            # optional display name
     device = \"h100\"             # optional: start from a device of the table
     bytes_per_token = 14e9      # optional: bytes a token moves (scorecard grading)
-    [bandwidth_gb_s]            # GB/s per level: l1, l2, dram, pcie
+    [bandwidth_gb_s]            # GB/s per level: l1, l2, l3, dram, pcie
     dram = 3000
-    [peak_tflops]               # dense TFLOP/s per precision: fp32, fp16, bf16, tf32, int8
+    [peak_tflops]               # dense TFLOP/s per precision: fp64, fp32, tf32, fp16, bf16, int8
     bf16 = 800
 
 Exit status:

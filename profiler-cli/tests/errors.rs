@@ -138,7 +138,16 @@ fn unknown_names() {
         2,
         &["--contract", "brick-profiler-v1"],
     );
-    fails(&["roofline", PROFILE, "--precision", "fp64"], 2, &["fp64"]);
+    fails(
+        &["roofline", PROFILE, "--precision", "fp128"],
+        2,
+        &["fp128"],
+    );
+    fails(
+        &["roofline", PROFILE, "--precision", "fp64"],
+        2,
+        &["no FP64 ceiling", "it has: FP32"],
+    );
     fails(
         &[
             "import",
@@ -173,11 +182,11 @@ fn bad_hardware_files() {
         2,
         &["gpu.toml", "bandwith_gb_s"],
     );
-    std::fs::write(&hw, "[peak_tflops]\nfp64 = 5\n").unwrap();
+    std::fs::write(&hw, "[peak_tflops]\nfp128 = 5\n").unwrap();
     fails(
         &["roofline", PROFILE, "--hardware", hw.to_str().unwrap()],
         2,
-        &["gpu.toml", "peak_tflops.fp64"],
+        &["gpu.toml", "peak_tflops.fp128"],
     );
     fails(
         &["roofline", PROFILE, "--hardware", "missing.json"],

@@ -20,10 +20,12 @@
 //! The root holds what that needs; specialised items live in the public
 //! modules:
 //! - [`training`]: the training scorecard's parts: thresholds, model shape
-//!   for MFU, the step-profiler line parser, regressions and per-layer types
-//!   (the scorecard itself is [`scorecard()`] or [`ScorecardBuilder`]).
-//! - [`hardware`]: device ceilings ([`hardware::DEVICES`]) and
-//!   [`hardware::HardwareConfig`] (settings and config files).
+//!   for MFU, regressions and per-layer types (the scorecard itself is
+//!   [`scorecard()`] or [`ScorecardBuilder`]).
+//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
+//!   per precision and memory level, each with its source) from the preset
+//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
+//!   this machine's probes ([`hardware::probe`]).
 //! - [`trace`]: [`TraceAnalyzer`]'s result types, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
@@ -32,7 +34,6 @@
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
 //!   profile on one roof (Markdown, JSON, terminal, SVG, report section).
-//! - [`probe`]: this machine's measured memory bandwidth and peak FLOP/s.
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`contract`]: checking a profile against YAML contracts
@@ -65,7 +66,6 @@ mod json;
 pub mod kernel;
 pub mod parity;
 mod plot;
-pub mod probe;
 pub mod roofline;
 mod section;
 mod textfmt;

@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use profiler_report::{
-    probe::{ProbeOptions, measure_ceilings_with},
+    hardware::probe::{ProbeOptions, measure_ceilings_with},
     roofline::{KernelRoofline, MemoryLevel, Precision},
 };
 

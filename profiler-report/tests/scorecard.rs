@@ -9,7 +9,7 @@ use profiler_core::{
     Direction, Profile,
     profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
 };
-use profiler_report::hardware::{HardwareConfig, HardwareError};
+use profiler_report::hardware::{Hardware, HardwareError};
 use profiler_report::input::{parse_last_step_profiler_line, parse_step_profiler_line};
 use profiler_report::training::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 use profiler_report::{
@@ -687,7 +687,7 @@ fn mfu_against_an_estimated_peak_is_marked() {
     };
     let config = |device: &str| {
         let device = device.to_owned();
-        HardwareConfig::from_vars(move |k| (k == "PROFILER_HARDWARE").then(|| device.clone()))
+        Hardware::from_vars(move |k| (k == "PROFILER_HARDWARE").then(|| device.clone()))
             .unwrap()
             .unwrap()
     };
@@ -756,7 +756,7 @@ fn mfu_uses_the_palm_flops_and_the_dense_peak() {
         head_dim: 64,
         seq_len: 512,
     };
-    let h100 = HardwareConfig::from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
+    let h100 = Hardware::from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
         .unwrap()
         .unwrap();
     let sc = ScorecardBuilder::from_profile(&profile)
@@ -948,24 +948,25 @@ fn hardware_file_is_read_and_bad_values_name_the_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hw.json");
     std::fs::write(&path, r#"{"device": "a100", "bytes_per_token": 2e6}"#).unwrap();
-    let config = HardwareConfig::from_file(&path).unwrap();
+    let config = Hardware::from_file(&path).unwrap();
     assert_eq!(config.name, "A100 80GB SXM");
-    assert_eq!(config.spec.peak_bw_gb_s, 2039.0);
-    assert_eq!(config.spec.bytes_per_token, 2e6);
-    assert_eq!(config.dense_peak_tflops, Some(312.0));
+    let spec = config.spec().unwrap();
+    assert_eq!(spec.peak_bw_gb_s, 2039.0);
+    assert_eq!(spec.bytes_per_token, 2e6);
+    assert_eq!(config.dense_peak_tflops(), Some(312.0));
     let file_var = path.display().to_string();
     let via_env =
-        HardwareConfig::from_vars(|k| (k == "PROFILER_HARDWARE_FILE").then(|| file_var.clone()));
+        Hardware::from_vars(|k| (k == "PROFILER_HARDWARE_FILE").then(|| file_var.clone()));
     assert_eq!(via_env.unwrap(), Some(config));
 
     std::fs::write(&path, r#"{"peak_bw_gb_s": -1}"#).unwrap();
-    let err = HardwareConfig::from_file(&path).unwrap_err().to_string();
+    let err = Hardware::from_file(&path).unwrap_err().to_string();
     assert!(
         err.contains("hw.json") && err.contains("peak_bw_gb_s"),
         "{err}"
     );
     std::fs::write(&path, r#"{"peak_bw": 100}"#).unwrap();
-    let err = HardwareConfig::from_file(&path).unwrap_err();
+    let err = Hardware::from_file(&path).unwrap_err();
     assert!(matches!(err, HardwareError::MalformedFile { .. }), "{err}");
     assert!(err.to_string().contains("unknown field `peak_bw`"), "{err}");
 }

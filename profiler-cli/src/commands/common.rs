@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use profiler_core::Profile;
-use profiler_report::hardware::HardwareConfig;
+use profiler_report::hardware::Hardware as Model;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
 use profiler_report::input::Input;
 use profiler_report::parity::{OpMapping, ParityProfile, import_chrome_trace};
@@ -17,13 +17,13 @@ use crate::input::{Run, load, stem};
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {
     s.parse()
-        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
 }
 
 /// `dram`, `l2`, ... for clap.
 pub(crate) fn level(s: &str) -> Result<MemoryLevel, String> {
     s.parse()
-        .map_err(|e: profiler_report::roofline::RooflineError| e.to_string())
+        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
 }
 
 /// `--gemm N` or `--gemm MxNxK`.
@@ -93,13 +93,8 @@ pub(crate) fn kernel_roofline(
     if let Some(c) = &profile.run.measured_ceilings {
         return KernelRoofline::from_measured(c).map_err(CliError::input);
     }
-    if let Some(config) = profile
-        .run
-        .hardware
-        .as_ref()
-        .and_then(HardwareConfig::from_info)
-    {
-        return KernelRoofline::from_hardware_config(&config).map_err(CliError::input);
+    if let Some(config) = profile.run.hardware.as_ref().and_then(Model::from_info) {
+        return Ok(KernelRoofline::from_hardware(&config));
     }
     Err(CliError::Input(
         "no ceilings: the profile has no measured ceilings or recorded hardware; \

@@ -89,8 +89,12 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
         args.contracts.clone()
     };
     let hardware = cx.hardware(None)?;
-    if let Some(config) = hardware.as_ref().and_then(|h| h.config.clone()) {
-        v = v.computation(ScorecardMetrics::new().hardware(config.spec));
+    if let Some(spec) = hardware
+        .as_ref()
+        .and_then(|h| h.config.as_ref())
+        .and_then(|m| m.spec())
+    {
+        v = v.computation(ScorecardMetrics::new().hardware(spec));
     }
     for (k, value) in &args.metrics {
         v = match value.as_str() {

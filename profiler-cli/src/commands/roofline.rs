@@ -26,10 +26,10 @@ Examples:
 pub(crate) struct RooflineArgs {
     /// A saved profile.json or an Nsight export.
     profile: PathBuf,
-    /// Precision of the roof (fp32, fp16, bf16, tf32, int8; default fp32 when the hardware has it).
+    /// Precision of the roof (fp64, fp32, tf32, fp16, bf16, int8; default fp32 when the hardware has it).
     #[arg(long, value_parser = precision)]
     precision: Option<Precision>,
-    /// Memory level of the roof (dram, l2, l1, pcie; default dram).
+    /// Memory level of the roof (dram, l3, l2, l1, pcie; default dram).
     #[arg(long, value_parser = level)]
     level: Option<MemoryLevel>,
     /// Also write the plot as SVG.

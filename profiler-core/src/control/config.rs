@@ -185,7 +185,7 @@ impl Config {
     }
 
     /// Ceilings measured on this machine (e.g. by
-    /// `profiler_report::probe::measure_ceilings`), carried by every later
+    /// `profiler_report::hardware::probe::measure_ceilings`), carried by every later
     /// profile; `None` clears them.
     pub fn measured_ceilings(mut self, ceilings: impl Into<Option<MeasuredCeilings>>) -> Self {
         self.measured_ceilings = Some(ceilings.into());

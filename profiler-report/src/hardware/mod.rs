@@ -1,16 +1,27 @@
-//! Hardware ceilings: the memory-bound [`HardwareSpec`] the scorecard grades
-//! against, a table of known devices ([`DeviceSpec`], [`DEVICES`]) for
-//! roofline and MFU, and [`HardwareConfig`], which resolves both from
-//! settings (`PROFILER_*` variables given through a lookup function), a JSON
-//! file or a profile's recorded hardware.
+//! The hardware model: [`Hardware`], compute ceilings per [`Precision`] and
+//! bandwidth ceilings per [`MemoryLevel`], each a [`Figure`] carrying its
+//! [`Source`]. It is built from the one preset table ([`DEVICES`]), a TOML or
+//! JSON file, `PROFILER_*` settings, a profile's recorded hardware or the
+//! probes of this machine ([`probe`]); the scorecard's [`HardwareSpec`] and
+//! the roofline's `KernelRoofline` are views of it.
 
-mod config;
-mod devices;
+mod env;
+mod error;
+mod file;
+mod measured;
+mod model;
+mod presets;
+pub mod probe;
+mod source;
 mod spec;
+mod units;
 
-pub use config::{
-    ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS,
-    HardwareConfig, HardwareError,
-};
-pub use devices::{DEVICES, DeviceSpec};
+pub use env::{ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS};
+pub use error::HardwareError;
+pub use file::FileFormat;
+pub use model::{Hardware, MAX_BYTES_PER_TOKEN};
+pub use presets::{DEVICES, DeviceSpec};
+pub use source::{Figure, Source};
 pub use spec::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
+pub(crate) use units::ceiling_problem;
+pub use units::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, UnitError};

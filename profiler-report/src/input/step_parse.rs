@@ -120,7 +120,7 @@ pub(crate) fn parse_at(
     };
     Ok(StepProfilerInput {
         steps: fields.get("steps")?,
-        avg_step_ms: fields.get("avg_step_ms")?,
+        avg_step_ms: fields.duration("avg_step_ms")?,
         wall_coverage: fields.get("wall_coverage")?,
         phases: fields.map_of("phases", |name, v, line| {
             let phase = v
@@ -139,9 +139,9 @@ pub(crate) fn parse_at(
         per_layer: fields.layers()?,
         bottleneck: fields.get("bottleneck")?,
         gemm_pct: fields.get("gemm_pct")?,
-        total_ms: fields.get("total_ms")?,
+        total_ms: fields.duration("total_ms")?,
         ops: fields.get("ops")?,
-        step_samples_ms: fields.get("step_samples_ms")?,
+        step_samples_ms: fields.durations("step_samples_ms")?,
         step_samples_tokens: fields.get("step_samples_tokens")?,
         empty_steps: fields.get("empty_steps")?,
         nested_steps: fields.get("nested_steps")?,
@@ -177,6 +177,33 @@ impl Fields<'_> {
 
     fn get<T: DeserializeOwned + Default>(&self, key: &str) -> Result<T, ScorecardError> {
         self.typed(key, key)
+    }
+
+    /// A time in ms: a negative one is refused here, where it is read,
+    /// rather than shown later as 0.
+    fn duration(&self, key: &str) -> Result<f64, ScorecardError> {
+        let ms: f64 = self.get(key)?;
+        if ms < 0.0 {
+            return Err(invalid(
+                self.line,
+                key,
+                &format!("{ms} ms: a duration cannot be negative"),
+            ));
+        }
+        Ok(ms)
+    }
+
+    /// Times in ms, none negative (see [`Fields::duration`]).
+    fn durations(&self, key: &str) -> Result<Vec<f64>, ScorecardError> {
+        let all: Vec<f64> = self.get(key)?;
+        match all.iter().position(|ms| *ms < 0.0) {
+            Some(i) => Err(invalid(
+                self.line,
+                &format!("{key}[{i}]"),
+                &format!("{} ms: a duration cannot be negative", all[i]),
+            )),
+            None => Ok(all),
+        }
     }
 
     fn nested<T: DeserializeOwned + Default>(
@@ -269,6 +296,24 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("per_layer[1].fwd_ms"), "{text}");
         assert!(text.contains("log line 2"), "{text}");
+    }
+
+    #[test]
+    fn negative_step_times_are_refused_where_read() {
+        let err = parse_step_profiler_line(
+            r#"{"_profiler":"step_profiler_v2","steps":3,"avg_step_ms":-5}"#,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, ScorecardError::InvalidField { field, .. } if field == "avg_step_ms"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("cannot be negative"), "{err}");
+        let err = parse_step_profiler_line(
+            r#"{"_profiler":"step_profiler_v2","step_samples_ms":[1.0,-2.0]}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("step_samples_ms[1]"), "{err}");
     }
 
     #[test]

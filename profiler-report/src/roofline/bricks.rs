@@ -110,6 +110,7 @@ impl BrickRoofline {
         let estimate = roofline.compute(precision)?.estimate || roofline.memory(level)?.estimate;
         let mut points = Vec::new();
         let mut not_annotated = Vec::new();
+        let mut impossible = Vec::new();
         for b in &profile.bricks {
             let missing = match (b.total_flops > 0, b.total_bytes > 0, b.total_ns > 0) {
                 (true, true, true) => None,
@@ -128,6 +129,11 @@ impl BrickRoofline {
             let ai = b.total_flops as f64 / b.total_bytes as f64;
             let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
             let c = roofline.classify(ai, flops_per_s, precision, level)?;
+            if let Some(why) = c.impossible {
+                // Placing it would print a meaningless share of the roof.
+                impossible.push(format!("{}: {why}", b.name));
+                continue;
+            }
             points.push(BrickPoint {
                 name: b.name.clone(),
                 calls: b.count,
@@ -157,6 +163,13 @@ impl BrickRoofline {
                  or FLOPs/bytes annotations that over-count",
                 above.len(),
                 above.join(", ")
+            ));
+        }
+        if !impossible.is_empty() {
+            notes.push(format!(
+                "{} brick(s) left off the roofline, their annotations cannot be right: {}",
+                impossible.len(),
+                impossible.join("; ")
             ));
         }
         if estimate {

@@ -22,6 +22,12 @@ pub enum RooflineError {
         /// Accepted names.
         known: String,
     },
+    /// The hardware the roofline was to be built from is not usable.
+    #[error("{message}")]
+    Hardware {
+        /// The hardware model's error, as text.
+        message: String,
+    },
     /// The roofline has no ceiling for this precision or memory level.
     #[error("roofline `{device}` has no {what} ceiling; it has: {available}")]
     MissingCeiling {
@@ -50,6 +56,27 @@ pub(crate) fn positive(field: &str, value: f64) -> Result<f64, RooflineError> {
         value: value.to_string(),
         reason,
     })
+}
+
+/// `value` if it can be a ceiling no larger than `max` (see the hardware
+/// model's limits), else [`RooflineError::InvalidValue`].
+pub(crate) fn ceiling(field: &str, value: f64, max: f64) -> Result<f64, RooflineError> {
+    match crate::hardware::ceiling_problem(value, max) {
+        None => Ok(value),
+        Some(reason) => Err(RooflineError::InvalidValue {
+            field: field.to_owned(),
+            value: value.to_string(),
+            reason,
+        }),
+    }
+}
+
+impl From<crate::hardware::HardwareError> for RooflineError {
+    fn from(e: crate::hardware::HardwareError) -> Self {
+        Self::Hardware {
+            message: e.to_string(),
+        }
+    }
 }
 
 /// `value` if finite and `>= 0`, else [`RooflineError::InvalidValue`].

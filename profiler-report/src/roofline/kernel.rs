@@ -4,8 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{RooflineError, positive};
-use super::units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};
+use super::error::{RooflineError, ceiling, positive};
+use super::units::{
+    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
+    MemoryLevel, Precision,
+};
+use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 
 /// Where a kernel sits on a roofline.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -34,6 +38,9 @@ pub struct KernelClassification {
     pub above_roof: bool,
     /// Whether either ceiling used is an estimate.
     pub estimate: bool,
+    /// Set when the placement cannot be physical: the kernel's FLOPs, bytes
+    /// or duration are wrong, and its efficiency means nothing.
+    pub impossible: Option<Impossible>,
 }
 
 /// Compute and bandwidth ceilings of one device.
@@ -63,14 +70,15 @@ impl KernelRoofline {
     ///
     /// # Errors
     /// [`RooflineError::InvalidValue`] naming the device and precision when
-    /// `tflops` is zero, negative or not finite.
+    /// `tflops` is zero, negative, not finite or beyond any real device.
     pub fn with_compute(
         mut self,
         precision: Precision,
         tflops: f64,
         estimate: bool,
     ) -> Result<Self, RooflineError> {
-        let tflops = positive(&format!("{} {precision} peak (TFLOP/s)", self.name), tflops)?;
+        let field = format!("{} {precision} peak (TFLOP/s)", self.name);
+        let tflops = ceiling(&field, tflops, MAX_TFLOPS)?;
         self.compute.retain(|c| c.precision != precision);
         self.compute.push(ComputeCeiling {
             precision,
@@ -85,14 +93,15 @@ impl KernelRoofline {
     ///
     /// # Errors
     /// [`RooflineError::InvalidValue`] naming the device and level when
-    /// `gb_s` is zero, negative or not finite.
+    /// `gb_s` is zero, negative, not finite or beyond any real device.
     pub fn with_memory(
         mut self,
         level: MemoryLevel,
         gb_s: f64,
         estimate: bool,
     ) -> Result<Self, RooflineError> {
-        let gb_s = positive(&format!("{} {level} bandwidth (GB/s)", self.name), gb_s)?;
+        let field = format!("{} {level} bandwidth (GB/s)", self.name);
+        let gb_s = ceiling(&field, gb_s, MAX_BANDWIDTH_GB_S)?;
         self.memory.retain(|m| m.level != level);
         self.memory.push(MemoryCeiling {
             level,
@@ -216,7 +225,46 @@ impl KernelRoofline {
             // A hair of tolerance: a kernel exactly on the roof is not above it.
             above_roof: efficiency_pct > 100.0 * (1.0 + 1e-9),
             estimate: compute.estimate || memory.estimate,
+            impossible: self.impossible(achieved, achieved / ai),
         })
+    }
+
+    /// Why `flops_per_s` (at `bytes_per_s`) cannot run on this device, if it
+    /// cannot: above its highest compute peak, or above its L1 bandwidth,
+    /// by more than [`IMPOSSIBLE_TOLERANCE`].
+    #[must_use]
+    pub fn impossible(&self, flops_per_s: f64, bytes_per_s: f64) -> Option<Impossible> {
+        let peak = self
+            .compute
+            .iter()
+            .map(|c| c.tflops * 1e12)
+            .fold(0.0, f64::max);
+        if peak > 0.0 && flops_per_s > peak * IMPOSSIBLE_TOLERANCE {
+            return Some(Impossible::AboveComputePeak {
+                factor: flops_per_s / peak,
+            });
+        }
+        let l1 = self.memory(MemoryLevel::L1Cache).ok()?.gb_s * 1e9;
+        (bytes_per_s > l1 * IMPOSSIBLE_TOLERANCE).then(|| Impossible::AboveL1Bandwidth {
+            factor: bytes_per_s / l1,
+        })
+    }
+
+    /// A roofline from ceilings already checked (by the hardware model).
+    pub(crate) fn from_parts(
+        name: String,
+        source: CeilingSource,
+        mut compute: Vec<ComputeCeiling>,
+        mut memory: Vec<MemoryCeiling>,
+    ) -> Self {
+        compute.sort_by_key(|c| c.precision);
+        memory.sort_by_key(|m| m.level);
+        Self {
+            name,
+            source,
+            compute,
+            memory,
+        }
     }
 }
 
@@ -262,6 +310,39 @@ mod tests {
             .classify(1.0, 1e12, Precision::Fp32, MemoryLevel::Dram)
             .unwrap();
         assert!(over.above_roof && over.efficiency_pct > 100.0);
+        assert_eq!(over.impossible, None, "cache-served work may beat DRAM");
+    }
+
+    #[test]
+    fn rates_beyond_every_ceiling_are_impossible() {
+        let r = device();
+        // 20 TFLOP/s against a 10 TFLOP/s peak.
+        let c = r
+            .classify(1000.0, 20e12, Precision::Fp32, MemoryLevel::Dram)
+            .unwrap();
+        assert!(
+            matches!(c.impossible, Some(Impossible::AboveComputePeak { factor }) if (factor - 2.0).abs() < 1e-9)
+        );
+        assert!(
+            c.impossible
+                .unwrap()
+                .to_string()
+                .contains("highest compute peak")
+        );
+        // Within the tolerance: a fast clock, not an impossibility.
+        let c = r
+            .classify(1000.0, 11e12, Precision::Fp32, MemoryLevel::Dram)
+            .unwrap();
+        assert_eq!(c.impossible, None);
+        let with_l1 = r.with_memory(MemoryLevel::L1Cache, 1000.0, false).unwrap();
+        // 5 TFLOP/s at 0.001 FLOP/byte: 5000 TB/s against a 1 TB/s L1.
+        let c = with_l1
+            .classify(0.001, 5e12, Precision::Fp32, MemoryLevel::Dram)
+            .unwrap();
+        assert!(matches!(
+            c.impossible,
+            Some(Impossible::AboveL1Bandwidth { .. })
+        ));
     }
 
     #[test]

@@ -21,4 +21,7 @@ pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
 pub use html::roofline_section;
 pub use kernel::{KernelClassification, KernelRoofline};
-pub use units::{Bound, CeilingSource, ComputeCeiling, MemoryCeiling, MemoryLevel, Precision};
+pub use units::{
+    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
+    MemoryLevel, Precision,
+};

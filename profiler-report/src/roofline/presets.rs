@@ -1,68 +1,75 @@
-//! Where [`KernelRoofline`]s come from: the RTX 4090 preset, the devices of
-//! the hardware table (published dense peaks, estimates marked), ceilings
-//! measured on this machine, and hardware resolved from the environment.
+//! Where [`KernelRoofline`]s come from: always a view of the hardware model
+//! ([`KernelRoofline::from_hardware`]), whether the model is a row of the
+//! preset table, measured ceilings or a file.
 
 use profiler_core::profile::MeasuredCeilings;
 
 use super::error::RooflineError;
 use super::kernel::KernelRoofline;
-use super::units::{CeilingSource, MemoryLevel, Precision};
-use crate::hardware::{DEVICES, DeviceSpec, HardwareConfig};
+use super::units::{CeilingSource, ComputeCeiling, MemoryCeiling};
+use crate::hardware::{DEVICES, DeviceSpec, Hardware, Source};
 
 impl KernelRoofline {
-    /// NVIDIA RTX 4090: FP32 82.6, FP16 330 (FP16 accumulate), TF32 165,
-    /// INT8 660, BF16 165 (FP32 accumulate) TFLOP/s; L1 19 000, L2 5300,
-    /// DRAM 1008, PCIe 32 GB/s.
+    /// The hardware model's ceilings as a roofline. Its source is
+    /// [`CeilingSource::Measured`] when any figure was measured,
+    /// [`CeilingSource::Published`] when every figure is the preset table's,
+    /// else [`CeilingSource::Custom`]; a figure that is an estimate is marked
+    /// as such.
+    #[must_use]
+    pub fn from_hardware(hardware: &Hardware) -> Self {
+        let figures = || {
+            hardware
+                .compute_ceilings()
+                .map(|(_, f)| f)
+                .chain(hardware.memory_ceilings().map(|(_, f)| f))
+        };
+        let source = if figures().any(|f| f.source == Source::Measured) {
+            CeilingSource::Measured
+        } else if figures().all(|f| f.source.is_preset()) {
+            CeilingSource::Published
+        } else {
+            CeilingSource::Custom
+        };
+        let compute = hardware
+            .compute_ceilings()
+            .map(|(precision, f)| ComputeCeiling {
+                precision,
+                tflops: f.value,
+                estimate: f.is_estimate(),
+            })
+            .collect();
+        let memory = hardware
+            .memory_ceilings()
+            .map(|(level, f)| MemoryCeiling {
+                level,
+                gb_s: f.value,
+                estimate: f.is_estimate(),
+            })
+            .collect();
+        Self::from_parts(hardware.name.clone(), source, compute, memory)
+    }
+
+    /// The RTX 4090 row of the preset table, every ceiling it lists:
+    /// compute per precision (FP16 with FP16 accumulate, BF16 with FP32
+    /// accumulate) and L1, L2, DRAM and PCIe bandwidth.
     #[must_use]
     pub fn rtx_4090() -> Self {
-        let build = || {
-            Self::new("RTX 4090", CeilingSource::Published)
-                .with_compute(Precision::Fp32, 82.6, false)?
-                .with_compute(Precision::Fp16, 330.0, false)?
-                .with_compute(Precision::Tf32, 165.0, false)?
-                .with_compute(Precision::Int8, 660.0, false)?
-                .with_compute(Precision::Bf16, 165.0, false)?
-                .with_memory(MemoryLevel::L1Cache, 19_000.0, false)?
-                .with_memory(MemoryLevel::L2Cache, 5300.0, false)?
-                .with_memory(MemoryLevel::Dram, 1008.0, false)?
-                .with_memory(MemoryLevel::Pcie, 32.0, false)
-        };
-        // Constant, positive figures: the checks cannot fail.
-        build().unwrap_or_else(|_| Self::new("RTX 4090", CeilingSource::Published))
+        match DeviceSpec::lookup("rtx4090") {
+            Some(d) => Self::from_device(d),
+            // The row is part of the table; an empty roofline would only
+            // show if it were removed.
+            None => Self::new("RTX 4090", CeilingSource::Published),
+        }
     }
 
-    /// A device of the hardware table: FP32, BF16 and FP16 dense peaks and
-    /// DRAM bandwidth as published (the RTX 4090 gets its full preset).
-    /// Compute ceilings of devices whose figures are estimates are marked as
-    /// estimates.
+    /// A row of the preset table as a roofline (see [`Hardware::from_device`]).
     #[must_use]
     pub fn from_device(device: &DeviceSpec) -> Self {
-        if device.name == "RTX 4090" {
-            return Self::rtx_4090();
-        }
-        let mut r = Self::new(device.name, CeilingSource::Published);
-        let est = device.estimate;
-        let peaks = [
-            (Precision::Fp32, Some(device.fp32_tflops)),
-            (Precision::Bf16, device.bf16_tflops),
-            (
-                Precision::Fp16,
-                device.fp16_acc_tflops.or(device.bf16_tflops),
-            ),
-        ];
-        for (p, tflops) in peaks {
-            if let Some(t) = tflops {
-                // The table holds positive constants; a bad entry is skipped.
-                r = r.clone().with_compute(p, t, est).unwrap_or(r);
-            }
-        }
-        r.clone()
-            .with_memory(MemoryLevel::Dram, device.mem_bw_gb_s, false)
-            .unwrap_or(r)
+        Self::from_hardware(&Hardware::from_device(device))
     }
 
-    /// A preset by name: `rtx4090` or any device of the hardware table
-    /// (aliases and case are accepted as by [`DeviceSpec::lookup`]).
+    /// A preset by name: any device of the preset table (aliases and case
+    /// are accepted as by [`DeviceSpec::lookup`]).
     ///
     /// # Errors
     /// [`RooflineError::UnknownPreset`] listing the names accepted.
@@ -75,84 +82,26 @@ impl KernelRoofline {
             })
     }
 
-    /// Every device of the hardware table as a roofline.
+    /// Every device of the preset table as a roofline.
     #[must_use]
     pub fn presets() -> Vec<Self> {
         DEVICES.iter().map(Self::from_device).collect()
     }
 
-    /// The ceilings measured on this machine: FP32 peak, DRAM bandwidth and
-    /// the cache level probed (see `measure_ceilings`).
+    /// The ceilings measured on this machine (see [`Hardware::from_measured`]).
     ///
     /// # Errors
-    /// [`RooflineError::InvalidValue`] when a measured figure is not finite
-    /// and positive, or when nothing was measured at all.
+    /// [`RooflineError::Hardware`] when a measured figure is not finite and
+    /// positive, or when nothing was measured at all.
     pub fn from_measured(ceilings: &MeasuredCeilings) -> Result<Self, RooflineError> {
-        let name = if ceilings.cpu.is_empty() {
-            "this machine".to_owned()
-        } else {
-            ceilings.cpu.clone()
-        };
-        let mut r = Self::new(name, CeilingSource::Measured);
-        if let Some(f) = &ceilings.peak_flops {
-            let precision = f.precision.parse().unwrap_or(Precision::Fp32);
-            r = r.with_compute(precision, f.gflops / 1e3, false)?;
-        }
-        for bw in [&ceilings.memory_bandwidth, &ceilings.cache_bandwidth]
-            .into_iter()
-            .flatten()
-        {
-            let level = bw.level.parse().unwrap_or(MemoryLevel::Dram);
-            r = r.with_memory(level, bw.gb_s, false)?;
-        }
-        if r.compute_ceilings().is_empty() && r.memory_ceilings().is_empty() {
-            return Err(RooflineError::InvalidValue {
-                field: "measured ceilings".to_owned(),
-                value: "none".to_owned(),
-                reason: "no bandwidth or FLOP/s was measured",
-            });
-        }
-        Ok(r)
-    }
-
-    /// The roofline of hardware resolved from the environment or a file: the
-    /// named device's preset with the configured bandwidth as its DRAM
-    /// ceiling and the configured dense peak (`PROFILER_PEAK_TFLOPS`) as its
-    /// BF16 and FP16 ceilings; a custom device gets only what was configured.
-    ///
-    /// # Errors
-    /// [`RooflineError::InvalidValue`] when a configured figure is not
-    /// finite and positive.
-    pub fn from_hardware_config(config: &HardwareConfig) -> Result<Self, RooflineError> {
-        let mut r = match DeviceSpec::lookup(&config.name) {
-            Some(d) => Self::from_device(d),
-            None => Self::new(config.name.clone(), CeilingSource::Custom),
-        };
-        let differs = |a: f64, b: Option<f64>| b.is_none_or(|b| (a - b).abs() > 1e-9 * a.abs());
-        if differs(
-            config.spec.peak_bw_gb_s,
-            r.memory(MemoryLevel::Dram).ok().map(|m| m.gb_s),
-        ) {
-            r.source = CeilingSource::Custom;
-            r = r.with_memory(MemoryLevel::Dram, config.spec.peak_bw_gb_s, false)?;
-        }
-        if let Some(t) = config.dense_peak_tflops
-            && differs(t, r.compute(Precision::Bf16).ok().map(|c| c.tflops))
-        {
-            r.source = CeilingSource::Custom;
-            r = r.with_compute(Precision::Bf16, t, false)?.with_compute(
-                Precision::Fp16,
-                t,
-                false,
-            )?;
-        }
-        Ok(r)
+        Ok(Self::from_hardware(&Hardware::from_measured(ceilings)?))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::roofline::{MemoryLevel, Precision};
     use profiler_core::profile::{BandwidthCeiling, FlopsCeiling};
 
     #[test]
@@ -203,27 +152,28 @@ mod tests {
 
     #[test]
     fn configured_hardware_overrides_the_preset_and_is_marked_custom() {
-        let config = |name: &str, bw: f64, tflops: Option<f64>| HardwareConfig {
-            name: name.to_owned(),
-            spec: crate::hardware::HardwareSpec {
-                peak_bw_gb_s: bw,
-                bytes_per_token: 1.0,
-            },
-            dense_peak_tflops: tflops,
+        let h100 = |vars: &'static [(&'static str, &'static str)]| {
+            let hw = Hardware::from_vars(|k| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            });
+            KernelRoofline::from_hardware(&hw.unwrap().unwrap())
         };
-        let plain =
-            KernelRoofline::from_hardware_config(&config("H100 SXM", 3350.0, Some(989.0))).unwrap();
+        let plain = h100(&[("PROFILER_HARDWARE", "h100")]);
         assert_eq!(plain, KernelRoofline::preset("h100").unwrap());
-        let tuned =
-            KernelRoofline::from_hardware_config(&config("H100 SXM", 3000.0, Some(800.0))).unwrap();
+        let tuned = h100(&[
+            ("PROFILER_HARDWARE", "h100"),
+            ("PROFILER_PEAK_BW_GB_S", "3000"),
+            ("PROFILER_PEAK_TFLOPS", "800"),
+        ]);
         assert_eq!(tuned.source, CeilingSource::Custom);
         assert_eq!(tuned.memory(MemoryLevel::Dram).unwrap().gb_s, 3000.0);
         assert_eq!(tuned.compute(Precision::Bf16).unwrap().tflops, 800.0);
         assert_eq!(tuned.compute(Precision::Fp32).unwrap().tflops, 67.0);
-        let custom = KernelRoofline::from_hardware_config(&config("custom", 100.0, None)).unwrap();
+        let custom = h100(&[("PROFILER_PEAK_BW_GB_S", "100")]);
         assert!(custom.compute_ceilings().is_empty());
         assert_eq!(custom.memory(MemoryLevel::Dram).unwrap().gb_s, 100.0);
-        assert!(KernelRoofline::from_hardware_config(&config("custom", f64::NAN, None)).is_err());
     }
 
     #[test]

@@ -1,123 +1,13 @@
-//! The vocabulary of rooflines: [`Precision`] and [`MemoryLevel`] (with
-//! names that parse back), where figures come from ([`CeilingSource`]),
-//! one ceiling of each kind, and which side of the ridge a kernel is on.
+//! The vocabulary of rooflines: where a roofline's figures come from
+//! ([`CeilingSource`]), one ceiling of each kind, which side of the ridge a
+//! kernel is on, and why a placement cannot be physical. Precisions and memory levels are the hardware
+//! model's.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::RooflineError;
-
-/// Arithmetic precision of a compute ceiling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Precision {
-    /// 32-bit float.
-    Fp32,
-    /// 16-bit float.
-    Fp16,
-    /// TensorFloat-32 (tensor cores).
-    Tf32,
-    /// 8-bit integer (TOP/s).
-    Int8,
-    /// bfloat16.
-    Bf16,
-}
-
-impl Precision {
-    /// Every precision, in declaration order.
-    pub const ALL: [Self; 5] = [Self::Fp32, Self::Fp16, Self::Tf32, Self::Int8, Self::Bf16];
-
-    /// Display name: `FP32`, `FP16`, `TF32`, `INT8`, `BF16`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Fp32 => "FP32",
-            Self::Fp16 => "FP16",
-            Self::Tf32 => "TF32",
-            Self::Int8 => "INT8",
-            Self::Bf16 => "BF16",
-        }
-    }
-}
-
-impl fmt::Display for Precision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Precision {
-    type Err = RooflineError;
-
-    /// Case-insensitive `fp32`, `fp16`, `tf32`, `int8`, `bf16`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| RooflineError::InvalidValue {
-                field: "precision".to_owned(),
-                value: s.to_owned(),
-                reason: "expected fp32, fp16, tf32, int8 or bf16",
-            })
-    }
-}
-
-/// Memory level of a bandwidth ceiling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemoryLevel {
-    /// L1 cache / shared memory.
-    L1Cache,
-    /// L2 cache.
-    L2Cache,
-    /// Device or main memory.
-    Dram,
-    /// Host-device link.
-    Pcie,
-}
-
-impl MemoryLevel {
-    /// Every level, fastest first.
-    pub const ALL: [Self; 4] = [Self::L1Cache, Self::L2Cache, Self::Dram, Self::Pcie];
-
-    /// Display name: `L1`, `L2`, `DRAM`, `PCIe`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::L1Cache => "L1",
-            Self::L2Cache => "L2",
-            Self::Dram => "DRAM",
-            Self::Pcie => "PCIe",
-        }
-    }
-}
-
-impl fmt::Display for MemoryLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for MemoryLevel {
-    type Err = RooflineError;
-
-    /// Case-insensitive `l1`, `l2`, `dram`, `pcie` (also `hbm`, `memory`).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "l1" | "l1cache" | "l1_cache" => Ok(Self::L1Cache),
-            "l2" | "l2cache" | "l2_cache" => Ok(Self::L2Cache),
-            "dram" | "hbm" | "memory" => Ok(Self::Dram),
-            "pcie" => Ok(Self::Pcie),
-            _ => Err(RooflineError::InvalidValue {
-                field: "memory level".to_owned(),
-                value: s.to_owned(),
-                reason: "expected l1, l2, dram or pcie",
-            }),
-        }
-    }
-}
+pub use crate::hardware::{MemoryLevel, Precision};
 
 /// Where a roofline's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,20 +62,53 @@ impl fmt::Display for Bound {
     }
 }
 
+/// Achieved rates no device of this roofline can reach, beyond
+/// [`IMPOSSIBLE_TOLERANCE`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Impossible {
+    /// Achieved FLOP/s above the highest compute peak of any precision.
+    AboveComputePeak {
+        /// Achieved over that peak.
+        factor: f64,
+    },
+    /// Bytes per second (achieved FLOP/s over intensity) above the L1
+    /// bandwidth, the fastest level any data is served from.
+    AboveL1Bandwidth {
+        /// Achieved over that bandwidth.
+        factor: f64,
+    },
+}
+
+impl fmt::Display for Impossible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AboveComputePeak { factor } => write!(
+                f,
+                "achieved FLOP/s are {factor:.3e} times the highest compute peak of the device: \
+                 the FLOPs or the duration are wrong"
+            ),
+            Self::AboveL1Bandwidth { factor } => write!(
+                f,
+                "bytes moved per second are {factor:.3e} times the device's L1 bandwidth: \
+                 the bytes or the duration are wrong"
+            ),
+        }
+    }
+}
+
+/// How far above a device's highest ceiling an achieved rate may sit before
+/// it is called impossible: clocks above the rated boost and rounded
+/// datasheet figures stay within it.
+pub const IMPOSSIBLE_TOLERANCE: f64 = 1.25;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_parse_back() {
-        for p in Precision::ALL {
-            assert_eq!(p.name().parse::<Precision>().unwrap(), p);
-        }
-        for l in MemoryLevel::ALL {
-            assert_eq!(l.name().parse::<MemoryLevel>().unwrap(), l);
-        }
-        assert!("fp64".parse::<Precision>().is_err());
-        assert!("l3".parse::<MemoryLevel>().is_err());
+    fn bounds_read_as_words() {
         assert_eq!(Bound::Memory.to_string(), "memory-bound");
+        assert_eq!(Bound::Compute.to_string(), "compute-bound");
     }
 }

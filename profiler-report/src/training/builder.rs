@@ -14,7 +14,7 @@ use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
 use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};
 use super::view::{Recorded, RunView};
-use crate::hardware::{DeviceSpec, HardwareConfig, HardwareSpec};
+use crate::hardware::{Hardware, HardwareSpec};
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
 pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
@@ -24,7 +24,7 @@ pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 ///
 /// Hardware comes from the environment (`PROFILER_HARDWARE_FILE`,
 /// `PROFILER_HARDWARE`, `PROFILER_PEAK_BW_GB_S`, `PROFILER_BYTES_PER_TOKEN`,
-/// `PROFILER_PEAK_TFLOPS`; see [`HardwareConfig::from_vars`]), else from the
+/// `PROFILER_PEAK_TFLOPS`; see [`Hardware::from_vars`]), else from the
 /// profile's `run.hardware`; without either the grade is omitted and the
 /// warnings say how to set it. A baseline is read from `PROFILER_BASELINE`
 /// when that file exists. Problems with either are reported in the
@@ -38,7 +38,7 @@ pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 pub fn scorecard() -> TrainingScorecard {
     let profile = profiler_core::snapshot();
     let mut notes = Vec::new();
-    let hardware = HardwareConfig::from_env().unwrap_or_else(|e| {
+    let hardware = Hardware::from_env().unwrap_or_else(|e| {
         notes.push(format!("{e}; hardware settings ignored"));
         None
     });
@@ -110,7 +110,7 @@ pub fn scorecard() -> TrainingScorecard {
 #[derive(Debug, Clone)]
 pub struct ScorecardBuilder {
     run: RunView,
-    hardware: Option<HardwareConfig>,
+    hardware: Option<Hardware>,
     baseline: Option<TrainingScorecard>,
     options: ScorecardOptions,
     peak_tflops: Option<f64>,
@@ -151,17 +151,14 @@ impl ScorecardBuilder {
     /// they can.
     #[must_use]
     pub fn hardware(self, spec: HardwareSpec) -> Self {
-        self.hardware_config(HardwareConfig {
-            name: "custom".to_owned(),
-            spec,
-            dense_peak_tflops: None,
-        })
+        self.hardware_config(Hardware::from(spec))
     }
 
-    /// Grades against `config` (name, spec and dense peak for MFU).
+    /// Grades against `hardware`: its DRAM bandwidth and bytes per token
+    /// (see [`Hardware::spec`]), its name, and its dense peak for MFU.
     #[must_use]
-    pub fn hardware_config(mut self, config: HardwareConfig) -> Self {
-        self.hardware = Some(config);
+    pub fn hardware_config(mut self, hardware: Hardware) -> Self {
+        self.hardware = Some(hardware);
         self
     }
 
@@ -210,34 +207,32 @@ impl ScorecardBuilder {
         self.options.thresholds.validate()?;
         let mut notes = Vec::new();
         let recorded = self.run.recorded.as_ref();
-        let mut hardware = self
+        let hardware = self
             .hardware
             .or_else(|| recorded_hardware(recorded, &mut notes));
 
         let mut options = self.options;
-        if let Some(hw) = hardware.as_mut() {
-            let (bytes, source) = bytes_per_token(self.bytes_per_token, &hw.spec, recorded);
-            hw.spec.bytes_per_token = bytes;
+        let mut spec = hardware.as_ref().and_then(Hardware::spec);
+        if let Some(spec) = spec.as_mut() {
+            let (bytes, source) = bytes_per_token(self.bytes_per_token, spec, recorded);
+            spec.bytes_per_token = bytes;
             options.bytes_per_token_source = Some(source);
         }
         options.peak_flops_per_s = self
             .peak_tflops
-            .or(hardware.as_ref().and_then(|h| h.dense_peak_tflops))
+            .or(hardware.as_ref().and_then(Hardware::dense_peak_tflops))
             .map(|t| t * 1e12);
         let mut sc = compute(
             &self.run,
-            hardware.as_ref().map(|h| &h.spec),
+            spec.as_ref(),
             self.baseline.as_ref(),
             &options,
         );
         let estimated_peak = self.peak_tflops.is_none()
             && hardware
                 .as_ref()
-                .is_some_and(|h| h.dense_peak_tflops.is_some())
-            && hardware
-                .as_ref()
-                .and_then(|h| DeviceSpec::lookup(&h.name))
-                .is_some_and(|d| d.estimate);
+                .and_then(Hardware::dense_peak)
+                .is_some_and(|f| f.is_estimate());
         if sc.mfu.is_some() && estimated_peak {
             notes.push(format!(
                 "MFU uses an estimated dense peak for {} (no published figure): treat it as approximate",
@@ -281,12 +276,9 @@ fn bytes_per_token(
 }
 
 /// The hardware the profile recorded, when usable.
-fn recorded_hardware(
-    recorded: Option<&Recorded>,
-    notes: &mut Vec<String>,
-) -> Option<HardwareConfig> {
+fn recorded_hardware(recorded: Option<&Recorded>, notes: &mut Vec<String>) -> Option<Hardware> {
     let info = recorded?.hardware.as_ref()?;
-    let config = HardwareConfig::from_info(info);
+    let config = Hardware::from_info(info);
     if config.is_none() {
         notes.push(format!(
             "profile hardware `{}` has no peak bandwidth and is not a known device",

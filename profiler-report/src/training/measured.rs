@@ -5,7 +5,7 @@
 
 use profiler_core::{Profile, Schedule, sync::SyncMode};
 
-use crate::hardware::{DeviceSpec, HardwareConfig};
+use crate::hardware::{DeviceSpec, Hardware, MemoryLevel};
 
 /// Whether the run timed device work: a device timer, or a sync mode that
 /// waits for the device before each stop.
@@ -23,10 +23,13 @@ pub(crate) fn timed_a_device(profile: &Profile) -> bool {
 pub(crate) fn cpu_run_on_a_device(
     device_timed: bool,
     sync_mode: SyncMode,
-    hw: &HardwareConfig,
+    hw: &Hardware,
 ) -> Option<String> {
-    let device = DeviceSpec::lookup(&hw.name)?;
-    (!device_timed && hw.spec.peak_bw_gb_s == device.mem_bw_gb_s).then(|| {
+    let device = DeviceSpec::lookup(hw.preset.as_deref()?)?;
+    let table_bandwidth = hw
+        .memory(MemoryLevel::Dram)
+        .is_some_and(|f| f.source.is_preset());
+    (!device_timed && table_bandwidth).then(|| {
         format!(
             "Graded against the memory bandwidth of {} ({} GB/s), but this run timed no device \
              work (no device timer, sync mode {}): if it ran on the CPU, set \

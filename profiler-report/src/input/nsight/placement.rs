@@ -78,7 +78,10 @@ pub(crate) fn placement(
         let c = roof
             .classify(f / b, f / s, p, MemoryLevel::Dram)
             .map_err(|e| e.to_string())?;
-        Ok(c)
+        match c.impossible {
+            Some(why) => Err(why.to_string()),
+            None => Ok(c),
+        }
     })();
     match result {
         Ok(c) => {

@@ -1,9 +1,12 @@
-//! The table of known devices (published dense peaks; estimates marked as
-//! such) and lookup by name or alias.
+//! The one preset table of known devices (published dense peaks and
+//! bandwidths; estimates marked as such) and lookup by name or alias. Every
+//! preset the crate offers, for any report, is a row of [`DEVICES`].
 
 use super::spec::HardwareSpec;
 
-/// Published ceilings of one device (dense, no sparsity).
+/// One row of the preset table: published ceilings of one device (dense, no
+/// sparsity). `Hardware::preset` turns a row into
+/// the hardware model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviceSpec {
     /// Display name.
@@ -19,6 +22,16 @@ pub struct DeviceSpec {
     pub fp16_acc_tflops: Option<f64>,
     /// Dense fp32 peak, TFLOP/s.
     pub fp32_tflops: f64,
+    /// Dense TF32 tensor peak, TFLOP/s, where published.
+    pub tf32_tflops: Option<f64>,
+    /// Dense INT8 tensor peak, TOP/s, where published.
+    pub int8_tops: Option<f64>,
+    /// L1 / shared-memory bandwidth, GB/s, where published.
+    pub l1_gb_s: Option<f64>,
+    /// L2 bandwidth, GB/s, where published.
+    pub l2_gb_s: Option<f64>,
+    /// Host link bandwidth, GB/s, where published.
+    pub pcie_gb_s: Option<f64>,
     /// Whether the compute figures are estimates rather than published peaks.
     pub estimate: bool,
 }
@@ -32,6 +45,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(312.0),
         fp16_acc_tflops: None,
         fp32_tflops: 19.5,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: false,
     },
     DeviceSpec {
@@ -41,6 +59,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(989.0),
         fp16_acc_tflops: None,
         fp32_tflops: 67.0,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: false,
     },
     DeviceSpec {
@@ -50,6 +73,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(989.0),
         fp16_acc_tflops: None,
         fp32_tflops: 67.0,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: false,
     },
     DeviceSpec {
@@ -59,6 +87,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(165.0),
         fp16_acc_tflops: Some(330.0),
         fp32_tflops: 82.6,
+        tf32_tflops: Some(165.0),
+        int8_tops: Some(660.0),
+        l1_gb_s: Some(19_000.0),
+        l2_gb_s: Some(5300.0),
+        pcie_gb_s: Some(32.0),
         estimate: false,
     },
     DeviceSpec {
@@ -76,6 +109,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(29.0),
         fp16_acc_tflops: None,
         fp32_tflops: 14.6,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: true,
     },
     DeviceSpec {
@@ -86,6 +124,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: None,
         fp16_acc_tflops: None,
         fp32_tflops: 31.0,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: true,
     },
     DeviceSpec {
@@ -95,6 +138,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(13.6),
         fp16_acc_tflops: None,
         fp32_tflops: 13.6,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: false,
     },
     DeviceSpec {
@@ -104,6 +152,11 @@ pub const DEVICES: &[DeviceSpec] = &[
         bf16_tflops: Some(16.4),
         fp16_acc_tflops: None,
         fp32_tflops: 16.4,
+        tf32_tflops: None,
+        int8_tops: None,
+        l1_gb_s: None,
+        l2_gb_s: None,
+        pcie_gb_s: None,
         estimate: false,
     },
 ];

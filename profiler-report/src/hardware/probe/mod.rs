@@ -61,7 +61,7 @@ impl Default for ProbeOptions {
 /// `profiler::Config::new().measured_ceilings(ceilings).apply()`.
 ///
 /// ```no_run
-/// let c = profiler_report::probe::measure_ceilings();
+/// let c = profiler_report::hardware::probe::measure_ceilings();
 /// println!("{:.1} GB/s", c.memory_bandwidth.map_or(0.0, |b| b.gb_s));
 /// ```
 #[must_use]

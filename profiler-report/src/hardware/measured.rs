@@ -1,0 +1,153 @@
+//! Ceilings measured by the probes, between their saved form in a profile
+//! ([`MeasuredCeilings`], which keeps how each was measured) and the
+//! hardware model, where each figure is marked [`Source::Measured`].
+
+use profiler_core::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
+
+use super::error::HardwareError;
+use super::model::Hardware;
+use super::probe::{ProbeOptions, measure_ceilings_with};
+use super::source::{Figure, Source};
+use super::units::{MemoryLevel, Precision};
+
+impl Hardware {
+    /// Measures this machine with the probes (see
+    /// [`measure_ceilings_with`]) and returns both the model and the saved
+    /// form, which keeps how each figure was measured.
+    ///
+    /// # Errors
+    /// As [`Hardware::from_measured`].
+    pub fn measure(options: &ProbeOptions) -> Result<(Self, MeasuredCeilings), HardwareError> {
+        let saved = measure_ceilings_with(options);
+        Ok((Self::from_measured(&saved)?, saved))
+    }
+
+    /// The ceilings a profile saved: the FLOP/s peak in its precision (FP32
+    /// when the name is unknown), DRAM and the cache level probed, all marked
+    /// [`Source::Measured`].
+    ///
+    /// # Errors
+    /// [`HardwareError::InvalidValue`] when a figure is not finite, not
+    /// above zero or beyond any device, or when nothing was measured.
+    pub fn from_measured(ceilings: &MeasuredCeilings) -> Result<Self, HardwareError> {
+        let name = if ceilings.cpu.is_empty() {
+            "this machine"
+        } else {
+            ceilings.cpu.as_str()
+        };
+        let mut hw = Self::new(name);
+        let measured = |v: f64| Figure::new(v, Source::Measured);
+        if let Some(f) = &ceilings.peak_flops {
+            let precision = f.precision.parse().unwrap_or(Precision::Fp32);
+            hw.set_compute(precision, measured(f.gflops / 1e3))?;
+        }
+        for bw in [&ceilings.memory_bandwidth, &ceilings.cache_bandwidth]
+            .into_iter()
+            .flatten()
+        {
+            let level = bw.level.parse().unwrap_or(MemoryLevel::Dram);
+            hw.set_memory(level, measured(bw.gb_s))?;
+        }
+        if hw.is_empty() {
+            return Err(HardwareError::InvalidValue {
+                origin: "measured ceilings".to_owned(),
+                value: "none".to_owned(),
+                reason: "no bandwidth or FLOP/s was measured".to_owned(),
+            });
+        }
+        Ok(hw)
+    }
+
+    /// The measured figures in the saved form: the first measured compute
+    /// peak, the DRAM bandwidth and the fastest measured cache level. How
+    /// they were measured is not part of the model, so those fields stay
+    /// empty; keep the probes' own [`MeasuredCeilings`] where it matters.
+    #[must_use]
+    pub fn to_measured(&self) -> MeasuredCeilings {
+        let measured = |f: &&Figure| f.source == Source::Measured;
+        let bandwidth = |level: MemoryLevel, f: &Figure| BandwidthCeiling {
+            gb_s: f.value,
+            level: level.name().to_owned(),
+            ..Default::default()
+        };
+        let mut levels = self.memory_ceilings().filter(|(_, f)| measured(f));
+        let dram = self
+            .memory(MemoryLevel::Dram)
+            .filter(measured)
+            .map(|f| bandwidth(MemoryLevel::Dram, f));
+        let cache = levels
+            .find(|(l, _)| *l < MemoryLevel::Dram)
+            .map(|(l, f)| bandwidth(l, f));
+        let peak = self
+            .compute_ceilings()
+            .find(|(_, f)| measured(f))
+            .map(|(p, f)| FlopsCeiling {
+                gflops: f.value * 1e3,
+                precision: p.name().to_ascii_lowercase(),
+                ..Default::default()
+            });
+        MeasuredCeilings {
+            cpu: self.name.clone(),
+            memory_bandwidth: dram,
+            cache_bandwidth: cache,
+            peak_flops: peak,
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saved() -> MeasuredCeilings {
+        MeasuredCeilings {
+            cpu: "Test CPU".into(),
+            memory_bandwidth: Some(BandwidthCeiling {
+                gb_s: 20.0,
+                level: "DRAM".into(),
+                ..Default::default()
+            }),
+            cache_bandwidth: Some(BandwidthCeiling {
+                gb_s: 150.0,
+                level: "L2".into(),
+                ..Default::default()
+            }),
+            peak_flops: Some(FlopsCeiling {
+                gflops: 400.0,
+                precision: "fp32".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn saved_ceilings_round_trip_through_the_model() {
+        let hw = Hardware::from_measured(&saved()).unwrap();
+        assert_eq!(hw.name, "Test CPU");
+        let fp32 = hw.compute(Precision::Fp32).unwrap();
+        assert!((fp32.value - 0.4).abs() < 1e-12);
+        assert_eq!(fp32.source, Source::Measured);
+        assert_eq!(hw.memory(MemoryLevel::L2Cache).unwrap().value, 150.0);
+        let back = hw.to_measured();
+        assert_eq!(back.memory_bandwidth.as_ref().map(|b| b.gb_s), Some(20.0));
+        assert_eq!(
+            back.cache_bandwidth.as_ref().map(|b| b.level.as_str()),
+            Some("L2")
+        );
+        assert_eq!(
+            back.peak_flops.as_ref().map(|f| f.precision.as_str()),
+            Some("fp32")
+        );
+        assert_eq!(Hardware::from_measured(&back).unwrap(), hw);
+    }
+
+    #[test]
+    fn bad_or_missing_measurements_are_errors() {
+        let mut bad = saved();
+        bad.peak_flops.as_mut().unwrap().gflops = f64::NAN;
+        assert!(Hardware::from_measured(&bad).is_err());
+        assert!(Hardware::from_measured(&MeasuredCeilings::default()).is_err());
+    }
+}
