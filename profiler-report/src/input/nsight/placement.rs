@@ -41,9 +41,7 @@ pub(crate) fn placement(
     let counted = m.flops.as_ref().and_then(|f| f.dominant());
     let chosen = precision.map(Ok).unwrap_or_else(|| match counted {
         Some("FP16") => Ok(Precision::Fp16),
-        Some("FP64") => Err("the work is FP64 and rooflines have no FP64 ceiling; \
-                             pick a roof with --precision"
-            .to_owned()),
+        Some("FP64") => Ok(Precision::Fp64),
         _ => Ok(Precision::Fp32),
     });
     let mut section = RooflineSection {
