@@ -39,13 +39,13 @@ pub(crate) fn placement(
     notes: &mut Vec<String>,
 ) -> RooflineSection {
     let counted = m.flops.as_ref().and_then(|f| f.dominant());
-    let chosen = precision.map(Ok).unwrap_or_else(|| match counted {
-        Some("FP16") => Ok(Precision::Fp16),
-        Some("FP64") => Ok(Precision::Fp64),
-        _ => Ok(Precision::Fp32),
+    let chosen = precision.unwrap_or(match counted {
+        Some("FP16") => Precision::Fp16,
+        Some("FP64") => Precision::Fp64,
+        _ => Precision::Fp32,
     });
     let mut section = RooflineSection {
-        precision: chosen.as_ref().ok().map(|p| p.name().to_ascii_lowercase()),
+        precision: Some(chosen.name().to_ascii_lowercase()),
         level: "dram".to_owned(),
         ridge_point: None,
         arithmetic_intensity: None,
@@ -64,7 +64,7 @@ pub(crate) fn placement(
              pass --hardware NAME|FILE"
                 .to_owned()
         })?;
-        let p = chosen?;
+        let p = chosen;
         let f = flops.ok_or("FLOPs unknown")?.value;
         let b = bytes
             .ok_or("DRAM bytes unknown: collect dram__bytes.sum or dram__throughput")?
