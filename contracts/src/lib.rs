@@ -56,6 +56,7 @@
 //! assert!(decode.test("GDP-001").is_some());
 //! ```
 
+mod depth;
 mod error;
 mod model;
 mod parse;
