@@ -62,7 +62,6 @@ mod model;
 mod parse;
 mod schema;
 mod set;
-mod suggest;
 mod valid;
 
 pub mod build;
@@ -73,5 +72,7 @@ pub use model::{
     Condition, Contract, Equation, FalsificationTest, Metadata, ObligationKind, ProofObligation,
 };
 pub use parse::{MAX_CONTRACT_BYTES, load_contract, parse_contract};
+/// The workspace's one "did you mean" helper, re-exported for callers
+/// of this crate.
+pub use profiler_suggest::suggest;
 pub use set::{ContractSet, SHIPPED_SOURCES};
-pub use suggest::suggest;
