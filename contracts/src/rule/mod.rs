@@ -40,6 +40,7 @@
 
 mod ast;
 mod error;
+mod height;
 mod lexer;
 mod parser;
 

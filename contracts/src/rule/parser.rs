@@ -4,6 +4,7 @@
 
 use super::ast::{ArithOp, CmpOp, Expr, ExprKind, LogicOp, Rule, Span};
 use super::error::RuleSyntaxError;
+use super::height::{Node, Parsed, binary, grown, node, unary};
 use super::lexer::{Tok, Token};
 
 /// Words that cannot name a metric.
@@ -15,12 +16,6 @@ const KEYWORDS: [&str; 11] = [
 /// the parser's own recursion stays shallow.
 const MAX_DEPTH: usize = 64;
 
-/// Height of a rule's tree beyond this is refused: chains such as
-/// `1 + 1 + ...`, `a or b or ...` and `.a.b.c...` are parsed by loops but
-/// build trees as deep as they are long, and evaluating, cloning or
-/// dropping a tree recurses once per level.
-pub(super) const MAX_HEIGHT: usize = 256;
-
 pub(super) struct Parser {
     tokens: Vec<Token>,
     pos: usize,
@@ -28,14 +23,6 @@ pub(super) struct Parser {
     /// Byte offset one past the text, for "expected ... at the end" errors.
     end: usize,
 }
-
-/// A parsed expression and the height of its tree (a leaf is 1).
-struct Node {
-    expr: Expr,
-    height: usize,
-}
-
-type Parsed = Result<Node, RuleSyntaxError>;
 
 impl Parser {
     pub(super) fn new(tokens: Vec<Token>, end: usize) -> Self {
@@ -367,49 +354,6 @@ impl Parser {
     fn peek_is_ident_at(&self, ahead: usize) -> bool {
         matches!(self.tokens.get(self.pos + ahead), Some(Token { tok: Tok::Ident(w), .. }) if !KEYWORDS.contains(&w.as_str()))
     }
-}
-
-fn node(kind: ExprKind, span: Span) -> Expr {
-    Expr { kind, span }
-}
-
-/// `expr` over children at most `below` high, refused past [`MAX_HEIGHT`]
-/// with an error at byte `at` naming what grew too deep (`` `+` ``, "a call").
-fn grown(at: usize, what: &str, expr: Expr, below: usize) -> Parsed {
-    let height = below + 1;
-    if height > MAX_HEIGHT {
-        return Err(RuleSyntaxError::new(
-            at,
-            format!(
-                "expression too deep at {what}: more than {MAX_HEIGHT} nested operations \
-                 (split the chain into several tests)"
-            ),
-        ));
-    }
-    Ok(Node { expr, height })
-}
-
-/// `lhs op rhs`, with the operator (`what`, for errors) at byte `at`.
-fn binary(
-    at: usize,
-    what: &str,
-    lhs: Node,
-    rhs: Node,
-    kind: impl FnOnce(Expr, Expr) -> ExprKind,
-) -> Parsed {
-    let span = lhs.expr.span.to(rhs.expr.span);
-    let below = lhs.height.max(rhs.height);
-    grown(at, what, node(kind(lhs.expr, rhs.expr), span), below)
-}
-
-/// A prefix node (`not`, `-`, a quantifier) starting at byte `start`.
-fn unary(start: usize, what: &str, inner: Node, kind: impl FnOnce(Expr) -> ExprKind) -> Parsed {
-    let span = Span {
-        start,
-        end: inner.expr.span.end,
-    };
-    let height = inner.height;
-    grown(start, what, node(kind(inner.expr), span), height)
 }
 
 fn describe(tok: &Tok) -> String {
