@@ -64,7 +64,10 @@ pub fn assert_folded(folded: &str) {
         let (stack, count) = line
             .rsplit_once(' ')
             .unwrap_or_else(|| panic!("folded line {i} has no count: {line:?}"));
-        assert!(count.parse::<u64>().is_ok(), "folded line {i}: count {count:?}");
+        assert!(
+            count.parse::<u64>().is_ok(),
+            "folded line {i}: count {count:?}"
+        );
         if let Some((_, last)) = stack.rsplit_once(' ') {
             assert!(
                 last.parse::<f64>().is_err(),

@@ -42,7 +42,10 @@ fn yaml_quoted(text: &str) -> String {
             ' '..='~' => out.push(c),
             c if (c as u32) < 0x80
                 || ('\u{80}'..='\u{a0}').contains(&c)
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
             {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }
