@@ -56,12 +56,12 @@
 //! assert!(decode.test("GDP-001").is_some());
 //! ```
 
+mod depth;
 mod error;
 mod model;
 mod parse;
 mod schema;
 mod set;
-mod suggest;
 mod valid;
 
 pub mod build;
@@ -72,5 +72,7 @@ pub use model::{
     Condition, Contract, Equation, FalsificationTest, Metadata, ObligationKind, ProofObligation,
 };
 pub use parse::{MAX_CONTRACT_BYTES, load_contract, parse_contract};
+/// The workspace's one "did you mean" helper, re-exported for callers
+/// of this crate.
+pub use profiler_suggest::suggest;
 pub use set::{ContractSet, SHIPPED_SOURCES};
-pub use suggest::suggest;

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::error::ContractError;
 use crate::model::Contract;
 use crate::parse::{load_contract, parse_contract};
-use crate::suggest::suggest;
+use profiler_suggest::{did_you_mean, suggest};
 
 /// The contracts shipped with the profiler, as `(name, YAML text)`.
 ///
@@ -144,9 +144,7 @@ impl ContractSet {
                 if !known(dep) {
                     let mut all: Vec<&str> = contracts.iter().map(|c| c.name.as_str()).collect();
                     all.extend(shipped.iter().flat_map(|s| s.names()));
-                    let hint = suggest(dep, all)
-                        .map(|s| format!(", did you mean `{s}`?"))
-                        .unwrap_or_default();
+                    let hint = did_you_mean(suggest(dep, all));
                     let line = c.metadata.depends_on_lines.get(i).copied().unwrap_or(1);
                     let field = format!("metadata.depends_on[{i}]");
                     errors.push(invalid(

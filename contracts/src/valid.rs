@@ -4,6 +4,7 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 
+use crate::depth::check_depth;
 use crate::error::ContractError;
 use crate::model::{Condition, Contract, Equation, FalsificationTest, Metadata, ProofObligation};
 use crate::rule::parse_rule;
@@ -158,6 +159,15 @@ fn equation(p: &mut Problems<'_>, name: String, line: usize, raw: RawEquation) -
             .map(|(i, c)| {
                 let cond_line = line_of(&c);
                 let field = format!("equations.{name}.{kind}[{i}]");
+                if let Err(deep) = check_depth(&c.value) {
+                    p.invalid(cond_line, field, deep.message());
+                    return Condition {
+                        text: c.value,
+                        line: cond_line,
+                        uses_input: false,
+                        uses_result: false,
+                    };
+                }
                 let condition = condition(c.value, cond_line);
                 match syn::parse_str::<syn::Expr>(&condition.text) {
                     Err(e) => p.invalid(

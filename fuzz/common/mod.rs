@@ -35,6 +35,27 @@ pub fn assert_json(doc: &str, what: &str) -> serde_json::Value {
     }
 }
 
+/// The text parses as JSON and every number token in it is finite. A
+/// parser, not a text search: a name such as `cutlass:: infhalf_t` holds
+/// `": inf"` without any number being infinite, and `1e999` holds no `inf`
+/// yet is one.
+pub fn assert_finite_json(doc: &str, what: &str) -> serde_json::Value {
+    let value = assert_json(doc, what);
+    let mut stack = vec![&value];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::Number(n) => assert!(
+                n.as_f64().is_some_and(f64::is_finite),
+                "{what} holds the non-finite number {n}"
+            ),
+            serde_json::Value::Array(items) => stack.extend(items),
+            serde_json::Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    value
+}
+
 /// Folded stacks read back line by line: each line is `stack count`, the
 /// count is a number, and the stack's last frame does not itself end in a
 /// number (readers would take the line for a differential profile).
@@ -43,7 +64,10 @@ pub fn assert_folded(folded: &str) {
         let (stack, count) = line
             .rsplit_once(' ')
             .unwrap_or_else(|| panic!("folded line {i} has no count: {line:?}"));
-        assert!(count.parse::<u64>().is_ok(), "folded line {i}: count {count:?}");
+        assert!(
+            count.parse::<u64>().is_ok(),
+            "folded line {i}: count {count:?}"
+        );
         if let Some((_, last)) = stack.rsplit_once(' ') {
             assert!(
                 last.parse::<f64>().is_err(),

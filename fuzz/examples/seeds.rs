@@ -8,10 +8,13 @@
 //! `fuzz/seed.sh` runs both. Each target gets the job's own files where it
 //! reads them as they are (profile.json, scorecard.json) and files derived
 //! from the profile where it reads another format (the bare execution
-//! trace, a parity profile, a step-profiler log line).
+//! trace, a parity profile, a step-profiler log line). The contract targets
+//! get every `test` expression and every pre- and postcondition of the
+//! shipped contracts.
 
 use std::path::{Path, PathBuf};
 
+use profiler_contracts::ContractSet;
 use profiler_core::Profile;
 use profiler_report::TraceAnalyzer;
 use profiler_report::parity::ParityProfile;
@@ -57,11 +60,31 @@ fn run() -> Result<(), String> {
         ("parity_json", "train_tiny.parity.json", &parity_json),
     ];
     for (target, name, text) in seeds {
-        let dir = corpus.join(target);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("{}", path.display());
+        write(&corpus, target, name, text)?;
     }
+    for contract in ContractSet::shipped().iter() {
+        let name = &contract.name;
+        for test in &contract.falsification_tests {
+            let file = format!("{name}.{}.txt", test.id);
+            write(&corpus, "contract_rules", &file, &test.test)?;
+        }
+        for eq in &contract.equations {
+            for (kind, list) in [("pre", &eq.preconditions), ("post", &eq.postconditions)] {
+                for (i, condition) in list.iter().enumerate() {
+                    let file = format!("{name}.{}.{kind}{i}.txt", eq.name);
+                    write(&corpus, "preconditions", &file, &condition.text)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write(corpus: &Path, target: &str, name: &str, text: &str) -> Result<(), String> {
+    let dir = corpus.join(target);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{}", path.display());
     Ok(())
 }

@@ -3,6 +3,9 @@
 
 #![no_main]
 
+#[path = "../common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use profiler_report::import::{
     FlopsAssumption, FullProfile, FullProfileOptions, Sourced, full_profiles_json,
@@ -84,15 +87,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = full_profiles_text(&profiles);
         let _ = full_profiles_markdown(&profiles);
         let json = full_profiles_json(&profiles);
-        assert!(serde_json_free_of_non_finite(&json));
+        common::assert_finite_json(&json, "full profiles JSON");
         let p = full_profiles_to_profile(&profiles, "fuzz.csv");
         assert!(p.bricks.iter().all(|b| b.min_ns <= b.max_ns));
         let _ = full_profiles_to_diff_input(&profiles, "fuzz");
     }
 });
-
-/// JSON never holds `NaN` or `inf` tokens (serde would refuse, but the
-/// text is what users read).
-fn serde_json_free_of_non_finite(json: &str) -> bool {
-    !json.contains(": NaN") && !json.contains(": inf") && !json.contains(": -inf")
-}

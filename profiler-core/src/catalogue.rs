@@ -188,7 +188,7 @@ impl fmt::Display for BrickId {
 
 /// Error of `"...".parse::<BrickId>()`: the name is neither a variant nor an alias.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown brick `{name}`{}", suggestion.map(|s| format!(", did you mean `{s}`?")).unwrap_or_default())]
+#[error("unknown brick `{name}`{}", profiler_suggest::did_you_mean(*suggestion))]
 pub struct UnknownBrick {
     /// The name that was given.
     pub name: String,
@@ -207,20 +207,9 @@ impl FromStr for BrickId {
     }
 }
 
-/// The built-in name closest to `name` by edit distance, if within a third of its length.
+/// The built-in name closest to `name`, if one is close.
 fn closest_name(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    BrickId::ALL
-        .iter()
-        .map(|id| {
-            (
-                strsim::levenshtein(&lower, &id.name().to_ascii_lowercase()),
-                id.name(),
-            )
-        })
-        .min()
-        .filter(|(d, _)| *d <= name.len().max(3) / 3)
-        .map(|(_, n)| n)
+    profiler_suggest::suggest(name, BrickId::ALL.iter().map(|id| id.name()))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The brick and category names the macros accept, mirrored from
-//! `profiler-core`'s catalogue (a unit test keeps the two in step), and the
-//! "did you mean" suggestion used by every unknown-name error.
+//! `profiler-core`'s catalogue (a unit test keeps the two in step), and
+//! the nearest of them to a mistyped name.
 
 /// Built-in bricks: the `BrickId` variant, its category and the aliases it
 /// also answers to.
@@ -67,45 +67,27 @@ pub(crate) fn brick_category(variant: &str) -> &'static str {
 
 /// The known brick name or alias closest to `name`, if any is close.
 pub(crate) fn suggest_brick(name: &str) -> Option<&'static str> {
-    closest(
+    profiler_suggest::suggest(
+        name,
         BRICKS.iter().flat_map(|(variant, _, aliases)| {
             std::iter::once(*variant).chain(aliases.iter().copied())
         }),
-        name,
     )
 }
 
 /// The known category spelling closest to `name`, if any is close.
 pub(crate) fn suggest_category(name: &str) -> Option<&'static str> {
-    closest(
+    profiler_suggest::suggest(
+        name,
         CATEGORIES.iter().flat_map(|(variant, aliases)| {
             std::iter::once(*variant).chain(aliases.iter().copied())
         }),
-        name,
     )
 }
 
 /// Category variants, for the "expected one of" list.
 pub(crate) fn category_names() -> impl Iterator<Item = &'static str> {
     CATEGORIES.iter().map(|(variant, _)| *variant)
-}
-
-/// The closest of `candidates` to `name`, if within a third of its length
-/// (case-insensitive, ties go to the earlier candidate).
-pub(crate) fn closest<'a>(
-    candidates: impl IntoIterator<Item = &'a str>,
-    name: &str,
-) -> Option<&'a str> {
-    let lower = name.to_ascii_lowercase();
-    let mut best: Option<(usize, &str)> = None;
-    for candidate in candidates {
-        let distance = strsim::levenshtein(&lower, &candidate.to_ascii_lowercase());
-        if best.is_none_or(|(d, _)| distance < d) {
-            best = Some((distance, candidate));
-        }
-    }
-    best.filter(|(d, _)| *d <= name.chars().count().max(3) / 3)
-        .map(|(_, candidate)| candidate)
 }
 
 #[cfg(test)]
@@ -139,7 +121,7 @@ mod tests {
     /// The tables must name exactly what `profiler-core` defines.
     #[test]
     fn tables_match_profiler_core() {
-        use profiler::__private::{BrickCategory, BrickId};
+        use profiler::{BrickCategory, BrickId};
         let variants: Vec<&str> = BRICKS.iter().map(|(v, _, _)| *v).collect();
         let core: Vec<&str> = BrickId::ALL.iter().map(|id| id.name()).collect();
         assert_eq!(variants, core);

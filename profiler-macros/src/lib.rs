@@ -11,7 +11,7 @@
 mod ast;
 mod attr;
 mod catalogue;
-mod contract;
+mod contracts;
 mod errors;
 mod expand;
 mod valid;
@@ -341,5 +341,5 @@ pub fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn contract(args: TokenStream, item: TokenStream) -> TokenStream {
-    contract::contract(args.into(), item.into()).into()
+    expand::contract(args.into(), item.into()).into()
 }

@@ -4,10 +4,13 @@
 //! contracts (through the `Computation` seam) in `contracts/analyses.rs`
 //! and against the project's own implementations in
 //! `contracts/implementations.rs`;
-//! the rule language's semantics and errors in `contracts/language.rs`.
+//! the rule language's semantics and errors in `contracts/language.rs`;
+//! rules as long as a contract file allows in `contracts/hostile.rs`.
 
 #[path = "contracts/analyses.rs"]
 mod analyses;
+#[path = "contracts/hostile.rs"]
+mod hostile;
 #[path = "contracts/implementations.rs"]
 mod implementations;
 #[path = "contracts/language.rs"]

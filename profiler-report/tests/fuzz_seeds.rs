@@ -79,3 +79,33 @@ fn parity_seeds_read() {
         }
     }
 }
+
+/// The contract seeds are exactly the shipped contracts' tests and
+/// conditions, and every rule seed parses.
+#[test]
+fn contract_seeds_match_the_shipped_contracts() {
+    use profiler_report::contract::ContractSet;
+    let text_of = |target: &str| -> Vec<String> {
+        let mut texts: Vec<String> = seeds(target).into_iter().map(|(_, t)| t).collect();
+        texts.sort();
+        texts
+    };
+    let shipped = ContractSet::shipped();
+    let mut rules: Vec<String> = shipped
+        .iter()
+        .flat_map(|c| c.falsification_tests.iter().map(|t| t.test.clone()))
+        .collect();
+    rules.sort();
+    assert_eq!(text_of("contract_rules"), rules, "{REGENERATE}");
+    let mut conditions: Vec<String> = shipped
+        .iter()
+        .flat_map(|c| &c.equations)
+        .flat_map(|e| e.preconditions.iter().chain(&e.postconditions))
+        .map(|k| k.text.clone())
+        .collect();
+    conditions.sort();
+    assert_eq!(text_of("preconditions"), conditions, "{REGENERATE}");
+    for rule in &rules {
+        assert!(profiler_contracts::rule::parse_rule(rule).is_ok(), "{rule}");
+    }
+}

@@ -2,28 +2,22 @@
 //! guarded by a condition, over [`Expr`]essions that name metrics of a
 //! profile. Every node keeps its [`Span`] so reports can quote it.
 
-/// Columns `start..end` (0-based, in characters) of a node in its rule text.
+/// Byte offsets `start..end` of a node in its rule text (on character
+/// boundaries), so quoting a node costs nothing however long the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
-    /// First character.
+    /// First byte.
     pub start: usize,
-    /// One past the last character.
+    /// One past the last byte.
     pub end: usize,
 }
 
 impl Span {
-    /// The text this span covers in `source`.
+    /// The text this span covers in `source` (empty when the span does not
+    /// fall on `source`'s character boundaries).
     #[must_use]
     pub fn text<'a>(&self, source: &'a str) -> &'a str {
-        let start = source
-            .char_indices()
-            .nth(self.start)
-            .map_or(source.len(), |(i, _)| i);
-        let end = source
-            .char_indices()
-            .nth(self.end)
-            .map_or(source.len(), |(i, _)| i);
-        source.get(start..end).unwrap_or("").trim()
+        source.get(self.start..self.end).unwrap_or("").trim()
     }
 
     pub(crate) fn to(self, other: Span) -> Span {

@@ -11,11 +11,21 @@ pub struct RuleSyntaxError {
 }
 
 impl RuleSyntaxError {
-    /// An error at 0-based character offset `start`.
-    pub(super) fn new(start: usize, message: impl Into<String>) -> Self {
+    /// An error at byte offset `at` of the text; [`Self::in_characters`]
+    /// turns it into a column.
+    pub(super) fn new(at: usize, message: impl Into<String>) -> Self {
         Self {
-            column: start + 1,
+            column: at + 1,
             message: message.into(),
         }
+    }
+
+    /// The byte offset the lexer and parser gave, as a 1-based column in
+    /// characters of `text`.
+    pub(super) fn in_characters(mut self, text: &str) -> Self {
+        let at = (self.column - 1).min(text.len());
+        let before = text.get(..at).map_or(at, |s| s.chars().count());
+        self.column = before + 1;
+        self
     }
 }

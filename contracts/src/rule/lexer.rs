@@ -24,8 +24,12 @@ const PUNCTS: [&str; 19] = [
     "!", ":",
 ];
 
+/// Tokens with byte spans; errors carry byte offsets too (`parse_rule`
+/// turns them into character columns once, so quoting a span stays O(1)).
 pub(super) fn tokenize(text: &str) -> Result<Vec<Token>, RuleSyntaxError> {
     let chars: Vec<char> = text.chars().collect();
+    let offsets: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+    let byte = |i: usize| offsets.get(i).copied().unwrap_or(text.len());
     let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
@@ -40,9 +44,9 @@ pub(super) fn tokenize(text: &str) -> Result<Vec<Token>, RuleSyntaxError> {
         {
             i = number_end(&chars, i);
             let s: String = chars[start..i].iter().filter(|c| **c != '_').collect();
-            let value: f64 = s
-                .parse()
-                .map_err(|_| RuleSyntaxError::new(start, format!("malformed number `{s}`")))?;
+            let value: f64 = s.parse().map_err(|_| {
+                RuleSyntaxError::new(byte(start), format!("malformed number `{s}`"))
+            })?;
             Tok::Number(value)
         } else if c.is_alphabetic() || c == '_' {
             while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
@@ -57,7 +61,7 @@ pub(super) fn tokenize(text: &str) -> Result<Vec<Token>, RuleSyntaxError> {
                 i += 1;
             }
             if i == chars.len() {
-                return Err(RuleSyntaxError::new(start, "unterminated string"));
+                return Err(RuleSyntaxError::new(byte(start), "unterminated string"));
             }
             i += 1;
             Tok::Str(s)
@@ -65,7 +69,7 @@ pub(super) fn tokenize(text: &str) -> Result<Vec<Token>, RuleSyntaxError> {
             let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
             let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) else {
                 return Err(RuleSyntaxError::new(
-                    start,
+                    byte(start),
                     format!("unexpected character `{c}`"),
                 ));
             };
@@ -74,7 +78,10 @@ pub(super) fn tokenize(text: &str) -> Result<Vec<Token>, RuleSyntaxError> {
         };
         out.push(Token {
             tok,
-            span: Span { start, end: i },
+            span: Span {
+                start: byte(start),
+                end: byte(i),
+            },
         });
     }
     Ok(out)

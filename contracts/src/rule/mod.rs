@@ -40,6 +40,7 @@
 
 mod ast;
 mod error;
+mod height;
 mod lexer;
 mod parser;
 
@@ -51,8 +52,9 @@ pub use error::RuleSyntaxError;
 /// # Errors
 /// [`RuleSyntaxError`] with the column and what was expected.
 pub fn parse_rule(text: &str) -> Result<Rule, RuleSyntaxError> {
-    let tokens = lexer::tokenize(text)?;
-    parser::Parser::new(tokens, text.chars().count()).rule()
+    lexer::tokenize(text)
+        .and_then(|tokens| parser::Parser::new(tokens, text.len()).rule())
+        .map_err(|e| e.in_characters(text))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use super::ast::{ArithOp, CmpOp, Expr, ExprKind, LogicOp, Rule, Span};
 use super::error::RuleSyntaxError;
+use super::height::{Node, Parsed, binary, grown, node, unary};
 use super::lexer::{Tok, Token};
 
 /// Words that cannot name a metric.
@@ -11,14 +12,15 @@ const KEYWORDS: [&str; 11] = [
     "if", "then", "and", "or", "not", "all", "any", "in", "true", "false", "none",
 ];
 
-/// Expression nesting beyond this is refused (no stack overflow on input).
+/// Parenthesis, `not` and unary minus nesting beyond this is refused, so
+/// the parser's own recursion stays shallow.
 const MAX_DEPTH: usize = 64;
 
 pub(super) struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     depth: usize,
-    /// Column one past the text, for "expected ... at the end" errors.
+    /// Byte offset one past the text, for "expected ... at the end" errors.
     end: usize,
 }
 
@@ -37,14 +39,14 @@ impl Parser {
             return Err(RuleSyntaxError::new(0, "empty test expression"));
         }
         let rule = if self.eat_word("if") {
-            let guard = self.expr()?;
+            let guard = self.expr()?.expr;
             if !self.eat_word("then") {
                 return Err(self.expected("`then` after the `if` condition"));
             }
-            let check = self.expr()?;
+            let check = self.expr()?.expr;
             Rule::Conditional { guard, check }
         } else {
-            Rule::Check(self.expr()?)
+            Rule::Check(self.expr()?.expr)
         };
         match self.tokens.get(self.pos) {
             None => Ok(rule),
@@ -58,19 +60,24 @@ impl Parser {
         }
     }
 
-    fn expr(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn expr(&mut self) -> Parsed {
+        self.nested(|p| p.logic(LogicOp::Or))
+    }
+
+    /// Runs `inner` one nesting level deeper, refusing too deep a nesting.
+    fn nested(&mut self, inner: impl FnOnce(&mut Self) -> Parsed) -> Parsed {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             let at = self.here();
             return Err(RuleSyntaxError::new(at, "expression nested too deeply"));
         }
-        let result = self.logic(LogicOp::Or);
+        let result = inner(self);
         self.depth -= 1;
         result
     }
 
     /// `or` binds looser than `and`.
-    fn logic(&mut self, op: LogicOp) -> Result<Expr, RuleSyntaxError> {
+    fn logic(&mut self, op: LogicOp) -> Parsed {
         let (word, symbol) = match op {
             LogicOp::Or => ("or", "||"),
             LogicOp::And => ("and", "&&"),
@@ -80,28 +87,24 @@ impl Parser {
             LogicOp::And => p.unary_logic(),
         };
         let mut lhs = operand(self)?;
-        while self.eat_word(word) || self.eat_punct(symbol) {
+        loop {
+            let at = self.here();
+            if !(self.eat_word(word) || self.eat_punct(symbol)) {
+                return Ok(lhs);
+            }
             let rhs = operand(self)?;
-            let span = lhs.span.to(rhs.span);
-            lhs = node(ExprKind::Logic(op, Box::new(lhs), Box::new(rhs)), span);
+            let what = if op == LogicOp::Or { "`or`" } else { "`and`" };
+            lhs = binary(at, what, lhs, rhs, |l, r| {
+                ExprKind::Logic(op, Box::new(l), Box::new(r))
+            })?;
         }
-        Ok(lhs)
     }
 
-    fn unary_logic(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn unary_logic(&mut self) -> Parsed {
         let start = self.here();
         if self.eat_word("not") || self.eat_punct("!") {
-            self.depth += 1;
-            if self.depth > MAX_DEPTH {
-                return Err(RuleSyntaxError::new(start, "expression nested too deeply"));
-            }
-            let inner = self.unary_logic()?;
-            self.depth -= 1;
-            let span = Span {
-                start,
-                end: inner.span.end,
-            };
-            return Ok(node(ExprKind::Not(Box::new(inner)), span));
+            let inner = self.nested(Self::unary_logic)?;
+            return unary(start, "`not`", inner, |e| ExprKind::Not(Box::new(e)));
         }
         for (word, all) in [("all", true), ("any", false)] {
             if self.peek_word(word) && self.peek_is_ident_at(1) && self.peek_word_at(2, "in") {
@@ -113,35 +116,32 @@ impl Parser {
                     return Err(self.expected("`:` before the quantified condition"));
                 }
                 let body = self.expr()?;
-                let span = Span {
-                    start,
-                    end: body.span.end,
-                };
-                let kind = ExprKind::Quantifier {
+                return unary(start, "a quantifier", body, |body| ExprKind::Quantifier {
                     all,
                     var,
                     collection,
                     body: Box::new(body),
-                };
-                return Ok(node(kind, span));
+                });
             }
         }
         self.comparison()
     }
 
-    fn comparison(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn comparison(&mut self) -> Parsed {
         let first = self.sum()?;
         let mut chain = Vec::new();
+        let mut height = first.height;
         while let Some(op) = self.cmp_op() {
-            chain.push((op, self.sum()?));
+            let rhs = self.sum()?;
+            height = height.max(rhs.height);
+            chain.push((op, rhs.expr));
         }
-        if chain.is_empty() {
+        let Some((_, last)) = chain.last() else {
             return Ok(first);
-        }
-        let span = first
-            .span
-            .to(chain.last().map_or(first.span, |(_, e)| e.span));
-        Ok(node(ExprKind::Compare(Box::new(first), chain), span))
+        };
+        let span = first.expr.span.to(last.span);
+        let kind = ExprKind::Compare(Box::new(first.expr), chain);
+        grown(span.start, "a comparison", node(kind, span), height)
     }
 
     fn cmp_op(&mut self) -> Option<CmpOp> {
@@ -159,71 +159,67 @@ impl Parser {
         Some(op)
     }
 
-    fn sum(&mut self) -> Result<Expr, RuleSyntaxError> {
-        let mut lhs = self.product()?;
+    fn sum(&mut self) -> Parsed {
+        self.arithmetic([("+", ArithOp::Add), ("-", ArithOp::Sub)], Self::product)
+    }
+
+    fn product(&mut self) -> Parsed {
+        self.arithmetic([("*", ArithOp::Mul), ("/", ArithOp::Div)], Self::negation)
+    }
+
+    /// A left-associative chain of `ops` over `operand`s.
+    fn arithmetic(
+        &mut self,
+        ops: [(&'static str, ArithOp); 2],
+        operand: fn(&mut Self) -> Parsed,
+    ) -> Parsed {
+        let mut lhs = operand(self)?;
         loop {
-            let op = if self.eat_punct("+") {
-                ArithOp::Add
-            } else if self.eat_punct("-") {
-                ArithOp::Sub
-            } else {
+            let at = self.here();
+            let Some((_, op)) = ops.into_iter().find(|(s, _)| self.eat_punct(s)) else {
                 return Ok(lhs);
             };
-            let rhs = self.product()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = node(ExprKind::Arith(op, Box::new(lhs), Box::new(rhs)), span);
+            let rhs = operand(self)?;
+            let what = match op {
+                ArithOp::Add => "`+`",
+                ArithOp::Sub => "`-`",
+                ArithOp::Mul => "`*`",
+                ArithOp::Div => "`/`",
+            };
+            lhs = binary(at, what, lhs, rhs, |l, r| {
+                ExprKind::Arith(op, Box::new(l), Box::new(r))
+            })?;
         }
     }
 
-    fn product(&mut self) -> Result<Expr, RuleSyntaxError> {
-        let mut lhs = self.negation()?;
-        loop {
-            let op = if self.eat_punct("*") {
-                ArithOp::Mul
-            } else if self.eat_punct("/") {
-                ArithOp::Div
-            } else {
-                return Ok(lhs);
-            };
-            let rhs = self.negation()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = node(ExprKind::Arith(op, Box::new(lhs), Box::new(rhs)), span);
-        }
-    }
-
-    fn negation(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn negation(&mut self) -> Parsed {
         let start = self.here();
         if self.eat_punct("-") {
-            self.depth += 1;
-            if self.depth > MAX_DEPTH {
-                return Err(RuleSyntaxError::new(start, "expression nested too deeply"));
-            }
-            let inner = self.negation()?;
-            self.depth -= 1;
-            let span = Span {
-                start,
-                end: inner.span.end,
-            };
-            return Ok(node(ExprKind::Neg(Box::new(inner)), span));
+            let inner = self.nested(Self::negation)?;
+            return unary(start, "`-`", inner, |e| ExprKind::Neg(Box::new(e)));
         }
         self.postfix()
     }
 
-    fn postfix(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn postfix(&mut self) -> Parsed {
         let mut base = self.atom()?;
-        while self.eat_punct(".") {
+        loop {
+            let at = self.here();
+            if !self.eat_punct(".") {
+                return Ok(base);
+            }
             let field_start = self.here();
             let field = self.ident("a field name after `.`")?;
-            let span = base.span.to(Span {
+            let span = base.expr.span.to(Span {
                 start: field_start,
                 end: self.prev_end(),
             });
-            base = node(ExprKind::Field(Box::new(base), field), span);
+            let kind = ExprKind::Field(Box::new(base.expr), field);
+            base = grown(at, "`.`", node(kind, span), base.height)?;
         }
-        Ok(base)
     }
 
-    fn atom(&mut self) -> Result<Expr, RuleSyntaxError> {
+    fn atom(&mut self) -> Parsed {
         let Some(token) = self.tokens.get(self.pos).cloned() else {
             return Err(self.expected("a value"));
         };
@@ -241,15 +237,18 @@ impl Parser {
                 ));
             }
             Tok::Ident(name) if self.eat_punct("(") => {
-                let args = self.arguments()?;
+                let (args, height) = self.arguments()?;
                 let end = self.prev_end();
-                return Ok(node(
-                    ExprKind::Call(name, args),
-                    Span {
-                        start: span.start,
-                        end,
-                    },
-                ));
+                let span = Span {
+                    start: span.start,
+                    end,
+                };
+                return grown(
+                    span.start,
+                    "a call",
+                    node(ExprKind::Call(name, args), span),
+                    height,
+                );
             }
             Tok::Ident(name) => ExprKind::Name(name),
             Tok::Punct("(") => {
@@ -257,12 +256,13 @@ impl Parser {
                 if !self.eat_punct(")") {
                     return Err(self.expected("`)`"));
                 }
-                return Ok(Expr {
-                    kind: inner.kind,
-                    span: Span {
-                        start: span.start,
-                        end: self.prev_end(),
-                    },
+                let span = Span {
+                    start: span.start,
+                    end: self.prev_end(),
+                };
+                return Ok(Node {
+                    expr: node(inner.expr.kind, span),
+                    height: inner.height,
                 });
             }
             other => {
@@ -272,18 +272,25 @@ impl Parser {
                 ));
             }
         };
-        Ok(node(kind, span))
+        Ok(Node {
+            expr: node(kind, span),
+            height: 1,
+        })
     }
 
-    fn arguments(&mut self) -> Result<Vec<Expr>, RuleSyntaxError> {
+    /// The arguments after `(`, and the height of the tallest.
+    fn arguments(&mut self) -> Result<(Vec<Expr>, usize), RuleSyntaxError> {
         let mut args = Vec::new();
+        let mut height = 0;
         if self.eat_punct(")") {
-            return Ok(args);
+            return Ok((args, height));
         }
         loop {
-            args.push(self.expr()?);
+            let arg = self.expr()?;
+            height = height.max(arg.height);
+            args.push(arg.expr);
             if self.eat_punct(")") {
-                return Ok(args);
+                return Ok((args, height));
             }
             if !self.eat_punct(",") {
                 return Err(self.expected("`,` or `)` in the argument list"));
@@ -347,10 +354,6 @@ impl Parser {
     fn peek_is_ident_at(&self, ahead: usize) -> bool {
         matches!(self.tokens.get(self.pos + ahead), Some(Token { tok: Tok::Ident(w), .. }) if !KEYWORDS.contains(&w.as_str()))
     }
-}
-
-fn node(kind: ExprKind, span: Span) -> Expr {
-    Expr { kind, span }
 }
 
 fn describe(tok: &Tok) -> String {

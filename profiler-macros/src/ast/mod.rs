@@ -85,12 +85,31 @@ impl Function {
         self.with_body(body)
     }
 
+    /// The span of the body's braces.
+    pub(crate) fn body_span(&self) -> Span {
+        self.body_span
+    }
+
     /// The original statements braced as a block with the body's span.
     pub(crate) fn stmts_block(&self) -> TokenStream {
         let mut group = Group::new(Delimiter::Brace, self.stmts.clone());
         group.set_span(self.body_span);
         TokenTree::Group(group).into()
     }
+}
+
+/// Whether a type mentions `impl Trait` anywhere (`impl Sized`,
+/// `Box<impl Fn()>`, `(impl Debug, u8)`): such a type cannot be named in a
+/// `let`, so expansions leave the binding's type to inference.
+pub(crate) fn mentions_impl(ty: &syn::Type) -> bool {
+    fn tokens(stream: TokenStream) -> bool {
+        stream.into_iter().any(|tree| match tree {
+            TokenTree::Ident(ident) => ident == "impl",
+            TokenTree::Group(group) => tokens(group.stream()),
+            _ => false,
+        })
+    }
+    tokens(ty.to_token_stream())
 }
 
 /// Parses `#[attrs] vis sig { body }` and returns the signature.
@@ -300,6 +319,17 @@ mod tests {
         ] {
             assert_eq!(message(item), "`#[brick]` can only be applied to functions");
         }
+    }
+
+    #[test]
+    fn impl_trait_is_found_at_any_depth() {
+        let ty = |tokens: TokenStream| syn::parse2::<syn::Type>(tokens).unwrap();
+        assert!(mentions_impl(&ty(quote!(impl Sized))));
+        assert!(mentions_impl(&ty(quote!(Box<impl Fn()>))));
+        assert!(mentions_impl(&ty(quote!((impl Debug, u8)))));
+        assert!(mentions_impl(&ty(quote!([impl Copy; 2]))));
+        assert!(!mentions_impl(&ty(quote!(Box<dyn Fn()>))));
+        assert!(!mentions_impl(&ty(quote!(Vec<(u8, Implement)>))));
     }
 
     #[test]

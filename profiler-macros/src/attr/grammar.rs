@@ -7,7 +7,6 @@ use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Error, Expr, Ident, LitStr, Path, Result, Token};
 
-use crate::catalogue;
 use crate::errors::Errors;
 
 /// An argument with the key it was given under (for spans).
@@ -65,7 +64,7 @@ pub(super) fn unknown_argument(key: &Ident, known: &[&str]) -> Error {
         .collect::<Vec<_>>()
         .join(", ");
     let name = key.to_string();
-    let message = match catalogue::closest(known.iter().copied(), &name) {
+    let message = match profiler_suggest::suggest(&name, known.iter().copied()) {
         Some(close) => {
             format!("unknown argument `{name}`, did you mean `{close}`? expected one of {list}")
         }

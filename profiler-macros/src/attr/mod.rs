@@ -1,13 +1,16 @@
-//! Argument grammar of `#[brick(...)]` and `#[trace_op(...)]`.
+//! Argument grammar of `#[brick(...)]`, `#[trace_op(...)]` and
+//! `#[contract(...)]`.
 //!
 //! Parsing goes on after a bad argument (it skips to the next comma), so one
 //! compile reports every mistake, each at its own token.
 
 mod brick;
+mod contract;
 mod grammar;
 mod trace_op;
 
 pub(crate) use brick::{BrickArgs, BrickName};
+pub(crate) use contract::ContractArgs;
 pub(crate) use grammar::Arg;
 pub(crate) use trace_op::TraceOpArgs;
 

@@ -10,6 +10,7 @@
 
 mod brick;
 mod calls;
+mod contract;
 mod trace_op;
 
 use calls::{count_call, device_call, layer_call, private_path, shape_call};
@@ -18,7 +19,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::Function;
-use crate::attr::{BrickArgs, TraceOpArgs};
+use crate::attr::{BrickArgs, ContractArgs, TraceOpArgs};
 use crate::errors::Errors;
 
 /// Whether instrumentation is compiled out (the `off` feature).
@@ -31,8 +32,9 @@ pub(crate) fn brick(args: TokenStream, item: TokenStream) -> TokenStream {
         item,
         "brick",
         args,
+        Function::validate,
         |args, _| args.validate(),
-        |args, function, item| {
+        |args, (), function, item| {
             let private = private_path(args.krate.as_ref());
             if OFF {
                 let counts = [&args.elements, &args.bytes, &args.flops];
@@ -56,43 +58,67 @@ pub(crate) fn trace_op(args: TokenStream, item: TokenStream) -> TokenStream {
     let validate = |args: &TraceOpArgs, function: Option<&Function>| {
         function.map_or(Ok(()), |function| args.validate(function))
     };
-    checked(item, "trace_op", args, validate, |args, function, item| {
-        let private = private_path(args.krate.as_ref());
-        if OFF {
-            let device = args.device.iter().map(|a| device_call(&private, &a.value));
-            let shapes = args
-                .shapes
-                .iter()
-                .flat_map(|a| a.value.iter().map(|p| shape_call(&private, p)));
-            compiled_out(item, &function, device.chain(shapes))
-        } else {
-            trace_op::expand(&args, &function, &private)
-        }
-    })
+    checked(
+        item,
+        "trace_op",
+        args,
+        Function::validate,
+        validate,
+        |args, (), function, item| {
+            let private = private_path(args.krate.as_ref());
+            if OFF {
+                let device = args.device.iter().map(|a| device_call(&private, &a.value));
+                let shapes = args
+                    .shapes
+                    .iter()
+                    .flat_map(|a| a.value.iter().map(|p| shape_call(&private, p)));
+                compiled_out(item, &function, device.chain(shapes))
+            } else {
+                trace_op::expand(&args, &function, &private)
+            }
+        },
+    )
 }
 
-/// The chain both macros share: parses the function, validates it and the
-/// arguments (`validate` sees the function when it parsed), gathering every
-/// error; on error, the errors and the untouched item, else `expand`'s code.
-fn checked<A>(
+/// `#[contract(...)]`: on error, the errors and the untouched item. Not
+/// affected by the `off` feature: the checks exist in debug builds only.
+pub(crate) fn contract(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args = ContractArgs::parse(args);
+    checked(
+        item,
+        "contract",
+        args,
+        Function::validate_callable,
+        |args: &ContractArgs, function| args.validate(function),
+        |_, binding, function, item| contract::expand(&binding, &function, item),
+    )
+}
+
+/// The chain every macro shares: parses the function and checks it
+/// (`function_rules`), then validates the arguments (`validate` sees the
+/// function when it parsed, and returns what expansion needs), gathering
+/// every error; on error, the errors and the untouched item, else
+/// `expand`'s code.
+fn checked<A, V>(
     item: TokenStream,
     macro_name: &str,
     args: syn::Result<A>,
-    validate: impl FnOnce(&A, Option<&Function>) -> syn::Result<()>,
-    expand: impl FnOnce(A, Function, TokenStream) -> TokenStream,
+    function_rules: fn(&Function, &str) -> syn::Result<()>,
+    validate: impl FnOnce(&A, Option<&Function>) -> syn::Result<V>,
+    expand: impl FnOnce(A, V, Function, TokenStream) -> TokenStream,
 ) -> TokenStream {
     let mut errors = Errors::default();
     let args = errors.keep(args);
     let function = errors.keep(Function::parse(item.clone(), macro_name));
     if let Some(function) = &function {
-        errors.keep(function.validate(macro_name));
+        errors.keep(function_rules(function, macro_name));
     }
-    if let Some(args) = &args {
-        errors.keep(validate(args, function.as_ref()));
-    }
-    match (errors.finish(|| ()), args, function) {
+    let valid = args
+        .as_ref()
+        .and_then(|args| errors.keep(validate(args, function.as_ref())));
+    match (errors.finish(|| ()), args, valid, function) {
         (Err(error), ..) => with_error(&error, item),
-        (Ok(()), Some(args), Some(function)) => expand(args, function, item),
+        (Ok(()), Some(args), Some(valid), Some(function)) => expand(args, valid, function, item),
         (Ok(()), ..) => unreachable!("no errors means both parsed"),
     }
 }
@@ -346,13 +372,11 @@ mod tests {
     }
 
     #[test]
-    fn recognises_unit_and_opaque_return_types() {
-        use trace_op::{mentions_impl, returns_nothing};
+    fn recognises_unit_return_types() {
+        use trace_op::returns_nothing;
         let ty = |tokens: TokenStream| syn::parse2::<Type>(tokens).unwrap();
         assert!(returns_nothing(&ty(quote!(()))));
         assert!(returns_nothing(&ty(quote!(!))));
         assert!(!returns_nothing(&ty(quote!((u8,)))));
-        assert!(mentions_impl(&quote!(Box<impl Fn()>)));
-        assert!(!mentions_impl(&quote!(Box<dyn Fn()>)));
     }
 }

@@ -7,7 +7,7 @@ use quote::quote;
 use syn::{Ident, LitStr, ReturnType, Type};
 
 use super::calls::{device_call, shape_call};
-use crate::ast::Function;
+use crate::ast::{Function, mentions_impl};
 use crate::attr::{Arg, TraceOpArgs};
 
 /// The instrumented function.
@@ -111,7 +111,7 @@ fn with_output(
 ) -> TokenStream {
     let ret = Ident::new("__trace_ret", Span::mixed_site());
     // `impl Trait` cannot be named in a `let`; the block's type is concrete there.
-    let annotation = (!mentions_impl(&quote!(#ty))).then(|| quote!(: #ty));
+    let annotation = (!mentions_impl(ty)).then(|| quote!(: #ty));
     quote! {
         let mut #trace = #start;
         let #ret #annotation = #block;
@@ -136,12 +136,4 @@ pub(super) fn returns_nothing(ty: &Type) -> bool {
         Type::Paren(paren) => returns_nothing(&paren.elem),
         _ => false,
     }
-}
-
-pub(super) fn mentions_impl(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == "impl",
-        TokenTree::Group(group) => mentions_impl(&group.stream()),
-        _ => false,
-    })
 }

@@ -194,15 +194,18 @@ impl<'p> Context<'p> {
                     Problem::Unknown(what)
                 }
             })?;
-            let m = measurement(lhs_expr, &lhs, *op, rhs_expr, &rhs, text);
+            // Only the first link and a failing one are reported: quoting
+            // every link would make a long chain quadratic.
             if !holds {
                 return Ok(Check {
                     holds: false,
-                    measurement: Some(m),
+                    measurement: Some(measurement(lhs_expr, &lhs, *op, rhs_expr, &rhs, text)),
                     detail: String::new(),
                 });
             }
-            first_measurement.get_or_insert(m);
+            if first_measurement.is_none() {
+                first_measurement = Some(measurement(lhs_expr, &lhs, *op, rhs_expr, &rhs, text));
+            }
             lhs_expr = rhs_expr;
             lhs = rhs;
         }

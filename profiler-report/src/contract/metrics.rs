@@ -318,7 +318,7 @@ fn category_field(category: BrickCategory, p: &Profile, field: &str) -> Result<V
 }
 
 fn unknown_field(what: &str, field: &str, known: &[&str]) -> Problem {
-    let hint = profiler_contracts::suggest(field, known.iter().copied())
+    let hint = profiler_suggest::suggest(field, known.iter().copied())
         .map(|s| format!(", did you mean `{s}`?"))
         .unwrap_or_else(|| format!(" (one of {})", known.join(", ")));
     Problem::Unknown(format!("a {what} has no field `{field}`{hint}"))

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use profiler_core::Profile;
+use profiler_suggest::{did_you_mean, suggest};
 
 use super::computation::{Computation, Metrics};
 use super::metrics::{self, PROFILE_METRICS, Problem};
@@ -67,9 +68,7 @@ impl<'p> Resolver<'p> {
                 "`{ns}` cannot be computed: {why}"
             ))),
             Ok(m) => m.get(&key).cloned().ok_or_else(|| {
-                let hint = profiler_contracts::suggest(&key, m.names())
-                    .map(|s| format!(", did you mean `{ns}.{s}`?"))
-                    .unwrap_or_default();
+                let hint = did_you_mean(suggest(&key, m.names()).map(|s| format!("{ns}.{s}")));
                 Problem::Unknown(format!("`{ns}` has no metric `{key}`{hint}"))
             }),
         })
@@ -82,9 +81,7 @@ impl<'p> Resolver<'p> {
             .collect();
         known.extend(self.overrides.keys().cloned());
         known.extend(self.computations.iter().map(|c| c.namespace().to_owned()));
-        let hint = profiler_contracts::suggest(name, known.iter().map(String::as_str))
-            .map(|s| format!(", did you mean `{s}`?"))
-            .unwrap_or_default();
+        let hint = did_you_mean(suggest(name, known.iter().map(String::as_str)));
         let namespace = name.split('.').next().unwrap_or(name);
         let plug = if name.contains('.')
             && !self.computations.iter().any(|c| c.namespace() == namespace)

@@ -65,7 +65,7 @@ impl Default for Verifier {
 
 /// A contract name that neither the shipped nor the loaded contracts have.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown contract `{name}`{}", suggestion.as_ref().map(|s| format!(", did you mean `{s}`?")).unwrap_or_default())]
+#[error("unknown contract `{name}`{}", profiler_suggest::did_you_mean(suggestion.as_ref()))]
 pub struct UnknownContract {
     /// The name asked for.
     pub name: String,
@@ -143,7 +143,7 @@ impl Verifier {
                 .chain(ContractSet::shipped().names());
             UnknownContract {
                 name: name.to_owned(),
-                suggestion: profiler_contracts::suggest(name, known).map(str::to_owned),
+                suggestion: profiler_suggest::suggest(name, known).map(str::to_owned),
             }
         })?;
         Ok(self.verify_contract(contract, profile))

@@ -5,6 +5,10 @@ use quote::{ToTokens, quote};
 use syn::parse::Parser;
 use syn::{Block, Error, FnArg, Ident, Pat, Result, Stmt};
 
+mod contract;
+
+pub(crate) use contract::Binding;
+
 use crate::ast::{Function, returned_future};
 use crate::attr::{BrickArgs, BrickName, TraceOpArgs};
 use crate::catalogue;
@@ -14,12 +18,7 @@ impl Function {
     /// Rules on the function alone: it must be callable at run time, and
     /// a future it returns must be built where the macro can time it.
     pub(crate) fn validate(&self, macro_name: &str) -> Result<()> {
-        if let Some(constness) = &self.sig.constness {
-            return Err(Error::new_spanned(
-                constness,
-                format!("`#[{macro_name}]` cannot be applied to a `const fn`"),
-            ));
-        }
+        self.validate_callable(macro_name)?;
         if self.future.is_none()
             && let Some(ty) = returned_future(&self.sig)
         {
@@ -35,6 +34,17 @@ impl Function {
             ));
         }
         Ok(())
+    }
+
+    /// The function must run at run time: not a `const fn`.
+    pub(crate) fn validate_callable(&self, macro_name: &str) -> Result<()> {
+        match &self.sig.constness {
+            Some(constness) => Err(Error::new_spanned(
+                constness,
+                format!("`#[{macro_name}]` cannot be applied to a `const fn`"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The body's last expression, if it ends in one.
