@@ -110,11 +110,11 @@ fn zero_throughput_and_zero_launches_read_as_not_available() {
     assert_eq!((c.throughput_ratio, c.launch_ratio), (0.0, 0.0));
     let md = c.to_markdown();
     assert!(
-        md.contains("- Throughput gap: n/a (no throughput for ours)"),
+        md.contains("- Throughput gap: – (no throughput for ours)"),
         "{md}"
     );
     assert!(
-        md.contains("- Kernel launches: n/a (no launch count for b)"),
+        md.contains("- Kernel launches: – (no launch count for b)"),
         "{md}"
     );
     assert!(md.contains("- Parity: YES"), "{md}");

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use profiler_core::Profile;
 use profiler_core::kernel::{TileTable, compare_checksums};
 
-use super::format::int;
 use super::parts::note;
 use super::section::Section;
 use crate::escape;
@@ -17,6 +16,7 @@ use crate::kernel::{
     DEFAULT_CRITICAL_PATH_ROWS, critical_path_body, critical_path_summary, divergence_body,
     tile_table_body,
 };
+use crate::textfmt::int;
 
 /// The kernel sections `profile` has data for, in page order.
 pub(super) fn sections(profile: &Profile, reference: Option<&Profile>) -> Vec<Section> {

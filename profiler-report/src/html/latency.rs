@@ -5,10 +5,10 @@
 
 use profiler_core::{BrickStats, Profile};
 
-use super::format::short_duration;
 use super::parts::sorted_bricks;
 use crate::escape;
 use crate::plot::{Anchor, LogAxis, Svg};
+use crate::textfmt::duration;
 
 /// Bricks shown.
 pub(crate) const TOP: usize = 12;
@@ -141,8 +141,8 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
             let (p0, p1) = (x.px(b0), x.px(b1));
             let tip = format!(
                 "{} – {}: {} calls ({:.1}%)",
-                short_duration(b0),
-                short_duration(b1),
+                duration(b0),
+                duration(b1),
                 calls,
                 100.0 * calls as f64 / b.count.max(1) as f64
             );
@@ -156,7 +156,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
         ];
         for (class, ns) in marks {
             let px = x.px(ns.max(1) as f64);
-            let tip = format!("{class}: {}", short_duration(ns as f64));
+            let tip = format!("{class}: {}", duration(ns as f64));
             svg.rect(
                 px - 1.0,
                 top + 2.0,
@@ -170,7 +170,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
         for (line, pair) in marks.chunks(2).enumerate() {
             let text = pair
                 .iter()
-                .map(|(name, ns)| format!("{name} {}", short_duration(*ns as f64)))
+                .map(|(name, ns)| format!("{name} {}", duration(*ns as f64)))
                 .collect::<Vec<_>>()
                 .join("  ");
             let y = top + 13.0 + 13.0 * line as f64;

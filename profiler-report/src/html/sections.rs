@@ -8,12 +8,12 @@ use profiler_core::Profile;
 
 use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::counters::counter_charts;
-use super::format::{ms, num, pct};
 use super::latency::{TOP, latency_chart, shown};
 use super::parts::{note, sorted_bricks, th};
 use crate::escape;
 use crate::glossary::Metric;
 use crate::scorecard::TrainingScorecard;
+use crate::textfmt::{ms, num, pct};
 
 /// The per-layer chart and table, or a note when no layers were recorded.
 pub(crate) fn layers(profile: &Profile) -> String {

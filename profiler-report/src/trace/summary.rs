@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::analyzer::TraceAnalyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::escape;
-use crate::textfmt::{DASH, ns_time, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, duration, num, pct, pretty_json, si};
 
 /// Slowest entries listed.
 const SLOWEST: usize = 10;
@@ -164,7 +164,7 @@ impl TraceSummary {
             "{} entries over {} steps, {} in total, {}.\n",
             self.entries,
             self.steps,
-            ns_time(self.total_duration_us * 1e3),
+            duration(self.total_duration_us * 1e3),
             self.output_sizes()
         );
         s.push_str("### Operations\n\n| Operation | Count | Total (µs) | Mean (µs) | Share | Output |\n|---|---:|---:|---:|---:|---:|\n");
@@ -246,7 +246,7 @@ impl fmt::Display for TraceSummary {
             "Trace: {} entries, {} steps, {}, {}",
             self.entries,
             self.steps,
-            ns_time(self.total_duration_us * 1e3),
+            duration(self.total_duration_us * 1e3),
             self.output_sizes()
         )?;
         writeln!(
