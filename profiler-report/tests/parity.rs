@@ -136,7 +136,7 @@ fn an_op_missing_on_one_side_is_not_a_gap() {
     );
     assert_eq!(c.only_ours, ["Only|Ours"]);
     assert_eq!(c.only_baseline, ["CrossEntropyBackward"]);
-    assert!(c.to_markdown().contains("- only ours: Only|Ours"));
+    assert!(c.to_markdown().contains("- only ours: Only\\|Ours"));
 }
 
 #[test]

@@ -221,7 +221,7 @@ fn brick_roofline_markdown_and_json_match_and_stay_finite() {
     let md = BrickRoofline::from_profile(&p, &cpu(), None, None)
         .unwrap()
         .to_markdown();
-    assert!(md.contains("| a\\|b c |"), "{md}");
+    assert!(md.contains("| a\\|b\\\\nc |"), "{md}");
 }
 
 /// Every attribute of the SVG that should be a number is a finite one.

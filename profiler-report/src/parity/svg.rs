@@ -4,8 +4,8 @@
 
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
-use crate::plot::{Anchor, LinearAxis, Svg};
 use crate::escape::visible;
+use crate::plot::{Anchor, LinearAxis, Svg};
 use crate::textfmt::{cut, num};
 
 const WIDTH: f64 = 820.0;
@@ -89,7 +89,10 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
     }
     for (i, g) in gaps.iter().enumerate() {
         let top = y0 + GAP / 2.0 + pitch * i as f64;
-        let by = g.baseline_runtime.as_deref().map_or(baseline.into(), visible);
+        let by = g
+            .baseline_runtime
+            .as_deref()
+            .map_or(baseline.into(), visible);
         let slow = g.ratio > PARITY_THRESHOLD;
         let tip = format!(
             "{}: ours {} ms, {by} {} ms per step, ratio {:.2}x{}",
