@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::full::FullProfile;
 use super::metric_lookup::Sourced;
 use crate::escape;
-use crate::textfmt::{DASH, cut, duration, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {
@@ -108,13 +108,13 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
             "memory",
             format!(
                 "DRAM {} · L2 hit {} · load bytes/sector {} · {} sectors/request · shared {}",
-                opt(m.dram_bytes.as_ref(), |v| format!("{}B", si(v))),
+                opt(m.dram_bytes.as_ref(), bytes),
                 opt(m.l2_hit_rate_pct.as_ref(), pct),
                 opt(m.global_load_bytes_per_sector_pct.as_ref(), pct),
                 opt(m.sectors_per_request.as_ref(), num),
                 opt(m.shared_mem_driver_bytes.as_ref(), |v| format!(
-                    "{}B/block (driver)",
-                    si(v)
+                    "{}/block (driver)",
+                    bytes(v)
                 )),
             ),
         ),

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::analyzer::TraceAnalyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::escape;
-use crate::textfmt::{DASH, duration, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, bytes, duration, num, pct, pretty_json, si};
 
 /// Slowest entries listed.
 const SLOWEST: usize = 10;
@@ -74,17 +74,17 @@ pub struct TraceSummary {
     pub slowest: Vec<SlowEntry>,
 }
 
-/// Bytes with an SI prefix; a dash for 0 (sizes not recorded).
-fn bytes(n: usize) -> String {
+/// A size in decimal units; a dash for 0 (sizes not recorded).
+fn size(n: usize) -> String {
     if n == 0 {
         DASH.to_owned()
     } else {
-        format!("{}B", si(n as f64))
+        bytes(n as f64)
     }
 }
 
 impl TraceSummary {
-    /// `16.38 kB output (16.38 kB at most in one entry)`, or that no entry
+    /// `16.4 KB output (16.4 KB at most in one entry)`, or that no entry
     /// recorded its output size.
     fn output_sizes(&self) -> String {
         if self.total_memory_bytes == 0 {
@@ -92,8 +92,8 @@ impl TraceSummary {
         } else {
             format!(
                 "{} output ({} at most in one entry)",
-                bytes(self.total_memory_bytes),
-                bytes(self.peak_memory_bytes)
+                size(self.total_memory_bytes),
+                size(self.peak_memory_bytes)
             )
         }
     }
@@ -177,7 +177,7 @@ impl TraceSummary {
                 num(o.total_duration_us),
                 num(o.avg_duration_us),
                 pct(o.share_pct),
-                bytes(o.total_memory_bytes)
+                size(o.total_memory_bytes)
             );
         }
         if !self.devices.is_empty() {
