@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::analyzer::TraceAnalyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::escape;
-use crate::textfmt::{DASH, bytes, duration, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, bytes, duration, num, pct, pretty_json};
 
 /// Slowest entries listed.
 const SLOWEST: usize = 10;
