@@ -255,10 +255,10 @@ impl fmt::Display for TraceSummary {
             "operation", "count", "total µs", "mean µs", "share"
         )?;
         for o in &self.operations {
-            let name: String = escape::visible(&o.operation).chars().take(32).collect();
             writeln!(
                 f,
-                "  {name:<32} {:>7} {:>12} {:>10} {:>7}",
+                "  {} {:>7} {:>12} {:>10} {:>7}",
+                crate::textfmt::fit(&o.operation, 32),
                 o.count,
                 num(o.total_duration_us),
                 num(o.avg_duration_us),
