@@ -36,6 +36,7 @@ pub mod profile;
 pub mod stats;
 pub mod sync;
 pub mod trace;
+pub mod units;
 
 /// Kernel-level tools: tile timing for cache-blocked loops, output
 /// checksums that find where two runs (a reference and a fast kernel, CPU

@@ -82,8 +82,8 @@ pub use hardware::HardwareSpec;
 pub use html::{FullReport, HtmlReport, write_html_report};
 /// The Nsight importers, kept at their earlier path; see [`input::nsight`].
 pub use input::nsight as import;
+pub use trace::TraceAnalyzer;
 pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,
 };
-pub use trace::TraceAnalyzer;

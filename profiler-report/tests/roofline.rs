@@ -221,7 +221,7 @@ fn brick_roofline_markdown_and_json_match_and_stay_finite() {
     let md = BrickRoofline::from_profile(&p, &cpu(), None, None)
         .unwrap()
         .to_markdown();
-    assert!(md.contains("| a\\|b c |"), "{md}");
+    assert!(md.contains("| a\\|b\\\\nc |"), "{md}");
 }
 
 /// Every attribute of the SVG that should be a number is a finite one.
@@ -295,7 +295,7 @@ fn roofline_svg_is_well_formed_with_axes_ticks_and_one_point_per_brick() {
     assert_eq!(points.len(), r.points.len());
     let labels = texts(&doc, "label");
     assert!(
-        labels.contains(&"MatMul") && labels.contains(&"<Fused & \"odd\" 'op'>\u{FFFD}"),
+        labels.contains(&"MatMul") && labels.contains(&"<Fused & \"odd\" 'op'>\\x01"),
         "{labels:?}"
     );
     assert!(!labels.contains(&"Embedding") && !labels.contains(&"Sampling"));
@@ -372,4 +372,45 @@ fn the_html_section_escapes_names_and_embeds_the_plot() {
     assert!(html.contains("&lt;Fused &amp; &quot;odd&quot; &#39;op&#39;&gt;"));
     assert!(!html.contains("<Fused"));
     assert!(html.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pr-roofline\""));
+}
+
+#[test]
+fn twenty_thousand_bricks_are_all_drawn_and_the_unlabelled_counted() {
+    // Label placement compared every spot with every placed box: 20k bricks
+    // took seconds. Every point must still be drawn, with its tooltip.
+    let mut p = Profile::empty();
+    p.bricks = (0..20_000u64)
+        .map(|i| {
+            brick(
+                &format!("brick_{i}"),
+                1 + i % 7,
+                1_000_000 + (i * 7919 % 100_000) * 10_000,
+                1_000_000 + (i * 104_729 % 100_000) * 1_000,
+                1_000_000 + (i * 31 % 1000) * 1_000,
+            )
+        })
+        .collect();
+    let r = BrickRoofline::from_profile(&p, &cpu(), None, None).unwrap();
+    assert_eq!(r.points.len(), 20_000);
+    let svg = r.to_svg();
+    let doc = roxmltree::Document::parse(&svg).expect("the SVG is well-formed XML");
+    let points: Vec<_> = doc
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("g") && n.attribute("class").is_some_and(|c| c.starts_with("point"))
+        })
+        .collect();
+    assert_eq!(points.len(), 20_000);
+    for g in &points {
+        assert!(g.children().any(|n| n.has_tag_name("circle")));
+        assert!(g.children().any(|n| n.has_tag_name("title")));
+    }
+    let labelled = texts(&doc, "label").len();
+    assert!(labelled > 0 && labelled < 20_000, "{labelled}");
+    let caption = format!(
+        "{} of 20000 points unlabelled: hover a point for its name",
+        20_000 - labelled
+    );
+    assert!(texts(&doc, "caption").contains(&caption.as_str()));
+    assert_finite_numbers(&doc);
 }

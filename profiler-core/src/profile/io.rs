@@ -8,6 +8,7 @@ use serde::Deserialize;
 use super::data::{Profile, SCHEMA_VERSION};
 use super::valid::InvalidValue;
 use crate::fs::write_atomic;
+use crate::kernel_data::GraphError;
 
 const SCHEMA_MAJOR: u64 = 1;
 
@@ -63,6 +64,15 @@ pub enum ProfileError {
         /// The field and what is wrong with it.
         source: InvalidValue,
     },
+    /// An execution graph that cannot be analysed: its precedence edges
+    /// form a cycle (the error names its nodes).
+    #[error("invalid execution graph in profile{}: {source}", origin(path))]
+    Graph {
+        /// File, if read from one.
+        path: Option<PathBuf>,
+        /// What is wrong with the graph.
+        source: GraphError,
+    },
     /// Written by a newer, incompatible version of the format.
     #[error(
         "profile{} has schema {found}, newer than the supported {supported}; upgrade the profiler to read it",
@@ -98,6 +108,7 @@ impl ProfileError {
             },
             Self::BadVersion { found, .. } => Self::BadVersion { path, found },
             Self::Invalid { source, .. } => Self::Invalid { path, source },
+            Self::Graph { source, .. } => Self::Graph { path, source },
             Self::NewerSchema {
                 found, supported, ..
             } => Self::NewerSchema {
@@ -132,7 +143,9 @@ impl Profile {
     /// [`ProfileError::Malformed`] for invalid JSON or fields (a leading
     /// UTF-8 byte-order mark is accepted), [`ProfileError::BadVersion`] /
     /// [`ProfileError::NewerSchema`] for the version, and
-    /// [`ProfileError::Invalid`] for values no measurement can produce.
+    /// [`ProfileError::Invalid`] for values no measurement can produce,
+    /// [`ProfileError::Graph`] for an execution graph whose precedence
+    /// edges form a cycle.
     pub fn from_json(text: &str) -> Result<Self, ProfileError> {
         Self::parse(text, None)
     }
@@ -203,6 +216,12 @@ impl Profile {
             path: path_buf(),
             source,
         })?;
+        profile
+            .validate_graph()
+            .map_err(|source| ProfileError::Graph {
+                path: path_buf(),
+                source,
+            })?;
         Ok(profile)
     }
 
@@ -256,5 +275,55 @@ mod tests {
                 p.run.clock.ns_per_tick.to_bits()
             );
         }
+    }
+
+    #[test]
+    fn a_saved_graph_with_a_three_node_cycle_is_refused_with_its_nodes() {
+        use crate::kernel_data::{EdgeKind, ExecutionGraph, NodeKind};
+        let mut graph = ExecutionGraph::new();
+        let ids: Vec<_> = ["load", "gemm", "store"]
+            .into_iter()
+            .map(|name| graph.add_node(NodeKind::function(name)).expect("room"))
+            .collect();
+        for (from, to) in [(0, 1), (1, 2), (2, 0)] {
+            graph
+                .add_edge(ids[from], ids[to], EdgeKind::DependsOn)
+                .expect("valid edge");
+        }
+        let mut p = Profile::empty();
+        p.graph = Some(graph);
+        let saved = p.to_json();
+        match Profile::from_json(&saved) {
+            Err(ProfileError::Graph {
+                source: GraphError::Cycle { cycle },
+                ..
+            }) => {
+                let mut named: Vec<usize> = cycle.iter().map(|id| id.index()).collect();
+                named.sort_unstable();
+                assert_eq!(named, [0, 1, 2]);
+            }
+            other => panic!("expected a cycle error, got {other:?}"),
+        }
+        let message = Profile::from_json(&saved).unwrap_err().to_string();
+        assert!(message.contains("cycle"), "{message}");
+        assert!(
+            ["0", "1", "2"].iter().all(|n| message.contains(n)),
+            "{message}"
+        );
+        // The same graph without the closing edge reads back.
+        let mut open = p.clone();
+        if let Some(g) = open.graph.as_mut() {
+            let mut acyclic = ExecutionGraph::new();
+            for node in g.nodes() {
+                acyclic.add_node(node.kind.clone());
+            }
+            for (from, to) in [(0, 1), (1, 2)] {
+                acyclic
+                    .add_edge(ids[from], ids[to], EdgeKind::DependsOn)
+                    .expect("valid edge");
+            }
+            *g = acyclic;
+        }
+        assert!(Profile::from_json(&open.to_json()).is_ok());
     }
 }

@@ -1,10 +1,12 @@
 //! The checks every reader of saved profiles and traces shares: values that
 //! no measurement can produce (negative or non-finite durations, a sum of
 //! durations that overflows, rates outside their range) are refused with
-//! the field and the entry that hold them.
+//! the field and the entry that hold them; an execution graph whose
+//! precedence edges loop is refused with the nodes of the loop.
 
 use super::data::Profile;
 use super::trace::RecordedExecutionTrace;
+use crate::kernel_data::GraphError;
 
 /// A value in a profile or trace that no measurement can produce.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,6 +134,19 @@ impl Profile {
             }
         }
         Ok(())
+    }
+
+    /// Checks that the execution graph, when there is one, can be analysed:
+    /// its precedence edges must not loop, since a critical path or a
+    /// schedule of a cyclic graph means nothing.
+    ///
+    /// # Errors
+    /// [`GraphError::Cycle`] naming the nodes of one loop, in edge order.
+    pub fn validate_graph(&self) -> Result<(), GraphError> {
+        match &self.graph {
+            Some(graph) => graph.topological_order().map(drop),
+            None => Ok(()),
+        }
     }
 }
 

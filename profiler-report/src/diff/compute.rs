@@ -9,7 +9,7 @@ use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
 use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
 };
-use crate::textfmt::ns_time;
+use crate::textfmt::duration;
 use crate::training::{Severity, Thresholds};
 
 /// Compares `new` against `old`, brick by brick and step time, with the
@@ -257,8 +257,8 @@ fn explain(t: &ShiftTest, center: &str, c: &Criteria) -> String {
         t.samples.0,
         t.samples.1,
         c.alpha,
-        ns_time(t.shift_ns.abs()),
-        ns_time(t.noise_floor_ns),
+        duration(t.shift_ns.abs()),
+        duration(t.noise_floor_ns),
         c.noise_floor_mads
     )
 }

@@ -6,7 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::model::{ProfileDiff, RowDiff, Verdict};
 use crate::escape;
-use crate::textfmt::{DASH, ns_time as time, pretty_json};
+use crate::textfmt::{DASH, duration as time, pretty_json};
 
 fn change(r: &RowDiff) -> String {
     r.change.map_or_else(
@@ -164,7 +164,7 @@ impl fmt::Display for ProfileDiff {
             "brick", "calls", "before", "after", "change", "p"
         )?;
         for (r, name) in rows.iter().zip(&names) {
-            let name: String = name.chars().take(width).collect();
+            let name = crate::textfmt::cut(name, width);
             writeln!(
                 f,
                 "  {name:<width$}  {:>17}  {:>11}  {:>11}  {:>8}  {:>8}  {}",

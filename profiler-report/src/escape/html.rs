@@ -5,19 +5,9 @@
 /// entities: well-formed in HTML and XML, in content and quoted attributes,
 /// for any input (XML has no form at all for most control characters).
 pub(crate) fn html(text: &str) -> String {
-    let text = super::visible::visible(text);
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    // `visible` leaves no character that `xml` would replace, so this is
+    // exactly the entity pass on the visible text.
+    xml(&super::visible::visible(text))
 }
 
 /// `text` for XML text and attribute values, as written: no

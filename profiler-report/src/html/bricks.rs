@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 
 use profiler_core::Profile;
 
-use super::format::{int, ms, num, pct, si};
 use super::parts::{note, num_cell, num_cell_if, sorted_bricks, th};
 use crate::escape;
 use crate::glossary::Metric;
+use crate::textfmt::{int, ms, num, pct, si};
 
 /// Every brick with its statistics.
 pub(crate) fn bricks(profile: &Profile) -> String {

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use profiler_core::{Direction, Profile};
 
-use super::format::{DASH, fixed, ms, num, pct};
 use crate::escape;
+use crate::textfmt::{DASH, fixed, ms, num, pct};
 
 /// Fill of forward bars.
 const FWD_FILL: &str = "#4e79a7";

@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use profiler_core::trace::CounterTrack;
 
-use super::format::{int, num, si_tick};
 use crate::escape;
 use crate::plot::{Drawn, Frame, Rect, Svg};
+use crate::textfmt::{int, num, si_tick};
 
 const WIDTH: f64 = 480.0;
 const HEIGHT: f64 = 210.0;

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use profiler_core::Profile;
 use profiler_core::kernel::{TileTable, compare_checksums};
 
-use super::format::int;
 use super::parts::note;
 use crate::escape;
 use crate::kernel::{
@@ -17,6 +16,7 @@ use crate::kernel::{
     tile_table_body,
 };
 use crate::section::Section;
+use crate::textfmt::int;
 
 /// The kernel sections `profile` has data for, in page order.
 pub(super) fn sections(profile: &Profile, reference: Option<&Profile>) -> Vec<Section> {

@@ -5,10 +5,10 @@
 
 use profiler_core::{BrickStats, Profile};
 
-use super::format::short_duration;
 use super::parts::sorted_bricks;
 use crate::escape;
 use crate::plot::{Anchor, LogAxis, Svg};
+use crate::textfmt::{cut, duration};
 
 /// Bricks shown.
 pub(crate) const TOP: usize = 12;
@@ -61,29 +61,11 @@ fn bins(b: &BrickStats) -> Vec<(i64, u64)> {
 fn decade(ns: f64) -> String {
     // Decades of an axis are exact powers of ten.
     let e = ns.log10().round() as i32;
-    let (unit, base) = match e {
-        i32::MIN..=2 => ("ns", 0),
-        3..=5 => ("µs", 3),
-        6..=8 => ("ms", 6),
-        _ => ("s", 9),
-    };
-    let v = 10f64.powi(e - base);
-    if v >= 1.0 {
-        format!("{v:.0} {unit}")
-    } else {
-        format!("{v} {unit}")
+    if e >= 0 {
+        return duration(10f64.powi(e));
     }
-}
-
-/// `name` cut to [`NAME_CHARS`] characters with an ellipsis.
-fn short_name(name: &str) -> String {
-    if name.chars().count() <= NAME_CHARS {
-        name.to_owned()
-    } else {
-        let mut s: String = name.chars().take(NAME_CHARS - 1).collect();
-        s.push('…');
-        s
-    }
+    // Below a nanosecond the shared formatter shows whole nanoseconds.
+    format!("{} ns", 10f64.powi(e))
 }
 
 /// The chart of `bricks` (see [`shown`]); `None` when there is none.
@@ -127,7 +109,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
             top + ROW / 2.0 + 4.0,
             Anchor::End,
             "name",
-            &short_name(&name),
+            &cut(&name, NAME_CHARS),
         );
         let bins = bins(b);
         let tallest = bins.iter().map(|x| x.1).max().unwrap_or(1).max(1);
@@ -141,8 +123,8 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
             let (p0, p1) = (x.px(b0), x.px(b1));
             let tip = format!(
                 "{} – {}: {} calls ({:.1}%)",
-                short_duration(b0),
-                short_duration(b1),
+                duration(b0),
+                duration(b1),
                 calls,
                 100.0 * calls as f64 / b.count.max(1) as f64
             );
@@ -156,7 +138,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
         ];
         for (class, ns) in marks {
             let px = x.px(ns.max(1) as f64);
-            let tip = format!("{class}: {}", short_duration(ns as f64));
+            let tip = format!("{class}: {}", duration(ns as f64));
             svg.rect(
                 px - 1.0,
                 top + 2.0,
@@ -170,7 +152,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
         for (line, pair) in marks.chunks(2).enumerate() {
             let text = pair
                 .iter()
-                .map(|(name, ns)| format!("{name} {}", short_duration(*ns as f64)))
+                .map(|(name, ns)| format!("{name} {}", duration(*ns as f64)))
                 .collect::<Vec<_>>()
                 .join("  ");
             let y = top + 13.0 + 13.0 * line as f64;
@@ -255,14 +237,11 @@ mod tests {
     }
 
     #[test]
-    fn long_names_are_cut_and_empty_profiles_draw_nothing() {
-        assert_eq!(short_name("short"), "short");
+    fn decades_are_labelled_and_empty_profiles_draw_nothing() {
         assert_eq!(decade(1e2), "100 ns");
         assert_eq!(decade(1e3), "1 µs");
         assert_eq!(decade(1e7), "10 ms");
         assert_eq!(decade(1e10), "10 s");
-        let long = "A".repeat(40);
-        assert_eq!(short_name(&long).chars().count(), NAME_CHARS);
         assert!(latency_chart(&[]).is_none());
         assert!(shown(&Profile::empty()).is_empty());
     }

@@ -9,7 +9,6 @@ mod charts;
 mod counters;
 mod definitions;
 mod embed;
-mod format;
 mod full;
 mod kernels;
 mod latency;

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use profiler_core::{BrickStats, Profile};
 
-use super::format::DASH;
 use crate::escape;
 use crate::glossary::Metric;
+use crate::textfmt::DASH;
 
 /// A paragraph explaining why a section has nothing to show, or what it
 /// shows (trusted HTML).

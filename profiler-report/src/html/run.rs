@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
 
-use super::format::{DASH, duration, num, pct, utc_iso8601};
 use super::parts::facts;
 use crate::escape;
+use crate::textfmt::{DASH, duration, num, pct, utc_iso8601};
 
 /// Lines a reader must see before trusting the numbers: lost, dropped and
 /// pending records first, then the run's notes.
@@ -57,7 +57,7 @@ pub(crate) fn run(profile: &Profile) -> String {
         rows.push(("Rank", format!("{rank} of {world}")));
     }
     rows.push(("Started (UTC)", utc_iso8601(run.started_at_unix_ns)));
-    rows.push(("Wall time", duration(run.wall_ns)));
+    rows.push(("Wall time", duration(run.wall_ns as f64)));
     rows.push(("Threads", run.threads_seen.to_string()));
     let clock = match run.clock.source {
         ClockSource::Tsc => "TSC",

@@ -8,11 +8,11 @@ use profiler_core::Profile;
 
 use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::counters::counter_charts;
-use super::format::{ms, num, pct};
 use super::latency::{TOP, latency_chart, shown};
 use super::parts::{note, sorted_bricks, th};
 use crate::escape;
 use crate::glossary::Metric;
+use crate::textfmt::{ms, num, pct};
 use crate::training::TrainingScorecard;
 
 /// The per-layer chart and table, or a note when no layers were recorded.

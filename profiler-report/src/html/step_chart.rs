@@ -5,8 +5,8 @@
 
 use profiler_core::{Schedule, profile::StepSummary};
 
-use super::format::{int, num, si, si_tick};
 use crate::plot::{Anchor, Drawn, Frame, Rect, Svg, quantile};
+use crate::textfmt::{int, num, si, si_tick};
 
 const WIDTH: f64 = 860.0;
 const HEIGHT: f64 = 230.0;

@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use profiler_core::Profile;
 
 use super::charts::bar_cell;
-use super::format::{DASH, int, ms, num, pct, ratio, si};
 use super::parts::{facts, note, term, th};
 use super::step_chart::{StepSeries, step_charts};
 use crate::glossary::Metric;
 use crate::plot::quantile;
+use crate::textfmt::{DASH, int, ms, num, pct, ratio, si};
 
 /// Charts, facts and the phase table.
 pub(crate) fn steps(profile: &Profile) -> String {

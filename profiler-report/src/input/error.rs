@@ -7,8 +7,8 @@ use profiler_core::profile::ProfileError;
 
 use super::nsight::ImportError;
 use crate::parity::ParityError;
-use crate::training::ScorecardError;
 use crate::trace::TraceError;
+use crate::training::ScorecardError;
 
 /// Error opening or reading an input.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use profiler_core::kernel::{ExecutionGraph, GraphCounters, NodeId};
 use serde::{Deserialize, Serialize};
 
-use super::table::{Align, DASH, Table, int, ns_time, pct};
+use super::table::{Align, DASH, Table, duration, int, pct};
 use crate::escape;
 
 /// Heaviest path nodes listed by default.
@@ -117,7 +117,7 @@ pub fn critical_path_summary(graph: &ExecutionGraph, rows: usize) -> CriticalPat
 
 fn label(e: &PathEntry) -> String {
     match e.time_ns {
-        Some(ns) => format!("{} ({}, {})", e.name, e.kind, ns_time(ns as f64)),
+        Some(ns) => format!("{} ({}, {})", e.name, e.kind, duration(ns as f64)),
         None => format!("{} ({})", e.name, e.kind),
     }
 }
@@ -132,10 +132,10 @@ fn lines(s: &CriticalPathSummary) -> Vec<String> {
     } else {
         let mut length = format!(
             "length: {} over {} nodes (node time {} + edge latency {})",
-            ns_time(s.length_ns),
+            duration(s.length_ns),
             int(s.path_nodes as u64),
-            ns_time(s.node_ns as f64),
-            ns_time(s.edge_weight_ns)
+            duration(s.node_ns as f64),
+            duration(s.edge_weight_ns)
         );
         if s.missing_timing > 0 {
             let _ = write!(
@@ -151,7 +151,7 @@ fn lines(s: &CriticalPathSummary) -> Vec<String> {
     }
     out.push(match &s.slowest_kernel {
         Some(k) => format!("slowest kernel: {}", label(k)),
-        None => "slowest kernel: n/a (no timed kernel)".to_owned(),
+        None => format!("slowest kernel: {DASH} (no timed kernel)"),
     });
     let c = &s.counters;
     out.push(format!(
@@ -190,7 +190,7 @@ fn heaviest_table(s: &CriticalPathSummary) -> Option<Table> {
             e.step.to_string(),
             e.name.clone(),
             e.kind.clone(),
-            ns.map_or_else(|| DASH.to_owned(), ns_time),
+            ns.map_or_else(|| DASH.to_owned(), duration),
             ns.map_or_else(|| DASH.to_owned(), |t| pct(t, s.length_ns)),
         ]);
     }

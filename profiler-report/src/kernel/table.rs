@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::escape;
-pub(super) use crate::textfmt::{DASH, int, ns_time, num};
+pub(super) use crate::textfmt::{DASH, duration, int, num};
 
 /// Column alignment, which also says what a column holds: names and text
 /// (left, escaped for each format) or numbers this crate formatted (right,

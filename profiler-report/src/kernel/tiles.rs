@@ -4,23 +4,23 @@
 
 use profiler_core::kernel::{TILE_ELEMENT_BYTES, TileTable};
 
-use super::table::{Align, DASH, Table, int, ns_time, num};
+use super::table::{Align, DASH, Table, duration, int, num};
 use crate::escape;
 
 /// What the cache-efficiency column can say about `peak_gflops`.
 fn peak_note(peak_gflops: Option<f64>) -> String {
     match peak_gflops {
-        None => "cache efficiency: n/a (no peak GFLOP/s given)".to_owned(),
+        None => format!("cache efficiency: {DASH} (no peak GFLOP/s given)"),
         Some(p) if p.is_finite() && p > 0.0 => {
             format!("cache efficiency = min(GFLOP/s / {}, 1)", num(p))
         }
         Some(p) if p.is_finite() => {
             format!(
-                "cache efficiency: n/a (peak GFLOP/s must be > 0, got {})",
+                "cache efficiency: {DASH} (peak GFLOP/s must be > 0, got {})",
                 num(p)
             )
         }
-        Some(_) => "cache efficiency: n/a (peak GFLOP/s is not a finite number)".to_owned(),
+        Some(_) => format!("cache efficiency: {DASH} (peak GFLOP/s is not a finite number)"),
     }
 }
 
@@ -47,10 +47,10 @@ fn table(tiles: &TileTable, peak_gflops: Option<f64>) -> Option<Table> {
         t.push(vec![
             s.level.name().to_owned(),
             int(s.count),
-            ns_time(s.total_ns as f64),
-            ns_time(s.avg_us() * 1e3),
-            ns_time(s.min_us() * 1e3),
-            ns_time(s.max_us() * 1e3),
+            duration(s.total_ns as f64),
+            duration(s.avg_us() * 1e3),
+            duration(s.min_us() * 1e3),
+            duration(s.max_us() * 1e3),
             num(s.gflops()),
             num(s.arithmetic_intensity()),
             int(s.total_elements),

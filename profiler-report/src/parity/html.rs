@@ -7,13 +7,13 @@ use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
 use crate::escape;
 use crate::section::Section;
-use crate::textfmt::num;
+use crate::textfmt::{DASH, num};
 
 fn ratio_text(ratio: f64, what: &str) -> String {
     if ratio > 0.0 {
         format!("{ratio:.2}x")
     } else {
-        format!("n/a ({what})")
+        format!("{DASH} ({what})")
     }
 }
 
@@ -175,7 +175,7 @@ pub fn parity_multi_section(c: &MultiParityComparison) -> Section {
                     c.throughput_ratio, c.fastest_baseline
                 )
             } else {
-                "n/a".to_owned()
+                DASH.to_owned()
             },
         ),
         (
@@ -186,7 +186,7 @@ pub fn parity_multi_section(c: &MultiParityComparison) -> Section {
                     c.launch_ratio, c.fewest_launches_baseline
                 )
             } else {
-                "n/a".to_owned()
+                DASH.to_owned()
             },
         ),
     ];

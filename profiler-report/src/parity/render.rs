@@ -1,13 +1,15 @@
 //! Text renderers of parity comparisons: the contract's Markdown (heading,
 //! three bullets, a Top Gaps table) followed by what it leaves out, JSON,
 //! and a terminal view. A ratio the contract sets to 0 for lack of data is
-//! shown as "n/a" with the reason.
+//! shown as a dash with the reason. Names go through the Markdown escaper
+//! or the terminal one (`fit`), never raw.
 
 use std::fmt::{self, Write as _};
 
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison, Totals};
 use super::multi::MultiParityComparison;
-use crate::textfmt::{md_cell, md_line, num};
+use crate::escape::{markdown, visible};
+use crate::textfmt::{DASH, fit, num};
 
 fn throughput_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals) -> String {
     if ratio > 0.0 {
@@ -17,9 +19,9 @@ fn throughput_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals)
             num(o.throughput_tok_s)
         )
     } else if o.throughput_tok_s <= 0.0 {
-        format!("n/a (no throughput for {ours})")
+        format!("{DASH} (no throughput for {ours})")
     } else {
-        format!("n/a (no throughput for {base})")
+        format!("{DASH} (no throughput for {base})")
     }
 }
 
@@ -30,9 +32,9 @@ fn launch_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals) -> 
             o.kernel_launches_per_step, b.kernel_launches_per_step
         )
     } else if b.kernel_launches_per_step == 0 {
-        format!("n/a (no launch count for {base})")
+        format!("{DASH} (no launch count for {base})")
     } else {
-        format!("n/a (no launch count for {ours})")
+        format!("{DASH} (no launch count for {ours})")
     }
 }
 
@@ -61,17 +63,14 @@ fn gaps_table(s: &mut String, gaps: &[OpGap], with_runtime: bool) {
         let _ = write!(
             s,
             "| {} | {:.3} | {:.3} | {:.2}x |",
-            md_cell(&g.op),
+            markdown(&g.op),
             g.ours_ms,
             g.baseline_ms,
             g.ratio
         );
         if with_runtime {
-            let _ = write!(
-                s,
-                " {} |",
-                md_cell(g.baseline_runtime.as_deref().unwrap_or(""))
-            );
+            let runtime = g.baseline_runtime.as_deref().map_or(DASH.into(), markdown);
+            let _ = write!(s, " {runtime} |");
         }
         s.push('\n');
     }
@@ -80,20 +79,28 @@ fn gaps_table(s: &mut String, gaps: &[OpGap], with_runtime: bool) {
     }
 }
 
+/// Names in Markdown, each escaped on its own, comma-separated.
+fn names(list: &[String]) -> String {
+    list.iter()
+        .map(|n| markdown(n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn tail(s: &mut String, only_ours: &[String], only_baseline: &[String], notes: &[String]) {
     if !only_ours.is_empty() || !only_baseline.is_empty() {
         s.push_str("\n### Not compared\n\n");
         if !only_ours.is_empty() {
-            let _ = writeln!(s, "- only ours: {}", md_line(&only_ours.join(", ")));
+            let _ = writeln!(s, "- only ours: {}", names(only_ours));
         }
         if !only_baseline.is_empty() {
-            let _ = writeln!(s, "- only baseline: {}", md_line(&only_baseline.join(", ")));
+            let _ = writeln!(s, "- only baseline: {}", names(only_baseline));
         }
     }
     if !notes.is_empty() {
         s.push_str("\n### Notes\n\n");
         for n in notes {
-            let _ = writeln!(s, "- {}", md_line(n));
+            let _ = writeln!(s, "- {}", markdown(n));
         }
     }
 }
@@ -105,7 +112,7 @@ impl ParityComparison {
     /// only one side timed and the notes.
     #[must_use]
     pub fn to_markdown(&self) -> String {
-        let (ours, base) = (md_line(&self.ours), md_line(&self.baseline));
+        let (ours, base) = (markdown(&self.ours), markdown(&self.baseline));
         let (o, b) = (&self.ours_totals, &self.baseline_totals);
         let mut s = format!("## Parity: {ours} vs {base}\n\n");
         let _ = writeln!(
@@ -140,11 +147,8 @@ impl MultiParityComparison {
     /// baseline per op; the table names the baseline that set each bar.
     #[must_use]
     pub fn to_markdown(&self) -> String {
-        let ours = md_line(&self.ours);
-        let mut s = format!(
-            "## Parity: {ours} vs {}\n\n",
-            md_line(&self.baselines.join(", "))
-        );
+        let ours = markdown(&self.ours);
+        let mut s = format!("## Parity: {ours} vs {}\n\n", names(&self.baselines));
         let o = self
             .per_baseline
             .first()
@@ -166,7 +170,7 @@ impl MultiParityComparison {
             if n.is_empty() {
                 "any baseline".to_owned()
             } else {
-                md_line(n)
+                markdown(n)
             }
         };
         let _ = writeln!(
@@ -208,24 +212,6 @@ impl MultiParityComparison {
     }
 }
 
-/// `name` on one line, cut to `width` characters, padded to it.
-fn fit(name: &str, width: usize) -> String {
-    let one: String = name
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if one.chars().count() > width {
-        format!(
-            "{}…",
-            one.chars()
-                .take(width.saturating_sub(1))
-                .collect::<String>()
-        )
-    } else {
-        format!("{one:<width$}")
-    }
-}
-
 fn gap_rows(f: &mut fmt::Formatter<'_>, gaps: &[OpGap]) -> fmt::Result {
     if gaps.is_empty() {
         return writeln!(f, "  no op has time on both sides");
@@ -264,15 +250,16 @@ impl fmt::Display for ParityComparison {
             fit(&self.ours, 40).trim_end(),
             fit(&self.baseline, 40).trim_end()
         )?;
+        let (ours, base) = (visible(&self.ours), visible(&self.baseline));
         writeln!(
             f,
             "  throughput gap   {}",
-            throughput_bullet(self.throughput_ratio, &self.ours, o, &self.baseline, b)
+            throughput_bullet(self.throughput_ratio, &ours, o, &base, b)
         )?;
         writeln!(
             f,
             "  kernel launches  {}",
-            launch_bullet(self.launch_ratio, &self.ours, o, &self.baseline, b)
+            launch_bullet(self.launch_ratio, &ours, o, &base, b)
         )?;
         writeln!(
             f,
@@ -281,7 +268,7 @@ impl fmt::Display for ParityComparison {
         )?;
         gap_rows(f, &self.all_gaps)?;
         for n in &self.notes {
-            writeln!(f, "  note: {n}")?;
+            writeln!(f, "  note: {}", visible(n))?;
         }
         Ok(())
     }
@@ -290,24 +277,32 @@ impl fmt::Display for ParityComparison {
 impl fmt::Display for MultiParityComparison {
     /// A terminal view against the best baseline per op.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Parity: {} vs {}", self.ours, self.baselines.join(", "))?;
+        let baselines: Vec<_> = self.baselines.iter().map(|b| visible(b)).collect();
+        writeln!(
+            f,
+            "Parity: {} vs {}",
+            visible(&self.ours),
+            baselines.join(", ")
+        )?;
         if self.throughput_ratio > 0.0 {
             writeln!(
                 f,
                 "  throughput gap   {:.2}x (fastest: {})",
-                self.throughput_ratio, self.fastest_baseline
+                self.throughput_ratio,
+                visible(&self.fastest_baseline)
             )?;
         } else {
-            writeln!(f, "  throughput gap   n/a")?;
+            writeln!(f, "  throughput gap   {DASH}")?;
         }
         if self.launch_ratio > 0.0 {
             writeln!(
                 f,
                 "  kernel launches  {:.2}x (fewest: {})",
-                self.launch_ratio, self.fewest_launches_baseline
+                self.launch_ratio,
+                visible(&self.fewest_launches_baseline)
             )?;
         } else {
-            writeln!(f, "  kernel launches  n/a")?;
+            writeln!(f, "  kernel launches  {DASH}")?;
         }
         writeln!(
             f,
@@ -316,7 +311,7 @@ impl fmt::Display for MultiParityComparison {
         )?;
         gap_rows(f, &self.all_gaps)?;
         for n in &self.notes {
-            writeln!(f, "  note: {n}")?;
+            writeln!(f, "  note: {}", visible(n))?;
         }
         Ok(())
     }

@@ -4,8 +4,9 @@
 
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
+use crate::escape::visible;
 use crate::plot::{Anchor, LinearAxis, Svg};
-use crate::textfmt::num;
+use crate::textfmt::{cut, num};
 
 const WIDTH: f64 = 820.0;
 const LEFT: f64 = 200.0;
@@ -29,20 +30,12 @@ const CSS: &str = r#".pr-parity text { font-family: system-ui, -apple-system, "S
 .pr-parity .slow { fill: #cf222e; font-weight: 600; }
 "#;
 
-fn cut(name: &str) -> String {
-    let flat: String = name
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > NAME_CHARS {
-        format!("{}…", flat.chars().take(NAME_CHARS - 1).collect::<String>())
-    } else {
-        flat
-    }
-}
-
 /// The chart of `gaps`, ours named `ours`, the bars' other side `baseline`.
 pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]) -> String {
+    // Names reach the SVG as the terminal shows them: no control or bidi
+    // character survives, even in tooltips.
+    let (title, ours, baseline) = (visible(title), visible(ours), visible(baseline));
+    let (title, ours, baseline) = (title.as_ref(), ours.as_ref(), baseline.as_ref());
     let pitch = 2.0 * BAR + GAP;
     let plot_h = pitch * gaps.len().max(1) as f64;
     let height = TOP + plot_h + BOTTOM;
@@ -60,7 +53,7 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
     let mut lx = LEFT;
     for (class, text) in [("ours", ours), ("baseline", baseline)] {
         svg.rect(lx, 30.0, 12.0, 10.0, class, None);
-        let shown = cut(text);
+        let shown = cut(text, NAME_CHARS);
         svg.text(lx + 17.0, 39.0, Anchor::Start, "caption", &shown);
         lx += 40.0 + 6.0 * shown.chars().count() as f64;
     }
@@ -96,11 +89,14 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
     }
     for (i, g) in gaps.iter().enumerate() {
         let top = y0 + GAP / 2.0 + pitch * i as f64;
-        let by = g.baseline_runtime.as_deref().unwrap_or(baseline);
+        let by = g
+            .baseline_runtime
+            .as_deref()
+            .map_or(baseline.into(), visible);
         let slow = g.ratio > PARITY_THRESHOLD;
         let tip = format!(
             "{}: ours {} ms, {by} {} ms per step, ratio {:.2}x{}",
-            g.op,
+            visible(&g.op),
             num(g.ours_ms),
             num(g.baseline_ms),
             g.ratio,
@@ -112,7 +108,7 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
             top + BAR + 4.0,
             Anchor::End,
             "name",
-            &cut(&g.op),
+            &cut(&g.op, NAME_CHARS),
         );
         for (class, ms, y) in [
             ("ours", g.ours_ms, top),
@@ -131,7 +127,7 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
                 class,
                 Some(&format!(
                     "{}: {} ms",
-                    if class == "ours" { ours } else { by },
+                    if class == "ours" { ours } else { &by },
                     num(ms)
                 )),
             );

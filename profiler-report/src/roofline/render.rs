@@ -8,7 +8,8 @@ use super::analytical::RooflineResult;
 use super::bricks::BrickRoofline;
 use super::kernel::KernelRoofline;
 use super::units::CeilingSource;
-use crate::textfmt::{md_cell, md_line, num, pct, si};
+use crate::escape::{markdown, visible};
+use crate::textfmt::{fit, num, pct, si};
 
 /// Tokens/s, or "unbounded" for an infinite ceiling.
 fn tok_s(v: f64) -> String {
@@ -35,7 +36,7 @@ impl RooflineResult {
     /// Markdown: a heading and a Metric | Value table.
     #[must_use]
     pub fn to_markdown(&self) -> String {
-        let mut s = format!("## Roofline: {}\n\n", md_line(&self.hardware));
+        let mut s = format!("## Roofline: {}\n\n", markdown(&self.hardware));
         s.push_str("| Metric | Value |\n|---|---|\n");
         let _ = writeln!(s, "| Parameters | {} |", self.total_params);
         let _ = writeln!(s, "| Bits per weight | {} |", num(self.bits_per_weight));
@@ -67,7 +68,12 @@ impl RooflineResult {
 impl fmt::Display for RooflineResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = est(self.estimate);
-        writeln!(f, "Roofline ({}) on {}", self.contract_id, self.hardware)?;
+        writeln!(
+            f,
+            "Roofline ({}) on {}",
+            self.contract_id,
+            visible(&self.hardware)
+        )?;
         writeln!(
             f,
             "  model       {} params x {} bits = {} GB",
@@ -138,8 +144,8 @@ impl BrickRoofline {
     /// and the notes.
     #[must_use]
     pub fn to_markdown(&self) -> String {
-        let mut s = format!("## Roofline: {}\n\n", md_line(&self.roofline.name));
-        let _ = writeln!(s, "{}\n", md_line(&self.summary()));
+        let mut s = format!("## Roofline: {}\n\n", markdown(&self.roofline.name));
+        let _ = writeln!(s, "{}\n", markdown(&self.summary()));
         let _ = writeln!(
             s,
             "Ceilings: {}.\n",
@@ -159,7 +165,7 @@ impl BrickRoofline {
                 let _ = writeln!(
                     s,
                     "| {} | {} | {} | {} | {} | {} | {}{above} | {} |",
-                    md_cell(&p.name),
+                    markdown(&p.name),
                     p.calls,
                     num(p.total_ns as f64 / 1e6),
                     num(p.arithmetic_intensity),
@@ -173,13 +179,13 @@ impl BrickRoofline {
         if !self.not_annotated.is_empty() {
             s.push_str("\n### Not annotated\n\n");
             for n in &self.not_annotated {
-                let _ = writeln!(s, "- {}: no {}", md_line(&n.name), n.missing);
+                let _ = writeln!(s, "- {}: no {}", markdown(&n.name), n.missing);
             }
         }
         if !self.notes.is_empty() {
             s.push_str("\n### Notes\n\n");
             for n in &self.notes {
-                let _ = writeln!(s, "- {}", md_line(n));
+                let _ = writeln!(s, "- {}", markdown(n));
             }
         }
         s
@@ -192,24 +198,10 @@ impl BrickRoofline {
     }
 }
 
-/// `name` cut to `width` characters (with `…`), padded to it.
-fn fit(name: &str, width: usize) -> String {
-    let one: String = name
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if one.chars().count() > width {
-        let cut: String = one.chars().take(width.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        format!("{one:<width$}")
-    }
-}
-
 impl fmt::Display for BrickRoofline {
     /// A terminal table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}", self.summary())?;
+        writeln!(f, "{}", visible(&self.summary()))?;
         writeln!(f, "Ceilings: {}", ceiling_lines(&self.roofline).join(", "))?;
         if !self.points.is_empty() {
             writeln!(
@@ -242,7 +234,7 @@ impl fmt::Display for BrickRoofline {
             writeln!(f, "Not annotated: {}", names.join(", "))?;
         }
         for n in &self.notes {
-            writeln!(f, "note: {n}")?;
+            writeln!(f, "note: {}", visible(n))?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 
 use super::bricks::{BrickPoint, BrickRoofline};
 use super::units::{Bound, CeilingSource};
+use crate::escape::visible;
 use crate::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
 use crate::textfmt::{num, pct, si};
 
@@ -93,7 +94,7 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
     let (x, y) = axes(r);
     let label = format!(
         "Roofline of {}: performance against arithmetic intensity",
-        r.roofline.name
+        visible(&r.roofline.name)
     );
     let mut svg = Svg::new(WIDTH, HEIGHT, "pr-roofline", &label, CSS);
     svg.rect(0.0, 0.0, WIDTH, HEIGHT, "background", None);
@@ -104,14 +105,26 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
         "title",
         &format!(
             "Roofline: {} ({})",
-            r.roofline.name,
+            visible(&r.roofline.name),
             source_text(r.roofline.source)
         ),
     );
     legend(&mut svg, r);
     grid(&mut svg, &x, &y);
     ceilings(&mut svg, r, &x, &y);
-    points(&mut svg, &r.points, &x, &y);
+    let unlabelled = points(&mut svg, &r.points, &x, &y);
+    if unlabelled > 0 {
+        svg.text(
+            LEFT,
+            HEIGHT - 8.0,
+            Anchor::Start,
+            "caption",
+            &format!(
+                "{unlabelled} of {} points unlabelled: hover a point for its name",
+                r.points.len()
+            ),
+        );
+    }
     if r.points.is_empty() {
         svg.text(
             (LEFT + WIDTH - RIGHT) / 2.0,
@@ -299,8 +312,9 @@ fn svg_rotated_label(svg: &mut Svg, x: f64, y: f64, angle: f64, text: &str) {
 }
 
 /// One group per point (marker, label, tooltip); labels placed where they
-/// overlap no marker and no earlier label.
-fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
+/// overlap no marker and no earlier label. Returns how many points were
+/// drawn without a label (past the label cap; their tooltip names them).
+fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) -> usize {
     let plot = Rect {
         x0: LEFT,
         y0: TOP,
@@ -315,9 +329,10 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
     // Points come largest brick first, so those get the best label spots.
     let specs: Vec<(f64, f64, f64)> = drawn
         .iter()
-        .map(|(p, px, py)| (*px, *py, CHAR_W * p.name.chars().count() as f64))
+        .map(|(p, px, py)| (*px, *py, CHAR_W * visible(&p.name).chars().count() as f64))
         .collect();
     let labels = place_labels(&specs, plot, LINE_H);
+    let unlabelled = labels.iter().filter(|l| l.is_none()).count();
     for ((p, px, py), label) in drawn.iter().zip(labels) {
         let class = if p.above_roof {
             "point above"
@@ -327,9 +342,11 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
                 Bound::Compute => "point compute",
             }
         };
+        // Names as the terminal shows them: no control or bidi character.
+        let name = visible(&p.name);
         let tip = format!(
             "{}: {} FLOP/byte, {} GFLOP/s = {} of the roof ({} GFLOP/s), {}{}; {} calls, {} ms",
-            p.name,
+            name,
             num(p.arithmetic_intensity),
             num(p.achieved_gflops),
             pct(p.roof_pct),
@@ -341,12 +358,15 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) {
         );
         svg.open_group(class, Some(&tip));
         svg.circle(*px, *py, 4.5, "", None);
-        if let Some((x1, y1, x2, y2)) = label.leader {
-            svg.line(x1, y1, x2, y2, "leader");
+        if let Some(label) = label {
+            if let Some((x1, y1, x2, y2)) = label.leader {
+                svg.line(x1, y1, x2, y2, "leader");
+            }
+            svg.text(label.x, label.y, label.anchor, "label", &name);
         }
-        svg.text(label.x, label.y, label.anchor, "label", &p.name);
         svg.close_group();
     }
+    unlabelled
 }
 
 impl BrickRoofline {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::analyzer::TraceAnalyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::escape;
-use crate::textfmt::{DASH, ns_time, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, bytes, duration, num, pct, pretty_json};
 
 /// Slowest entries listed.
 const SLOWEST: usize = 10;
@@ -74,17 +74,17 @@ pub struct TraceSummary {
     pub slowest: Vec<SlowEntry>,
 }
 
-/// Bytes with an SI prefix; a dash for 0 (sizes not recorded).
-fn bytes(n: usize) -> String {
+/// A size in decimal units; a dash for 0 (sizes not recorded).
+fn size(n: usize) -> String {
     if n == 0 {
         DASH.to_owned()
     } else {
-        format!("{}B", si(n as f64))
+        bytes(n as f64)
     }
 }
 
 impl TraceSummary {
-    /// `16.38 kB output (16.38 kB at most in one entry)`, or that no entry
+    /// `16.4 KB output (16.4 KB at most in one entry)`, or that no entry
     /// recorded its output size.
     fn output_sizes(&self) -> String {
         if self.total_memory_bytes == 0 {
@@ -92,8 +92,8 @@ impl TraceSummary {
         } else {
             format!(
                 "{} output ({} at most in one entry)",
-                bytes(self.total_memory_bytes),
-                bytes(self.peak_memory_bytes)
+                size(self.total_memory_bytes),
+                size(self.peak_memory_bytes)
             )
         }
     }
@@ -164,7 +164,7 @@ impl TraceSummary {
             "{} entries over {} steps, {} in total, {}.\n",
             self.entries,
             self.steps,
-            ns_time(self.total_duration_us * 1e3),
+            duration(self.total_duration_us * 1e3),
             self.output_sizes()
         );
         s.push_str("### Operations\n\n| Operation | Count | Total (µs) | Mean (µs) | Share | Output |\n|---|---:|---:|---:|---:|---:|\n");
@@ -177,7 +177,7 @@ impl TraceSummary {
                 num(o.total_duration_us),
                 num(o.avg_duration_us),
                 pct(o.share_pct),
-                bytes(o.total_memory_bytes)
+                size(o.total_memory_bytes)
             );
         }
         if !self.devices.is_empty() {
@@ -246,7 +246,7 @@ impl fmt::Display for TraceSummary {
             "Trace: {} entries, {} steps, {}, {}",
             self.entries,
             self.steps,
-            ns_time(self.total_duration_us * 1e3),
+            duration(self.total_duration_us * 1e3),
             self.output_sizes()
         )?;
         writeln!(
@@ -255,10 +255,10 @@ impl fmt::Display for TraceSummary {
             "operation", "count", "total µs", "mean µs", "share"
         )?;
         for o in &self.operations {
-            let name: String = escape::visible(&o.operation).chars().take(32).collect();
             writeln!(
                 f,
-                "  {name:<32} {:>7} {:>12} {:>10} {:>7}",
+                "  {} {:>7} {:>12} {:>10} {:>7}",
+                crate::textfmt::fit(&o.operation, 32),
                 o.count,
                 num(o.total_duration_us),
                 num(o.avg_duration_us),

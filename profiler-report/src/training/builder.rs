@@ -222,12 +222,7 @@ impl ScorecardBuilder {
             .peak_tflops
             .or(hardware.as_ref().and_then(Hardware::dense_peak_tflops))
             .map(|t| t * 1e12);
-        let mut sc = compute(
-            &self.run,
-            spec.as_ref(),
-            self.baseline.as_ref(),
-            &options,
-        );
+        let mut sc = compute(&self.run, spec.as_ref(), self.baseline.as_ref(), &options);
         let estimated_peak = self.peak_tflops.is_none()
             && hardware
                 .as_ref()

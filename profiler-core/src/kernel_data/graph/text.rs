@@ -1,48 +1,21 @@
-//! Text shared by the DOT and ASCII exports: node details, human units,
-//! the counters line, and escaping so any name keeps each output valid.
+//! Text shared by the DOT and ASCII exports: node details (durations and
+//! sizes from [`crate::units`], as the reports write them), the counters line, and escaping so any name keeps each output valid.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::node::NodeKind;
 use super::store::ExecutionGraph;
+use crate::units;
 
-/// Writes `512 ns`, `12.50 µs`, `3.20 ms` or `1.250 s`.
-fn write_ns(out: &mut String, ns: u64) {
-    let v = ns as f64;
-    // `write!` to a String cannot fail.
-    let _ = if ns < 1_000 {
-        write!(out, "{ns} ns")
-    } else if ns < 1_000_000 {
-        write!(out, "{:.2} µs", v / 1e3)
-    } else if ns < 1_000_000_000 {
-        write!(out, "{:.2} ms", v / 1e6)
-    } else {
-        write!(out, "{:.3} s", v / 1e9)
-    };
-}
-
-/// `512 ns`, `12.50 µs`, `3.20 ms`, `1.250 s`.
+/// A duration in the unit that suits it: `512 ns`, `12.5 µs`, `3.2 ms`.
 pub(super) fn format_ns(ns: u64) -> String {
-    let mut s = String::new();
-    write_ns(&mut s, ns);
-    s
+    units::duration(ns as f64)
 }
 
-/// Writes `512 B`, `4.0 KiB`, `1.5 MiB` or `2.0 GiB`.
-fn write_bytes(out: &mut String, bytes: u64) {
-    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    let _ = match units.into_iter().find(|&(scale, _)| bytes >= scale) {
-        Some((scale, unit)) => write!(out, "{:.1} {unit}", bytes as f64 / scale as f64),
-        None => write!(out, "{bytes} B"),
-    };
-}
-
-/// `512 B`, `4.0 KiB`, `1.5 MiB`, `2.0 GiB`.
+/// A size in decimal units: `512 B`, `4.1 KB`, `1.05 MB`.
 pub(super) fn format_bytes(bytes: u64) -> String {
-    let mut s = String::new();
-    write_bytes(&mut s, bytes);
-    s
+    units::bytes(bytes as f64)
 }
 
 /// Appends facts about a node beyond its name, each item preceded by `sep`.
@@ -51,7 +24,7 @@ pub(super) fn write_details(out: &mut String, kind: &NodeKind, sep: &str) {
     let time = |out: &mut String, ns: Option<u64>| {
         out.push_str(sep);
         match ns {
-            Some(ns) => write_ns(out, ns),
+            Some(ns) => out.push_str(&format_ns(ns)),
             None => out.push_str("time unknown"),
         }
     };
@@ -74,8 +47,7 @@ pub(super) fn write_details(out: &mut String, kind: &NodeKind, sep: &str) {
             let [bx, by, bz] = k.block;
             let _ = write!(out, "{sep}grid {gx}x{gy}x{gz}{sep}block {bx}x{by}x{bz}");
             if k.shared_mem > 0 {
-                let _ = write!(out, "{sep}smem ");
-                write_bytes(out, u64::from(k.shared_mem));
+                let _ = write!(out, "{sep}smem {}", format_bytes(u64::from(k.shared_mem)));
             }
             time(out, k.timing_ns);
             if let Some(ai) = k.arithmetic_intensity.filter(|v| v.is_finite()) {
@@ -89,8 +61,7 @@ pub(super) fn write_details(out: &mut String, kind: &NodeKind, sep: &str) {
             }
         }
         NodeKind::Transfer(t) => {
-            let _ = write!(out, "{sep}{} ", t.direction);
-            write_bytes(out, t.bytes);
+            let _ = write!(out, "{sep}{} {}", t.direction, format_bytes(t.bytes));
             time(out, t.timing_ns);
         }
         NodeKind::Function { file, line, .. } => {
@@ -206,20 +177,13 @@ mod tests {
             .collect();
         assert_eq!(
             times,
-            [
-                "0 ns",
-                "999 ns",
-                "1.00 µs",
-                "12.50 µs",
-                "3.20 ms",
-                "1.250 s"
-            ]
+            ["0 ns", "999 ns", "1 µs", "12.5 µs", "3.2 ms", "1.25 s"]
         );
         let sizes: Vec<_> = [512, 4_096, 1_572_864, 2 << 30]
             .into_iter()
             .map(format_bytes)
             .collect();
-        assert_eq!(sizes, ["512 B", "4.0 KiB", "1.5 MiB", "2.0 GiB"]);
+        assert_eq!(sizes, ["512 B", "4.1 KB", "1.57 MB", "2.15 GB"]);
     }
 
     #[test]

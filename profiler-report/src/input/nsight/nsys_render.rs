@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::nsys::NsysReport;
 use crate::escape;
-use crate::textfmt::{DASH, ns_time, pct, pretty_json};
+use crate::textfmt::{DASH, duration, pct, pretty_json};
 
 impl NsysReport {
     fn share(&self, total_ns: f64) -> String {
@@ -31,17 +31,17 @@ impl NsysReport {
             "share", "launches", "total", "avg", "med", "min", "max", "stddev"
         );
         for k in &self.kernels {
-            let opt = |v: Option<f64>| v.map_or_else(|| DASH.to_owned(), ns_time);
+            let opt = |v: Option<f64>| v.map_or_else(|| DASH.to_owned(), duration);
             let _ = writeln!(
                 s,
                 "  {:>6}  {:>9}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}  {}",
                 self.share(k.total_ns),
                 k.instances,
-                ns_time(k.total_ns),
-                ns_time(k.avg_ns),
+                duration(k.total_ns),
+                duration(k.avg_ns),
                 opt(k.med_ns),
-                ns_time(k.min_ns),
-                ns_time(k.max_ns),
+                duration(k.min_ns),
+                duration(k.max_ns),
                 opt(k.stddev_ns),
                 escape::visible(&k.name)
             );
@@ -63,18 +63,18 @@ impl NsysReport {
         s.push_str("| Kernel | Share | Launches | Total | Avg | Med | Min | Max | StdDev |\n");
         s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for k in &self.kernels {
-            let opt = |v: Option<f64>| v.map_or_else(|| DASH.to_owned(), ns_time);
+            let opt = |v: Option<f64>| v.map_or_else(|| DASH.to_owned(), duration);
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 escape::markdown(&k.name),
                 self.share(k.total_ns),
                 k.instances,
-                ns_time(k.total_ns),
-                ns_time(k.avg_ns),
+                duration(k.total_ns),
+                duration(k.avg_ns),
                 opt(k.med_ns),
-                ns_time(k.min_ns),
-                ns_time(k.max_ns),
+                duration(k.min_ns),
+                duration(k.max_ns),
                 opt(k.stddev_ns)
             );
         }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::full::FullProfile;
 use super::metric_lookup::Sourced;
 use crate::escape;
-use crate::textfmt::{DASH, ns_time as duration, num, pct, pretty_json, si};
+use crate::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {
@@ -108,13 +108,13 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
             "memory",
             format!(
                 "DRAM {} · L2 hit {} · load bytes/sector {} · {} sectors/request · shared {}",
-                opt(m.dram_bytes.as_ref(), |v| format!("{}B", si(v))),
+                opt(m.dram_bytes.as_ref(), bytes),
                 opt(m.l2_hit_rate_pct.as_ref(), pct),
                 opt(m.global_load_bytes_per_sector_pct.as_ref(), pct),
                 opt(m.sectors_per_request.as_ref(), num),
                 opt(m.shared_mem_driver_bytes.as_ref(), |v| format!(
-                    "{}B/block (driver)",
-                    si(v)
+                    "{}/block (driver)",
+                    bytes(v)
                 )),
             ),
         ),
@@ -140,7 +140,7 @@ pub fn full_profiles_text(profiles: &[FullProfile]) -> String {
             s,
             "  [{}] {:<48} {:>10}  {}",
             escape::visible(&p.kernel.id),
-            truncate(&escape::visible(&p.kernel.name), 48),
+            cut(&p.kernel.name, 48),
             opt(p.timing.duration_ns.as_ref(), duration),
             placement(p)
         );
@@ -163,16 +163,6 @@ pub fn full_profiles_text(profiles: &[FullProfile]) -> String {
         }
     }
     s
-}
-
-fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_owned()
-    } else {
-        let mut t: String = text.chars().take(width.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// Markdown: a summary table, then a section per launch.
@@ -234,14 +224,4 @@ pub fn full_profiles_markdown(profiles: &[FullProfile]) -> String {
 #[must_use]
 pub fn full_profiles_json(profiles: &[FullProfile]) -> String {
     pretty_json(&profiles)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_names_are_cut() {
-        assert_eq!(truncate("abcdef", 4), "abc…");
-    }
 }
