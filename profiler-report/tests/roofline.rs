@@ -377,7 +377,9 @@ fn the_html_section_escapes_names_and_embeds_the_plot() {
 #[test]
 fn twenty_thousand_bricks_are_all_drawn_and_the_unlabelled_counted() {
     // Label placement compared every spot with every placed box: 20k bricks
-    // took seconds. Every point must still be drawn, with its tooltip.
+    // took seconds. Every point must still be drawn, with its tooltip. The
+    // bricks stay below the device's peaks (up to 100 GFLOP/s, 10 GB/s), so
+    // none is left off the plot as impossible.
     let mut p = Profile::empty();
     p.bricks = (0..20_000u64)
         .map(|i| {
@@ -386,7 +388,7 @@ fn twenty_thousand_bricks_are_all_drawn_and_the_unlabelled_counted() {
                 1 + i % 7,
                 1_000_000 + (i * 7919 % 100_000) * 10_000,
                 1_000_000 + (i * 104_729 % 100_000) * 1_000,
-                1_000_000 + (i * 31 % 1000) * 1_000,
+                10_000_000 + (i * 31 % 1000) * 10_000,
             )
         })
         .collect();
