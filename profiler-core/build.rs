@@ -4,5 +4,5 @@
 //! crate and re-runs this script.
 
 fn main() {
-    profiler_contracts::build::generate_shipped();
+    profiler_contracts::codegen::generate_shipped();
 }

@@ -12,7 +12,7 @@
 //!   files over [`MAX_CONTRACT_BYTES`] and alias bombs are refused with a
 //!   [`ContractError`] naming the file, line and field;
 //! - the [`rule`] language of falsification tests;
-//! - the build-script generator of contract macros ([`build`]).
+//! - the build-script generator of contract macros ([`codegen`]).
 //!
 //! # File format
 //!
@@ -64,7 +64,7 @@ mod schema;
 mod set;
 mod valid;
 
-pub mod build;
+pub mod codegen;
 pub mod rule;
 
 pub use error::ContractError;

@@ -1,7 +1,7 @@
 //! The shipped contracts: every file parses, is registered, and has what its
 //! spec requires; the generated macros for them are well-formed Rust.
 
-use profiler_contracts::{ContractSet, SHIPPED_SOURCES, build};
+use profiler_contracts::{ContractSet, SHIPPED_SOURCES, codegen};
 
 #[test]
 fn every_yaml_file_in_the_folder_is_shipped() {
@@ -61,7 +61,7 @@ fn decode_contract_has_the_four_core_equations() {
 
 #[test]
 fn generated_shipped_macros_parse_as_rust() {
-    let source = build::shipped_source().unwrap();
+    let source = codegen::shipped_source().unwrap();
     let file: syn::File = syn::parse_str(&source).expect("generated code parses");
     let macros = file
         .items

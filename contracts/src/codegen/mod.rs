@@ -7,7 +7,7 @@
 //! ```text
 //! // build.rs
 //! fn main() {
-//!     profiler_contracts::build::generate("contracts");
+//!     profiler_contracts::codegen::generate("contracts");
 //! }
 //! ```
 //!
@@ -26,11 +26,11 @@
 //! A malformed contract fails the build with `file:line: field: message`;
 //! editing a contract file re-runs the build script.
 
-mod codegen;
+mod emit;
 
 use std::path::{Path, PathBuf};
 
-pub use codegen::render;
+pub use emit::render;
 
 use crate::error::ContractError;
 use crate::set::{ContractSet, SHIPPED_SOURCES};
