@@ -30,6 +30,7 @@ use crate::record::{entries, events};
 pub struct Config {
     run_name: Option<String>,
     rank: Option<(u32, u32)>,
+    run_id: Option<String>,
     trace_mode: Option<bool>,
     tile_profiling: Option<bool>,
     execution_graph: Option<bool>,
@@ -62,9 +63,20 @@ impl Config {
     }
 
     /// This process's rank and the number of ranks of a distributed run
-    /// (default: the `RANK` and `WORLD_SIZE` environment variables, if set).
+    /// (default: what the launcher set: `RANK`/`WORLD_SIZE` for torchrun,
+    /// `SLURM_PROCID`/`SLURM_NTASKS`, `OMPI_COMM_WORLD_RANK`/`..._SIZE`,
+    /// `PMI_RANK`/`PMI_SIZE`; else rank 0 of 1). A rank at or above the
+    /// world size is ignored.
     pub fn rank(mut self, rank: u32, world_size: u32) -> Self {
-        self.rank = Some((rank, world_size));
+        self.rank = (rank < world_size).then_some((rank, world_size));
+        self
+    }
+
+    /// The id every rank of this run shares (default: `PROFILER_RUN_ID`,
+    /// `TORCHELASTIC_RUN_ID` or `SLURM_JOB_ID`, else one made from the
+    /// process's start time and pid).
+    pub fn run_id(mut self, id: impl Into<String>) -> Self {
+        self.run_id = Some(id.into());
         self
     }
 
@@ -264,6 +276,9 @@ impl Config {
             facts.rank = Some(rank);
             facts.world_size = Some(world_size);
         }
+        if let Some(run_id) = self.run_id {
+            facts.run_id = Some(run_id);
+        }
         if let Some(hardware) = self.hardware {
             facts.hardware = Some(hardware);
         }
@@ -294,6 +309,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("run_name", &self.run_name)
             .field("rank", &self.rank)
+            .field("run_id", &self.run_id)
             .field("trace_mode", &self.trace_mode)
             .field("tile_profiling", &self.tile_profiling)
             .field("execution_graph", &self.execution_graph)

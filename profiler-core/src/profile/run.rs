@@ -41,12 +41,19 @@ pub struct RunInfo {
     /// of several processes or ranks); 0 when `enable()` was never called.
     #[serde(default)]
     pub started_at_unix_ns: u64,
-    /// This process's rank in a distributed run (`set_rank`, or `RANK`).
+    /// This process's rank in a distributed run (`Config::rank`, or the
+    /// launcher's variables); `None` in a single-process run.
     #[serde(default)]
     pub rank: Option<u32>,
-    /// Number of ranks in the run (`set_rank`, or `WORLD_SIZE`).
+    /// Number of ranks in the run; `None` in a single-process run.
     #[serde(default)]
     pub world_size: Option<u32>,
+    /// This process's rank on its host, when the launcher says.
+    #[serde(default)]
+    pub local_rank: Option<u32>,
+    /// Id shared by every rank of the run (see `profiler::rank_identity`).
+    #[serde(default)]
+    pub run_id: String,
     /// Wall time from the first `enable()` to the snapshot, ns.
     #[serde(default)]
     pub wall_ns: u64,

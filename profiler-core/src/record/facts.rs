@@ -30,6 +30,7 @@ pub(crate) struct RunFacts {
     pub(crate) subtract_overhead: bool,
     pub(crate) rank: Option<u32>,
     pub(crate) world_size: Option<u32>,
+    pub(crate) run_id: Option<String>,
 }
 
 /// The moment recording (re)started, on every clock a profile needs.

@@ -31,6 +31,8 @@ pub(crate) fn build() -> Profile {
     let ns_per_tick = crate::clock::ns_per_tick();
     let source = crate::clock::source();
     let metas = all_slots();
+    // Before the facts lock: `rank_identity` takes it too.
+    let identity = crate::control::rank_identity();
     let facts = run_facts();
     let overhead = facts.overhead.map(|m| m.report(facts.subtract_overhead));
     let floor_ticks = match facts.overhead {
@@ -74,15 +76,24 @@ pub(crate) fn build() -> Profile {
              (install a DeviceTimer to attribute device time per brick)"
         ));
     }
+    notes.extend(
+        identity
+            .problems
+            .iter()
+            .map(|p| format!("launcher variable ignored: {p}")),
+    );
+    let distributed = identity.source != crate::IdentitySource::Single;
     let run = RunInfo {
         name: facts.name.clone().unwrap_or_else(program_name),
         started_at_unix_ns: facts.started.map_or(0, |s| s.unix_ns),
-        rank: facts.rank.or_else(|| env_u32("RANK")),
-        world_size: facts.world_size.or_else(|| env_u32("WORLD_SIZE")),
+        rank: distributed.then_some(identity.rank),
+        world_size: distributed.then_some(identity.world_size),
+        local_rank: identity.local_rank,
+        run_id: identity.run_id,
         wall_ns: facts.started.map_or(0, |s| {
             u64::try_from(s.instant.elapsed().as_nanos()).unwrap_or(u64::MAX)
         }),
-        host: host_name(),
+        host: identity.host,
         pid: std::process::id(),
         threads_seen: u32::try_from(totals.threads_seen).unwrap_or(u32::MAX),
         sync_mode,
@@ -179,10 +190,6 @@ pub(crate) fn build() -> Profile {
     }
 }
 
-fn env_u32(name: &str) -> Option<u32> {
-    std::env::var(name).ok()?.trim().parse().ok()
-}
-
 fn program_name() -> String {
     std::env::args_os()
         .next()
@@ -192,12 +199,4 @@ fn program_name() -> String {
                 .map(|s| s.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "run".to_owned())
-}
-
-fn host_name() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default()
 }
