@@ -104,7 +104,7 @@ impl RankIdentity {
                 (Some(r), Some(w)) if w > 0 && r < w => {
                     let local_rank = launcher
                         .local_rank
-                        .and_then(|name| var(name))
+                        .and_then(&var)
                         .and_then(|v| parse_count(&v));
                     found = Some((launcher.source, r, w, local_rank));
                     break;
