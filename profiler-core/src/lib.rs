@@ -74,9 +74,7 @@ pub use context::counter::counter;
 pub use context::layer::{LayerGuard, in_layer, layer};
 pub use context::phase::{PhaseGuard, in_phase, phase};
 pub use context::step::{StepGuard, in_step, step};
-pub use control::{
-    Config, IdentitySource, RankIdentity, disable, enable, is_enabled, rank_identity, reset,
-    snapshot,
-};
+pub use control::{Config, disable, enable, is_enabled, reset, snapshot};
 pub use profile::{Direction, Profile, Schedule};
+pub use record::identity::{IdentitySource, RankIdentity, rank_identity};
 pub use stats::{BrickStats, CategoryStats};

@@ -19,6 +19,7 @@ pub(crate) mod events;
 pub(crate) mod facts;
 pub(crate) mod graph;
 pub(crate) mod guard;
+pub(crate) mod identity;
 pub(crate) mod layers;
 pub(crate) mod nodes;
 pub(crate) mod pending;
