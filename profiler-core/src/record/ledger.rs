@@ -237,11 +237,10 @@ pub(crate) fn exit(slot: u32) {
 fn flush_outside(l: &Ledger) {
     let generation = state::generation(state::load());
     let fresh = l.generation.replace(generation) == generation;
-    for kind in 0..KINDS {
-        let c = l.counts[kind].get();
-        let o = l.outside[kind].replace(c);
+    for ((count, outside), out) in l.counts.iter().zip(&l.outside).zip(&OUTSIDE) {
+        let c = count.get();
+        let o = outside.replace(c);
         if fresh && (c.allocations != o.allocations || c.freed != o.freed) {
-            let out = &OUTSIDE[kind];
             out.allocated
                 .fetch_add(c.allocated.wrapping_sub(o.allocated), Relaxed);
             out.allocations
@@ -264,10 +263,10 @@ pub(crate) fn flush_current() {
 /// Marks the start of a step on this thread.
 pub(crate) fn begin_step() {
     LEDGER.with(|l| {
-        for kind in 0..KINDS {
-            let c = l.counts[kind].get();
-            l.step[kind].set(c);
-            l.step_high[kind].set((c.live, NO_BRICK));
+        for ((count, step), high) in l.counts.iter().zip(&l.step).zip(&l.step_high) {
+            let c = count.get();
+            step.set(c);
+            high.set((c.live, NO_BRICK));
         }
     });
 }

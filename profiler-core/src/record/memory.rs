@@ -46,17 +46,19 @@ pub(crate) struct SlotMemory {
 }
 
 impl SlotMemory {
-    const EMPTY: SlotMemory = SlotMemory {
-        calls: AtomicU64::new(0),
-        allocated: AtomicU64::new(0),
-        allocations: AtomicU64::new(0),
-        freed: AtomicU64::new(0),
-        net: AtomicI64::new(0),
-        peak: AtomicI64::new(0),
-        child_allocated: AtomicU64::new(0),
-        child_allocations: AtomicU64::new(0),
-        child_freed: AtomicU64::new(0),
-    };
+    const fn new() -> SlotMemory {
+        SlotMemory {
+            calls: AtomicU64::new(0),
+            allocated: AtomicU64::new(0),
+            allocations: AtomicU64::new(0),
+            freed: AtomicU64::new(0),
+            net: AtomicI64::new(0),
+            peak: AtomicI64::new(0),
+            child_allocated: AtomicU64::new(0),
+            child_allocations: AtomicU64::new(0),
+            child_freed: AtomicU64::new(0),
+        }
+    }
 
     fn clear(&self) {
         for a in [
@@ -111,7 +113,7 @@ impl MemoryTable {
 
 static TABLES: [MemoryTable; KINDS] = [const {
     MemoryTable {
-        slots: [const { SlotMemory::EMPTY }; MAX_SLOTS],
+        slots: [const { SlotMemory::new() }; MAX_SLOTS],
         generation: AtomicU32::new(0),
     }
 }; KINDS];

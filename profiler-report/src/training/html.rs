@@ -121,10 +121,7 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
     }
     for peak in &sc.memory_peaks {
         let label = format!("Peak {} memory", peak.kind.name());
-        row(
-            defined(Metric::PeakMemory, &label),
-            peak.text(|b| escape::html(b)),
-        )?;
+        row(defined(Metric::PeakMemory, &label), peak.text(escape::html))?;
     }
     s.push_str("</table>\n");
 
