@@ -14,8 +14,9 @@ use super::memory::{KINDS, NEXT_THREAD, NO_BRICK, OUTSIDE, TRACK, TRACK_LEN, Use
 use super::state::{self, MEMORY, RAW_CLOCK};
 use super::uncharged::{busy, uncharged};
 
-/// Deepest brick nesting attributed; deeper calls charge the brick at this
-/// depth (a fixed stack keeps the ledger allocation-free).
+/// Deepest brick nesting attributed (a fixed stack keeps the ledger
+/// allocation-free); deeper calls get no memory of their own, and what they
+/// allocate counts in the bricks around them.
 pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Smallest change of live bytes that takes a counter-track sample; above
