@@ -10,7 +10,8 @@
 //! backward) is a `#[brick]` with its elements, bytes and FLOPs; each step
 //! runs the nine canonical training phases, and every block runs inside a
 //! layer scope with its direction; the loss and tokens per second of each
-//! step are counters. This file drives the run and the reports.
+//! step are counters. The tracking allocator charges every allocation to
+//! the brick that made it. This file drives the run and the reports.
 //!
 //! Before training it measures this machine's ceilings (memory bandwidth,
 //! cache bandwidth, peak FP32 FLOP/s; `--no-ceilings` skips it) and keeps
@@ -29,6 +30,12 @@ use profiler::{Schedule, sync::SyncMode};
 use profiler_report::hardware::Hardware;
 use profiler_report::roofline::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
+
+// Every allocation is charged to the brick that made it: the report's memory
+// section and the scorecard's peak step. Disabled, it costs one load more.
+#[global_allocator]
+static ALLOC: profiler::alloc::Tracking<std::alloc::System> =
+    profiler::alloc::Tracking::new(std::alloc::System);
 
 // Reached by path, so the test that includes this file finds it too.
 #[path = "train_tiny/reports.rs"]

@@ -11,6 +11,10 @@ use profiler::{
     layer, phase, reset, snapshot, step, trace_op,
 };
 // Specialised parts, in named modules.
+use profiler::alloc::{
+    BrickMemory, DeviceMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory,
+    Tracking, record_device_alloc, record_device_free,
+};
 use profiler::compat::{
     BrickIdTimer, BrickTimer, all_brick_stats, brick_names, record_elapsed,
     record_elapsed_with_bytes, set_brick_bottleneck, start, start_brick, stats, stop, stop_brick,
@@ -36,6 +40,7 @@ use profiler::trace::{
 };
 // Reports: the root holds what a README user needs; the rest lives in
 // named modules.
+use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, Figure, Hardware, Source, probe::measure_ceilings};
 use profiler_report::html::Section;
@@ -44,7 +49,7 @@ use profiler_report::trace::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
 };
 use profiler_report::training::{
-    LayerSummary, PerLayerData, PhaseData, Regression, Severity, Thresholds,
+    LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
 };
 use profiler_report::{
     Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,

@@ -225,6 +225,7 @@ fn the_main_job_trains_and_writes_every_report() {
         "flamegraph",
         "bricks",
         "counters",
+        "memory",
         "roofline",
         "parity",
         "glossary",
@@ -235,6 +236,11 @@ fn the_main_job_trains_and_writes_every_report() {
         );
     }
     assert!(html.contains("DownProjectionBackward"));
+    assert!(
+        html.contains("class=\"chart line-chart memory-chart\"")
+            && html.contains("Highest host peak"),
+        "the tracking allocator's live bytes and peak step are shown"
+    );
     assert!(html.contains("<a href=\"trace.json\"><code>trace.json</code></a>"));
     assert_eq!(
         html.matches("class=\"chart line-chart counter-chart\"")

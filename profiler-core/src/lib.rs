@@ -15,7 +15,8 @@
 //! (`#[trace_op]` entries and the trace-mode timeline), [`profile`] and
 //! [`stats`] (the data a snapshot holds), [`kernel`] (tile timing, output
 //! checksums and divergence, the execution graph), [`compat`] (the string
-//! API), [`fs`] (atomic writes of reports and profiles).
+//! API), [`fs`] (atomic writes of reports and profiles), [`alloc`] (the
+//! tracking allocator and device memory: bytes per brick and step).
 
 mod catalogue;
 mod clock;
@@ -30,6 +31,7 @@ mod sentinel;
 mod snapshot;
 mod tools;
 
+pub mod alloc;
 pub mod compat;
 pub mod fs;
 pub mod profile;

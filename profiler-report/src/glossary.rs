@@ -44,11 +44,14 @@ pub(crate) enum Metric {
     Intensity,
     Elements,
     Counter,
+    Allocated,
+    Allocations,
+    PeakMemory,
 }
 
 impl Metric {
     /// Every metric, in the glossary's order.
-    pub(crate) const ALL: [Metric; 17] = [
+    pub(crate) const ALL: [Metric; 20] = [
         Self::StepTime,
         Self::Throughput,
         Self::Percentiles,
@@ -66,6 +69,9 @@ impl Metric {
         Self::Intensity,
         Self::Elements,
         Self::Counter,
+        Self::Allocated,
+        Self::Allocations,
+        Self::PeakMemory,
     ];
 
     /// Its name and definition.
@@ -167,6 +173,24 @@ impl Metric {
                 "Arithmetic intensity (FLOP/byte)",
                 "Floating-point operations per byte moved. Below the hardware's ridge point (peak \
                  FLOP/s over peak GB/s) a kernel is bound by memory bandwidth, above it by compute.",
+            ),
+            Self::Allocated => term(
+                "allocated",
+                "Allocated",
+                "Heap bytes allocated while the brick ran (with the tracking allocator installed), \
+                 the bricks it called included; a reallocation counts its new size.",
+            ),
+            Self::Allocations => term(
+                "allocations",
+                "Allocations per call",
+                "Heap allocations while the brick ran, the bricks it called included, divided by its \
+                 calls. Allocations in a hot kernel usually mean a buffer that could be reused.",
+            ),
+            Self::PeakMemory => term(
+                "peak-memory",
+                "Peak memory",
+                "Highest heap bytes live at once while the brick (or step) ran, counted from its \
+                 entry: the memory it needs on top of what was already live.",
             ),
             Self::Elements => term(
                 "elements",

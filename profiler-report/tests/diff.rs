@@ -197,3 +197,50 @@ fn moments_use_a_z_test_of_means() {
     let d = compute_diff(&side(1000.0, 20.0, 10), &side(1200.0, 20.0, 10), &t);
     assert_eq!(d.bricks[0].verdict, Verdict::Untested);
 }
+
+#[test]
+fn more_allocations_per_call_fail_the_diff_like_a_slowdown() {
+    use profiler_core::alloc::{BrickMemory, MemoryKind, MemoryProfile};
+    let memory = |allocations: u64, peak: u64| {
+        Some(MemoryProfile {
+            bricks: vec![BrickMemory {
+                name: "Gemm".to_owned(),
+                kind: MemoryKind::Host,
+                calls: 100,
+                allocated_bytes: 100 * 65_536,
+                allocations,
+                freed_bytes: 100 * 65_536,
+                peak_bytes: peak,
+                retained_bytes: 0,
+                self_allocated_bytes: 100 * 65_536,
+                self_allocations: allocations,
+                self_freed_bytes: 100 * 65_536,
+            }],
+            ..MemoryProfile::default()
+        })
+    };
+    let times = samples(100_000.0, 0.02, 100, 1);
+    let mut old = profile(vec![brick("Gemm", &times)], Vec::new());
+    let mut new = old.clone();
+    old.memory = memory(100, 65_536);
+    new.memory = memory(400, 65_536);
+    let d = diff(&old, &new);
+    assert_eq!(d.count(Verdict::Regression), 0, "time did not change");
+    assert_eq!(d.memory.len(), 1);
+    let m = &d.memory[0];
+    assert_eq!(m.verdict, Verdict::Regression, "{m:?}");
+    assert_eq!(m.allocations_per_call, (1.0, 4.0));
+    assert!(d.regressed(false), "a memory regression fails the diff");
+    assert!(
+        d.to_string()
+            .contains("memory Gemm (host): regression: allocations per call 1.0 -> 4.0")
+    );
+    assert!(d.to_markdown().contains("| Gemm | host |"));
+    assert!(d.to_string().contains("1 memory regression(s)"));
+
+    // The same memory on both sides, or memory on one side only, passes.
+    new.memory = memory(100, 65_536);
+    assert!(!diff(&old, &new).regressed(false));
+    new.memory = None;
+    assert!(diff(&old, &new).memory.is_empty());
+}

@@ -139,6 +139,7 @@ pub fn step(tokens: u64) -> StepGuard {
     let start = ScopeStart::now(|| NodeKind::Step { index });
     let mut activity = 0;
     if start.is_some() {
+        crate::record::ledger::begin_step();
         OPEN_STEPS.with(|n| n.set(n.get() + 1));
         activity = with_slab(state::load(), |slab, _| slab.activity()).unwrap_or(0);
     }
@@ -219,6 +220,9 @@ impl Drop for StepGuard {
         let Some(start) = start else {
             return;
         };
+        if state::load() & state::MEMORY != 0 {
+            crate::record::ledger::record_step(self.index);
+        }
         let activity = with_slab(state::load(), |slab, _| slab.activity()).unwrap_or(0);
         let ticks = start.finish(EventKind::Step, self.index, [self.tokens, 0, 0], |_, _| {});
         let mut steps = steps();

@@ -70,6 +70,7 @@ pub fn reset() {
     crate::sync::DEVICE_FALLBACKS.store(0, Relaxed);
     crate::sync::LAUNCH_TO_SYNC.store(0, Relaxed);
     crate::tools::checksums::log().clear();
+    crate::record::memory::reset();
     let mut facts = run_facts();
     facts.compressed.clear();
     if facts.started.is_some() {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::counters::Counters;
 use super::layer::{Direction, LayerStats};
+use super::memory::MemoryProfile;
 use super::run::{RunInfo, ThreadInfo};
 use super::sites::SiteInfo;
 use super::steps::{PhaseStats, StepSummary};
@@ -17,7 +18,7 @@ use crate::stats::{BrickStats, CategoryStats};
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
 /// minor version of the same major (unknown fields are ignored, missing ones
 /// default) and reject a newer major.
-pub const SCHEMA_VERSION: &str = "1.1";
+pub const SCHEMA_VERSION: &str = "1.2";
 
 /// A snapshot of everything the profiler recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +73,10 @@ pub struct Profile {
     /// Records dropped, pending or lost: never silently discarded.
     #[serde(default)]
     pub counters: Counters,
+    /// Memory charged by the tracking allocator and device allocators
+    /// (`None` when neither was installed; added in schema 1.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryProfile>,
 }
 
 impl Profile {
@@ -96,6 +101,7 @@ impl Profile {
             ptx: PtxRegistry::default(),
             trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
+            memory: None,
         }
     }
 

@@ -212,7 +212,7 @@ impl EventBuffer {
                 bump(&self.dropped, 1);
                 return;
             }
-            chunk = alloc_chunk();
+            chunk = super::uncharged::uncharged(alloc_chunk);
             slot.store(chunk, Release);
         }
         // SAFETY: `chunk` is a live allocation from `alloc_chunk`, freed only

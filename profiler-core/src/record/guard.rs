@@ -12,11 +12,12 @@ use super::amounts::{Amounts, NO_LAYER};
 use super::device::{self, DeviceEvent};
 use super::events::RawEvent;
 use super::layers::{CHILDREN_CTX, pack, unpack};
+use super::ledger;
 use super::nodes;
 use super::pending::{self, Pending};
 use super::registry::BrickSite;
 use super::slab::ThreadSlab;
-use super::state::{self, DEVICE_EVENTS, GRAPH, RAW_CLOCK, SYNC_EACH, TIMELINE};
+use super::state::{self, DEVICE_EVENTS, GRAPH, MEMORY, RAW_CLOCK, SYNC_EACH, TIMELINE};
 use super::thread::{current_layer, enter_brick, exit_brick, with_slab};
 use crate::counter::bump;
 use crate::profile::{Direction, MAX_LAYER_INDEX};
@@ -81,8 +82,8 @@ impl Recording {
         let state = self.0;
         // With a device timer, `start` holds the deferred time base (exact ns
         // since the epoch) instead of ticks: the record is resolved in ns.
-        let (device, start) = if state & DEVICE_EVENTS != 0 {
-            device_start(state)
+        let (device, start) = if state & (DEVICE_EVENTS | MEMORY) != 0 {
+            slow_start(state, slot, parent)
         } else {
             (None, crate::clock::now(state & RAW_CLOCK != 0))
         };
@@ -100,10 +101,23 @@ impl Recording {
 /// A guard's `parent` when the call takes no part in nesting.
 const DETACHED: u32 = u32::MAX - 1;
 
-/// A device start event and the start in the deferred time base, or no
-/// event and a tick start when the timer was removed meanwhile or panicked.
+/// The start of a call that takes a memory mark (nested calls only) or
+/// device events (see [`device_start`]).
 #[cold]
 #[inline(never)]
+fn slow_start(state: u64, slot: u32, parent: u32) -> (Option<DeviceEvent>, u64) {
+    if state & MEMORY != 0 && parent != DETACHED {
+        ledger::enter(slot);
+    }
+    if state & DEVICE_EVENTS != 0 {
+        device_start(state)
+    } else {
+        (None, crate::clock::now(state & RAW_CLOCK != 0))
+    }
+}
+
+/// A device start event and the start in the deferred time base, or no
+/// event and a tick start when the timer was removed meanwhile or panicked.
 fn device_start(state: u64) -> (Option<DeviceEvent>, u64) {
     match state::device_timer().and_then(|timer| device::guarded(|| timer.record_event())) {
         Some(event) => (Some(event), crate::clock::since_epoch_ns()),
@@ -152,6 +166,9 @@ impl BrickGuard {
         if self.state & SYNC_EACH != 0 {
             state::run_sync_hook();
         }
+        if self.state & MEMORY != 0 && self.parent != DETACHED {
+            ledger::exit(self.slot);
+        }
         if let Some(start_event) = self.device {
             // Deferred calls keep their nesting but do not attribute child
             // time: their durations are resolved by `finalize`.
@@ -191,7 +208,7 @@ impl BrickGuard {
 
     #[inline(never)]
     fn finish(&mut self) {
-        if self.state & (SYNC_EACH | DEVICE_EVENTS | GRAPH) != 0 {
+        if self.state & (SYNC_EACH | DEVICE_EVENTS | GRAPH | MEMORY) != 0 {
             return self.finish_slow();
         }
         let end = crate::clock::now(self.state & RAW_CLOCK != 0);

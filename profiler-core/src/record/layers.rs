@@ -132,7 +132,7 @@ impl LayerTable {
     #[inline(never)]
     fn grow(&self) {
         let old = self.current();
-        let new = Table::with_capacity(old.entries.len() * 2);
+        let new = super::uncharged::uncharged(|| Table::with_capacity(old.entries.len() * 2));
         for e in old.entries.iter() {
             let key = e.key.load(Relaxed);
             if key != 0 {

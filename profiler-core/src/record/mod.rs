@@ -1,5 +1,6 @@
 //! Recording: everything an annotated call touches, and the per-thread
-//! storage it writes. Files, bottom to top: `amounts` (what a call
+//! storage it writes. Files, bottom to top: `uncharged` (the flag that
+//! keeps the profiler's own allocations off the bricks), `amounts` (what a call
 //! carries), `device` (device timers), `state` (the one state word and the
 //! settings behind it), `facts` (run facts), `registry` (call sites,
 //! registered at link time), `site` (slots of call sites and names),
@@ -8,8 +9,9 @@
 //! counters), `sample` (merged samples), `series` (counter names),
 //! `pending` (the deferred queue) and `graph` (a thread's share of the
 //! execution graph), `slab` (one thread's storage), `totals` (slabs
-//! merged), `thread` (registration and the hot-path lookup), `nodes` (what
-//! feeds the graph), `guard` (the hot path itself).
+//! merged), `thread` (registration and the hot-path lookup), `memory` (memory
+//! totals per brick, step and thread), `ledger` (what allocators charge), `nodes` (what feeds the
+//! graph), `guard` (the hot path itself).
 
 pub(crate) mod amounts;
 pub(crate) mod cell;
@@ -21,6 +23,8 @@ pub(crate) mod graph;
 pub(crate) mod guard;
 pub(crate) mod identity;
 pub(crate) mod layers;
+pub(crate) mod ledger;
+pub(crate) mod memory;
 pub(crate) mod nodes;
 pub(crate) mod pending;
 pub(crate) mod registry;
@@ -31,3 +35,4 @@ pub(crate) mod slab;
 pub(crate) mod state;
 pub(crate) mod thread;
 pub(crate) mod totals;
+pub(crate) mod uncharged;

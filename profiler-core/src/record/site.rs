@@ -39,7 +39,7 @@ impl BrickSite {
     #[cold]
     #[inline(never)]
     fn assign_slot(&self) -> u32 {
-        let slot = intern(self.name, self.category);
+        let slot = super::uncharged::uncharged(|| intern(self.name, self.category));
         self.slot.store(slot, Relaxed);
         slot
     }

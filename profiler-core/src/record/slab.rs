@@ -104,7 +104,8 @@ impl ThreadSlab {
     fn alloc_chunk(&self, index: usize) -> *mut Chunk {
         // SAFETY: all-zero bytes are a valid `SlotCell` (atomics of 0, and a
         // zero `min_inv` means "no sample yet").
-        let chunk: Box<Chunk> = unsafe { Box::<Chunk>::new_zeroed().assume_init() };
+        let chunk: Box<Chunk> =
+            super::uncharged::uncharged(|| unsafe { Box::<Chunk>::new_zeroed().assume_init() });
         let ptr = Box::into_raw(chunk);
         self.chunks[index].store(ptr, Release);
         ptr

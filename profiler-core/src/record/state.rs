@@ -9,7 +9,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{
-    AtomicPtr, AtomicU8, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU64, Ordering::Acquire, Ordering::Relaxed,
+    Ordering::Release,
 };
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -32,6 +33,9 @@ pub(crate) const TIMELINE: u64 = 1 << 5;
 pub(crate) const TILES: u64 = 1 << 6;
 /// The execution graph on: bricks, layers and steps add nodes.
 pub(crate) const GRAPH: u64 = 1 << 7;
+/// A tracking allocator has charged memory: bricks and steps take memory
+/// marks (their slow paths).
+pub(crate) const MEMORY: u64 = 1 << 8;
 /// The reset generation lives in the high 32 bits.
 pub(crate) const GENERATION_SHIFT: u32 = 32;
 
@@ -54,6 +58,19 @@ pub(crate) const fn is_recording(state: u64) -> bool {
 #[inline(always)]
 pub(crate) const fn generation(state: u64) -> u32 {
     (state >> GENERATION_SHIFT) as u32
+}
+
+/// Set once a tracking allocator (or a device allocator) has charged memory.
+pub(crate) static MEMORY_TRACKED: AtomicBool = AtomicBool::new(false);
+
+/// Sets the [`MEMORY`] bit: called by the first charge while recording. A
+/// concurrent `publish` may drop the bit again; the next charge restores it,
+/// since `publish` reads [`MEMORY_TRACKED`] afterwards.
+#[cold]
+#[inline(never)]
+pub(crate) fn announce_memory() {
+    MEMORY_TRACKED.store(true, Relaxed);
+    STATE.fetch_or(MEMORY, Release);
 }
 
 /// A user callback that waits for the device (e.g. a stream synchronize).
@@ -113,6 +130,7 @@ impl Settings {
             (self.timeline, TIMELINE),
             (self.tiles, TILES),
             (self.graph, GRAPH),
+            (MEMORY_TRACKED.load(Relaxed), MEMORY),
         ];
         for (on, bit) in flags {
             if on {

@@ -193,7 +193,7 @@ fn slow_slab(ptr: *const ThreadSlab) -> Option<*const ThreadSlab> {
         LOST_AT_EXIT.fetch_add(1, Relaxed);
         return None;
     }
-    match OWNER.try_with(|owner| Arc::as_ptr(&owner.slab)) {
+    match super::uncharged::uncharged(|| OWNER.try_with(|owner| Arc::as_ptr(&owner.slab))) {
         Ok(ptr) => {
             FAST.with(|f| f.slab.set(ptr));
             Some(ptr)

@@ -4,6 +4,7 @@
 //! Recording continues while this runs.
 
 mod convert;
+mod memory;
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -25,8 +26,14 @@ use crate::tools::checksums::log;
 use crate::tools::graph::ptx;
 use convert::{Conversion, brick_stats, counter_tracks, layers, tiles, timeline};
 
-/// Merges everything recorded so far into a [`Profile`].
+/// Merges everything recorded so far into a [`Profile`]. The snapshot's
+/// own allocations are not charged to the calling thread.
 pub(crate) fn build() -> Profile {
+    crate::record::ledger::flush_current();
+    crate::record::uncharged::uncharged(build_uncharged)
+}
+
+fn build_uncharged() -> Profile {
     let totals = &collect();
     let ns_per_tick = crate::clock::ns_per_tick();
     let source = crate::clock::source();
@@ -187,6 +194,7 @@ pub(crate) fn build() -> Profile {
         ptx: ptx().clone(),
         trace,
         counters,
+        memory: memory::collect(&metas, &conv),
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::input::{DiffEntry, DiffInput, Distribution};
+use super::memory::memory_rows;
 use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
 use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
@@ -90,6 +91,7 @@ pub fn compute_diff(old: &DiffInput, new: &DiffInput, thresholds: &Thresholds) -
         bricks,
         added,
         removed,
+        memory: memory_rows(&old.memory, &new.memory, &criteria),
         notes,
     }
 }

@@ -3,6 +3,7 @@
 //! latency histogram, or individual launches), moments only (mean, standard
 //! deviation, count, as Nsight Systems summarises), or nothing but totals.
 
+use profiler_core::alloc::BrickMemory;
 use profiler_core::{BrickStats, Profile};
 use serde::Serialize;
 
@@ -59,6 +60,8 @@ pub struct DiffInput {
     pub steps: u64,
     /// Per-step wall times, ns (empty when unknown).
     pub step_samples_ns: Vec<u64>,
+    /// Memory per brick and kind (empty when the run did not track it).
+    pub memory: Vec<BrickMemory>,
 }
 
 impl DiffInput {
@@ -81,6 +84,11 @@ impl DiffInput {
                 .collect(),
             steps: profile.steps.count,
             step_samples_ns: profile.steps.samples_ns.clone(),
+            memory: profile
+                .memory
+                .as_ref()
+                .map(|m| m.bricks.clone())
+                .unwrap_or_default(),
         }
     }
 }

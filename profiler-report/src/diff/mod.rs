@@ -2,7 +2,8 @@
 //! times (latency histograms, individual launches, or Nsight Systems'
 //! moments) and the step times, and flags a change only when it is beyond
 //! the threshold, significant and above the old run's noise floor, as the
-//! scorecard's regressions do.
+//! scorecard's regressions do. Memory per brick (bytes and allocations per
+//! call, peak bytes) is compared too, when both runs tracked it.
 //!
 //! ```
 //! use profiler_report::diff::{DiffInput, compute_diff};
@@ -17,10 +18,12 @@
 
 mod compute;
 mod input;
+mod memory;
 mod model;
 mod render;
 mod stats;
 
 pub use compute::compute_diff;
 pub use input::{DiffEntry, DiffInput, Distribution};
-pub use model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
+pub use memory::{ALLOCATIONS_FLOOR, BYTES_FLOOR};
+pub use model::{Criteria, MemoryDiff, ProfileDiff, RowDiff, ShiftTest, Verdict};

@@ -2,6 +2,7 @@
 //! per-call times on both sides, the shift test and a verdict, plus the
 //! criteria used, so the report says how each change was judged.
 
+use profiler_core::alloc::MemoryKind;
 use serde::Serialize;
 
 use crate::training::Severity;
@@ -82,6 +83,30 @@ pub struct RowDiff {
     pub detail: String,
 }
 
+/// One brick's memory of one kind on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryDiff {
+    /// Brick name.
+    pub name: String,
+    /// Which memory.
+    pub kind: MemoryKind,
+    /// Bytes allocated per call, before and after.
+    pub bytes_per_call: (f64, f64),
+    /// Allocations per call, before and after.
+    pub allocations_per_call: (f64, f64),
+    /// Peak bytes, before and after.
+    pub peak_bytes: (u64, u64),
+    /// The largest relative change of the three (`None` when every old
+    /// value is 0 and a new one is not).
+    pub change: Option<f64>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Severity of a regression.
+    pub severity: Option<Severity>,
+    /// What moved.
+    pub detail: String,
+}
+
 /// The numbers changes are judged by.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Criteria {
@@ -114,6 +139,8 @@ pub struct ProfileDiff {
     pub added: Vec<String>,
     /// Bricks only in the old run.
     pub removed: Vec<String>,
+    /// Memory of the bricks both runs tracked, most allocated first.
+    pub memory: Vec<MemoryDiff>,
     /// Caveats.
     pub notes: Vec<String>,
 }
@@ -135,6 +162,14 @@ impl ProfileDiff {
     pub fn regressed(&self, strict: bool) -> bool {
         self.rows()
             .any(|r| r.verdict == Verdict::Regression || (strict && r.verdict == Verdict::Untested))
+            || self.memory_regressions().next().is_some()
+    }
+
+    /// Memory rows judged a regression.
+    pub fn memory_regressions(&self) -> impl Iterator<Item = &MemoryDiff> {
+        self.memory
+            .iter()
+            .filter(|m| m.verdict == Verdict::Regression)
     }
 
     /// Number of rows with `verdict`.

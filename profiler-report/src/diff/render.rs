@@ -4,7 +4,9 @@
 
 use std::fmt::{self, Write as _};
 
-use super::model::{ProfileDiff, RowDiff, Verdict};
+use profiler_core::units::bytes;
+
+use super::model::{MemoryDiff, ProfileDiff, RowDiff, Verdict};
 use crate::escape;
 use crate::textfmt::{DASH, duration as time, pretty_json};
 
@@ -54,6 +56,13 @@ impl ProfileDiff {
         )
     }
 
+    /// Memory rows that changed.
+    fn memory_flagged(&self) -> impl Iterator<Item = &MemoryDiff> {
+        self.memory
+            .iter()
+            .filter(|m| m.verdict != Verdict::Unchanged)
+    }
+
     fn summary(&self) -> String {
         let regressions = self.count(Verdict::Regression);
         let mut s = format!(
@@ -62,6 +71,10 @@ impl ProfileDiff {
             self.count(Verdict::Noise),
             self.count(Verdict::Untested)
         );
+        let memory = self.memory_regressions().count();
+        if memory > 0 {
+            let _ = write!(s, "; {memory} memory regression(s)");
+        }
         if !self.added.is_empty() || !self.removed.is_empty() {
             let _ = write!(
                 s,
@@ -122,6 +135,33 @@ impl ProfileDiff {
             if !names.is_empty() {
                 let list: Vec<String> = names.iter().map(|n| escape::markdown(n)).collect();
                 let _ = writeln!(s, "\n{title}: {}.", list.join(", "));
+            }
+        }
+        let memory: Vec<&MemoryDiff> = self.memory_flagged().collect();
+        if !memory.is_empty() {
+            s.push_str(
+                "\n### Memory\n\n| Brick | Memory | Bytes/call | Allocs/call | Peak | Verdict |\n",
+            );
+            s.push_str("|---|---|---:|---:|---:|---|\n");
+            for m in memory {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} → {} | {:.1} → {:.1} | {} → {} | {}: {} |",
+                    escape::markdown(&m.name),
+                    m.kind.name(),
+                    bytes(m.bytes_per_call.0),
+                    bytes(m.bytes_per_call.1),
+                    m.allocations_per_call.0,
+                    m.allocations_per_call.1,
+                    bytes(m.peak_bytes.0 as f64),
+                    bytes(m.peak_bytes.1 as f64),
+                    if m.verdict == Verdict::Regression {
+                        format!("**{}**", m.verdict.label())
+                    } else {
+                        m.verdict.label().to_owned()
+                    },
+                    escape::markdown(&m.detail)
+                );
             }
         }
         for note in &self.notes {
@@ -195,6 +235,16 @@ impl fmt::Display for ProfileDiff {
                     .collect();
                 writeln!(f, "  {title}: {}", list.join(", "))?;
             }
+        }
+        for m in self.memory_flagged() {
+            writeln!(
+                f,
+                "  memory {} ({}): {}: {}",
+                escape::visible(&m.name),
+                m.kind.name(),
+                m.verdict.label(),
+                escape::visible(&m.detail)
+            )?;
         }
         for note in &self.notes {
             writeln!(f, "  note: {}", escape::visible(note))?;

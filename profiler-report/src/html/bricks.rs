@@ -6,10 +6,13 @@
 use std::fmt::Write as _;
 
 use profiler_core::Profile;
+use profiler_core::alloc::{BrickMemory, MemoryKind};
+use profiler_core::units;
 
 use super::parts::{note, num_cell, num_cell_if, sorted_bricks, th};
 use crate::escape;
 use crate::glossary::Metric;
+use crate::textfmt::DASH;
 use crate::textfmt::{int, ms, num, pct, si};
 
 /// Every brick with its statistics.
@@ -37,10 +40,21 @@ pub(crate) fn bricks(profile: &Profile) -> String {
         th("FLOP/B", "num opt", Some(Metric::Intensity)),
         th("Elements/s", "num opt", Some(Metric::Elements)),
     ];
+    let memory = profile.memory.as_ref().filter(|m| !m.bricks.is_empty());
+    let memory_headers = [
+        th("Allocated", "num", Some(Metric::Allocated)),
+        th("Allocs/call", "num", Some(Metric::Allocations)),
+        th("Peak", "num", Some(Metric::PeakMemory)),
+    ];
+    let headers = if memory.is_some() {
+        [headers.concat(), memory_headers.concat()].concat()
+    } else {
+        headers.concat()
+    };
     let _ = write!(
         s,
         "<div class=\"scroll\">\n<table class=\"data sortable bricks\">\n<thead><tr>{}</tr></thead>\n<tbody>\n",
-        headers.concat()
+        headers
     );
     let total = profile.total_ns();
     let self_total = profile
@@ -91,8 +105,33 @@ pub(crate) fn bricks(profile: &Profile) -> String {
             ),
             num_cell_if(b.total_elements > 0 && timed, b.throughput(), si, "opt"),
         ];
-        let _ = writeln!(s, "<tr>{}</tr>", cells.concat());
+        let mut row = cells.concat();
+        if let Some(memory) = memory {
+            row.push_str(&memory_cells(memory.brick(&b.name, MemoryKind::Host)));
+        }
+        let _ = writeln!(s, "<tr>{row}</tr>");
     }
     s.push_str("</tbody>\n</table>\n</div>\n");
     s
+}
+
+/// The allocated, allocations-per-call and peak cells of a brick's host
+/// memory (dashes when nothing was charged to it).
+fn memory_cells(m: Option<&BrickMemory>) -> String {
+    let Some(m) = m else {
+        return [
+            num_cell(0.0, DASH, ""),
+            num_cell(0.0, DASH, ""),
+            num_cell(0.0, DASH, ""),
+        ]
+        .concat();
+    };
+    let allocated = m.allocated_bytes as f64;
+    let peak = m.peak_bytes as f64;
+    [
+        num_cell(allocated, &units::bytes(allocated), ""),
+        num_cell(m.allocations_per_call(), &num(m.allocations_per_call()), ""),
+        num_cell(peak, &units::bytes(peak), ""),
+    ]
+    .concat()
 }

@@ -12,6 +12,7 @@ mod embed;
 mod full;
 mod kernels;
 mod latency;
+mod memory;
 mod page;
 mod parts;
 mod report;

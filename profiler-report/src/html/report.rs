@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use profiler_core::Profile;
 
-use super::{bricks, definitions, kernels, page, run, sections, steps};
+use super::{bricks, definitions, kernels, memory, page, run, sections, steps};
 use crate::escape;
 use crate::export::EXPORTER;
 use crate::section::Section;
@@ -157,6 +157,9 @@ impl<'a> HtmlReport<'a> {
         }
         list.push(Section::new("bricks", "Bricks", bricks::bricks(p)));
         list.push(Section::new("counters", "Counters", sections::counters(p)));
+        if p.memory.is_some() {
+            list.push(Section::new("memory", "Memory", memory::memory(p)));
+        }
         list.extend(kernels::sections(p, self.checksum_reference));
         list.extend(self.extra.iter().cloned());
         list.push(Section::new(

@@ -210,6 +210,11 @@ pub(crate) fn compute(
         shape: Some(shape),
         alerts,
         warnings: s.warnings,
+        memory_peaks: run
+            .recorded
+            .as_ref()
+            .map(|r| r.memory_peaks.clone())
+            .unwrap_or_default(),
     }
 }
 

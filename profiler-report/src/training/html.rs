@@ -119,6 +119,10 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
     if let Some(mfu) = sc.mfu {
         row(defined(Metric::Mfu, "MFU"), pct(mfu))?;
     }
+    for peak in &sc.memory_peaks {
+        let label = format!("Peak {} memory", peak.kind.name());
+        row(defined(Metric::PeakMemory, &label), peak.text(escape::html))?;
+    }
     s.push_str("</table>\n");
 
     baseline(s, sc)?;

@@ -62,6 +62,10 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     if let Some(mfu) = sc.mfu {
         writeln!(s, "| MFU | {:.1}% |", mfu * 100.0)?;
     }
+    for peak in &sc.memory_peaks {
+        let text = peak.text(escape::markdown);
+        writeln!(s, "| Peak {} memory | {text} |", peak.kind.name())?;
+    }
 
     if !sc.hotspot_ops.is_empty() {
         s.push_str("\n### Hotspot Operations\n\n");

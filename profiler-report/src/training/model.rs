@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
+use super::memory::MemoryPeak;
 use super::shape::RunShape;
 
 /// One layer's forward/backward summary.
@@ -206,6 +207,10 @@ pub struct TrainingScorecard {
     /// Caveats: unknown peak, missing steps, sanitised values, skipped tests.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The step with the highest memory peak, per memory kind, when the
+    /// run tracked memory.
+    #[serde(default)]
+    pub memory_peaks: Vec<MemoryPeak>,
 }
 
 impl TrainingScorecard {

@@ -57,6 +57,10 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     if let Some(mfu) = sc.mfu {
         row(f, "MFU", pct(mfu))?;
     }
+    for peak in &sc.memory_peaks {
+        let name = format!("Peak {} mem", peak.kind.name());
+        row(f, &name, peak.text(|b| visible(b).into_owned()))?;
+    }
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use profiler_core::{Direction, Profile};
 use super::ceiling::bytes_per_token_from_bricks;
 use super::input::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 use super::measured::{measured_throughput, timed_a_device};
+use super::memory::MemoryPeak;
 
 /// How the share of step time outside phases is known, which decides how
 /// launch overhead is estimated.
@@ -70,6 +71,8 @@ pub(crate) struct Recorded {
     pub(crate) times_per_step: bool,
     /// Lost-record warnings and the run's own notes, shown first.
     pub(crate) notes: Vec<String>,
+    /// The highest step peak of each memory kind, when memory was tracked.
+    pub(crate) memory_peaks: Vec<MemoryPeak>,
 }
 
 /// Everything the scorecard computation reads about a run.
@@ -165,6 +168,7 @@ impl RunView {
                 brick_bytes_per_token: bytes_per_token_from_bricks(profile),
                 times_per_step: steps.count > 0,
                 notes,
+                memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
             }),
         }
     }

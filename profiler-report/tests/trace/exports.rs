@@ -442,3 +442,44 @@ fn speedscope_profiles_are_evented_and_balanced() {
             .any(|e| e["type"] == "C" && e["frame"] == 4 && e["at"] == 52_000)
     );
 }
+
+#[test]
+fn tracked_memory_becomes_counter_tracks_summed_over_threads() {
+    use profiler_core::alloc::{MemoryKind, MemoryProfile, MemorySample};
+    let sample = |t_ns, thread, kind, live_bytes| MemorySample {
+        t_ns,
+        thread,
+        kind,
+        live_bytes,
+    };
+    let mut p = Profile::empty();
+    p.memory = Some(MemoryProfile {
+        track: vec![
+            sample(1_000, 1, MemoryKind::Host, 4096),
+            sample(2_000, 2, MemoryKind::Host, 1024),
+            sample(3_000, 1, MemoryKind::Host, 0),
+            sample(2_500, 1, MemoryKind::Device, 1 << 20),
+        ],
+        ..MemoryProfile::default()
+    });
+    let json: Value = serde_json::from_str(&chrome_trace_json(&p)).expect("valid JSON");
+    let events = assert_valid_chrome(&json);
+    let counter = |name: &str| -> Vec<(i64, f64)> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "C" && e["name"] == name)
+            .map(|e| (ns(&e["ts"]), e["args"]["value"].as_f64().expect("value")))
+            .collect()
+    };
+    assert_eq!(
+        counter("live host bytes"),
+        [(1_000, 4096.0), (2_000, 5120.0), (3_000, 1024.0)]
+    );
+    assert_eq!(counter("live device bytes"), [(2_500, 1_048_576.0)]);
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["ph"] == "C")
+            .all(|e| e["cat"] == "memory")
+    );
+}

@@ -7,6 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use profiler_core::Profile;
+use profiler_core::alloc::MemoryKind;
 use serde::Serialize;
 
 use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, ns_of_us, to_json, us};
@@ -109,6 +110,7 @@ impl<'a> ChromeTrace<'a> {
         }
         tids.extend(self.add_ops(profile, pid));
         self.add_counters(profile, pid);
+        self.add_memory(profile, pid);
         self.name_threads(profile, pid, &tids);
         if let Some(warning) = timeline_warning(profile) {
             self.meta.push(Event {
@@ -227,6 +229,35 @@ impl<'a> ChromeTrace<'a> {
                     s: None,
                     args: Some(Args::Value {
                         value: sample.value,
+                    }),
+                };
+                self.timed.push((at, 0, event));
+            }
+        }
+    }
+
+    /// Live bytes of each memory kind, summed over threads, as one counter
+    /// track per kind (`live host bytes`, `live device bytes`): the form
+    /// Perfetto draws as a process counter.
+    fn add_memory(&mut self, profile: &'a Profile, pid: u32) {
+        let Some(memory) = &profile.memory else {
+            return;
+        };
+        for kind in MemoryKind::ALL {
+            let name = format!("live {} bytes", kind.name());
+            for (t_ns, bytes) in memory.live_over_run(kind) {
+                let at = t_ns.saturating_add(self.offset_ns);
+                let event = Event {
+                    name: Cow::Owned(name.clone()),
+                    cat: Some("memory"),
+                    ph: "C",
+                    ts: Some(us(at)),
+                    dur: None,
+                    pid,
+                    tid: 0,
+                    s: None,
+                    args: Some(Args::Value {
+                        value: bytes as f64,
                     }),
                 };
                 self.timed.push((at, 0, event));

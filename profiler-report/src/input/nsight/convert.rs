@@ -97,6 +97,7 @@ impl NsysReport {
                 .collect(),
             steps: 0,
             step_samples_ns: Vec::new(),
+            memory: Vec::new(),
         }
     }
 }
@@ -185,5 +186,6 @@ pub fn full_profiles_to_diff_input(profiles: &[FullProfile], label: &str) -> Dif
             .collect(),
         steps: 0,
         step_samples_ns: Vec::new(),
+        memory: Vec::new(),
     }
 }
