@@ -67,6 +67,16 @@ fn prometheus_scrapes_step_time_tokens_and_bricks_with_rank_labels() {
         "{scrapes:?}"
     );
 
+    // The README's question "which rank is slowest" answers here.
+    let slowest = prometheus.query(
+        "topk(1, sum by (run, rank) (rate(profiler_step_seconds_sum[10m])) \
+         / sum by (run, rank) (rate(profiler_step_seconds_count[10m])))",
+    );
+    assert!(
+        slowest.len() == 1 && slowest[0].0["rank"] == "0" && slowest[0].1 > 0.0,
+        "{slowest:?}"
+    );
+
     // Brick seconds: the last scrape came at most one interval before the
     // end of training, so each brick may lack at most what it gathers in
     // one interval (at its average rate, with half again for jitter), and

@@ -45,7 +45,7 @@ pub fn encode(
     let mut registry = Registry::with_prefix_and_labels("profiler", labels.pairs().into_iter());
     registry.register_collector(Box::new(Families {
         profile: Arc::new(profile),
-        push_failures: crate::push::failures(),
+        push_failures: crate::error::failures(),
     }));
     let mut out = String::new();
     match format {

@@ -1,7 +1,24 @@
 //! [`MetricsError`]: what went wrong starting the endpoint or pushing, with
-//! the address or URL it concerned.
+//! the address or URL it concerned; and the count of failed pushes, which
+//! every scrape exports.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// Failed pushes of this process, over every pusher.
+static PUSH_FAILURES: AtomicU64 = AtomicU64::new(0);
+
+/// Pushes that failed in this process so far (also exported as
+/// `profiler_metrics_push_failures_total`).
+#[must_use]
+pub fn failures() -> u64 {
+    PUSH_FAILURES.load(Ordering::Relaxed)
+}
+
+/// Counts one failed push.
+pub(crate) fn count_failed_push() {
+    PUSH_FAILURES.fetch_add(1, Ordering::Relaxed);
+}
 
 /// An endpoint that could not start, or a push that failed.
 #[derive(Debug, thiserror::Error)]

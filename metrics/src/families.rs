@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use profiler_core::Profile;
+use profiler_core::profile::SyncMode;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -263,7 +264,7 @@ fn run_info(encoder: &mut DescriptorEncoder, p: &Profile) -> fmt::Result {
             r.local_rank.map(|l| l.to_string()).unwrap_or_default(),
         ),
         ("schema_version", p.schema_version.clone()),
-        ("sync_mode", format!("{:?}", r.sync_mode).to_lowercase()),
+        ("sync_mode", sync_mode_name(r.sync_mode).to_owned()),
     ];
     if let Some(h) = &r.hardware {
         facts.push(("hardware", h.name.clone()));
@@ -271,4 +272,14 @@ fn run_info(encoder: &mut DescriptorEncoder, p: &Profile) -> fmt::Result {
     encoder
         .encode_descriptor("run", "Facts about the run.", None, MetricType::Info)?
         .encode_info(&facts)
+}
+
+/// The sync mode as saved profiles spell it.
+fn sync_mode_name(mode: SyncMode) -> &'static str {
+    match mode {
+        SyncMode::Immediate => "immediate",
+        SyncMode::PerLayer => "per_layer",
+        SyncMode::Deferred => "deferred",
+        SyncMode::None => "none",
+    }
 }

@@ -40,6 +40,6 @@ mod push;
 pub use config::{Metrics, MetricsConfig, WithMetrics};
 pub use encode::{Format, encode, scrape};
 pub use endpoint::Endpoint;
-pub use error::MetricsError;
+pub use error::{MetricsError, failures as push_failures};
 pub use labels::RankLabels;
-pub use push::{Pusher, failures as push_failures};
+pub use push::Pusher;

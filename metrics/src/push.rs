@@ -3,17 +3,13 @@
 //! failed push is counted, reported on stderr and retried with backoff;
 //! training never waits for it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::encode::{Format, scrape};
-use crate::error::MetricsError;
+use crate::error::{MetricsError, count_failed_push, failures};
 use crate::labels::RankLabels;
-
-/// Failed pushes of this process, over every pusher.
-static FAILURES: AtomicU64 = AtomicU64::new(0);
 
 /// First delay after a failed push; it doubles with every further failure.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
@@ -26,13 +22,6 @@ const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 const FINAL_TRIES: u32 = 3;
 /// How long `finish` waits for the final push.
 const FINAL_WAIT: Duration = Duration::from_secs(15);
-
-/// Pushes that failed in this process so far (also exported as
-/// `profiler_metrics_push_failures_total`).
-#[must_use]
-pub fn failures() -> u64 {
-    FAILURES.load(Ordering::Relaxed)
-}
 
 /// A running pusher; [`Pusher::finish`] (or dropping it) makes the final push.
 #[derive(Debug)]
@@ -208,7 +197,7 @@ fn agent() -> ureq::Agent {
 fn push_once(agent: &ureq::Agent, url: &str) -> Result<(), MetricsError> {
     let result = push_body(agent, url);
     if result.is_err() {
-        FAILURES.fetch_add(1, Ordering::Relaxed);
+        count_failed_push();
     }
     result
 }
