@@ -130,12 +130,9 @@ fn push_loop(url: &str, interval: Duration, stop: &mpsc::Receiver<()>) -> Option
     let agent = agent();
     let mut failed_in_a_row = 0u32;
     let mut next = interval;
-    loop {
-        match stop.recv_timeout(next) {
-            Err(RecvTimeoutError::Timeout) => {}
-            // Told to stop, or the pusher is gone: push the final state.
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-        }
+    // Anything but a timeout means told to stop, or the pusher is gone:
+    // then the final push follows the loop.
+    while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(next) {
         next = match push_once(&agent, url) {
             Ok(()) => {
                 if failed_in_a_row > 0 {
@@ -148,7 +145,7 @@ fn push_loop(url: &str, interval: Duration, stop: &mpsc::Receiver<()>) -> Option
                 failed_in_a_row += 1;
                 let delay = backoff(failed_in_a_row);
                 // One line per streak and then every tenth, not one per try.
-                if failed_in_a_row == 1 || failed_in_a_row % 10 == 0 {
+                if failed_in_a_row == 1 || failed_in_a_row.is_multiple_of(10) {
                     eprintln!(
                         "profiler-metrics: {e} (failure {}, retrying in {delay:?}; training goes on)",
                         failures()
