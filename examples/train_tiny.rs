@@ -20,13 +20,19 @@
 //! hardware. With `--baseline-profile FILE` (a saved profile.json) or
 //! `--baseline-pytorch FILE` (a torch.profiler Chrome trace, with an
 //! optional `--mapping FILE`) it also reports parity per op.
+//!
+//! For fleets, `--metrics ADDR` serves live metrics on `http://ADDR/metrics`
+//! for Prometheus to scrape (port 0 picks a free port; the address is
+//! printed), and `--pushgateway URL` pushes them to a Pushgateway every
+//! `--push-interval` seconds and once more at exit.
 
 use std::error::Error;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use profiler::{Schedule, sync::SyncMode};
+use profiler_metrics::WithMetrics;
 use profiler_report::hardware::Hardware;
 use profiler_report::roofline::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
@@ -106,6 +112,15 @@ pub(crate) struct Args {
     /// Op mapping for --baseline-pytorch (.toml or .json).
     #[arg(long, requires = "baseline_pytorch")]
     pub(crate) mapping: Option<PathBuf>,
+    /// Serve live metrics for Prometheus on ADDR (host:port) at /metrics.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics: Option<String>,
+    /// Push live metrics to the Prometheus Pushgateway at URL.
+    #[arg(long, value_name = "URL")]
+    pub(crate) pushgateway: Option<String>,
+    /// Seconds between pushes to --pushgateway.
+    #[arg(long, default_value_t = 10.0, requires = "pushgateway")]
+    pub(crate) push_interval: f64,
 }
 
 impl Args {
@@ -183,12 +198,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     // Measured before training, so the probes and the run never share the CPU.
     let ceilings = (!args.no_ceilings).then(|| measure(args));
 
-    profiler::Config::new()
+    let config = profiler::Config::new()
         .run_name("train_tiny")
         .sync_mode(SyncMode::None) // CPU kernels finish before they return
         .schedule(Schedule::skip_warmup(args.warmup))
-        .trace_mode(true)
-        .enable();
+        .trace_mode(true);
+    let metrics = live_metrics(config, args).enable();
 
     let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
@@ -262,12 +277,29 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         &baselines,
         &args.out,
     )?;
+    // The final push, after the profile is written; a failure was printed
+    // and does not fail the run.
+    let _ = metrics.finish();
     Ok(Outcome {
         losses,
         eval_before,
         eval_after,
         files,
     })
+}
+
+/// The profiler settings with the endpoint and the push the flags ask for.
+fn live_metrics(config: profiler::Config, args: &Args) -> WithMetrics {
+    let mut with = WithMetrics::from(config);
+    if let Some(addr) = &args.metrics {
+        with = with.metrics_endpoint(addr.as_str());
+    }
+    if let Some(url) = &args.pushgateway {
+        let every =
+            Duration::try_from_secs_f64(args.push_interval).unwrap_or(Duration::from_secs(10));
+        with = with.pushgateway(url.as_str(), every);
+    }
+    with
 }
 
 fn main() -> std::process::ExitCode {

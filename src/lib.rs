@@ -28,10 +28,18 @@
 //!
 //! The `off` feature removes instrumentation at compile time: the macros
 //! still check their arguments but emit functions unchanged, and every
-//! runtime entry point becomes a no-op.
+//! runtime entry point becomes a no-op. The `metrics` feature adds
+//! `profiler::metrics`: live metrics for Prometheus, read from snapshots.
 
 pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
+
+/// Live metrics (feature `metrics`): a Prometheus `/metrics` endpoint and a
+/// Pushgateway push, started from `Config` through [`MetricsConfig`].
+#[cfg(feature = "metrics")]
+pub use profiler_metrics as metrics;
+#[cfg(feature = "metrics")]
+pub use profiler_metrics::MetricsConfig;
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).
