@@ -59,6 +59,21 @@ pub enum ImportError {
         /// Why (the tool's own message when it gave one).
         reason: String,
     },
+    /// The output holds several kernel summaries (several runs) and the
+    /// caller asked for one.
+    #[error(
+        "`{origin}` holds {} kernel summaries, one per run: {}; pick one with `--report N` \
+         (1 to {}), or read them all as separate runs",
+        reports.len(),
+        reports.iter().enumerate().map(|(i, r)| format!("#{} at {r}", i + 1)).collect::<Vec<_>>().join(", "),
+        reports.len()
+    )]
+    SeveralReports {
+        /// File or stream.
+        origin: String,
+        /// Each summary: its line, run and kernel count.
+        reports: Vec<String>,
+    },
     /// The profiler could not read the performance counters.
     #[error("`{origin}`: {COUNTER_PERMISSION_HINT}")]
     CountersRestricted {

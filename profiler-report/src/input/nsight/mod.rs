@@ -57,7 +57,10 @@ pub use full::{
 pub use metric_lookup::Sourced;
 pub use ncu_csv::{parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
 pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
-pub use nsys::{NsysKernel, NsysReport, parse_nsys_stats, read_nsys_stats};
+pub use nsys::{
+    NsysKernel, NsysReport, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all,
+    read_nsys_stats,
+};
 pub use nsys_table::NsysForm;
 pub use render::{full_profiles_json, full_profiles_markdown, full_profiles_text};
 pub use run::{NCU_METRICS, NsightTool};

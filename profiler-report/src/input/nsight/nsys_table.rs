@@ -27,18 +27,28 @@ pub(crate) struct RawTable {
     pub(crate) header_line: usize,
     /// (1-based line, cells) per data row.
     pub(crate) rows: Vec<(usize, Vec<String>)>,
+    /// The run the table belongs to (its report file), when the output names it.
+    pub(crate) run: Option<String>,
+    /// Index of the first line after the table.
+    pub(crate) end: usize,
 }
 
 pub(crate) const FORMAT: &str =
     "an Nsight Systems CUDA kernel summary (`nsys stats --report cuda_gpu_kern_sum`)";
 
-/// Titles of the kernel summary in the versions we know; the grid/block
-/// variant (`cuda_gpu_kern_gb_sum`) does not match.
-const TITLES: [&str; 4] = [
-    "(cuda_gpu_kern_sum)",
-    "(gpukernsum)",
+/// Report ids and titles of the kernel summary in the versions we know;
+/// the grid/block variant (`cuda_gpu_kern_gb_sum`) is another report.
+const KERNEL_REPORTS: [&str; 4] = [
+    "cuda_gpu_kern_sum",
+    "gpukernsum",
     "CUDA Kernel Statistics",
     "CUDA GPU Kernel Summary",
+];
+
+/// Column titles of the kernel summary, lower-case without spaces or units.
+const KERNEL_COLUMNS: [&str; 14] = [
+    "time", "time%", "totaltime", "instances", "avg", "average", "med", "median", "min",
+    "minimum", "max", "maximum", "stddev", "name",
 ];
 
 fn is_header(line: &str) -> bool {
@@ -50,42 +60,167 @@ fn is_rule(line: &str) -> bool {
     !t.is_empty() && t.chars().all(|c| c == '-' || c == ' ')
 }
 
-/// Finds the kernel summary table and splits it into cells.
-pub(crate) fn find_table(text: &str, origin: &str) -> Result<RawTable, ImportError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines
+/// The header's titles, split roughly (CSV, boxed, or columns two spaces
+/// apart), to tell the kernel summary from tables that share its first
+/// columns (NVTX ranges, OS runtime and CUDA API summaries, grid/block).
+fn header_titles(line: &str) -> Vec<String> {
+    let t = line.trim().trim_matches('|');
+    let cells: Vec<&str> = if t.starts_with('"') || t.contains("\",\"") || t.contains(',') {
+        t.split(',').collect()
+    } else if t.contains('|') {
+        t.split('|').collect()
+    } else {
+        t.split("  ").collect()
+    };
+    cells
         .iter()
-        .position(|l| TITLES.iter().any(|t| l.contains(t)))
-        .unwrap_or(0);
-    if let Some(skip) = lines[start..]
+        .map(|c| c.trim().trim_matches('"').trim())
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            let base = c.split('(').next().unwrap_or(c);
+            let unit_pct = c.contains("(%)");
+            let key: String = base.chars().filter(|ch| !ch.is_whitespace()).collect();
+            let key = key.to_ascii_lowercase();
+            if unit_pct && key == "time" { "time%".to_owned() } else { key }
+        })
+        .collect()
+}
+
+/// Whether a header is the kernel summary's: every column one of its
+/// columns, with `Total Time`, `Instances` and `Name` among them.
+fn kernel_columns(line: &str) -> bool {
+    let titles = header_titles(line);
+    ["totaltime", "instances", "name"]
         .iter()
-        .take(6)
-        .find(|l| l.contains("SKIPPED:") || l.contains("does not contain CUDA kernel data"))
-    {
-        return Err(ImportError::NoKernels {
-            origin: origin.to_owned(),
-            reason: format!("the report says `{}`", skip.trim()),
-        });
+        .all(|k| titles.iter().any(|t| t == k))
+        && titles.iter().all(|t| KERNEL_COLUMNS.contains(&t.as_str()))
+}
+
+/// The report a banner line announces: `[6/8] Executing 'cuda_gpu_kern_sum'
+/// stats report`, ` ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):`,
+/// `Processing [x.sqlite] with [.../cuda_gpu_kern_sum.py]...`, or a legacy
+/// `CUDA Kernel Statistics:` title.
+fn banner(line: &str) -> Option<String> {
+    let t = line.trim();
+    if let Some(rest) = t.split_once("Executing '").map(|(_, r)| r) {
+        return rest.split('\'').next().map(str::to_owned);
     }
-    let Some(h) = lines[start..]
-        .iter()
-        .position(|l| is_header(l))
-        .map(|i| i + start)
-    else {
-        return Err(ImportError::NotRecognised {
+    if t.starts_with("** ") {
+        return Some(
+            t.rsplit_once('(')
+                .map_or(t, |(_, id)| id.trim_end_matches([')', ':']))
+                .to_owned(),
+        );
+    }
+    if t.starts_with("Processing [") {
+        let script = t.rsplit_once('[')?.1;
+        let file = script.rsplit('/').next().unwrap_or(script);
+        return Some(file.split(".py").next().unwrap_or(file).to_owned());
+    }
+    if t.ends_with("Statistics:") || t.ends_with("Summary:") {
+        return Some(t.trim_end_matches(':').to_owned());
+    }
+    None
+}
+
+/// The run a progress line names: `[1/8] [===100%] name.nsys-rep`,
+/// `Generating SQLite file a.sqlite from b.nsys-rep`, or `Processing
+/// [a.sqlite] ...`.
+fn run_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    if let Some((_, from)) = t.split_once("Generating SQLite file ") {
+        let from = from.rsplit(" from ").next().unwrap_or(from);
+        return Some(base_name(from));
+    }
+    if t.starts_with('[') && (t.ends_with(".nsys-rep") || t.ends_with(".qdrep")) {
+        return t.rsplit(' ').next().map(base_name);
+    }
+    if let Some(rest) = t.strip_prefix("Processing [") {
+        return rest.split(']').next().map(base_name);
+    }
+    None
+}
+
+fn base_name(path: &str) -> String {
+    let path = path.trim();
+    path.rsplit('/').next().unwrap_or(path).to_owned()
+}
+
+/// What a scan of the output found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Every kernel summary, in file order.
+    pub(crate) tables: Vec<RawTable>,
+    /// Kernel summaries the tool skipped, with its message and line.
+    pub(crate) skipped: Vec<(usize, String)>,
+}
+
+/// Finds every kernel summary table of the output (one per run of a
+/// console capture of several `nsys profile --stats=true` runs) and splits
+/// each into cells; tables of other reports are passed over.
+pub(crate) fn find_tables(text: &str, origin: &str) -> Result<Found, ImportError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Found::default();
+    let (mut report, mut run): (Option<String>, Option<String>) = (None, None);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.contains("Generating '") && line.contains(".qdstrm") {
+            run = None;
+        }
+        if let Some(name) = run_name(line) {
+            run = Some(name);
+        }
+        if let Some(id) = banner(line) {
+            report = Some(id);
+        }
+        let kernel_report = report
+            .as_deref()
+            .is_some_and(|r| KERNEL_REPORTS.iter().any(|k| r.contains(k)));
+        if (kernel_report && line.contains("SKIPPED:"))
+            || line.contains("does not contain CUDA kernel data")
+        {
+            found.skipped.push((i + 1, line.trim().to_owned()));
+            report = None;
+        }
+        let other_report = report.is_some() && !kernel_report;
+        if is_header(line) && !other_report && kernel_columns(line) {
+            let mut table = parse_at(&lines, i, origin)?;
+            table.run.clone_from(&run);
+            i = table.end.max(i + 1);
+            found.tables.push(table);
+            report = None;
+            continue;
+        }
+        i += 1;
+    }
+    Ok(found)
+}
+
+/// The error of output without a kernel summary.
+pub(crate) fn none_found(found: &Found, origin: &str) -> ImportError {
+    match found.skipped.first() {
+        Some((line, why)) => ImportError::NoKernels {
+            origin: origin.to_owned(),
+            reason: format!("line {line}: the report says `{why}`"),
+        },
+        None => ImportError::NotRecognised {
             origin: origin.to_owned(),
             format: FORMAT,
             reason: "no header with `Total Time`, `Instances` and `Name` columns".to_owned(),
-        });
-    };
+        },
+    }
+}
+
+fn parse_at(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError> {
     let header = lines[h];
     let next = lines.get(h + 1).copied().unwrap_or("");
     if header.trim_start().starts_with('|') {
-        Ok(boxed(&lines, h))
+        Ok(boxed(lines, h))
     } else if is_rule(next) {
-        table(&lines, h, origin)
+        table(lines, h, origin)
     } else if header.contains(',') {
-        csv_rows(&lines, h, origin)
+        csv_rows(lines, h, origin)
     } else {
         Err(ImportError::malformed(
             origin,
@@ -95,10 +230,15 @@ pub(crate) fn find_table(text: &str, origin: &str) -> Result<RawTable, ImportErr
     }
 }
 
-/// The end of a table: a blank line or the next report's banner.
+/// The end of a table: a blank line, the next report's banner, or the
+/// fence of a Markdown code block the output was pasted into.
 fn ends_table(line: &str) -> bool {
     let t = line.trim();
-    t.is_empty() || t.starts_with("Processing [") || t.starts_with("** ")
+    t.is_empty()
+        || t.starts_with("Processing [")
+        || t.starts_with("** ")
+        || t.starts_with("```")
+        || t.starts_with("~~~")
 }
 
 fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError> {
@@ -146,8 +286,10 @@ fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError
     }
     let n = header.len();
     let mut rows = Vec::new();
+    let mut end = lines.len();
     for (i, line) in lines.iter().enumerate().skip(h + 2) {
         if ends_table(line) {
+            end = i;
             break;
         }
         // Numbers hold no spaces; the name (last) may.
@@ -175,6 +317,8 @@ fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError
         header,
         header_line: h + 1,
         rows,
+        run: None,
+        end,
     })
 }
 
@@ -190,12 +334,14 @@ fn boxed(lines: &[&str], h: usize) -> RawTable {
     };
     let header = split(lines[h], None);
     let mut rows = Vec::new();
+    let mut end = lines.len();
     for (i, line) in lines.iter().enumerate().skip(h + 1) {
         let t = line.trim();
         if t.starts_with('+') {
             continue;
         }
         if !t.starts_with('|') {
+            end = i;
             break;
         }
         rows.push((i + 1, split(line, Some(header.len()))));
@@ -205,6 +351,8 @@ fn boxed(lines: &[&str], h: usize) -> RawTable {
         header,
         header_line: h + 1,
         rows,
+        run: None,
+        end,
     }
 }
 
@@ -245,5 +393,7 @@ fn csv_rows(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportEr
         header: header.clone(),
         header_line: h + 1,
         rows: rows.to_vec(),
+        run: None,
+        end,
     })
 }
