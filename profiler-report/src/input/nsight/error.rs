@@ -74,6 +74,17 @@ pub enum ImportError {
         /// Each summary: its line, run and kernel count.
         reports: Vec<String>,
     },
+    /// The tool's capture failed: its output holds an `==ERROR==` line and
+    /// no data.
+    #[error("`{origin}` line {line}: the capture failed, the tool reported `{message}`; no kernel was profiled")]
+    CaptureFailed {
+        /// File or stream.
+        origin: String,
+        /// 1-based line of the first `==ERROR==` line.
+        line: usize,
+        /// That line, as the tool printed it.
+        message: String,
+    },
     /// The profiler could not read the performance counters.
     #[error("`{origin}`: {COUNTER_PERMISSION_HINT}")]
     CountersRestricted {

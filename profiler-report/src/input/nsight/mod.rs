@@ -33,6 +33,7 @@ mod flop_counters;
 mod flops;
 mod full;
 mod metric_lookup;
+mod ncu_aliases;
 mod ncu_csv;
 mod ncu_metrics;
 mod ncu_model;
@@ -55,7 +56,7 @@ pub use full::{
     MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
 };
 pub use metric_lookup::Sourced;
-pub use ncu_csv::{parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
+pub use ncu_csv::{first_tool_error, parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
 pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
 pub use nsys::{
     NsysKernel, NsysReport, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all,
