@@ -146,6 +146,7 @@ pub(crate) fn contract(
         equations,
         proof_obligations,
         falsification_tests,
+        warnings: Vec::new(),
     })
 }
 
@@ -233,8 +234,37 @@ fn reads(tokens: TokenStream, name: &str) -> bool {
 }
 
 fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<FalsificationTest> {
-    let line = line_of(&t.id);
-    let id = t.id.value;
+    // Every missing key of the test is reported, not only the first.
+    let line = t
+        .id
+        .as_ref()
+        .or(t.test.as_ref())
+        .map_or(0, |s| line_of(s));
+    let mut missing = Vec::new();
+    for (key, absent) in [
+        ("id", t.id.is_none()),
+        ("rule", t.rule.is_none()),
+        ("prediction", t.prediction.is_none()),
+        ("test", t.test.is_none()),
+        ("if_fails", t.if_fails.is_none()),
+    ] {
+        if absent {
+            missing.push(key);
+        }
+    }
+    for key in &missing {
+        p.invalid(
+            line,
+            format!("falsification_tests[{i}]"),
+            format!("missing required key `{key}`"),
+        );
+    }
+    let (Some(id_s), Some(rule), Some(prediction), Some(test_s), Some(if_fails)) =
+        (t.id, t.rule, t.prediction, t.test, t.if_fails)
+    else {
+        return None;
+    };
+    let id = id_s.value;
     let ok_id = !id.is_empty()
         && id
             .chars()
@@ -246,18 +276,12 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
             format!("id `{id}` must be letters, digits, `-`, `_` or `.` (e.g. `GDP-001`)"),
         );
     }
-    let test_line = line_of(&t.test);
-    match parse_rule(&t.test.value) {
-        Ok(parsed) => Some(FalsificationTest {
-            id,
-            line,
-            rule: t.rule,
-            prediction: t.prediction,
-            test: t.test.value,
-            parsed,
-            test_line,
-            if_fails: t.if_fails,
-        }),
+    let test_line = line_of(&test_s);
+    let parsed = match parse_rule(&test_s.value) {
+        Ok(parsed) => Some(parsed),
+        // Upstream contracts describe some tests in words ("proptest with
+        // random inputs"): kept, shown as not machine-checkable, never passed.
+        Err(_) if is_prose(&test_s.value) => None,
         Err(e) => {
             p.list.push(ContractError::Rule {
                 file: p.file.to_owned(),
@@ -266,9 +290,40 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
                 column: e.column,
                 message: e.message,
             });
-            None
+            return None;
         }
-    }
+    };
+    Some(FalsificationTest {
+        id,
+        line,
+        rule,
+        prediction,
+        test: test_s.value,
+        parsed,
+        test_line,
+        if_fails,
+    })
+}
+
+/// Whether a `test` that is not in the rule language is prose rather than a
+/// mistyped rule: two words side by side (outside quotes) that are not
+/// words of the rule language, which no rule has (`proptest with random
+/// inputs`, `static assertion`).
+pub(crate) fn is_prose(test: &str) -> bool {
+    const RULE_WORDS: [&str; 8] = ["and", "or", "not", "if", "then", "true", "false", "none"];
+    let unquoted: String = test
+        .split('"')
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let word = |w: &str| {
+        let w = w.trim_end_matches([':', ',', ';']);
+        w.chars().next().is_some_and(char::is_alphabetic)
+            && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !RULE_WORDS.contains(&w.to_ascii_lowercase().as_str())
+    };
+    let words: Vec<&str> = unquoted.split_whitespace().collect();
+    words.windows(2).any(|pair| word(pair[0]) && word(pair[1]))
 }
 
 /// Whether `name` is a valid contract name: `[a-z0-9][a-z0-9-]*`.
