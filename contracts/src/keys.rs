@@ -118,7 +118,13 @@ const TOP: [&str; 4] = [
     "proof_obligations",
     "falsification_tests",
 ];
-const METADATA: [&str; 5] = ["version", "created", "description", "references", "depends_on"];
+const METADATA: [&str; 5] = [
+    "version",
+    "created",
+    "description",
+    "references",
+    "depends_on",
+];
 const EQUATION: [&str; 6] = [
     "formula",
     "domain",
@@ -276,7 +282,9 @@ fn span_end(lines: &[&str], at: usize, indent: usize, to: usize) -> usize {
         .find(|&i| {
             let t = lines[i].trim_start();
             let d = indent_of(lines[i]);
-            !t.is_empty() && !t.starts_with('#') && (d < indent || (d == indent && !t.starts_with("- ")))
+            !t.is_empty()
+                && !t.starts_with('#')
+                && (d < indent || (d == indent && !t.starts_with("- ")))
         })
         .unwrap_or(to)
 }

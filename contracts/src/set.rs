@@ -112,7 +112,11 @@ impl ContractSet {
                 Err(e) => {
                     let bad: Vec<ContractError> = e.into_errors();
                     contracts.retain(|c| !bad.iter().any(|b| b.file() == c.source));
-                    for file in bad.iter().map(ContractError::file).collect::<std::collections::BTreeSet<_>>() {
+                    for file in bad
+                        .iter()
+                        .map(ContractError::file)
+                        .collect::<std::collections::BTreeSet<_>>()
+                    {
                         let mine: Vec<ContractError> = bad
                             .iter()
                             .filter(|b| b.file() == file)

@@ -235,11 +235,7 @@ fn reads(tokens: TokenStream, name: &str) -> bool {
 
 fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<FalsificationTest> {
     // Every missing key of the test is reported, not only the first.
-    let line = t
-        .id
-        .as_ref()
-        .or(t.test.as_ref())
-        .map_or(0, |s| line_of(s));
+    let line = t.id.as_ref().or(t.test.as_ref()).map_or(0, line_of);
     let mut missing = Vec::new();
     for (key, absent) in [
         ("id", t.id.is_none()),
@@ -311,11 +307,7 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
 /// inputs`, `static assertion`).
 pub(crate) fn is_prose(test: &str) -> bool {
     const RULE_WORDS: [&str; 8] = ["and", "or", "not", "if", "then", "true", "false", "none"];
-    let unquoted: String = test
-        .split('"')
-        .step_by(2)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let unquoted: String = test.split('"').step_by(2).collect::<Vec<_>>().join(" ");
     let word = |w: &str| {
         let w = w.trim_end_matches([':', ',', ';']);
         w.chars().next().is_some_and(char::is_alphabetic)

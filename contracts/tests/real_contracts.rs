@@ -31,8 +31,8 @@ const LOADS: [(&str, usize, usize, usize, usize); 8] = [
 #[test]
 fn upstream_contracts_load_with_warnings_for_unused_keys() {
     for (name, equations, tests, prose, warnings) in LOADS {
-        let c = load_contract(real(&format!("{name}.yaml")))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c =
+            load_contract(real(&format!("{name}.yaml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(c.name, name);
         assert_eq!(c.equations.len(), equations, "{name}");
         assert_eq!(c.falsification_tests.len(), tests, "{name}");
@@ -43,7 +43,11 @@ fn upstream_contracts_load_with_warnings_for_unused_keys() {
             .count();
         assert_eq!(prose_n, prose, "{name}");
         assert_eq!(c.warnings.len(), warnings, "{name}: {:#?}", c.warnings);
-        assert!(c.warnings.iter().all(|w| w.line > 0), "{name}: {:?}", c.warnings);
+        assert!(
+            c.warnings.iter().all(|w| w.line > 0),
+            "{name}: {:?}",
+            c.warnings
+        );
     }
 }
 
@@ -55,7 +59,11 @@ fn warnings_name_the_key_and_its_line() {
     assert_eq!(at("metadata.author"), Some(4), "{shown:#?}");
     assert_eq!(at("kani_harnesses"), Some(96), "{shown:#?}");
     assert_eq!(at("qa_gate"), Some(110), "{shown:#?}");
-    assert_eq!(at("proof_obligations[0].applies_to"), Some(23), "{shown:#?}");
+    assert_eq!(
+        at("proof_obligations[0].applies_to"),
+        Some(23),
+        "{shown:#?}"
+    );
     assert!(shown[0].contains("rmsnorm-kernel-v1.yaml:4: `metadata.author`: unknown key `author`"));
     // "proptest with L in [1, 200]" is prose; the one-word "proptest" reads as
     // a rule naming a metric (it is then an unknown metric, never a pass).
@@ -73,12 +81,27 @@ fn every_error_of_a_file_is_reported_at_once() {
     let e = load_contract(real("tensor-layout-v1.yaml")).unwrap_err();
     let all = e.errors();
     assert_eq!(all.len(), 1 + 8 * 2, "{e}");
-    assert!(all.iter().all(|x| x.file().ends_with("tensor-layout-v1.yaml")));
-    assert!(all[0].to_string().contains("a contract needs at least one equation"));
+    assert!(
+        all.iter()
+            .all(|x| x.file().ends_with("tensor-layout-v1.yaml"))
+    );
+    assert!(
+        all[0]
+            .to_string()
+            .contains("a contract needs at least one equation")
+    );
     assert_eq!(all[1].line(), Some(481));
-    assert!(all[1].to_string().contains("missing required key `test`"), "{}", all[1]);
+    assert!(
+        all[1].to_string().contains("missing required key `test`"),
+        "{}",
+        all[1]
+    );
     let e = load_contract(real("layer-parity-v1.yaml")).unwrap_err();
-    assert!(e.to_string().contains("layer-parity-v1.yaml:17: `equations`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("layer-parity-v1.yaml:17: `equations`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -9,9 +9,9 @@ use std::sync::OnceLock;
 use profiler_core::Profile;
 use profiler_report::diff::DiffInput;
 use profiler_report::import::{
-    FullProfile, FullProfileOptions, NcuReport, NsightTool, NsysReport,
-    ImportError, full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv,
-    parse_nsys_report, parse_nsys_stats,
+    FullProfile, FullProfileOptions, ImportError, NcuReport, NsightTool, NsysReport,
+    full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv, parse_nsys_report,
+    parse_nsys_stats,
 };
 use profiler_report::input::{self, Input, InputError};
 
@@ -62,7 +62,9 @@ fn nsys(text: &str, origin: &str) -> Result<Input, CliError> {
 pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     let Some(tool) = binary_report(path) else {
         return match input::open(path) {
-            Err(InputError::Import(ImportError::SeveralReports { .. })) if REPORT.get().is_some() => {
+            Err(InputError::Import(ImportError::SeveralReports { .. }))
+                if REPORT.get().is_some() =>
+            {
                 nsys(&read_text(path)?, &path.display().to_string())
             }
             other => Ok(other?),

@@ -313,10 +313,15 @@ fn upstream_contracts_list_beside_the_errors_of_bad_files() {
     let d = dir.to_str().unwrap();
     let list = run(&["contracts", "list", "--dir", d]).expect(1).stdout;
     assert!(
-        list.contains("rmsnorm-kernel-v1 (from --dir; 5 test(s) not machine-checkable, 11 unused key(s))"),
+        list.contains(
+            "rmsnorm-kernel-v1 (from --dir; 5 test(s) not machine-checkable, 11 unused key(s))"
+        ),
         "{list}"
     );
-    assert!(list.contains("error: ") && list.contains("tensor-layout-v1.yaml:481"), "{list}");
+    assert!(
+        list.contains("error: ") && list.contains("tensor-layout-v1.yaml:481"),
+        "{list}"
+    );
     assert!(
         list.contains("roofline-model-v1 (shipped; verify with --params N"),
         "{list}"
@@ -325,9 +330,15 @@ fn upstream_contracts_list_beside_the_errors_of_bad_files() {
 
 #[test]
 fn roofline_and_parity_contracts_are_computed_from_the_command_line() {
-    let e = run(&["contracts", "verify", PROFILE, "--contract", "roofline-model-v1"])
-        .expect(2)
-        .stderr;
+    let e = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "roofline-model-v1",
+    ])
+    .expect(2)
+    .stderr;
     assert!(e.contains("needs --params N --bits-per-weight B"), "{e}");
     let out = run(&[
         "contracts",
@@ -344,7 +355,10 @@ fn roofline_and_parity_contracts_are_computed_from_the_command_line() {
     ])
     .expect(0)
     .stdout;
-    assert!(out.contains("PASS RM-002") && !out.contains("INVALID"), "{out}");
+    assert!(
+        out.contains("PASS RM-002") && !out.contains("INVALID"),
+        "{out}"
+    );
     assert!(out.contains("checked "), "{out}");
     let out = run(&[
         "contracts",
@@ -356,7 +370,10 @@ fn roofline_and_parity_contracts_are_computed_from_the_command_line() {
         PROFILE,
     ])
     .stdout;
-    assert!(!out.contains("INVALID") && out.contains("checked "), "{out}");
+    assert!(
+        !out.contains("INVALID") && out.contains("checked "),
+        "{out}"
+    );
 }
 
 #[test]

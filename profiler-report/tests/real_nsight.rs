@@ -43,8 +43,14 @@ fn five_console_runs_are_five_reports() {
         assert_eq!(k.total_ns, total);
         assert_eq!(k.instances, n);
     }
-    assert_eq!(all[0].run.as_deref(), Some("vector_add_profile_v3.nsys-rep"));
-    assert_eq!(all[1].run.as_deref(), Some("vector_add_profile_v4.nsys-rep"));
+    assert_eq!(
+        all[0].run.as_deref(),
+        Some("vector_add_profile_v3.nsys-rep")
+    );
+    assert_eq!(
+        all[1].run.as_deref(),
+        Some("vector_add_profile_v4.nsys-rep")
+    );
     assert_eq!(all[0].kernels[0].max_ns, 4_705.0);
     assert_eq!(all[0].kernels[0].med_ns, Some(1_823.0));
 }
@@ -61,8 +67,13 @@ fn several_runs_are_refused_by_name_or_picked() {
     assert!(msg.contains("vector_add_profile_v4.nsys-rep"), "{msg}");
     let third = parse_nsys_report(&text, &origin, 3).unwrap();
     assert_eq!(third.kernels[0].total_ns, 383_261_009.0);
-    let e = parse_nsys_report(&text, &origin, 6).unwrap_err().to_string();
-    assert!(e.contains("--report 6") && e.contains("holds 5 kernel summaries"), "{e}");
+    let e = parse_nsys_report(&text, &origin, 6)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--report 6") && e.contains("holds 5 kernel summaries"),
+        "{e}"
+    );
 }
 
 /// Two runs (PyTorch and Paddle GCN) in `~~~` blocks; the NVTX summary of

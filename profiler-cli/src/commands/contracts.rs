@@ -73,7 +73,10 @@ struct VerifyArgs {
 /// The computations a contract reads (`roofline.x`, `parity.x`) and what
 /// registers each from the command line.
 const COMPUTED: [(&str, &str); 2] = [
-    ("roofline", "--params N --bits-per-weight B with --hardware NAME|FILE"),
+    (
+        "roofline",
+        "--params N --bits-per-weight B with --hardware NAME|FILE",
+    ),
     ("parity", "--parity-baseline FILE"),
 ];
 
@@ -86,7 +89,9 @@ fn needs(set_name: &str, v: &Verifier) -> Vec<&'static str> {
         .iter()
         .filter(|(ns, _)| {
             let prefix = format!("{ns}.");
-            c.falsification_tests.iter().any(|t| t.test.contains(&prefix))
+            c.falsification_tests
+                .iter()
+                .any(|t| t.test.contains(&prefix))
         })
         .map(|(ns, _)| *ns)
         .collect()
@@ -111,7 +116,9 @@ fn computations(
             CliError::Input(format!("{}: no compute peak for the roofline", hw.origin))
         })?;
         if !(params.is_finite() && params >= 0.0 && params < u64::MAX as f64) {
-            return Err(CliError::Input(format!("--params {params}: not a parameter count")));
+            return Err(CliError::Input(format!(
+                "--params {params}: not a parameter count"
+            )));
         }
         v = v.computation(RooflineMetrics::new(
             params as u64,
@@ -206,7 +213,10 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
     let (v, given) = computations(args, cx, v)?;
     for n in &names {
         if let Some(ns) = needs(n, &v).into_iter().find(|ns| !given.contains(ns)) {
-            let how = COMPUTED.iter().find(|(c, _)| *c == ns).map_or("", |(_, h)| h);
+            let how = COMPUTED
+                .iter()
+                .find(|(c, _)| *c == ns)
+                .map_or("", |(_, h)| h);
             return Err(CliError::Input(format!(
                 "contract `{n}` checks the `{ns}` computation, which needs {how}"
             )));
@@ -250,7 +260,11 @@ fn list(dir: Option<&PathBuf>, cx: &Context) -> Result<Status, CliError> {
     if let Some(dir) = dir {
         let scan = ContractSet::scan_dir(dir).map_err(CliError::input)?;
         for c in &scan.set {
-            let prose = c.falsification_tests.iter().filter(|t| t.parsed.is_none()).count();
+            let prose = c
+                .falsification_tests
+                .iter()
+                .filter(|t| t.parsed.is_none())
+                .count();
             let mut notes = Vec::new();
             if prose > 0 {
                 notes.push(format!("{prose} test(s) not machine-checkable"));

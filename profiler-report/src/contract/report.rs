@@ -143,7 +143,10 @@ impl ContractReport {
     /// Number of tests checked on the profile's data (passed or failed).
     #[must_use]
     pub fn checked(&self) -> usize {
-        self.results.iter().filter(|r| r.verdict.is_checked()).count()
+        self.results
+            .iter()
+            .filter(|r| r.verdict.is_checked())
+            .count()
     }
 
     /// What the verdict was computed over: `checked 3 of 5 rules, 1 not
@@ -151,7 +154,10 @@ impl ContractReport {
     #[must_use]
     pub fn coverage(&self) -> String {
         let mut s = if self.checked() == 0 {
-            format!("no verdict: none of {} rules was checked", self.results.len())
+            format!(
+                "no verdict: none of {} rules was checked",
+                self.results.len()
+            )
         } else {
             format!("checked {} of {} rules", self.checked(), self.results.len())
         };

@@ -32,7 +32,9 @@ impl Format for NcuCsvFormat {
         // A failed capture holds the tool's `==PROF==` and `==ERROR==` lines
         // and no table: read as this format so the error shows the line.
         let failed = text.lines().any(|l| l.trim_start().starts_with("==PROF=="))
-            && text.lines().any(|l| l.trim_start().starts_with("==ERROR=="));
+            && text
+                .lines()
+                .any(|l| l.trim_start().starts_with("==ERROR=="));
         head.json_root().is_none()
             && (text.lines().any(header) || reports_counters_restricted(&text) || failed)
     }

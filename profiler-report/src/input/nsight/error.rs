@@ -77,7 +77,9 @@ pub enum ImportError {
     },
     /// The tool's capture failed: its output holds an `==ERROR==` line and
     /// no data.
-    #[error("`{origin}` line {line}: the capture failed, the tool reported `{message}`; no kernel was profiled")]
+    #[error(
+        "`{origin}` line {line}: the capture failed, the tool reported `{message}`; no kernel was profiled"
+    )]
     CaptureFailed {
         /// File or stream.
         origin: String,

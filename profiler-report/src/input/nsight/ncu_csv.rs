@@ -187,7 +187,10 @@ mod tests {
             "{e:?}"
         );
         let msg = e.to_string();
-        assert!(msg.contains("`==ERROR== An error was reported by the driver`"), "{msg}");
+        assert!(
+            msg.contains("`==ERROR== An error was reported by the driver`"),
+            "{msg}"
+        );
         assert!(msg.starts_with("`cap.txt` line 3"), "{msg}");
     }
 
@@ -206,7 +209,13 @@ mod tests {
         };
         let p = report.full_profiles(&opts).unwrap();
         let why = p[0].roofline.unavailable.clone().unwrap();
-        assert!(why.contains("`NVIDIA B200`, which the hardware table lacks"), "{why}");
-        assert!(why.contains("--hardware FILE") && why.contains("[bandwidth_gb_s]"), "{why}");
+        assert!(
+            why.contains("`NVIDIA B200`, which the hardware table lacks"),
+            "{why}"
+        );
+        assert!(
+            why.contains("--hardware FILE") && why.contains("[bandwidth_gb_s]"),
+            "{why}"
+        );
     }
 }

@@ -154,7 +154,9 @@ impl KernelMetrics {
 
 /// The candidates of the alias table for `meaning`.
 fn aliases(meaning: Meaning) -> Vec<Candidate> {
-    candidates(meaning).map(|(name, q)| plain(name, q)).collect()
+    candidates(meaning)
+        .map(|(name, q)| plain(name, q))
+        .collect()
 }
 
 /// The device's name, when the export gives one (the `Device` column holds a

@@ -145,7 +145,10 @@ pub fn parse_nsys_report(text: &str, origin: &str, n: usize) -> Result<NsysRepor
                 "`{origin}` holds {} kernel summar{} (numbered from 1): {}",
                 all.len(),
                 if all.len() == 1 { "y" } else { "ies" },
-                all.iter().map(NsysReport::describe).collect::<Vec<_>>().join("; ")
+                all.iter()
+                    .map(NsysReport::describe)
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         });
     }

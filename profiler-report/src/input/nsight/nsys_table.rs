@@ -47,8 +47,20 @@ const KERNEL_REPORTS: [&str; 4] = [
 
 /// Column titles of the kernel summary, lower-case without spaces or units.
 const KERNEL_COLUMNS: [&str; 14] = [
-    "time", "time%", "totaltime", "instances", "avg", "average", "med", "median", "min",
-    "minimum", "max", "maximum", "stddev", "name",
+    "time",
+    "time%",
+    "totaltime",
+    "instances",
+    "avg",
+    "average",
+    "med",
+    "median",
+    "min",
+    "minimum",
+    "max",
+    "maximum",
+    "stddev",
+    "name",
 ];
 
 fn is_header(line: &str) -> bool {
@@ -81,7 +93,11 @@ fn header_titles(line: &str) -> Vec<String> {
             let unit_pct = c.contains("(%)");
             let key: String = base.chars().filter(|ch| !ch.is_whitespace()).collect();
             let key = key.to_ascii_lowercase();
-            if unit_pct && key == "time" { "time%".to_owned() } else { key }
+            if unit_pct && key == "time" {
+                "time%".to_owned()
+            } else {
+                key
+            }
         })
         .collect()
 }
