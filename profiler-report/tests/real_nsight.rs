@@ -97,3 +97,17 @@ fn two_framework_runs_with_skipped_reports() {
     assert_eq!(paddle.kernels[0].total_ns, 64_892.0);
     assert_eq!(paddle.kernels[1].instances, 30);
 }
+
+/// The first run of the capture cut before its kernel summary: the NVTX,
+/// OS runtime and CUDA API summaries share the kernel summary's first
+/// columns (`Time (%)`, `Total Time (ns)`, `Instances`/`Num Calls`, ...)
+/// and must not be read as it.
+#[test]
+fn other_summaries_are_never_read_as_the_kernel_summary() {
+    let (text, origin) = real("nsys_five_runs_a100.md");
+    let head: String = text.lines().take(67).collect::<Vec<_>>().join("\n");
+    assert!(head.contains("'nvtx_sum'") && head.contains("'cuda_api_sum'"));
+    let e = parse_nsys_stats_all(&head, &origin).unwrap_err();
+    assert!(matches!(e, ImportError::NotRecognised { .. }), "{e}");
+    assert!(e.to_string().contains("nsys_five_runs_a100.md"), "{e}");
+}
