@@ -111,3 +111,25 @@ fn other_summaries_are_never_read_as_the_kernel_summary() {
     assert!(matches!(e, ImportError::NotRecognised { .. }), "{e}");
     assert!(e.to_string().contains("nsys_five_runs_a100.md"), "{e}");
 }
+
+/// A 2020-era capture: `CUDA Kernel Statistics (nanoseconds)` with unitless
+/// `Total Time`, `Average`, `Minimum`, `Maximum`, between CUDA API, memory
+/// operation and OS runtime tables of the same shape.
+#[test]
+fn a_legacy_capture_reads_its_one_kernel_table() {
+    let (text, origin) = real("nsys_legacy_conv.md");
+    let report = parse_nsys_stats(&text, &origin).unwrap();
+    assert_eq!(report.header_line, 117);
+    assert_eq!(report.kernels.len(), 3);
+    let conv = &report.kernels[0];
+    assert_eq!(conv.name, "conv_forward_kernel");
+    assert_eq!(conv.total_ns, 104_424_277.0);
+    assert_eq!(conv.instances, 6);
+    assert_eq!(conv.max_ns, 81_061_518.0);
+    assert_eq!(report.kernels[2].name, "prefn_marker_kernel");
+    assert!(
+        report.notes.iter().any(|n| n.contains("read as ns")),
+        "{:?}",
+        report.notes
+    );
+}

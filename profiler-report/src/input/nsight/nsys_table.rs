@@ -136,6 +136,10 @@ fn banner(line: &str) -> Option<String> {
     if t.ends_with("Statistics:") || t.ends_with("Summary:") {
         return Some(t.trim_end_matches(':').to_owned());
     }
+    // nsys of 2020: `CUDA Kernel Statistics (nanoseconds)`.
+    if let Some((title, _)) = t.split_once(" Statistics (") {
+        return Some(format!("{title} Statistics"));
+    }
     None
 }
 
