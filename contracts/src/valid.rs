@@ -7,7 +7,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use crate::depth::check_depth;
 use crate::error::ContractError;
 use crate::model::{Condition, Contract, Equation, FalsificationTest, Metadata, ProofObligation};
-use crate::rule::parse_rule;
+use crate::rule::{is_prose, parse_rule};
 use crate::schema::{RawContract, RawEquation, RawTest};
 
 /// Rust keywords, which cannot name an equation (its macro would not parse).
@@ -299,23 +299,6 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
         test_line,
         if_fails,
     })
-}
-
-/// Whether a `test` that is not in the rule language is prose rather than a
-/// mistyped rule: two words side by side (outside quotes) that are not
-/// words of the rule language, which no rule has (`proptest with random
-/// inputs`, `static assertion`).
-pub(crate) fn is_prose(test: &str) -> bool {
-    const RULE_WORDS: [&str; 8] = ["and", "or", "not", "if", "then", "true", "false", "none"];
-    let unquoted: String = test.split('"').step_by(2).collect::<Vec<_>>().join(" ");
-    let word = |w: &str| {
-        let w = w.trim_end_matches([':', ',', ';']);
-        w.chars().next().is_some_and(char::is_alphabetic)
-            && w.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !RULE_WORDS.contains(&w.to_ascii_lowercase().as_str())
-    };
-    let words: Vec<&str> = unquoted.split_whitespace().collect();
-    words.windows(2).any(|pair| word(pair[0]) && word(pair[1]))
 }
 
 /// Whether `name` is a valid contract name: `[a-z0-9][a-z0-9-]*`.

@@ -40,6 +40,7 @@ mod ncu_model;
 mod ncu_pages;
 mod nsys;
 mod nsys_render;
+mod nsys_sections;
 mod nsys_table;
 mod number;
 mod placement;
