@@ -73,6 +73,30 @@ pub enum ContractError {
     Several(Vec<ContractError>),
 }
 
+/// Something in a contract file this project reads past: a key it does
+/// not use (from the upstream format), named with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractWarning {
+    /// The file.
+    pub file: String,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// Dotted path of the field, e.g. `metadata.author`.
+    pub field: String,
+    /// What was ignored and why.
+    pub message: String,
+}
+
+impl fmt::Display for ContractWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: `{}`: {}",
+            self.file, self.line, self.field, self.message
+        )
+    }
+}
+
 struct Several<'a>(&'a [ContractError]);
 
 impl fmt::Display for Several<'_> {

@@ -58,6 +58,7 @@
 
 mod depth;
 mod error;
+mod keys;
 mod model;
 mod parse;
 mod schema;
@@ -67,7 +68,7 @@ mod valid;
 pub mod codegen;
 pub mod rule;
 
-pub use error::ContractError;
+pub use error::{ContractError, ContractWarning};
 pub use model::{
     Condition, Contract, Equation, FalsificationTest, Metadata, ObligationKind, ProofObligation,
 };
@@ -75,4 +76,4 @@ pub use parse::{MAX_CONTRACT_BYTES, load_contract, parse_contract};
 /// The workspace's one "did you mean" helper, re-exported for callers
 /// of this crate.
 pub use profiler_suggest::suggest;
-pub use set::{ContractSet, SHIPPED_SOURCES};
+pub use set::{ContractSet, DirScan, SHIPPED_SOURCES};

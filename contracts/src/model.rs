@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
+use crate::error::ContractWarning;
 use crate::rule::Rule;
 
 /// One contract file.
@@ -23,6 +24,9 @@ pub struct Contract {
     pub proof_obligations: Vec<ProofObligation>,
     /// Checks a profile must pass, in file order.
     pub falsification_tests: Vec<FalsificationTest>,
+    /// Keys of the file this project reads past (upstream keys such as
+    /// `metadata.author` or `kani_harnesses`), with their lines.
+    pub warnings: Vec<ContractWarning>,
 }
 
 impl Contract {
@@ -122,6 +126,18 @@ pub enum ObligationKind {
     Conservation,
     /// Classification at a threshold goes to the documented side.
     Boundary,
+    /// A sum of inputs maps to the sum of outputs.
+    Linearity,
+    /// Applying twice is applying once.
+    Idempotency,
+    /// Swapping inputs gives the same (or the mirrored) result.
+    Symmetry,
+    /// Grouping does not change the result.
+    Associativity,
+    /// Whatever is accepted is correct.
+    Soundness,
+    /// Whatever is correct is accepted.
+    Completeness,
 }
 
 impl ObligationKind {
@@ -136,6 +152,12 @@ impl ObligationKind {
             Self::Ordering => "ordering",
             Self::Conservation => "conservation",
             Self::Boundary => "boundary",
+            Self::Linearity => "linearity",
+            Self::Idempotency => "idempotency",
+            Self::Symmetry => "symmetry",
+            Self::Associativity => "associativity",
+            Self::Soundness => "soundness",
+            Self::Completeness => "completeness",
         }
     }
 }
@@ -170,10 +192,12 @@ pub struct FalsificationTest {
     pub rule: String,
     /// What a valid profile shows.
     pub prediction: String,
-    /// The check, in the rule language (see [`rule`](crate::rule)).
+    /// The check, in the rule language (see [`rule`](crate::rule)), or
+    /// prose (`proptest with random inputs`) that no machine checks.
     pub test: String,
-    /// The parsed check.
-    pub parsed: Rule,
+    /// The parsed check; `None` for a prose test, which is shown as not
+    /// machine-checkable and never counts as passed.
+    pub parsed: Option<Rule>,
     /// 1-based line of the `test` value.
     pub test_line: usize,
     /// What to look at when the check fails.

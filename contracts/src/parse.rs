@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_saphyr::{DuplicateKeyPolicy, Options};
 
 use crate::error::ContractError;
+use crate::keys::{self, KeyTree};
 use crate::model::Contract;
 use crate::schema::{RawContract, expected};
 use crate::valid;
@@ -63,8 +64,41 @@ pub fn parse_contract(name: &str, source: &str, text: &str) -> Result<Contract, 
             limit: MAX_CONTRACT_BYTES,
         });
     }
-    let raw = deserialize(source, text)?;
-    valid::contract(name, source, text, raw)
+    // The typed reading first, so its errors stay the precise ones; the key
+    // pass adds typos of known keys and warnings about unused ones.
+    let typed = deserialize::<RawContract>(source, text);
+    let keys = match deserialize::<KeyTree>(source, text) {
+        Ok(tree) => keys::check(&tree, source, text),
+        Err(e) if typed.is_ok() => return Err(e),
+        Err(_) => keys::KeyReport::default(),
+    };
+    let mut errors = keys.errors;
+    match typed.and_then(|raw| valid::contract(name, source, text, raw)) {
+        Ok(mut contract) if errors.is_empty() => {
+            contract.warnings = keys.warnings;
+            Ok(contract)
+        }
+        Ok(_) => Err(one_or_several(errors)),
+        Err(e) => {
+            for e in e.into_errors() {
+                // A typo reported by the key pass also shows as a missing key.
+                if !errors.iter().any(|k| k.to_string() == e.to_string()) {
+                    errors.push(e);
+                }
+            }
+            errors.sort_by_key(|e| e.line().unwrap_or(0));
+            Err(one_or_several(errors))
+        }
+    }
+}
+
+/// One error, or several in line order (`errors` is not empty).
+fn one_or_several(mut errors: Vec<ContractError>) -> ContractError {
+    if errors.len() == 1 {
+        errors.remove(0)
+    } else {
+        ContractError::Several(errors)
+    }
 }
 
 fn options() -> Options {
@@ -87,7 +121,10 @@ fn options() -> Options {
     }
 }
 
-fn deserialize(source: &str, text: &str) -> Result<RawContract, ContractError> {
+fn deserialize<T: serde::de::DeserializeOwned>(
+    source: &str,
+    text: &str,
+) -> Result<T, ContractError> {
     let mut path = String::new();
     let result = serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
         serde_path_to_error::deserialize(de).map_err(|e| {

@@ -1,6 +1,6 @@
-//! The file format as serde sees it: strict structs (unknown keys rejected,
-//! required keys enforced) with source locations kept where validation
-//! needs them.
+//! The file format as serde sees it: typed structs (required keys
+//! enforced) with source locations kept where validation needs them. Keys
+//! outside the schema are read past here and reported by `keys`.
 
 use std::fmt;
 
@@ -11,9 +11,9 @@ use serde_saphyr::Spanned;
 use crate::model::ObligationKind;
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawContract {
     pub(crate) metadata: RawMetadata,
+    #[serde(default)]
     pub(crate) equations: Equations,
     #[serde(default)]
     pub(crate) proof_obligations: Vec<RawObligation>,
@@ -22,7 +22,6 @@ pub(crate) struct RawContract {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawMetadata {
     pub(crate) version: Spanned<String>,
     pub(crate) created: String,
@@ -34,7 +33,6 @@ pub(crate) struct RawMetadata {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawEquation {
     pub(crate) formula: String,
     #[serde(default)]
@@ -50,7 +48,6 @@ pub(crate) struct RawEquation {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawObligation {
     #[serde(rename = "type")]
     pub(crate) kind: ObligationKind,
@@ -62,18 +59,17 @@ pub(crate) struct RawObligation {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawTest {
-    pub(crate) id: Spanned<String>,
-    pub(crate) rule: String,
-    pub(crate) prediction: String,
-    pub(crate) test: Spanned<String>,
-    pub(crate) if_fails: String,
+    pub(crate) id: Option<Spanned<String>>,
+    pub(crate) rule: Option<String>,
+    pub(crate) prediction: Option<String>,
+    pub(crate) test: Option<Spanned<String>>,
+    pub(crate) if_fails: Option<String>,
 }
 
 /// `equations:` in file order. Keys are read as plain strings so error paths
 /// name them; each value keeps its location.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Equations(pub(crate) Vec<(String, Spanned<RawEquation>)>);
 
 impl<'de> Deserialize<'de> for Equations {
@@ -110,7 +106,8 @@ pub(crate) fn expected(field: &str) -> Option<&'static str> {
         "references" | "depends_on" | "invariants" => "a list of strings",
         "tolerance" => "a number",
         "type" => {
-            "one of invariant, bound, equivalence, monotonicity, ordering, conservation, boundary"
+            "one of invariant, bound, equivalence, monotonicity, ordering, conservation, \
+             boundary, linearity, idempotency, symmetry, associativity, soundness, completeness"
         }
         "version" | "created" | "description" | "formula" | "domain" | "codomain" | "property"
         | "formal" | "id" | "rule" | "prediction" | "test" | "if_fails" => "a string",

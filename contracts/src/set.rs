@@ -72,19 +72,8 @@ impl ContractSet {
     /// # Errors
     /// [`ContractError`] (several, in file order) naming file, line, field.
     pub fn load_dir(dir: impl AsRef<Path>) -> Result<ContractSet, ContractError> {
-        let dir = dir.as_ref();
-        let entries = std::fs::read_dir(dir).map_err(|source| ContractError::Io {
-            file: dir.display().to_string(),
-            source,
-        })?;
-        let mut paths: Vec<_> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-            .collect();
-        paths.sort();
         let (mut contracts, mut errors) = (Vec::new(), Vec::new());
-        for path in paths {
+        for path in yaml_files(dir.as_ref())? {
             match load_contract(&path) {
                 Ok(c) => contracts.push(c),
                 Err(e) => errors.extend(e.into_errors()),
@@ -94,6 +83,55 @@ impl ContractSet {
             return Err(e);
         }
         Self::from_contracts(contracts)
+    }
+
+    /// Reads every `*.yaml` / `*.yml` file of `dir` like
+    /// [`load_dir`](Self::load_dir), but keeps the good files when others are
+    /// bad: the set holds every contract that reads and resolves, the errors
+    /// name each bad file (a file whose dependency is bad is bad too).
+    ///
+    /// # Errors
+    /// [`ContractError::Io`] only when the folder cannot be listed.
+    pub fn scan_dir(dir: impl AsRef<Path>) -> Result<DirScan, ContractError> {
+        let mut contracts = Vec::new();
+        let mut errors = Vec::new();
+        for path in yaml_files(dir.as_ref())? {
+            match load_contract(&path) {
+                Ok(c) => contracts.push(c),
+                Err(e) => errors.push(e),
+            }
+        }
+        // Each round drops the files the set's checks name; a file depending
+        // on a dropped one fails in the next round.
+        for _ in 0..=contracts.len() {
+            match Self::from_contracts(contracts.clone()) {
+                Ok(set) => {
+                    errors.sort_by(|a, b| a.file().cmp(b.file()));
+                    return Ok(DirScan { set, errors });
+                }
+                Err(e) => {
+                    let bad: Vec<ContractError> = e.into_errors();
+                    contracts.retain(|c| !bad.iter().any(|b| b.file() == c.source));
+                    for file in bad
+                        .iter()
+                        .map(ContractError::file)
+                        .collect::<std::collections::BTreeSet<_>>()
+                    {
+                        let mine: Vec<ContractError> = bad
+                            .iter()
+                            .filter(|b| b.file() == file)
+                            .map(clone_error)
+                            .collect();
+                        errors.extend(ContractError::combine(mine));
+                    }
+                }
+            }
+        }
+        errors.sort_by(|a, b| a.file().cmp(b.file()));
+        Ok(DirScan {
+            set: ContractSet::default(),
+            errors,
+        })
     }
 
     /// Checks `contracts` together (names unique and not shipped ones,
@@ -198,6 +236,56 @@ impl<'a> IntoIterator for &'a ContractSet {
 
     fn into_iter(self) -> Self::IntoIter {
         self.contracts.iter()
+    }
+}
+
+/// What [`ContractSet::scan_dir`] found: the good contracts and, per bad
+/// file, its errors.
+#[derive(Debug)]
+pub struct DirScan {
+    /// Every contract that reads and resolves.
+    pub set: ContractSet,
+    /// One entry per bad file (several problems as
+    /// [`ContractError::Several`]), in file order.
+    pub errors: Vec<ContractError>,
+}
+
+/// The `*.yaml` / `*.yml` files of `dir` (not recursively), sorted.
+fn yaml_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ContractError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ContractError::Io {
+        file: dir.display().to_string(),
+        source,
+    })?;
+    let mut paths: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// A copy of a set-level error (those are `Invalid`, which hold no I/O
+/// error).
+fn clone_error(e: &ContractError) -> ContractError {
+    match e {
+        ContractError::Invalid {
+            file,
+            line,
+            field,
+            message,
+        } => ContractError::Invalid {
+            file: file.clone(),
+            line: *line,
+            field: field.clone(),
+            message: message.clone(),
+        },
+        other => ContractError::Invalid {
+            file: other.file().to_owned(),
+            line: other.line().unwrap_or(0),
+            field: "(file)".to_owned(),
+            message: other.to_string(),
+        },
     }
 }
 

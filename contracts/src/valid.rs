@@ -7,7 +7,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use crate::depth::check_depth;
 use crate::error::ContractError;
 use crate::model::{Condition, Contract, Equation, FalsificationTest, Metadata, ProofObligation};
-use crate::rule::parse_rule;
+use crate::rule::{is_prose, parse_rule};
 use crate::schema::{RawContract, RawEquation, RawTest};
 
 /// Rust keywords, which cannot name an equation (its macro would not parse).
@@ -146,6 +146,7 @@ pub(crate) fn contract(
         equations,
         proof_obligations,
         falsification_tests,
+        warnings: Vec::new(),
     })
 }
 
@@ -233,8 +234,33 @@ fn reads(tokens: TokenStream, name: &str) -> bool {
 }
 
 fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<FalsificationTest> {
-    let line = line_of(&t.id);
-    let id = t.id.value;
+    // Every missing key of the test is reported, not only the first.
+    let line = t.id.as_ref().or(t.test.as_ref()).map_or(0, line_of);
+    let mut missing = Vec::new();
+    for (key, absent) in [
+        ("id", t.id.is_none()),
+        ("rule", t.rule.is_none()),
+        ("prediction", t.prediction.is_none()),
+        ("test", t.test.is_none()),
+        ("if_fails", t.if_fails.is_none()),
+    ] {
+        if absent {
+            missing.push(key);
+        }
+    }
+    for key in &missing {
+        p.invalid(
+            line,
+            format!("falsification_tests[{i}]"),
+            format!("missing required key `{key}`"),
+        );
+    }
+    let (Some(id_s), Some(rule), Some(prediction), Some(test_s), Some(if_fails)) =
+        (t.id, t.rule, t.prediction, t.test, t.if_fails)
+    else {
+        return None;
+    };
+    let id = id_s.value;
     let ok_id = !id.is_empty()
         && id
             .chars()
@@ -246,18 +272,12 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
             format!("id `{id}` must be letters, digits, `-`, `_` or `.` (e.g. `GDP-001`)"),
         );
     }
-    let test_line = line_of(&t.test);
-    match parse_rule(&t.test.value) {
-        Ok(parsed) => Some(FalsificationTest {
-            id,
-            line,
-            rule: t.rule,
-            prediction: t.prediction,
-            test: t.test.value,
-            parsed,
-            test_line,
-            if_fails: t.if_fails,
-        }),
+    let test_line = line_of(&test_s);
+    let parsed = match parse_rule(&test_s.value) {
+        Ok(parsed) => Some(parsed),
+        // Upstream contracts describe some tests in words ("proptest with
+        // random inputs"): kept, shown as not machine-checkable, never passed.
+        Err(_) if is_prose(&test_s.value) => None,
         Err(e) => {
             p.list.push(ContractError::Rule {
                 file: p.file.to_owned(),
@@ -266,9 +286,19 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
                 column: e.column,
                 message: e.message,
             });
-            None
+            return None;
         }
-    }
+    };
+    Some(FalsificationTest {
+        id,
+        line,
+        rule,
+        prediction,
+        test: test_s.value,
+        parsed,
+        test_line,
+        if_fails,
+    })
 }
 
 /// Whether `name` is a valid contract name: `[a-z0-9][a-z0-9-]*`.

@@ -77,3 +77,13 @@ fn generated_shipped_macros_parse_as_rust() {
     // No precondition-less equation gets a pre macro.
     assert!(!source.contains("contract_pre_brick_ordering"));
 }
+
+#[test]
+fn every_shipped_test_is_machine_checkable_and_every_key_known() {
+    for c in ContractSet::shipped() {
+        assert!(c.warnings.is_empty(), "{}: {:?}", c.name, c.warnings);
+        for t in &c.falsification_tests {
+            assert!(t.parsed.is_some(), "{} {} is prose", c.name, t.id);
+        }
+    }
+}

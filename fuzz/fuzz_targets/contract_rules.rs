@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         .clone();
     let mut test = contract.falsification_tests[0].clone();
     test.test = text.to_owned();
-    test.parsed = rule;
+    test.parsed = Some(rule);
     contract.falsification_tests = vec![test];
     for profile in [profile(), &Profile::empty()] {
         let report = Verifier::new().verify_contract(&contract, profile);

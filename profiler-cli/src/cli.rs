@@ -70,6 +70,9 @@ pub(crate) struct Cli {
         help_heading = "Global options"
     )]
     output: Option<PathBuf>,
+    /// Which kernel summary (1-based) to read from `nsys stats` output that holds several runs.
+    #[arg(long, global = true, value_name = "N", help_heading = "Global options")]
+    report: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,6 +100,7 @@ enum Command {
 impl Cli {
     /// Runs the chosen subcommand.
     pub(crate) fn run(self) -> Result<Status, CliError> {
+        crate::input::pick_report(self.report);
         let cx = Context {
             format: self.format,
             hardware: self.hardware,

@@ -4,14 +4,16 @@
 //! mapped to what each command needs.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use profiler_core::Profile;
 use profiler_report::diff::DiffInput;
 use profiler_report::import::{
-    FullProfile, FullProfileOptions, NcuReport, NsightTool, NsysReport,
-    full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv, parse_nsys_stats,
+    FullProfile, FullProfileOptions, ImportError, NcuReport, NsightTool, NsysReport,
+    full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv, parse_nsys_report,
+    parse_nsys_stats,
 };
-use profiler_report::input::{self, Input};
+use profiler_report::input::{self, Input, InputError};
 
 use crate::error::CliError;
 
@@ -36,11 +38,37 @@ fn binary_report(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// The kernel summary `--report N` picks (1-based) from `nsys stats` output
+/// holding several; set once from the global option before any file is read.
+static REPORT: OnceLock<usize> = OnceLock::new();
+
+/// Records `--report N` for every Nsight Systems input of this run.
+pub(crate) fn pick_report(n: Option<usize>) {
+    if let Some(n) = n {
+        let _ = REPORT.set(n);
+    }
+}
+
+/// Reads `nsys stats` text: the one summary, or the one `--report` picks.
+fn nsys(text: &str, origin: &str) -> Result<Input, CliError> {
+    Ok(Input::Nsys(match REPORT.get() {
+        Some(&n) => parse_nsys_report(text, origin, n)?,
+        None => parse_nsys_stats(text, origin)?,
+    }))
+}
+
 /// Reads any input: a binary Nsight report through its tool, anything else
 /// through the library.
 pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     let Some(tool) = binary_report(path) else {
-        return Ok(input::open(path)?);
+        return match input::open(path) {
+            Err(InputError::Import(ImportError::SeveralReports { .. }))
+                if REPORT.get().is_some() =>
+            {
+                nsys(&read_text(path)?, &path.display().to_string())
+            }
+            other => Ok(other?),
+        };
     };
     let origin = path.display().to_string();
     if !path.is_file() {
@@ -52,7 +80,7 @@ pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     Ok(if tool == "ncu" {
         Input::Ncu(parse_ncu_csv(&t.ncu_export(path)?, &origin)?)
     } else {
-        Input::Nsys(parse_nsys_stats(&t.nsys_stats(path)?, &origin)?)
+        nsys(&t.nsys_stats(path)?, &origin)?
     })
 }
 

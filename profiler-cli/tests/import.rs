@@ -343,3 +343,27 @@ esac
     );
     assert!(stats.trim_end().ends_with(".nsys-rep"), "{stats}");
 }
+
+#[test]
+fn a_capture_of_several_nsys_runs_names_them_and_report_picks_one() {
+    let file = root().join("tests/fixtures/real/nsight/nsys_five_runs_a100.md");
+    let f = file.to_str().unwrap();
+    let e = run(&["import", "nsys", f]).expect(2).stderr;
+    assert!(
+        e.contains("holds 5 kernel summaries") && e.contains("--report N"),
+        "{e}"
+    );
+    assert!(
+        e.contains("#5 at line 404 of `vector_add_profile_streamed.nsys-rep`"),
+        "{e}"
+    );
+    let out = run(&["--report", "3", "import", "nsys", f])
+        .expect(0)
+        .stdout;
+    // Run 3 (N = 50M): 1,010 launches, 383,261,009 ns in all.
+    assert!(out.contains("1010") && out.contains("383 ms"), "{out}");
+    let e = run(&["--report", "9", "import", "nsys", f])
+        .expect(2)
+        .stderr;
+    assert!(e.contains("--report 9") && e.contains("holds 5"), "{e}");
+}

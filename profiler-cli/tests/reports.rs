@@ -308,6 +308,75 @@ falsification_tests:
 }
 
 #[test]
+fn upstream_contracts_list_beside_the_errors_of_bad_files() {
+    let dir = root().join("tests/fixtures/real/contracts");
+    let d = dir.to_str().unwrap();
+    let list = run(&["contracts", "list", "--dir", d]).expect(1).stdout;
+    assert!(
+        list.contains(
+            "rmsnorm-kernel-v1 (from --dir; 5 test(s) not machine-checkable, 11 unused key(s))"
+        ),
+        "{list}"
+    );
+    assert!(
+        list.contains("error: ") && list.contains("tensor-layout-v1.yaml:481"),
+        "{list}"
+    );
+    assert!(
+        list.contains("roofline-model-v1 (shipped; verify with --params N"),
+        "{list}"
+    );
+}
+
+#[test]
+fn roofline_and_parity_contracts_are_computed_from_the_command_line() {
+    let e = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "roofline-model-v1",
+    ])
+    .expect(2)
+    .stderr;
+    assert!(e.contains("needs --params N --bits-per-weight B"), "{e}");
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "roofline-model-v1",
+        "--hardware",
+        "h100",
+        "--params",
+        "7e9",
+        "--bits-per-weight",
+        "4",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        out.contains("PASS RM-002") && !out.contains("INVALID"),
+        "{out}"
+    );
+    assert!(out.contains("checked "), "{out}");
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "parity-profiling-v1",
+        "--parity-baseline",
+        PROFILE,
+    ])
+    .stdout;
+    assert!(
+        !out.contains("INVALID") && out.contains("checked "),
+        "{out}"
+    );
+}
+
+#[test]
 fn html_rebuilds_the_main_jobs_report() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("report.html");

@@ -315,3 +315,54 @@ fn doctored_counts_fail_brick_profiler_v1() {
         .unwrap();
     assert_eq!(m.element.as_deref(), Some("c = Norm"));
 }
+
+#[test]
+fn an_nsight_import_makes_histogram_rules_not_applicable_not_failed() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/real/nsight/nsys_two_runs_gcn.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let runs = profiler_report::import::parse_nsys_stats_all(&text, "gcn.md").unwrap();
+    let profile = runs[0].to_profile();
+    let report = verify_contract("brick-profiler-v1", &profile).unwrap();
+    let bp2 = report.result("BP-002").unwrap();
+    assert_eq!(bp2.verdict, Verdict::NotApplicable, "{report}");
+    assert!(
+        bp2.detail.contains("no latency histograms"),
+        "{}",
+        bp2.detail
+    );
+    assert!(report.passed(), "{report}");
+    assert!(
+        report.coverage().contains("1 not applicable to this input"),
+        "{report}"
+    );
+    assert!(report.checked() >= 1);
+}
+
+#[test]
+fn a_run_that_checked_nothing_is_no_verdict() {
+    let report = ContractReport {
+        contract: "c".into(),
+        version: "1".into(),
+        results: [Verdict::Skipped, Verdict::NotMachineCheckable]
+            .into_iter()
+            .map(|verdict| profiler_report::contract::RuleResult {
+                id: "X".into(),
+                rule: String::new(),
+                test: String::new(),
+                verdict,
+                measurement: None,
+                detail: String::new(),
+                if_fails: String::new(),
+            })
+            .collect(),
+    };
+    assert!(!report.passed());
+    assert_eq!(report.checked(), 0);
+    assert!(
+        report
+            .coverage()
+            .starts_with("no verdict: none of 2 rules was checked")
+    );
+    assert!(report.to_string().contains("no verdict"), "{report}");
+}

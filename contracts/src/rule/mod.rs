@@ -57,6 +57,23 @@ pub fn parse_rule(text: &str) -> Result<Rule, RuleSyntaxError> {
         .map_err(|e| e.in_characters(text))
 }
 
+/// Whether a `test` that is not in the rule language is prose rather than a
+/// mistyped rule: two words side by side (outside quotes) that are not
+/// words of the rule language, which no rule has (`proptest with random
+/// inputs`, `static assertion`).
+pub(crate) fn is_prose(test: &str) -> bool {
+    const RULE_WORDS: [&str; 8] = ["and", "or", "not", "if", "then", "true", "false", "none"];
+    let unquoted: String = test.split('"').step_by(2).collect::<Vec<_>>().join(" ");
+    let word = |w: &str| {
+        let w = w.trim_end_matches([':', ',', ';']);
+        w.chars().next().is_some_and(char::is_alphabetic)
+            && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !RULE_WORDS.contains(&w.to_ascii_lowercase().as_str())
+    };
+    let words: Vec<&str> = unquoted.split_whitespace().collect();
+    words.windows(2).any(|pair| word(pair[0]) && word(pair[1]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

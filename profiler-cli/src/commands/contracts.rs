@@ -4,12 +4,18 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use profiler_report::contract::{ContractSet, ScorecardMetrics, Verifier};
+use profiler_report::contract::{
+    ContractSet, ParityMetrics, RooflineMetrics, ScorecardMetrics, Verifier,
+};
+use profiler_report::hardware::MemoryLevel;
 use profiler_report::import::FullProfileOptions;
+use profiler_report::input::Input;
+use profiler_report::parity::ParityProfile;
+use profiler_report::roofline::HardwareProfile;
 
 use crate::context::{Context, ContractReports};
 use crate::error::{CliError, Status};
-use crate::input::Run;
+use crate::input::{Run, load};
 use crate::output::emit;
 
 /// Check runs against YAML contracts.
@@ -26,9 +32,13 @@ enum ContractsCommand {
   profiler-report contracts verify target/profile/profile.json --contract brick-profiler-v1
   profiler-report contracts verify target/profile/profile.json --dir contracts/ --metric layers=4
 
-Exit status: 1 when a test fails, is unmeasurable or invalid (skipped tests do not count).")]
+  profiler-report contracts verify run.json --contract roofline-model-v1 --hardware h100 --params 7e9 --bits-per-weight 4
+  profiler-report contracts verify run.json --contract parity-profiling-v1 --parity-baseline torch.json
+
+Exit status: 1 when a test fails, is unmeasurable or invalid, or when no test was checked
+(skipped, not applicable and prose tests do not count).")]
     Verify(VerifyArgs),
-    /// List the shipped contracts (and those of --dir).
+    /// List the shipped contracts (and those of --dir, beside the errors of files that do not load).
     List {
         /// A folder of *.yaml contracts.
         #[arg(long, value_name = "DIR")]
@@ -49,6 +59,100 @@ struct VerifyArgs {
     /// A metric rules may read, e.g. `layers=4` (repeatable; numbers, true/false, or text).
     #[arg(long = "metric", value_name = "NAME=VALUE", value_parser = metric)]
     metrics: Vec<(String, String)>,
+    /// Parameters of the model, for the `roofline` computation (with --bits-per-weight and --hardware).
+    #[arg(long, value_name = "N")]
+    params: Option<f64>,
+    /// Bits per weight of the model, for the `roofline` computation.
+    #[arg(long, value_name = "BITS")]
+    bits_per_weight: Option<f64>,
+    /// A baseline (parity JSON or saved profile) for the `parity` computation.
+    #[arg(long, value_name = "FILE")]
+    parity_baseline: Option<PathBuf>,
+}
+
+/// The computations a contract reads (`roofline.x`, `parity.x`) and what
+/// registers each from the command line.
+const COMPUTED: [(&str, &str); 2] = [
+    (
+        "roofline",
+        "--params N --bits-per-weight B with --hardware NAME|FILE",
+    ),
+    ("parity", "--parity-baseline FILE"),
+];
+
+/// The computations `contract` reads that this command line can give.
+fn needs(set_name: &str, v: &Verifier) -> Vec<&'static str> {
+    let Some(c) = v.find(set_name) else {
+        return Vec::new();
+    };
+    COMPUTED
+        .iter()
+        .filter(|(ns, _)| {
+            let prefix = format!("{ns}.");
+            c.falsification_tests
+                .iter()
+                .any(|t| t.test.contains(&prefix))
+        })
+        .map(|(ns, _)| *ns)
+        .collect()
+}
+
+/// The roofline and parity computations the arguments register.
+fn computations(
+    args: &VerifyArgs,
+    cx: &Context,
+    mut v: Verifier,
+) -> Result<(Verifier, Vec<&'static str>), CliError> {
+    let mut given = Vec::new();
+    if let (Some(params), Some(bits)) = (args.params, args.bits_per_weight) {
+        let hw = cx.hardware(None)?.ok_or_else(|| {
+            CliError::Input("--params and --bits-per-weight need --hardware NAME|FILE".to_owned())
+        })?;
+        let model = hw.config.ok_or_else(|| {
+            CliError::Input(format!("{}: no DRAM bandwidth for the roofline", hw.origin))
+        })?;
+        let bandwidth = model.memory(MemoryLevel::Dram).map_or(0.0, |f| f.value);
+        let tflops = model.dense_peak_tflops().ok_or_else(|| {
+            CliError::Input(format!("{}: no compute peak for the roofline", hw.origin))
+        })?;
+        if !(params.is_finite() && params >= 0.0 && params < u64::MAX as f64) {
+            return Err(CliError::Input(format!(
+                "--params {params}: not a parameter count"
+            )));
+        }
+        v = v.computation(RooflineMetrics::new(
+            params as u64,
+            bits,
+            HardwareProfile {
+                name: model.name.clone(),
+                bandwidth_gb_s: bandwidth,
+                compute_gflops: tflops * 1000.0,
+                ops_per_token: 2.0,
+                estimate: false,
+            },
+        ));
+        given.push("roofline");
+    } else if args.params.is_some() || args.bits_per_weight.is_some() {
+        return Err(CliError::Input(
+            "give --params and --bits-per-weight together (with --hardware)".to_owned(),
+        ));
+    }
+    if let Some(path) = &args.parity_baseline {
+        let baseline = match load(path)? {
+            Input::Parity(p) => p,
+            Input::Profile(p) => ParityProfile::from_profile(&p, p.run.name.clone()),
+            other => {
+                return Err(CliError::Input(format!(
+                    "--parity-baseline `{}` holds {}, not a parity JSON or a saved profile",
+                    path.display(),
+                    other.what()
+                )));
+            }
+        };
+        v = v.computation(ParityMetrics::against(baseline));
+        given.push("parity");
+    }
+    Ok((v, given))
 }
 
 fn metric(s: &str) -> Result<(String, String), String> {
@@ -106,6 +210,18 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
             },
         };
     }
+    let (v, given) = computations(args, cx, v)?;
+    for n in &names {
+        if let Some(ns) = needs(n, &v).into_iter().find(|ns| !given.contains(ns)) {
+            let how = COMPUTED
+                .iter()
+                .find(|(c, _)| *c == ns)
+                .map_or("", |(_, h)| h);
+            return Err(CliError::Input(format!(
+                "contract `{n}` checks the `{ns}` computation, which needs {how}"
+            )));
+        }
+    }
     let profile = Run::load(&args.profile)?.into_profile(&FullProfileOptions::default())?;
     let reports = names
         .iter()
@@ -120,19 +236,62 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
     })
 }
 
+/// The shipped contracts (with what their computations need) and those of
+/// `dir`: the good files, then each bad file with its errors. Exits 1 when a
+/// file of `dir` does not load.
+fn list(dir: Option<&PathBuf>, cx: &Context) -> Result<Status, CliError> {
+    let v = Verifier::new();
+    // Contract names are checked to be lowercase letters, digits and `-`.
+    let mut lines: Vec<String> = ContractSet::shipped()
+        .names()
+        .map(|n| {
+            let how: Vec<&str> = needs(n, &v)
+                .iter()
+                .filter_map(|ns| COMPUTED.iter().find(|(c, _)| c == ns).map(|(_, h)| *h))
+                .collect();
+            if how.is_empty() {
+                format!("{n} (shipped)")
+            } else {
+                format!("{n} (shipped; verify with {})", how.join("; "))
+            }
+        })
+        .collect();
+    let mut status = Status::Ok;
+    if let Some(dir) = dir {
+        let scan = ContractSet::scan_dir(dir).map_err(CliError::input)?;
+        for c in &scan.set {
+            let prose = c
+                .falsification_tests
+                .iter()
+                .filter(|t| t.parsed.is_none())
+                .count();
+            let mut notes = Vec::new();
+            if prose > 0 {
+                notes.push(format!("{prose} test(s) not machine-checkable"));
+            }
+            if !c.warnings.is_empty() {
+                notes.push(format!("{} unused key(s)", c.warnings.len()));
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", notes.join(", "))
+            };
+            lines.push(format!("{} (from --dir{notes})", c.name));
+        }
+        for e in &scan.errors {
+            status = Status::CheckFailed;
+            lines.push(format!("error: {}", e.file()));
+            lines.extend(e.errors().iter().map(|x| format!("  {x}")));
+        }
+    }
+    emit(&lines.join("\n"), cx.output.as_deref())?;
+    Ok(status)
+}
+
 pub(crate) fn run(args: &ContractsArgs, cx: &Context) -> Result<Status, CliError> {
     match &args.command {
         ContractsCommand::Verify(a) => verify(a, cx),
-        ContractsCommand::List { dir } => {
-            let (_, dir_names) = verifier(dir.as_ref())?;
-            // Contract names are checked to be lowercase letters, digits and `-`.
-            let mut lines: Vec<String> = ContractSet::shipped()
-                .names()
-                .map(|n| format!("{n} (shipped)"))
-                .collect();
-            lines.extend(dir_names.iter().map(|n| format!("{n} (from --dir)")));
-            emit(&lines.join("\n"), cx.output.as_deref())?;
-            Ok(Status::Ok)
-        }
+        ContractsCommand::List { dir } => list(dir.as_ref(), cx),
     }
 }

@@ -78,6 +78,11 @@ impl<'p> Context<'p> {
                 measurement: None,
                 detail: why,
             },
+            Err(Problem::NotApplicable(why)) => Outcome {
+                verdict: Verdict::NotApplicable,
+                measurement: None,
+                detail: why,
+            },
             Err(Problem::Unknown(why)) => Outcome {
                 verdict: Verdict::Invalid,
                 measurement: None,

@@ -14,14 +14,15 @@ pub fn contracts_section(reports: &[ContractReport]) -> Section {
     for r in reports {
         let _ = writeln!(
             s,
-            "<h3>{} v{}: {}</h3>",
+            "<h3>{} v{}: {}</h3>\n<p>{}</p>",
             escape::html(&r.contract),
             escape::html(&r.version),
             if r.passed() {
                 "passed"
             } else {
                 "<strong>not passed</strong>"
-            }
+            },
+            escape::html(&r.coverage())
         );
         s.push_str(
             "<table><thead><tr><th>Test</th><th>Verdict</th><th>Check</th><th>Measured</th></tr></thead><tbody>\n",

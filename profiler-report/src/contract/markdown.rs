@@ -18,6 +18,7 @@ impl ContractReport {
             escape::markdown(&self.version),
             if self.passed() { "PASSED" } else { "FAILED" }
         );
+        s.push_str(&format!("{}.\n\n", escape::markdown(&self.coverage())));
         s.push_str("| Test | Verdict | Check | Measured |\n|---|---|---|---|\n");
         for r in &self.results {
             let measured = r

@@ -14,6 +14,9 @@ pub(crate) enum Problem {
     Unknown(String),
     /// The profile lacks the data (e.g. a brick without samples).
     Unmeasurable(String),
+    /// The input cannot carry the data at all (latency histograms of an
+    /// Nsight import): the rule does not apply, it has not failed.
+    NotApplicable(String),
 }
 
 /// Every built-in profile metric with what it means, for docs and suggestions.
@@ -105,6 +108,8 @@ pub(crate) enum Item<'p> {
     Brick {
         name: String,
         stats: Option<&'p BrickStats>,
+        /// Whether the profile carries latency histograms at all.
+        histograms: bool,
     },
     Category {
         category: BrickCategory,
@@ -199,6 +204,7 @@ pub(crate) fn brick<'p>(p: &'p Profile, name: &str) -> Item<'p> {
     Item::Brick {
         name: stats.map_or_else(|| name.to_owned(), |b| b.name.clone()),
         stats,
+        histograms: carries_histograms(p),
     }
 }
 
@@ -229,6 +235,7 @@ pub(crate) fn collection<'p>(p: &'p Profile, name: &str) -> Result<Vec<Item<'p>>
             .map(|b| Item::Brick {
                 name: b.name.clone(),
                 stats: Some(b),
+                histograms: carries_histograms(p),
             })
             .collect()),
         "categories" => Ok(p
@@ -252,14 +259,35 @@ pub(crate) fn field(item: &Item<'_>, field: &str) -> Result<Value, Problem> {
             "{} has no field `{field}`",
             v.kind()
         ))),
-        Item::Brick { name, stats } => brick_field(name, *stats, field),
+        Item::Brick {
+            name,
+            stats,
+            histograms,
+        } => brick_field(name, *stats, *histograms, field),
         Item::Category { category, profile } => category_field(*category, profile, field),
     }
 }
 
-fn brick_field(name: &str, stats: Option<&BrickStats>, field: &str) -> Result<Value, Problem> {
+/// Whether `p` carries latency histograms: a recorded profile fills one per
+/// sample; an import (an Nsight summary) has samples and no histogram at all.
+fn carries_histograms(p: &Profile) -> bool {
+    !p.bricks.iter().any(|b| b.count > 0) || p.bricks.iter().any(|b| b.latency.count() > 0)
+}
+
+fn brick_field(
+    name: &str,
+    stats: Option<&BrickStats>,
+    histograms: bool,
+    field: &str,
+) -> Result<Value, Problem> {
     if !BRICK_FIELDS.contains(&field) {
         return Err(unknown_field("brick", field, &BRICK_FIELDS));
+    }
+    if !histograms && matches!(field, "histogram_count" | "p50_ns" | "p90_ns" | "p99_ns") {
+        return Err(Problem::NotApplicable(format!(
+            "not applicable: the input carries no latency histograms (an import such as an \
+             Nsight summary), so `{field}` cannot be checked"
+        )));
     }
     if field == "name" {
         return Ok(name.into());

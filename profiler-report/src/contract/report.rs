@@ -24,13 +24,29 @@ pub enum Verdict {
     Unmeasurable,
     /// The check names an unknown metric or mixes types; a contract error.
     Invalid,
+    /// The input cannot carry what the check reads (latency histograms of an
+    /// Nsight import): neither passed nor failed.
+    NotApplicable,
+    /// The test is prose (upstream contracts' `proptest with ...`): shown,
+    /// never passed.
+    NotMachineCheckable,
 }
 
 impl Verdict {
-    /// Whether this verdict lets the contract pass.
+    /// Whether this verdict lets the contract pass (a contract passes only
+    /// when at least one check was also made: see [`ContractReport::passed`]).
     #[must_use]
     pub const fn is_ok(self) -> bool {
-        matches!(self, Self::Pass | Self::Skipped)
+        matches!(
+            self,
+            Self::Pass | Self::Skipped | Self::NotApplicable | Self::NotMachineCheckable
+        )
+    }
+
+    /// Whether the check was made on the profile's data (passed or failed).
+    #[must_use]
+    pub const fn is_checked(self) -> bool {
+        matches!(self, Self::Pass | Self::Fail)
     }
 
     /// Upper-case label for reports.
@@ -42,6 +58,8 @@ impl Verdict {
             Self::Skipped => "SKIP",
             Self::Unmeasurable => "UNMEASURABLE",
             Self::Invalid => "INVALID",
+            Self::NotApplicable => "N/A",
+            Self::NotMachineCheckable => "PROSE",
         }
     }
 }
@@ -114,11 +132,46 @@ pub struct ContractReport {
 }
 
 impl ContractReport {
-    /// Whether no test failed, was unmeasurable or invalid (skipped tests
-    /// do not apply and so do not fail).
+    /// Whether no test failed, was unmeasurable or invalid (skipped, not
+    /// applicable and prose tests do not fail), and at least one test was
+    /// checked: a run that checked nothing is no verdict.
     #[must_use]
     pub fn passed(&self) -> bool {
-        self.results.iter().all(|r| r.verdict.is_ok())
+        self.results.iter().all(|r| r.verdict.is_ok()) && self.checked() > 0
+    }
+
+    /// Number of tests checked on the profile's data (passed or failed).
+    #[must_use]
+    pub fn checked(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.verdict.is_checked())
+            .count()
+    }
+
+    /// What the verdict was computed over: `checked 3 of 5 rules, 1 not
+    /// applicable, 1 not machine-checkable`, or that nothing was checked.
+    #[must_use]
+    pub fn coverage(&self) -> String {
+        let mut s = if self.checked() == 0 {
+            format!(
+                "no verdict: none of {} rules was checked",
+                self.results.len()
+            )
+        } else {
+            format!("checked {} of {} rules", self.checked(), self.results.len())
+        };
+        for (v, what) in [
+            (Verdict::Skipped, "skipped by their guard"),
+            (Verdict::NotApplicable, "not applicable to this input"),
+            (Verdict::NotMachineCheckable, "not machine-checkable"),
+        ] {
+            let n = self.count(v);
+            if n > 0 {
+                s.push_str(&format!(", {n} {what}"));
+            }
+        }
+        s
     }
 
     /// The result of test `id`.
@@ -147,15 +200,16 @@ impl ContractReport {
 
 impl fmt::Display for ContractReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bad = self.results.len() - self.count(Verdict::Pass) - self.count(Verdict::Skipped);
+        let bad = self.results.iter().filter(|r| !r.verdict.is_ok()).count();
         writeln!(
             f,
-            "contract {} v{}: {} passed, {} skipped, {} not passed",
+            "contract {} v{}: {} passed, {} skipped, {} not passed ({})",
             self.contract,
             self.version,
             self.count(Verdict::Pass),
             self.count(Verdict::Skipped),
-            bad
+            bad,
+            self.coverage()
         )?;
         for r in &self.results {
             write!(f, "  {:<4} {}  {}", r.verdict.label(), r.id, r.test)?;

@@ -9,8 +9,8 @@ use profiler_contracts::{Contract, ContractError, ContractSet};
 use profiler_core::Profile;
 
 use super::computation::{Computation, ScorecardMetrics};
-use super::eval::Context;
-use super::report::{ContractReport, RuleResult};
+use super::eval::{Context, Outcome};
+use super::report::{ContractReport, RuleResult, Verdict};
 use super::resolve::Resolver;
 use super::value::Value;
 
@@ -158,7 +158,16 @@ impl Verifier {
             .falsification_tests
             .iter()
             .map(|t| {
-                let outcome = cx.run(&t.parsed, &t.test);
+                let outcome = match &t.parsed {
+                    Some(rule) => cx.run(rule, &t.test),
+                    None => Outcome {
+                        verdict: Verdict::NotMachineCheckable,
+                        measurement: None,
+                        detail: "not machine-checkable: the test is prose, shown here and \
+                                 never counted as passed"
+                            .to_owned(),
+                    },
+                };
                 RuleResult {
                     id: t.id.clone(),
                     rule: t.rule.clone(),

@@ -1,6 +1,7 @@
 //! Nsight Compute CSV exports (`ncu --csv`): a header row starting with
-//! `"ID"` in the first bytes, or the tool's counter-permission error; read
-//! by [`parse_ncu_csv`].
+//! `"ID"` in the first bytes, the tool's counter-permission error, or a
+//! failed capture (`==PROF==` and `==ERROR==` lines); read by
+//! [`parse_ncu_csv`].
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};
@@ -28,8 +29,14 @@ impl Format for NcuCsvFormat {
             let l = l.trim_start_matches('\u{feff}').trim_start();
             l.starts_with("\"ID\"") || l.starts_with("ID,")
         };
+        // A failed capture holds the tool's `==PROF==` and `==ERROR==` lines
+        // and no table: read as this format so the error shows the line.
+        let failed = text.lines().any(|l| l.trim_start().starts_with("==PROF=="))
+            && text
+                .lines()
+                .any(|l| l.trim_start().starts_with("==ERROR=="));
         head.json_root().is_none()
-            && (text.lines().any(header) || reports_counters_restricted(&text))
+            && (text.lines().any(header) || reports_counters_restricted(&text) || failed)
     }
 
     fn read(&self, source: Source<'_>) -> Result<Input, InputError> {

@@ -176,6 +176,7 @@ impl NcuReport {
             };
         }
         let block = k.block_size.as_deref().and_then(dim3);
+        let grid = k.grid_size.as_deref().and_then(dim3);
         FullProfile {
             version: FULL_PROFILE_VERSION.to_owned(),
             source: SourceSection {
@@ -197,9 +198,14 @@ impl NcuReport {
                 host: k.host.clone(),
                 context: k.context.clone(),
                 stream: k.stream.clone(),
-                grid: k.grid_size.as_deref().and_then(dim3),
+                grid,
                 block,
-                threads_per_block: block.map(|b| b.iter().product()),
+                threads_per_block: block
+                    .map(|b| b.iter().product())
+                    .or_else(|| whole(m.block_threads.as_ref())),
+                blocks: grid
+                    .map(|g| g.iter().product())
+                    .or_else(|| whole(m.grid_blocks.as_ref())),
                 registers_per_thread: m.registers_per_thread.clone(),
             },
             timing: TimingSection {
@@ -238,4 +244,11 @@ impl NcuReport {
             notes,
         }
     }
+}
+
+/// A count read as a metric, when it is a whole number.
+fn whole(v: Option<&Sourced>) -> Option<u64> {
+    v.map(|s| s.value)
+        .filter(|x| *x >= 0.0 && x.fract() == 0.0 && *x < u64::MAX as f64)
+        .map(|x| x as u64)
 }

@@ -59,6 +59,35 @@ pub enum ImportError {
         /// Why (the tool's own message when it gave one).
         reason: String,
     },
+    /// The output holds several kernel summaries (several runs) and the
+    /// caller asked for one.
+    #[error(
+        "`{origin}` holds {} kernel summaries, one per run: {}; pick one with `--report N` \
+         (1 to {}) on the command line, or read them all as separate runs with \
+         `parse_nsys_stats_all`",
+        reports.len(),
+        reports.iter().enumerate().map(|(i, r)| format!("#{} at {r}", i + 1)).collect::<Vec<_>>().join(", "),
+        reports.len()
+    )]
+    SeveralReports {
+        /// File or stream.
+        origin: String,
+        /// Each summary: its line, run and kernel count.
+        reports: Vec<String>,
+    },
+    /// The tool's capture failed: its output holds an `==ERROR==` line and
+    /// no data.
+    #[error(
+        "`{origin}` line {line}: the capture failed, the tool reported `{message}`; no kernel was profiled"
+    )]
+    CaptureFailed {
+        /// File or stream.
+        origin: String,
+        /// 1-based line of the first `==ERROR==` line.
+        line: usize,
+        /// That line, as the tool printed it.
+        message: String,
+    },
     /// The profiler could not read the performance counters.
     #[error("`{origin}`: {COUNTER_PERMISSION_HINT}")]
     CountersRestricted {

@@ -95,6 +95,10 @@ pub struct KernelSection {
     pub block: Option<[u64; 3]>,
     /// Threads per block.
     pub threads_per_block: Option<u64>,
+    /// Blocks in the grid, when the export gives their number but not the
+    /// grid's shape (`launch__grid_size`, the Launch Statistics row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u64>,
     /// Registers per thread.
     pub registers_per_thread: Option<Sourced>,
 }

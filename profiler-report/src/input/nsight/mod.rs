@@ -33,12 +33,14 @@ mod flop_counters;
 mod flops;
 mod full;
 mod metric_lookup;
+mod ncu_aliases;
 mod ncu_csv;
 mod ncu_metrics;
 mod ncu_model;
 mod ncu_pages;
 mod nsys;
 mod nsys_render;
+mod nsys_sections;
 mod nsys_table;
 mod number;
 mod placement;
@@ -55,9 +57,12 @@ pub use full::{
     MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
 };
 pub use metric_lookup::Sourced;
-pub use ncu_csv::{parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
+pub use ncu_csv::{first_tool_error, parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
 pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
-pub use nsys::{NsysKernel, NsysReport, parse_nsys_stats, read_nsys_stats};
+pub use nsys::{
+    NsysKernel, NsysReport, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all,
+    read_nsys_stats,
+};
 pub use nsys_table::NsysForm;
 pub use render::{full_profiles_json, full_profiles_markdown, full_profiles_text};
 pub use run::{NCU_METRICS, NsightTool};

@@ -34,6 +34,15 @@ pub fn reports_counters_restricted(text: &str) -> bool {
     })
 }
 
+/// The first `==ERROR==` line of `ncu` output: its 1-based line and text.
+#[must_use]
+pub fn first_tool_error(text: &str) -> Option<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .find(|(_, l)| l.starts_with("==ERROR=="))
+}
+
 /// Parses `ncu --csv` output. Lines before the header row (the profiled
 /// program's output) and `==PROF==`/`==WARNING==` lines anywhere are
 /// skipped; warnings become notes.
@@ -61,14 +70,17 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
                 origin: origin.to_owned(),
             });
         }
-        let reason = match tool_messages.iter().find(|m| m.starts_with("==ERROR==")) {
-            Some(e) => format!("no header row starting with \"ID\"; the tool reported `{e}`"),
-            None => "no header row starting with \"ID\"".to_owned(),
-        };
+        if let Some((line, message)) = first_tool_error(text) {
+            return Err(ImportError::CaptureFailed {
+                origin: origin.to_owned(),
+                line,
+                message: message.to_owned(),
+            });
+        }
         return Err(ImportError::NotRecognised {
             origin: origin.to_owned(),
             format: FORMAT,
-            reason,
+            reason: "no header row starting with \"ID\"".to_owned(),
         });
     };
     // The table from the header on, without the tool's own lines; `origin_line`
@@ -156,4 +168,54 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
 fn is_header(line: &str) -> bool {
     let l = line.trim_start_matches('\u{feff}').trim_start();
     l.starts_with("\"ID\"") || l.starts_with("ID,") || l == "ID"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::nsight::{FlopsAssumption, FullProfileOptions};
+
+    #[test]
+    fn a_failed_capture_shows_the_tools_error_line() {
+        let text = "==PROF== Connected to process 42 (/usr/bin/python3)\n\
+                    ==PROF== Profiling \"k\" - 0: 0%\n\
+                    ==ERROR== An error was reported by the driver\n\
+                    ==WARNING== No kernels were profiled.\n";
+        let e = parse_ncu_csv(text, "cap.txt").unwrap_err();
+        assert!(
+            matches!(e, ImportError::CaptureFailed { line: 3, .. }),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`==ERROR== An error was reported by the driver`"),
+            "{msg}"
+        );
+        assert!(msg.starts_with("`cap.txt` line 3"), "{msg}");
+    }
+
+    #[test]
+    fn a_device_the_table_lacks_is_named_with_how_to_give_its_ceilings() {
+        let text = "\"ID\",\"Kernel Name\",\"Device\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
+                    \"0\",\"k\",\"NVIDIA B200\",\"gpu__time_duration.sum\",\"nsecond\",\"1000\"\n\
+                    \"0\",\"k\",\"NVIDIA B200\",\"dram__bytes.sum\",\"byte\",\"4096\"\n";
+        let report = parse_ncu_csv(text, "b200.csv").unwrap();
+        let opts = FullProfileOptions {
+            flops: Some(FlopsAssumption::Total {
+                flops: 1e6,
+                origin: "test".to_owned(),
+            }),
+            ..FullProfileOptions::default()
+        };
+        let p = report.full_profiles(&opts).unwrap();
+        let why = p[0].roofline.unavailable.clone().unwrap();
+        assert!(
+            why.contains("`NVIDIA B200`, which the hardware table lacks"),
+            "{why}"
+        );
+        assert!(
+            why.contains("--hardware FILE") && why.contains("[bandwidth_gb_s]"),
+            "{why}"
+        );
+    }
 }

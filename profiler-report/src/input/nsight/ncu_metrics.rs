@@ -6,6 +6,7 @@ use super::flop_counters::{CountedFlops, counted_flops};
 use super::metric_lookup::{
     ACTIVE_THREADS_PER_WARP, Candidate, Sourced, THREADS_PER_WARP, find, plain,
 };
+use super::ncu_aliases::{Meaning, candidates};
 use super::ncu_model::NcuKernel;
 use super::number::{Quantity, not_available};
 
@@ -19,6 +20,8 @@ pub(crate) struct KernelMetrics {
     pub(crate) thread_inst_pct: Option<Sourced>,
     pub(crate) tensor_pipe_pct: Option<Sourced>,
     pub(crate) registers_per_thread: Option<Sourced>,
+    pub(crate) grid_blocks: Option<Sourced>,
+    pub(crate) block_threads: Option<Sourced>,
     pub(crate) shared_mem_driver_bytes: Option<Sourced>,
     pub(crate) shared_mem_static_bytes: Option<Sourced>,
     pub(crate) shared_mem_dynamic_bytes: Option<Sourced>,
@@ -38,26 +41,13 @@ pub(crate) struct KernelMetrics {
 impl KernelMetrics {
     /// Finds every metric of `kernel`.
     pub(crate) fn of(kernel: &NcuKernel) -> Self {
-        use Quantity::{Bytes, BytesPerSecond, Count, Percent, Time};
+        use Quantity::{Bytes, Count, Percent};
         let mut notes = Vec::new();
         let mut find = |candidates: &[Candidate]| find(kernel, candidates, &mut notes);
         let mut m = Self {
-            duration_ns: find(&[
-                plain("gpu__time_duration.sum", Time),
-                plain("Duration", Time),
-            ]),
-            sm_pct: find(&[
-                plain("sm__throughput.avg.pct_of_peak_sustained_elapsed", Percent),
-                plain("Compute (SM) Throughput", Percent),
-                plain("SM [%]", Percent),
-            ]),
-            dram_pct: find(&[
-                plain(
-                    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                    Percent,
-                ),
-                plain("DRAM Throughput", Percent),
-            ]),
+            duration_ns: find(&aliases(Meaning::Duration)),
+            sm_pct: find(&aliases(Meaning::SmPct)),
+            dram_pct: find(&aliases(Meaning::DramPct)),
             warps_active_pct: find(&[
                 plain(
                     "sm__warps_active.avg.pct_of_peak_sustained_elapsed",
@@ -75,10 +65,9 @@ impl KernelMetrics {
                 "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
                 Percent,
             )]),
-            registers_per_thread: find(&[
-                plain("launch__registers_per_thread", Count),
-                plain("Registers Per Thread", Count),
-            ]),
+            registers_per_thread: find(&aliases(Meaning::Registers)),
+            grid_blocks: find(&aliases(Meaning::GridBlocks)),
+            block_threads: find(&aliases(Meaning::BlockThreads)),
             shared_mem_driver_bytes: find(&[
                 plain("launch__shared_mem_per_block_driver", Bytes),
                 plain("Driver Shared Memory Per Block", Bytes),
@@ -103,21 +92,18 @@ impl KernelMetrics {
                 "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
                 Count,
             )]),
-            dram_bytes: find(&[plain("dram__bytes.sum", Bytes)]),
-            dram_bytes_per_s: find(&[
-                plain("dram__bytes.sum.per_second", BytesPerSecond),
-                plain("Memory Throughput", BytesPerSecond),
-            ]),
+            dram_bytes: find(&aliases(Meaning::DramBytes)),
+            dram_bytes_per_s: find(&aliases(Meaning::DramBytesPerSecond)),
             ..Self::default()
         };
         if m.dram_bytes.is_none() {
-            let read = find(&[plain("dram__bytes_read.sum", Bytes)]);
-            let write = find(&[plain("dram__bytes_write.sum", Bytes)]);
+            // Read plus written, under whichever names the architecture uses
+            // (`dram__bytes.sum` is n/a on sm_120).
+            let read = find(&aliases(Meaning::DramReadBytes));
+            let write = find(&aliases(Meaning::DramWriteBytes));
             if let (Some(r), Some(w)) = (read, write) {
-                m.dram_bytes = Sourced::new(
-                    r.value + w.value,
-                    "dram__bytes_read.sum + dram__bytes_write.sum",
-                );
+                m.dram_bytes =
+                    Sourced::new(r.value + w.value, format!("{} + {}", r.source, w.source));
             }
         }
         m.flops = counted_flops(kernel, &mut notes);
@@ -164,6 +150,13 @@ impl KernelMetrics {
         m.notes = notes;
         m
     }
+}
+
+/// The candidates of the alias table for `meaning`.
+fn aliases(meaning: Meaning) -> Vec<Candidate> {
+    candidates(meaning)
+        .map(|(name, q)| plain(name, q))
+        .collect()
 }
 
 /// The device's name, when the export gives one (the `Device` column holds a
@@ -278,6 +271,39 @@ mod tests {
         assert!(m.notes[0].contains("not a time"));
         assert!(m.notes[1].contains("`abc`"));
         assert!(m.notes[2].contains("FP32 FLOPs not counted"));
+    }
+
+    #[test]
+    fn names_of_other_architectures_are_read() {
+        // sm_120: `dram__bytes.sum` is n/a, read and write bytes are `_op_`.
+        let k = kernel(vec![
+            metric("dram__bytes.sum", "byte", "n/a", None),
+            metric("dram__bytes_op_read.sum", "Mbyte", "3", Some(3.0)),
+            metric("dram__bytes_op_write.sum", "Kbyte", "250", Some(250.0)),
+            metric(
+                "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                "%",
+                "41.5",
+                Some(41.5),
+            ),
+            metric("launch__grid_size", "", "1,024", Some(1024.0)),
+            metric("launch__block_size", "", "256", Some(256.0)),
+        ]);
+        let m = KernelMetrics::of(&k);
+        let bytes = m.dram_bytes.unwrap();
+        assert_eq!(bytes.value, 3.25e6);
+        assert_eq!(
+            bytes.source,
+            "dram__bytes_op_read.sum + dram__bytes_op_write.sum"
+        );
+        assert_eq!(m.dram_pct.unwrap().value, 41.5);
+        assert!(
+            !m.missing
+                .contains(&"dram__throughput.avg.pct_of_peak_sustained_elapsed")
+        );
+        assert_eq!(m.grid_blocks.unwrap().value, 1024.0);
+        assert_eq!(m.block_threads.unwrap().value, 256.0);
+        assert!(m.notes.is_empty(), "{:?}", m.notes);
     }
 
     #[test]

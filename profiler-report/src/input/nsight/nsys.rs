@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::{ImportError, read_text};
-use super::nsys_table::{FORMAT, NsysForm, find_table};
+use super::nsys_table::{FORMAT, NsysForm, RawTable, find_tables, none_found};
 use super::number::{NumberStyle, Quantity, parse_number};
 
 /// One kernel's row of the summary. Times are ns.
@@ -45,6 +45,11 @@ pub struct NsysReport {
     pub origin: String,
     /// How it was printed.
     pub form: NsysForm,
+    /// The run (report file) the summary belongs to, when the output names
+    /// it (`[1/8] ... name.nsys-rep`, `Processing [name.sqlite]`).
+    pub run: Option<String>,
+    /// 1-based line of the summary's header.
+    pub header_line: usize,
     /// Kernels, in the tool's order (most time first).
     pub kernels: Vec<NsysKernel>,
     /// Reading notes (units assumed, names cut).
@@ -110,8 +115,83 @@ fn column(title: &str) -> (Field, f64, bool) {
 /// [`ImportError::Malformed`] naming the line and field of a row that is
 /// truncated, not numeric, or inconsistent (min above max, a total that is
 /// not average x instances).
+///
+/// Output holding several kernel summaries (a console capture of several
+/// `nsys profile --stats=true` runs) is refused with
+/// [`ImportError::SeveralReports`] naming each; read them all with
+/// [`parse_nsys_stats_all`] or one with [`parse_nsys_report`].
 pub fn parse_nsys_stats(text: &str, origin: &str) -> Result<NsysReport, ImportError> {
-    let table = find_table(text, origin)?;
+    let mut all = parse_nsys_stats_all(text, origin)?;
+    if all.len() > 1 {
+        return Err(ImportError::SeveralReports {
+            origin: origin.to_owned(),
+            reports: all.iter().map(NsysReport::describe).collect(),
+        });
+    }
+    Ok(all.remove(0))
+}
+
+/// The `n`-th (1-based) kernel summary of output that holds several.
+///
+/// # Errors
+/// As [`parse_nsys_stats_all`]; [`ImportError::InvalidOption`] when there
+/// is no `n`-th summary.
+pub fn parse_nsys_report(text: &str, origin: &str, n: usize) -> Result<NsysReport, ImportError> {
+    let mut all = parse_nsys_stats_all(text, origin)?;
+    if n == 0 || n > all.len() {
+        return Err(ImportError::InvalidOption {
+            option: format!("--report {n}"),
+            reason: format!(
+                "`{origin}` holds {} kernel summar{} (numbered from 1): {}",
+                all.len(),
+                if all.len() == 1 { "y" } else { "ies" },
+                all.iter()
+                    .map(NsysReport::describe)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        });
+    }
+    Ok(all.swap_remove(n - 1))
+}
+
+/// Every kernel summary of `nsys stats` output, in file order: one per run
+/// of a console capture of several runs. Tables of other reports that share
+/// the summary's first columns (NVTX ranges, OS runtime, CUDA API, the
+/// grid/block summary) are passed over.
+///
+/// # Errors
+/// As [`parse_nsys_stats`], except that several summaries are no error.
+pub fn parse_nsys_stats_all(text: &str, origin: &str) -> Result<Vec<NsysReport>, ImportError> {
+    let found = find_tables(text, origin)?;
+    if found.tables.is_empty() {
+        return Err(none_found(&found, origin));
+    }
+    found
+        .tables
+        .into_iter()
+        .map(|t| report_of(t, origin))
+        .collect()
+}
+
+impl NsysReport {
+    /// Where the summary sits, for listings: line, run and kernel count.
+    fn describe(&self) -> String {
+        let run = self
+            .run
+            .as_deref()
+            .map_or_else(String::new, |r| format!(" of `{r}`"));
+        format!(
+            "line {}{run} ({} kernel{})",
+            self.header_line,
+            self.kernels.len(),
+            if self.kernels.len() == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// One kernel summary table as a report.
+fn report_of(table: RawTable, origin: &str) -> Result<NsysReport, ImportError> {
     let columns: Vec<(Field, f64, bool)> = table.header.iter().map(|t| column(t)).collect();
     let at = |f: Field| columns.iter().position(|c| c.0 == f);
     let (Some(total), Some(instances), Some(name)) =
@@ -236,6 +316,8 @@ pub fn parse_nsys_stats(text: &str, origin: &str) -> Result<NsysReport, ImportEr
     Ok(NsysReport {
         origin: origin.to_owned(),
         form: table.form,
+        run: table.run.clone(),
+        header_line: table.header_line,
         kernels,
         notes,
     })

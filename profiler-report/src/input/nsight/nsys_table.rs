@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::error::ImportError;
+use super::nsys_sections::{KERNEL_REPORTS, banner, kernel_columns, run_name};
 
 /// How the summary was printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,19 +28,14 @@ pub(crate) struct RawTable {
     pub(crate) header_line: usize,
     /// (1-based line, cells) per data row.
     pub(crate) rows: Vec<(usize, Vec<String>)>,
+    /// The run the table belongs to (its report file), when the output names it.
+    pub(crate) run: Option<String>,
+    /// Index of the first line after the table.
+    pub(crate) end: usize,
 }
 
 pub(crate) const FORMAT: &str =
     "an Nsight Systems CUDA kernel summary (`nsys stats --report cuda_gpu_kern_sum`)";
-
-/// Titles of the kernel summary in the versions we know; the grid/block
-/// variant (`cuda_gpu_kern_gb_sum`) does not match.
-const TITLES: [&str; 4] = [
-    "(cuda_gpu_kern_sum)",
-    "(gpukernsum)",
-    "CUDA Kernel Statistics",
-    "CUDA GPU Kernel Summary",
-];
 
 fn is_header(line: &str) -> bool {
     line.contains("Total Time") && line.contains("Instances") && line.contains("Name")
@@ -50,42 +46,81 @@ fn is_rule(line: &str) -> bool {
     !t.is_empty() && t.chars().all(|c| c == '-' || c == ' ')
 }
 
-/// Finds the kernel summary table and splits it into cells.
-pub(crate) fn find_table(text: &str, origin: &str) -> Result<RawTable, ImportError> {
+/// What a scan of the output found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Every kernel summary, in file order.
+    pub(crate) tables: Vec<RawTable>,
+    /// Kernel summaries the tool skipped, with its message and line.
+    pub(crate) skipped: Vec<(usize, String)>,
+}
+
+/// Finds every kernel summary table of the output (one per run of a
+/// console capture of several `nsys profile --stats=true` runs) and splits
+/// each into cells; tables of other reports are passed over.
+pub(crate) fn find_tables(text: &str, origin: &str) -> Result<Found, ImportError> {
     let lines: Vec<&str> = text.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| TITLES.iter().any(|t| l.contains(t)))
-        .unwrap_or(0);
-    if let Some(skip) = lines[start..]
-        .iter()
-        .take(6)
-        .find(|l| l.contains("SKIPPED:") || l.contains("does not contain CUDA kernel data"))
-    {
-        return Err(ImportError::NoKernels {
-            origin: origin.to_owned(),
-            reason: format!("the report says `{}`", skip.trim()),
-        });
+    let mut found = Found::default();
+    let (mut report, mut run): (Option<String>, Option<String>) = (None, None);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.contains("Generating '") && line.contains(".qdstrm") {
+            run = None;
+        }
+        if let Some(name) = run_name(line) {
+            run = Some(name);
+        }
+        if let Some(id) = banner(line) {
+            report = Some(id);
+        }
+        let kernel_report = report
+            .as_deref()
+            .is_some_and(|r| KERNEL_REPORTS.iter().any(|k| r.contains(k)));
+        if (kernel_report && line.contains("SKIPPED:"))
+            || line.contains("does not contain CUDA kernel data")
+        {
+            found.skipped.push((i + 1, line.trim().to_owned()));
+            report = None;
+        }
+        let other_report = report.is_some() && !kernel_report;
+        if is_header(line) && !other_report && kernel_columns(line) {
+            let mut table = parse_at(&lines, i, origin)?;
+            table.run.clone_from(&run);
+            i = table.end.max(i + 1);
+            found.tables.push(table);
+            report = None;
+            continue;
+        }
+        i += 1;
     }
-    let Some(h) = lines[start..]
-        .iter()
-        .position(|l| is_header(l))
-        .map(|i| i + start)
-    else {
-        return Err(ImportError::NotRecognised {
+    Ok(found)
+}
+
+/// The error of output without a kernel summary.
+pub(crate) fn none_found(found: &Found, origin: &str) -> ImportError {
+    match found.skipped.first() {
+        Some((line, why)) => ImportError::NoKernels {
+            origin: origin.to_owned(),
+            reason: format!("line {line}: the report says `{why}`"),
+        },
+        None => ImportError::NotRecognised {
             origin: origin.to_owned(),
             format: FORMAT,
             reason: "no header with `Total Time`, `Instances` and `Name` columns".to_owned(),
-        });
-    };
+        },
+    }
+}
+
+fn parse_at(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError> {
     let header = lines[h];
     let next = lines.get(h + 1).copied().unwrap_or("");
     if header.trim_start().starts_with('|') {
-        Ok(boxed(&lines, h))
+        Ok(boxed(lines, h))
     } else if is_rule(next) {
-        table(&lines, h, origin)
+        table(lines, h, origin)
     } else if header.contains(',') {
-        csv_rows(&lines, h, origin)
+        csv_rows(lines, h, origin)
     } else {
         Err(ImportError::malformed(
             origin,
@@ -95,10 +130,15 @@ pub(crate) fn find_table(text: &str, origin: &str) -> Result<RawTable, ImportErr
     }
 }
 
-/// The end of a table: a blank line or the next report's banner.
+/// The end of a table: a blank line, the next report's banner, or the
+/// fence of a Markdown code block the output was pasted into.
 fn ends_table(line: &str) -> bool {
     let t = line.trim();
-    t.is_empty() || t.starts_with("Processing [") || t.starts_with("** ")
+    t.is_empty()
+        || t.starts_with("Processing [")
+        || t.starts_with("** ")
+        || t.starts_with("```")
+        || t.starts_with("~~~")
 }
 
 fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError> {
@@ -146,8 +186,10 @@ fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError
     }
     let n = header.len();
     let mut rows = Vec::new();
+    let mut end = lines.len();
     for (i, line) in lines.iter().enumerate().skip(h + 2) {
         if ends_table(line) {
+            end = i;
             break;
         }
         // Numbers hold no spaces; the name (last) may.
@@ -175,6 +217,8 @@ fn table(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportError
         header,
         header_line: h + 1,
         rows,
+        run: None,
+        end,
     })
 }
 
@@ -190,12 +234,14 @@ fn boxed(lines: &[&str], h: usize) -> RawTable {
     };
     let header = split(lines[h], None);
     let mut rows = Vec::new();
+    let mut end = lines.len();
     for (i, line) in lines.iter().enumerate().skip(h + 1) {
         let t = line.trim();
         if t.starts_with('+') {
             continue;
         }
         if !t.starts_with('|') {
+            end = i;
             break;
         }
         rows.push((i + 1, split(line, Some(header.len()))));
@@ -205,6 +251,8 @@ fn boxed(lines: &[&str], h: usize) -> RawTable {
         header,
         header_line: h + 1,
         rows,
+        run: None,
+        end,
     }
 }
 
@@ -245,5 +293,7 @@ fn csv_rows(lines: &[&str], h: usize, origin: &str) -> Result<RawTable, ImportEr
         header: header.clone(),
         header_line: h + 1,
         rows: rows.to_vec(),
+        run: None,
+        end,
     })
 }

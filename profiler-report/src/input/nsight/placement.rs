@@ -3,6 +3,7 @@
 
 use super::full::RooflineSection;
 use super::metric_lookup::Sourced;
+use super::ncu_aliases::{Meaning, names};
 use super::ncu_metrics::KernelMetrics;
 use crate::roofline::{KernelRoofline, MemoryLevel, Precision};
 
@@ -59,15 +60,29 @@ pub(crate) fn placement(
         unavailable: None,
     };
     let result = (|| {
-        let roof = roof.ok_or_else(|| {
-            "hardware unknown: the export does not name a device of the hardware table; \
-             pass --hardware NAME|FILE"
-                .to_owned()
+        let roof = roof.ok_or_else(|| match &m.device_name {
+            Some(name) => format!(
+                "hardware unknown: the export names the device `{name}`, which the hardware \
+                 table lacks; give its ceilings with --hardware FILE, a TOML file such as \
+                 `name = \"{name}\"`, `[bandwidth_gb_s]` `dram = 8000`, `[peak_tflops]` \
+                 `fp32 = 80` `bf16 = 2250` (numbers from the device's data sheet), or pass \
+                 --hardware NAME for a device of the table"
+            ),
+            None => "hardware unknown: the export does not name a device; pass \
+                     --hardware NAME|FILE"
+                .to_owned(),
         })?;
         let p = chosen;
         let f = flops.ok_or("FLOPs unknown")?.value;
         let b = bytes
-            .ok_or("DRAM bytes unknown: collect dram__bytes.sum or dram__throughput")?
+            .ok_or_else(|| {
+                format!(
+                    "DRAM bytes unknown: collect {}, or {} with {}",
+                    names(Meaning::DramBytes),
+                    names(Meaning::DramReadBytes),
+                    names(Meaning::DramWriteBytes)
+                )
+            })?
             .value;
         let s = duration_s.ok_or("duration unknown")?;
         if b <= 0.0 || s <= 0.0 || f <= 0.0 {
