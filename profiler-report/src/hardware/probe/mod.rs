@@ -18,6 +18,7 @@ use profiler_core::profile::{FlopsCeiling, MeasuredCeilings};
 
 pub use contention::{BUSY_OTHER_RUNNABLE, BUSY_SPREAD_PCT, BUSY_STEAL_PCT};
 pub use levels::{ASSUMED_LLC_BYTES, MAX_ARRAY_BYTES};
+pub(crate) use sysinfo::cpu_name;
 
 const FMA_METHOD: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane)";
 
