@@ -70,6 +70,8 @@ pub(crate) struct Recorded {
     pub(crate) times_per_step: bool,
     /// Lost-record warnings and the run's own notes, shown first.
     pub(crate) notes: Vec<String>,
+    /// Set when the run's measured ceilings were taken on a busy machine: why.
+    pub(crate) busy_ceilings: Option<String>,
 }
 
 /// Everything the scorecard computation reads about a run.
@@ -165,6 +167,13 @@ impl RunView {
                 brick_bytes_per_token: bytes_per_token_from_bricks(profile),
                 times_per_step: steps.count > 0,
                 notes,
+                busy_ceilings: profile
+                    .run
+                    .measured_ceilings
+                    .as_ref()
+                    .and_then(|c| c.contention.as_ref())
+                    .filter(|c| c.busy)
+                    .map(|c| c.reasons.join("; ")),
             }),
         }
     }
