@@ -43,6 +43,11 @@ pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
             "ceilings: saved on a quiet machine, read from {} (measure again with `profiler-report probe --save`)",
             path.display()
         );
+        // No probe ran: an earlier run's measured ceilings must not speak
+        // for this one.
+        profiler::Config::new()
+            .measured_ceilings(None::<MeasuredCeilings>)
+            .apply();
         return Ok(Ceilings::Saved(hw, path));
     }
     Ok(Ceilings::Measured(measure(args)))
