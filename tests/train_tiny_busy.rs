@@ -93,7 +93,10 @@ fn a_cpu_hog_withholds_the_grade_or_saved_ceilings_grade_the_run() {
     let c = profile.run.measured_ceilings.expect("ceilings kept");
     assert!(c.contention.is_some_and(|c| c.busy));
     let roofline = std::fs::read_to_string(dir.join("busy/roofline.json")).expect("roofline.json");
-    assert!(roofline.contains("busy machine"), "the roofline says so too");
+    assert!(
+        roofline.contains("busy machine"),
+        "the roofline says so too"
+    );
 
     // Ceilings saved on a quiet machine: the hog changes nothing they say.
     let quiet = MeasuredCeilings {
@@ -118,7 +121,10 @@ fn a_cpu_hog_withholds_the_grade_or_saved_ceilings_grade_the_run() {
     assert_eq!(graded.grade_withheld, None);
     assert_eq!(graded.peak_bw_gb_s, Some(29.4));
     assert!(
-        graded.hardware.as_deref().is_some_and(|h| h.contains("(saved)")),
+        graded
+            .hardware
+            .as_deref()
+            .is_some_and(|h| h.contains("(saved)")),
         "{:?}",
         graded.hardware
     );

@@ -145,7 +145,9 @@ pub(crate) fn roofline(
     args: &Args,
 ) -> Option<BrickRoofline> {
     let roof = match (env, ceilings) {
-        (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => Ok(KernelRoofline::from_hardware(hw)),
+        (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => {
+            Ok(KernelRoofline::from_hardware(hw))
+        }
         (None, Some(Ceilings::Measured(c))) => KernelRoofline::from_measured(c),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{
-    contracts, diff, html, import, parity, probe, roofline, scorecard, trace,
-};
+use crate::commands::{contracts, diff, html, import, parity, probe, roofline, scorecard, trace};
 use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::output::Format;

@@ -4,7 +4,9 @@
 //! overrides the choice, a brick above its own roof is named with the
 //! annotation to check, and a busy probe is said next to the roofs.
 
-use profiler_core::profile::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
+use profiler_core::profile::{
+    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings,
+};
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
 use profiler_report::roofline::{
@@ -82,19 +84,41 @@ fn bricks_land_on_the_level_their_working_set_fits_in() {
         let p = r.points.iter().find(|p| p.name == name).unwrap();
         (p.level, p.level_choice, p.above_roof, p.check)
     };
-    assert_eq!(level("SmallAdd"), (MemoryLevel::L1Cache, LevelChoice::WorkingSet, false, None));
-    assert_eq!(level("MidAdd"), (MemoryLevel::L2Cache, LevelChoice::WorkingSet, false, None));
-    assert_eq!(level("BigAdd"), (MemoryLevel::Dram, LevelChoice::WorkingSet, false, None));
+    assert_eq!(
+        level("SmallAdd"),
+        (MemoryLevel::L1Cache, LevelChoice::WorkingSet, false, None)
+    );
+    assert_eq!(
+        level("MidAdd"),
+        (MemoryLevel::L2Cache, LevelChoice::WorkingSet, false, None)
+    );
+    assert_eq!(
+        level("BigAdd"),
+        (MemoryLevel::Dram, LevelChoice::WorkingSet, false, None)
+    );
     assert_eq!(
         level("Liar"),
-        (MemoryLevel::Dram, LevelChoice::WorkingSet, true, Some(Annotation::Bytes))
+        (
+            MemoryLevel::Dram,
+            LevelChoice::WorkingSet,
+            true,
+            Some(Annotation::Bytes)
+        )
     );
     // Against DRAM for all, the L1 and L2 bricks would be above the roof.
-    let all_dram = BrickRoofline::from_profile(&profile(), &roof, None, Some(MemoryLevel::Dram)).unwrap();
+    let all_dram =
+        BrickRoofline::from_profile(&profile(), &roof, None, Some(MemoryLevel::Dram)).unwrap();
     assert_eq!(all_dram.points.iter().filter(|p| p.above_roof).count(), 3);
     // The finding names the brick and the annotation to check.
-    let finding = r.notes.iter().find(|n| n.contains("Liar")).expect("a finding");
-    assert!(finding.contains("check its `bytes` annotation"), "{finding}");
+    let finding = r
+        .notes
+        .iter()
+        .find(|n| n.contains("Liar"))
+        .expect("a finding");
+    assert!(
+        finding.contains("check its `bytes` annotation"),
+        "{finding}"
+    );
     assert!(!finding.contains("SmallAdd"), "{finding}");
     let text = r.to_string();
     assert!(
@@ -112,7 +136,10 @@ fn a_pin_overrides_the_working_set_and_must_name_a_roof() {
     let options = RooflineOptions::default().pin("Liar", MemoryLevel::L2Cache);
     let r = BrickRoofline::from_profile_with(&profile(), &roof, &options).unwrap();
     let liar = r.points.iter().find(|p| p.name == "Liar").unwrap();
-    assert_eq!((liar.level, liar.level_choice), (MemoryLevel::L2Cache, LevelChoice::Pinned));
+    assert_eq!(
+        (liar.level, liar.level_choice),
+        (MemoryLevel::L2Cache, LevelChoice::Pinned)
+    );
     assert!(!liar.above_roof);
     let bad = RooflineOptions::default().pin("Liar", MemoryLevel::Pcie);
     let e = BrickRoofline::from_profile_with(&profile(), &roof, &bad).unwrap_err();
@@ -146,9 +173,17 @@ fn this_machines_caches_place_l1_l2_and_dram_working_sets() {
         assert!(c.caches.is_empty(), "{:?}", c.caches);
         return;
     };
-    assert!(l1.source.contains("/sys/devices/system/cpu"), "{}", l1.source);
+    assert!(
+        l1.source.contains("/sys/devices/system/cpu"),
+        "{}",
+        l1.source
+    );
     assert!(c.cache_levels.iter().any(|b| b.level == "L1"));
-    assert!(c.other_peaks.iter().any(|f| f.precision == "fp64" && f.gflops > 0.0));
+    assert!(
+        c.other_peaks
+            .iter()
+            .any(|f| f.precision == "fp64" && f.gflops > 0.0)
+    );
     let roof = KernelRoofline::from_measured(&c).unwrap();
     let largest = c.caches.iter().map(|s| s.bytes).max().unwrap_or(0);
     let mut p = Profile::empty();

@@ -42,7 +42,11 @@ impl Report for Probed {
         let c = &self.0;
         let mut s = format!(
             "Ceilings of {}:\n",
-            if c.cpu.is_empty() { "this machine" } else { &c.cpu }
+            if c.cpu.is_empty() {
+                "this machine"
+            } else {
+                &c.cpu
+            }
         );
         for b in c.cache_levels.iter().chain(&c.memory_bandwidth) {
             let _ = writeln!(
@@ -107,7 +111,10 @@ pub(crate) fn run(args: &ProbeArgs, cx: &Context) -> Result<Status, CliError> {
     };
     match Hardware::save_measured(&ceilings, &path) {
         Ok(_) => {
-            eprintln!("saved to {}; later runs judge against these ceilings", path.display());
+            eprintln!(
+                "saved to {}; later runs judge against these ceilings",
+                path.display()
+            );
             Ok(Status::Ok)
         }
         Err(e @ profiler_report::hardware::HardwareError::BusyMachine { .. }) => {

@@ -56,7 +56,11 @@ impl Hardware {
             let level = bw.level.parse().unwrap_or(MemoryLevel::Dram);
             hw.set_memory(level, measured(bw.gb_s))?;
         }
-        for bw in ceilings.cache_bandwidth.iter().chain(&ceilings.cache_levels) {
+        for bw in ceilings
+            .cache_bandwidth
+            .iter()
+            .chain(&ceilings.cache_levels)
+        {
             if let Ok(level) = bw.level.parse() {
                 hw.set_memory(level, measured(bw.gb_s))?;
             }

@@ -76,10 +76,20 @@ impl Hardware {
                     .peak_flops
                     .iter()
                     .chain(&ceilings.other_peaks)
-                    .map(|f| format!("{}: {} on {} ({} threads)", f.precision, f.method, f.isa, f.threads)),
+                    .map(|f| {
+                        format!(
+                            "{}: {} on {} ({} threads)",
+                            f.precision, f.method, f.isa, f.threads
+                        )
+                    }),
             );
         comment.extend(methods);
-        comment.extend(ceilings.caches.iter().map(|c| format!("L{} size from {}", c.level, c.source)));
+        comment.extend(
+            ceilings
+                .caches
+                .iter()
+                .map(|c| format!("L{} size from {}", c.level, c.source)),
+        );
         let write = |e| HardwareError::WriteFile {
             path: path.to_path_buf(),
             source: e,
@@ -155,10 +165,21 @@ mod tests {
         assert_eq!(saved_file_name("", 2), "ceilings-unknown-cpu-2.toml");
         let vars = |k: &str| (k == "HOME").then(|| "/home/u".to_owned());
         let p = saved_ceilings_path(vars).unwrap();
-        assert!(p.starts_with("/home/u/.cache/brick-profiler"), "{}", p.display());
+        assert!(
+            p.starts_with("/home/u/.cache/brick-profiler"),
+            "{}",
+            p.display()
+        );
         let xdg = |k: &str| (k == "XDG_CACHE_HOME").then(|| "/c".to_owned());
-        assert!(saved_ceilings_path(xdg).unwrap().starts_with("/c/brick-profiler"));
-        assert!(matches!(saved_ceilings_path(|_| None), Err(HardwareError::NoCacheDir)));
+        assert!(
+            saved_ceilings_path(xdg)
+                .unwrap()
+                .starts_with("/c/brick-profiler")
+        );
+        assert!(matches!(
+            saved_ceilings_path(|_| None),
+            Err(HardwareError::NoCacheDir)
+        ));
     }
 
     #[test]
@@ -173,12 +194,26 @@ mod tests {
         let saved = Hardware::save_measured(&measured(false), &path).unwrap();
         let back = Hardware::load_saved(&path).unwrap().unwrap();
         assert_eq!(back.name, saved.name);
-        for level in [MemoryLevel::L1Cache, MemoryLevel::L2Cache, MemoryLevel::L3Cache, MemoryLevel::Dram] {
-            assert_eq!(back.memory(level).map(|f| f.value), saved.memory(level).map(|f| f.value));
+        for level in [
+            MemoryLevel::L1Cache,
+            MemoryLevel::L2Cache,
+            MemoryLevel::L3Cache,
+            MemoryLevel::Dram,
+        ] {
+            assert_eq!(
+                back.memory(level).map(|f| f.value),
+                saved.memory(level).map(|f| f.value)
+            );
         }
         assert_eq!(back.compute(Precision::Fp64).unwrap().value, 0.2375);
-        assert_eq!(back.cache_bytes(MemoryLevel::L2Cache).unwrap().value, 524_288.0);
-        assert!(matches!(back.memory(MemoryLevel::Dram).unwrap().source, Source::File { .. }));
+        assert_eq!(
+            back.cache_bytes(MemoryLevel::L2Cache).unwrap().value,
+            524_288.0
+        );
+        assert!(matches!(
+            back.memory(MemoryLevel::Dram).unwrap().source,
+            Source::File { .. }
+        ));
         assert!(back.busy.is_none());
     }
 }

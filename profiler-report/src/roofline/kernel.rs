@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{RooflineError, ceiling, positive};
 use super::units::{
-    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
-    MemoryLevel, Precision,
+    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
+    MemoryCeiling, MemoryLevel, Precision,
 };
 use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 

@@ -24,6 +24,6 @@ pub use html::roofline_section;
 pub use kernel::{KernelClassification, KernelRoofline};
 pub use levels::{Annotation, LevelChoice, RooflineOptions};
 pub use units::{
-    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
-    MemoryLevel, Precision,
+    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
+    MemoryCeiling, MemoryLevel, Precision,
 };

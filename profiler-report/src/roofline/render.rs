@@ -6,8 +6,8 @@ use std::fmt::{self, Write as _};
 
 use super::analytical::RooflineResult;
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::levels::LevelChoice;
 use super::kernel::KernelRoofline;
+use super::levels::LevelChoice;
 use super::units::CeilingSource;
 use crate::escape::{markdown, visible};
 use crate::textfmt::{fit, num, pct, si};

@@ -62,7 +62,9 @@ pub(crate) fn verdict(
         });
     };
     if let Some(why) = busy {
-        return withheld(Withheld::BusyMachine { why: why.to_owned() });
+        return withheld(Withheld::BusyMachine {
+            why: why.to_owned(),
+        });
     }
     if tok_s > peak {
         return withheld(Withheld::AboveCeiling {

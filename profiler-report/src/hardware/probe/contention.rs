@@ -52,7 +52,8 @@ impl ProcStat {
     }
 
     fn read() -> Self {
-        std::fs::read_to_string(Path::new("/proc/stat")).map_or_else(|_| Self::default(), |t| Self::parse(&t))
+        std::fs::read_to_string(Path::new("/proc/stat"))
+            .map_or_else(|_| Self::default(), |t| Self::parse(&t))
     }
 }
 

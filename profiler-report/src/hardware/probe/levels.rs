@@ -166,7 +166,8 @@ fn cache_level(
         .reps
         .first()
         .map_or(1e-3, |d| d.as_secs_f64() / f64::from(trial_inner));
-    let inner = ((CACHE_ROUND.as_secs_f64() / per_pass_s.max(1e-9)).ceil() as u32).clamp(1, 1_000_000);
+    let inner =
+        ((CACHE_ROUND.as_secs_f64() / per_pass_s.max(1e-9)).ceil() as u32).clamp(1, 1_000_000);
     let t0 = Instant::now();
     let timed = triad_resident(threads, per_thread, reps, inner);
     spread(&format!("L{} bandwidth", c.level), &timed, notes, watch);
