@@ -178,6 +178,9 @@ fn held_out_loss(model: &mut Model, cfg: &Config) -> f32 {
 /// A bad configuration, or a report that cannot be written.
 pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.config()?;
+    // Baselines are read first, so a bad file fails fast (and before any
+    // model runs, even unprofiled).
+    let baselines = baselines(args)?;
     let mut model = Model::new(&cfg);
     let tokens_per_step = (cfg.batch * cfg.seq_len) as u64;
     println!(
@@ -191,8 +194,6 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         args.steps
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
-    // Baselines are read before training, so a bad file fails fast.
-    let baselines = baselines(args)?;
     // Read or measured before training, so the probes and the run never
     // share the CPU.
     let ceilings = if args.no_ceilings {

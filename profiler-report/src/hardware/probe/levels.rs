@@ -55,7 +55,7 @@ fn spread(what: &str, timed: &Timed, notes: &mut Vec<String>, watch: &mut Watch)
 }
 
 /// The DRAM triad, with arrays sized against the last-level cache.
-/// `array_bytes` as [`ProbeOptions::array_bytes`](super::ProbeOptions).
+/// `array_bytes` as `ProbeOptions::array_bytes` says.
 pub(crate) fn dram(
     array_bytes: Option<u64>,
     reps: u32,
