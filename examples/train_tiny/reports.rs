@@ -23,7 +23,7 @@ pub(crate) enum Ceilings {
     /// Read from a saved-ceilings file.
     Saved(Hardware, PathBuf),
     /// Measured by the probes before training.
-    Measured(MeasuredCeilings),
+    Measured(Box<MeasuredCeilings>),
 }
 
 /// The saved ceilings when the file exists (`--saved-ceilings`, else this
@@ -50,7 +50,7 @@ pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
             .apply();
         return Ok(Ceilings::Saved(hw, path));
     }
-    Ok(Ceilings::Measured(measure(args)))
+    Ok(Ceilings::Measured(Box::new(measure(args))))
 }
 
 /// Measures this machine's ceilings, prints them and keeps them in every
