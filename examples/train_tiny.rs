@@ -13,11 +13,13 @@
 //! step are counters. The tracking allocator charges every allocation to
 //! the brick that made it. This file drives the run and the reports.
 //!
-//! Before training it measures this machine's ceilings (memory bandwidth,
-//! cache bandwidth, peak FP32 FLOP/s; `--no-ceilings` skips it) and keeps
-//! them in the profile: they are the roofline's ceilings and the scorecard's
-//! peak unless `PROFILER_HARDWARE` or `PROFILER_PEAK_BW_GB_S` name other
-//! hardware. With `--baseline-profile FILE` (a saved profile.json) or
+//! Before training it reads this machine's saved ceilings (`profiler-report
+//! probe --save` writes them once, on a quiet machine), or else measures them
+//! (bandwidth of every memory level, peak FP32 and FP64 FLOP/s, and whether
+//! other work shared the CPU; `--no-ceilings` skips both) and keeps them in
+//! the profile: they are the roofline's ceilings and the scorecard's peak
+//! unless `PROFILER_HARDWARE` or `PROFILER_PEAK_BW_GB_S` name other
+//! hardware. Ceilings measured on a busy machine withhold the grade. With `--baseline-profile FILE` (a saved profile.json) or
 //! `--baseline-pytorch FILE` (a torch.profiler Chrome trace, with an
 //! optional `--mapping FILE`) it also reports parity per op.
 //!
@@ -47,7 +49,7 @@ static ALLOC: profiler::alloc::Tracking<std::alloc::System> =
 #[path = "train_tiny/reports.rs"]
 mod reports;
 
-use reports::{baselines, measure, measured_peak, parity, roofline, write_reports};
+use reports::{baselines, ceiling_peak, ceilings, parity, roofline, write_reports};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
 /// the training scorecard and write profile.json, trace.json, flamegraph.svg,
@@ -92,6 +94,11 @@ pub(crate) struct Args {
     /// Skip measuring this machine's bandwidth and peak FLOP/s.
     #[arg(long)]
     pub(crate) no_ceilings: bool,
+    /// Saved ceilings to judge against (default: this machine's file that
+    /// `profiler-report probe --save` writes in the user's cache directory);
+    /// measured now when the file does not exist.
+    #[arg(long)]
+    pub(crate) saved_ceilings: Option<PathBuf>,
     /// Size of each bandwidth-probe array, MiB (default: from the cache size).
     #[arg(long, hide = true)]
     pub(crate) probe_array_mib: Option<u64>,
@@ -99,10 +106,14 @@ pub(crate) struct Args {
     /// tf32, int8; default fp32 when the hardware has it).
     #[arg(long, value_parser = |s: &str| s.parse::<Precision>())]
     pub(crate) roofline_precision: Option<Precision>,
-    /// Memory level of that roof (dram, l2, l1, pcie; default dram when the
-    /// hardware has it).
+    /// One memory level for every brick's roof (l1, l2, l3, dram, pcie;
+    /// default: each brick's own, the fastest cache its bytes per call fit
+    /// in, DRAM past the caches or without cache sizes).
     #[arg(long, value_parser = |s: &str| s.parse::<MemoryLevel>())]
     pub(crate) roofline_level: Option<MemoryLevel>,
+    /// Pin one brick's roof level: NAME=LEVEL (repeatable), e.g. MatMul=l2.
+    #[arg(long, value_parser = pin)]
+    pub(crate) roofline_pin: Vec<(String, MemoryLevel)>,
     /// Report parity against a saved profile of an earlier run (profile.json).
     #[arg(long)]
     pub(crate) baseline_profile: Option<PathBuf>,
@@ -121,6 +132,15 @@ pub(crate) struct Args {
     /// Seconds between pushes to --pushgateway.
     #[arg(long, default_value_t = 10.0, requires = "pushgateway")]
     pub(crate) push_interval: f64,
+}
+
+/// Parses `NAME=LEVEL`.
+fn pin(s: &str) -> Result<(String, MemoryLevel), String> {
+    let (name, level) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=LEVEL"))?;
+    let level = level.parse::<MemoryLevel>().map_err(|e| e.to_string())?;
+    Ok((name.trim().to_owned(), level))
 }
 
 impl Args {
@@ -180,6 +200,9 @@ fn held_out_loss(model: &mut Model, cfg: &Config) -> f32 {
 /// A bad configuration, or a report that cannot be written.
 pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.config()?;
+    // Baselines are read first, so a bad file fails fast (and before any
+    // model runs, even unprofiled).
+    let baselines = baselines(args)?;
     let mut model = Model::new(&cfg);
     let tokens_per_step = (cfg.batch * cfg.seq_len) as u64;
     println!(
@@ -193,10 +216,13 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         args.steps
     );
     let eval_before = held_out_loss(&mut model, &cfg); // not profiled: recording is off
-    // Baselines are read before training, so a bad file fails fast.
-    let baselines = baselines(args)?;
-    // Measured before training, so the probes and the run never share the CPU.
-    let ceilings = (!args.no_ceilings).then(|| measure(args));
+    // Read or measured before training, so the probes and the run never
+    // share the CPU.
+    let ceilings = if args.no_ceilings {
+        None
+    } else {
+        Some(ceilings(args)?)
+    };
 
     let config = profiler::Config::new()
         .run_name("train_tiny")
@@ -254,14 +280,14 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     if env_hardware.is_none()
         && let Some(info) = ceilings
             .as_ref()
-            .and_then(|c| measured_peak(c, &profiler::snapshot()))
+            .and_then(|c| ceiling_peak(c, &profiler::snapshot()))
     {
         profiler::Config::new().hardware(info).apply();
     }
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");
     let profile = profiler::snapshot();
-    let roofline = roofline(&profile, env_hardware.as_ref(), args);
+    let roofline = roofline(&profile, env_hardware.as_ref(), ceilings.as_ref(), args);
     if let Some(r) = &roofline {
         println!("\n{r}");
     }

@@ -52,6 +52,11 @@ fn the_main_job_trains_and_writes_every_report() {
         // tested in profiler-report.
         "--probe-array-mib",
         "8",
+        // Probe, whatever this machine has saved.
+        "--saved-ceilings",
+        out.join("no-saved-ceilings.toml")
+            .to_str()
+            .expect("utf-8 temp dir"),
         "--baseline-pytorch",
         &fixture("tiny_transformer_cpu.trace.json"),
         "--mapping",
@@ -270,7 +275,31 @@ fn the_main_job_trains_and_writes_every_report() {
     );
     assert!(ceilings.peak_flops.as_ref().is_some_and(|f| f.gflops > 0.0));
     let roofline = std::fs::read_to_string(out.join("roofline.svg")).expect("roofline.svg");
-    assert!(roofline.contains(">QkvProjectionBackward</text>"));
+    // Labelled with the level of its roof when this machine's caches are known.
+    assert!(
+        roofline.contains(">QkvProjectionBackward</text>")
+            || roofline.contains(">QkvProjectionBackward (")
+    );
+    // No brick is above the roof it is judged against unless a finding
+    // names it with the annotation to check.
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("roofline.json")).expect("roofline.json"),
+    )
+    .expect("valid JSON");
+    let notes = json["notes"].to_string();
+    for point in json["points"].as_array().expect("points") {
+        if point["above_roof"] == true {
+            let name = point["name"].as_str().expect("name");
+            assert!(
+                notes.contains(name),
+                "{name} above its roof, unnamed: {notes}"
+            );
+            assert!(
+                point["check"].is_string() || json["by_working_set"] == false,
+                "{point}"
+            );
+        }
+    }
     let parity: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("parity.json")).expect("parity.json"),
     )

@@ -1,6 +1,6 @@
-//! The reports `train_tiny` writes after training: this machine's measured
-//! ceilings, the scorecard's measured peak, the per-brick roofline, parity
-//! against the baselines given, and every file of the run.
+//! The reports `train_tiny` writes after training: this machine's saved or
+//! measured ceilings, the scorecard's peak from them, the per-brick
+//! roofline, parity against the baselines given, and every file of the run.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -8,30 +8,65 @@ use std::path::{Path, PathBuf};
 use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
     TrainingScorecard,
-    hardware::{Hardware, probe::ProbeOptions},
+    hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
     html::FullReport,
     parity::{OpMapping, ParityProfile},
-    roofline::{BrickRoofline, KernelRoofline},
+    roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
 };
 
 use super::Args;
 
+/// The ceilings a run is judged against: saved once on a quiet machine,
+/// or measured now (and kept in every later snapshot).
+#[derive(Debug)]
+pub(crate) enum Ceilings {
+    /// Read from a saved-ceilings file.
+    Saved(Hardware, PathBuf),
+    /// Measured by the probes before training.
+    Measured(Box<MeasuredCeilings>),
+}
+
+/// The saved ceilings when the file exists (`--saved-ceilings`, else this
+/// machine's file in the user's cache directory), else measured now.
+///
+/// # Errors
+/// A saved-ceilings file that exists but cannot be read.
+pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
+    let path = match &args.saved_ceilings {
+        Some(p) => Some(p.clone()),
+        None => saved_ceilings_path(|k| std::env::var(k).ok()).ok(),
+    };
+    if let Some(path) = path
+        && let Some(hw) = Hardware::load_saved(&path)?
+    {
+        println!(
+            "ceilings: saved on a quiet machine, read from {} (measure again with `profiler-report probe --save`)",
+            path.display()
+        );
+        // No probe ran: an earlier run's measured ceilings must not speak
+        // for this one.
+        profiler::Config::new()
+            .measured_ceilings(None::<MeasuredCeilings>)
+            .apply();
+        return Ok(Ceilings::Saved(hw, path));
+    }
+    Ok(Ceilings::Measured(Box::new(measure(args))))
+}
+
 /// Measures this machine's ceilings, prints them and keeps them in every
 /// later snapshot.
-pub(crate) fn measure(args: &Args) -> MeasuredCeilings {
+fn measure(args: &Args) -> MeasuredCeilings {
     let options = ProbeOptions {
         array_bytes: args.probe_array_mib.map(|m| m << 20),
         ..ProbeOptions::default()
     };
+    let t0 = std::time::Instant::now();
     let c = profiler_report::hardware::probe::measure_ceilings_with(&options);
     let mut parts = Vec::new();
-    for bw in [&c.memory_bandwidth, &c.cache_bandwidth]
-        .into_iter()
-        .flatten()
-    {
+    for bw in c.cache_levels.iter().chain(&c.memory_bandwidth) {
         parts.push(format!("{} {:.1} GB/s", bw.level, bw.gb_s));
     }
-    if let Some(f) = &c.peak_flops {
+    for f in c.peak_flops.iter().chain(&c.other_peaks) {
         parts.push(format!(
             "{} peak {:.1} GFLOP/s ({}, {} threads)",
             f.precision.to_uppercase(),
@@ -40,7 +75,19 @@ pub(crate) fn measure(args: &Args) -> MeasuredCeilings {
             f.threads
         ));
     }
-    println!("measured on this machine: {}", parts.join(", "));
+    println!(
+        "measured on this machine in {} ms: {}",
+        t0.elapsed().as_millis(),
+        parts.join(", ")
+    );
+    let sizes: Vec<String> = c
+        .caches
+        .iter()
+        .map(|s| format!("L{} {} KiB", s.level, s.bytes >> 10))
+        .collect();
+    if let Some(first) = c.caches.first() {
+        println!("caches: {} ({})", sizes.join(", "), first.source);
+    }
     for note in &c.notes {
         println!("  note: {note}");
     }
@@ -48,50 +95,71 @@ pub(crate) fn measure(args: &Args) -> MeasuredCeilings {
     c
 }
 
-/// The scorecard's peak from the measured ceilings: DRAM bandwidth; the
-/// scorecard divides it by the bytes per token the annotated bricks move
-/// (and says so). `None` when no brick declared bytes or no step carried
-/// tokens: there is then nothing honest to grade against.
-pub(crate) fn measured_peak(c: &MeasuredCeilings, profile: &Profile) -> Option<HardwareInfo> {
-    let bw = c.memory_bandwidth.as_ref()?.gb_s;
+/// The scorecard's peak from the ceilings: DRAM bandwidth; the scorecard
+/// divides it by the bytes per token the annotated bricks move (and says
+/// so). `None` when no brick declared bytes or no step carried tokens:
+/// there is then nothing honest to grade against.
+pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<HardwareInfo> {
+    let (name, bw, tflops, from) = match c {
+        Ceilings::Measured(c) => (
+            if c.cpu.is_empty() { "this CPU" } else { &c.cpu },
+            c.memory_bandwidth.as_ref()?.gb_s,
+            c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
+            "measured on this machine".to_owned(),
+        ),
+        Ceilings::Saved(hw, path) => (
+            hw.name.as_str(),
+            hw.memory(MemoryLevel::Dram)?.value,
+            hw.compute(Precision::Fp32).map(|f| f.value),
+            format!("saved in {}", path.display()),
+        ),
+    };
     let bytes: u64 = profile.bricks.iter().map(|b| b.total_bytes).sum();
     if profile.steps.tokens == 0 || bytes == 0 || !(bw.is_finite() && bw > 0.0) {
         return None;
     }
     println!(
-        "scorecard ceiling: {bw:.1} GB/s DRAM measured on this machine, over the bytes per token the bricks declare"
+        "scorecard ceiling: {bw:.1} GB/s DRAM {from}, over the bytes per token the bricks declare"
     );
+    let kind = match c {
+        Ceilings::Measured(_) => "measured",
+        Ceilings::Saved(..) => "saved",
+    };
     Some(HardwareInfo {
-        name: format!(
-            "{} (measured)",
-            if c.cpu.is_empty() { "this CPU" } else { &c.cpu }
-        ),
+        name: format!("{name} ({kind})"),
         peak_bw_gb_s: Some(bw),
-        peak_tflops: c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
+        peak_tflops: tflops,
         bytes_per_token: None,
     })
 }
 
 /// The per-brick roofline: on the hardware the environment names, else on
-/// the measured ceilings. A roofline that cannot be built (no ceilings, or
-/// none of the precision or level asked for) is a printed note, not a failed
-/// run.
+/// the saved or measured ceilings, each brick against the roof of the
+/// memory level its working set fits in (or the level and pins asked for).
+/// A roofline that cannot be built (no ceilings, or none of the precision
+/// or level asked for) is a printed note, not a failed run.
 pub(crate) fn roofline(
     profile: &Profile,
     env: Option<&Hardware>,
+    ceilings: Option<&Ceilings>,
     args: &Args,
 ) -> Option<BrickRoofline> {
-    let roof = match (env, &profile.run.measured_ceilings) {
-        (Some(hw), _) => Ok(KernelRoofline::from_hardware(hw)),
-        (None, Some(c)) => KernelRoofline::from_measured(c),
+    let roof = match (env, ceilings) {
+        (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => {
+            Ok(KernelRoofline::from_hardware(hw))
+        }
+        (None, Some(Ceilings::Measured(c))) => KernelRoofline::from_measured(c),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
             return None;
         }
     };
-    let r = roof.and_then(|roof| {
-        BrickRoofline::from_profile(profile, &roof, args.roofline_precision, args.roofline_level)
-    });
+    let options = RooflineOptions {
+        precision: args.roofline_precision,
+        level: args.roofline_level,
+        pins: args.roofline_pin.iter().cloned().collect(),
+    };
+    let r = roof.and_then(|roof| BrickRoofline::from_profile_with(profile, &roof, &options));
     r.map_err(|e| println!("no roofline: {e}")).ok()
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{contracts, diff, html, import, parity, roofline, scorecard, trace};
+use crate::commands::{contracts, diff, html, import, parity, probe, roofline, scorecard, trace};
 use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::output::Format;
@@ -24,6 +24,8 @@ of a file is told from its content.
     dram = 3000
     [peak_tflops]               # dense TFLOP/s per precision: fp64, fp32, tf32, fp16, bf16, int8
     bf16 = 800
+    [cache_bytes]               # optional: cache size per core, l1, l2, l3 (rooflines per level)
+    l2 = 1048576
 
 Exit status:
     0  the report was produced and every check passed
@@ -43,7 +45,8 @@ Examples:
     profiler-report import ncu gemm.csv --hardware 4090 --kernel gemm --gemm 4096
     profiler-report import nsys --run -- ./train --steps 20
     profiler-report contracts verify target/profile/profile.json --contract brick-profiler-v1
-    profiler-report html target/profile/profile.json -o report.html";
+    profiler-report html target/profile/profile.json -o report.html
+    profiler-report probe --save";
 
 /// Reports of the brick profiler from saved files: scorecard, roofline,
 /// parity, diff, traces, Nsight imports, contracts, HTML.
@@ -95,6 +98,8 @@ enum Command {
     Contracts(contracts::ContractsArgs),
     /// One self-contained HTML report from saved files.
     Html(html::HtmlArgs),
+    /// Measure this machine's ceilings (every memory level, peak per precision); --save keeps them.
+    Probe(probe::ProbeArgs),
 }
 
 impl Cli {
@@ -115,6 +120,7 @@ impl Cli {
             Command::Import(a) => import::run(a, &cx),
             Command::Contracts(a) => contracts::run(a, &cx),
             Command::Html(a) => html::run(a, &cx),
+            Command::Probe(a) => probe::run(a, &cx),
         }
     }
 }

@@ -8,7 +8,9 @@ use profiler_report::hardware::Hardware as Model;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
 use profiler_report::input::Input;
 use profiler_report::parity::{OpMapping, ParityProfile, import_chrome_trace};
-use profiler_report::roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision};
+use profiler_report::roofline::{
+    BrickRoofline, KernelRoofline, MemoryLevel, Precision, RooflineOptions,
+};
 
 use crate::error::CliError;
 use crate::hardware::Hardware;
@@ -107,11 +109,18 @@ pub(crate) fn kernel_roofline(
 pub(crate) fn brick_roofline(
     profile: &Profile,
     hardware: Option<&Hardware>,
-    precision: Option<Precision>,
-    level: Option<MemoryLevel>,
+    options: &RooflineOptions,
 ) -> Result<BrickRoofline, CliError> {
     let roof = kernel_roofline(profile, hardware)?;
-    BrickRoofline::from_profile(profile, &roof, precision, level).map_err(CliError::input)
+    BrickRoofline::from_profile_with(profile, &roof, options).map_err(CliError::input)
+}
+
+/// `NAME=LEVEL` of `--pin`.
+pub(crate) fn pin(s: &str) -> Result<(String, MemoryLevel), String> {
+    let (name, l) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=LEVEL"))?;
+    Ok((name.trim().to_owned(), level(l)?))
 }
 
 /// A parity input: a profile or Nsight export, a parity profile, or a

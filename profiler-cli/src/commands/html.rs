@@ -10,7 +10,7 @@ use profiler_report::contract::Verifier;
 use profiler_report::html::FullReport;
 use profiler_report::import::FullProfileOptions;
 use profiler_report::parity::OpMapping;
-use profiler_report::roofline::{MemoryLevel, Precision};
+use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use super::common::{brick_roofline, level, parity_profile, precision};
@@ -114,7 +114,15 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         None => None,
     };
     // A run without ceilings simply has no roofline section; the reason is printed.
-    let roofline = match brick_roofline(&profile, hardware.as_ref(), args.precision, args.level) {
+    let roofline = match brick_roofline(
+        &profile,
+        hardware.as_ref(),
+        &RooflineOptions {
+            precision: args.precision,
+            level: args.level,
+            ..RooflineOptions::default()
+        },
+    ) {
         Ok(r) => Some(r),
         Err(e) if hardware.is_none() && args.precision.is_none() && args.level.is_none() => {
             eprintln!("profiler-report: no roofline section: {e}");

@@ -7,6 +7,7 @@ pub(crate) mod diff;
 pub(crate) mod html;
 pub(crate) mod import;
 pub(crate) mod parity;
+pub(crate) mod probe;
 pub(crate) mod roofline;
 pub(crate) mod scorecard;
 pub(crate) mod trace;

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::roofline::{MemoryLevel, Precision};
+use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
 
-use super::common::{brick_roofline, gemm, level, ncu_options, precision};
+use super::common::{brick_roofline, gemm, level, ncu_options, pin, precision};
 use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::input::Run;
@@ -29,9 +29,13 @@ pub(crate) struct RooflineArgs {
     /// Precision of the roof (fp64, fp32, tf32, fp16, bf16, int8; default fp32 when the hardware has it).
     #[arg(long, value_parser = precision)]
     precision: Option<Precision>,
-    /// Memory level of the roof (dram, l3, l2, l1, pcie; default dram).
+    /// One memory level for every brick's roof (dram, l3, l2, l1, pcie; default: each brick's
+    /// own, the fastest cache its bytes per call fit in when cache sizes are known, else dram).
     #[arg(long, value_parser = level)]
     level: Option<MemoryLevel>,
+    /// Pin one brick's roof level: NAME=LEVEL, e.g. `--pin MatMul=l2` (repeatable).
+    #[arg(long, value_name = "NAME=LEVEL", value_parser = pin)]
+    pin: Vec<(String, MemoryLevel)>,
     /// Also write the plot as SVG.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -64,7 +68,12 @@ pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError>
         args.kernel.clone(),
     )?;
     let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
-    let roofline = brick_roofline(&profile, hardware.as_ref(), args.precision, args.level)?;
+    let options = RooflineOptions {
+        precision: args.precision,
+        level: args.level,
+        pins: args.pin.iter().cloned().collect(),
+    };
+    let roofline = brick_roofline(&profile, hardware.as_ref(), &options)?;
     if let Some(path) = &args.svg {
         write_file(path, roofline.to_svg().as_bytes())?;
     }

@@ -27,9 +27,61 @@ pub struct MeasuredCeilings {
     /// Peak floating-point rate.
     #[serde(default)]
     pub peak_flops: Option<FlopsCeiling>,
+    /// Bandwidth of every cache level probed (L1, L2, L3...), fastest first;
+    /// `cache_bandwidth` repeats the L2 figure for readers of earlier files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_levels: Vec<BandwidthCeiling>,
+    /// Peaks of the other precisions the CPU supports (FP64, ...), measured
+    /// like `peak_flops`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_peaks: Vec<FlopsCeiling>,
+    /// Data and unified caches of the machine, fastest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<CacheSize>,
+    /// What else ran on the machine while it was probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contention: Option<Contention>,
     /// Caveats a reader must know (e.g. buffers capped below the STREAM rule).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// One cache level of the machine and where its size came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheSize {
+    /// Cache level: 1, 2, 3...
+    pub level: u32,
+    /// Size of one instance (what one core sees), bytes.
+    pub bytes: u64,
+    /// Instances across the machine (one per core for L1, per socket or
+    /// core complex for L3).
+    pub instances: u64,
+    /// Where the size came from, e.g. `sysfs /sys/devices/system/cpu/cpu0/cache/index2`.
+    pub source: String,
+}
+
+/// Signs that other work shared the CPU while the ceilings were measured,
+/// which lowers every ceiling and every figure judged against them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Contention {
+    /// Whether any sign passed its threshold: the ceilings are then too
+    /// low, and a grade against them is withheld.
+    pub busy: bool,
+    /// Fewest other runnable tasks seen while probing (`procs_running` in
+    /// `/proc/stat`, less the probe itself), when readable.
+    #[serde(default)]
+    pub other_runnable: Option<u32>,
+    /// CPU time stolen by the hypervisor while probing, % of all CPU time,
+    /// when readable.
+    #[serde(default)]
+    pub steal_pct: Option<f64>,
+    /// Largest spread between repetitions of one probe, % (best against
+    /// median).
+    #[serde(default)]
+    pub spread_pct: f64,
+    /// Each sign that passed its threshold, in words.
+    #[serde(default)]
+    pub reasons: Vec<String>,
 }
 
 /// A measured bandwidth and how it was measured.

@@ -20,7 +20,7 @@ mod trace;
 mod valid;
 
 pub use crate::clock::ClockSource;
-pub use ceilings::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
+pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};
 pub use io::ProfileError;

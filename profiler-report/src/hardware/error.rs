@@ -67,6 +67,26 @@ pub enum HardwareError {
         /// Underlying error.
         source: std::io::Error,
     },
+    /// Ceilings measured on a busy machine, which saving would make the
+    /// ceilings of every later run.
+    #[error(
+        "not saving ceilings measured on a busy machine ({why}): stop the other work and measure again"
+    )]
+    BusyMachine {
+        /// The signs of other work.
+        why: String,
+    },
+    /// No user cache directory: neither `XDG_CACHE_HOME` nor `HOME` is set.
+    #[error("no cache directory for saved ceilings: set XDG_CACHE_HOME or HOME")]
+    NoCacheDir,
+    /// The saved-ceilings file could not be written.
+    #[error("cannot write saved ceilings `{}`: {source}", path.display())]
+    WriteFile {
+        /// File that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
     /// The hardware file is not TOML or JSON of the expected shape.
     #[error("malformed hardware file `{}`{}: {message}", path.display(), AtLine(*line))]
     MalformedFile {

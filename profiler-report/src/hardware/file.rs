@@ -11,6 +11,8 @@
 //! [peak_tflops]              # dense TFLOP/s per precision: fp64, fp32, tf32, fp16, bf16, int8
 //! fp32 = 82.6
 //! bf16 = 165
+//! [cache_bytes]              # optional: size of each cache level one core sees: l1, l2, l3
+//! l2 = 1048576
 //! ```
 //!
 //! The flat form of earlier versions stays valid: `peak_bw_gb_s` is the
@@ -23,7 +25,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::HardwareError;
-use super::model::{Hardware, MAX_BYTES_PER_TOKEN};
+use super::model::{Hardware, MAX_BYTES_PER_TOKEN, MAX_CACHE_BYTES};
 use super::presets::DeviceSpec;
 use super::source::{Figure, Source};
 use super::units::{
@@ -74,6 +76,8 @@ struct HardwareFile {
     bandwidth_gb_s: BTreeMap<String, f64>,
     peak_bw_gb_s: Option<f64>,
     peak_tflops: Option<Tflops>,
+    #[serde(default)]
+    cache_bytes: BTreeMap<String, f64>,
 }
 
 impl Hardware {
@@ -175,6 +179,13 @@ impl Hardware {
             }
             None => {}
         }
+        for (level, bytes) in file.cache_bytes {
+            let field = format!("cache_bytes.{level}");
+            let l: MemoryLevel = level
+                .parse()
+                .map_err(|e| bad(&field, level.clone(), &unit_reason(&e)))?;
+            hw.set_cache_bytes(l, figure(&field, bytes, MAX_CACHE_BYTES)?)?;
+        }
         if hw.is_empty() {
             return Err(HardwareError::NoCeiling {
                 path: path.to_path_buf(),
@@ -185,6 +196,56 @@ impl Hardware {
         }
         Ok(hw)
     }
+}
+
+impl Hardware {
+    /// The model as a TOML hardware file that [`Hardware::from_file`] reads
+    /// back: name, bytes per token, bandwidth per level, peak per precision
+    /// and cache sizes, each figure as a number (where it came from is the
+    /// file itself once read back). `comment` lines open the file.
+    #[must_use]
+    pub fn to_toml(&self, comment: &[String]) -> String {
+        let mut out = String::new();
+        for line in comment {
+            // One comment line each, whatever the text holds.
+            out.push_str(&format!("# {}\n", line.replace(['\n', '\r'], " ")));
+        }
+        out.push_str(&format!("name = {}\n", toml_string(&self.name)));
+        if let Some(b) = self.bytes_per_token() {
+            out.push_str(&format!("bytes_per_token = {:?}\n", b.value));
+        }
+        let key = |name: &str| name.to_ascii_lowercase();
+        out.push_str("\n[bandwidth_gb_s]\n");
+        for (l, f) in self.memory_ceilings() {
+            out.push_str(&format!("{} = {:?}\n", key(l.name()), f.value));
+        }
+        out.push_str("\n[peak_tflops]\n");
+        for (p, f) in self.compute_ceilings() {
+            out.push_str(&format!("{} = {:?}\n", key(p.name()), f.value));
+        }
+        if self.cache_sizes().next().is_some() {
+            out.push_str("\n[cache_bytes]\n");
+            for (l, f) in self.cache_sizes() {
+                out.push_str(&format!("{} = {:?}\n", key(l.name()), f.value));
+            }
+        }
+        out
+    }
+}
+
+/// A TOML basic string: quotes, backslashes and control characters escaped.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn unit_reason(e: &super::units::UnitError) -> String {

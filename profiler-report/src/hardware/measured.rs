@@ -2,7 +2,9 @@
 //! ([`MeasuredCeilings`], which keeps how each was measured) and the
 //! hardware model, where each figure is marked [`Source::Measured`].
 
-use profiler_core::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
+use profiler_core::profile::{
+    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings,
+};
 
 use super::error::HardwareError;
 use super::model::Hardware;
@@ -22,9 +24,11 @@ impl Hardware {
         Ok((Self::from_measured(&saved)?, saved))
     }
 
-    /// The ceilings a profile saved: the FLOP/s peak in its precision (FP32
-    /// when the name is unknown), DRAM and the cache level probed, all marked
-    /// [`Source::Measured`].
+    /// The ceilings a profile saved: the FLOP/s peaks in their precisions
+    /// (FP32 when the name is unknown), DRAM and every cache level probed,
+    /// all marked [`Source::Measured`]; the cache sizes, marked as read from
+    /// sysfs; and, when the probes saw other work on the machine,
+    /// [`Hardware::busy`] with why.
     ///
     /// # Errors
     /// [`HardwareError::InvalidValue`] when a figure is not finite, not
@@ -41,13 +45,39 @@ impl Hardware {
             let precision = f.precision.parse().unwrap_or(Precision::Fp32);
             hw.set_compute(precision, measured(f.gflops / 1e3))?;
         }
-        for bw in [&ceilings.memory_bandwidth, &ceilings.cache_bandwidth]
-            .into_iter()
-            .flatten()
-        {
+        // Other precisions and levels are kept only under a name the model
+        // knows: a level such as "L4" has no roof to stand for.
+        for f in &ceilings.other_peaks {
+            if let Ok(precision) = f.precision.parse() {
+                hw.set_compute(precision, measured(f.gflops / 1e3))?;
+            }
+        }
+        if let Some(bw) = &ceilings.memory_bandwidth {
             let level = bw.level.parse().unwrap_or(MemoryLevel::Dram);
             hw.set_memory(level, measured(bw.gb_s))?;
         }
+        for bw in ceilings
+            .cache_bandwidth
+            .iter()
+            .chain(&ceilings.cache_levels)
+        {
+            if let Ok(level) = bw.level.parse() {
+                hw.set_memory(level, measured(bw.gb_s))?;
+            }
+        }
+        for c in &ceilings.caches {
+            if let Ok(level) = format!("L{}", c.level).parse() {
+                let source = Source::System {
+                    path: c.source.clone(),
+                };
+                hw.set_cache_bytes(level, Figure::new(c.bytes as f64, source))?;
+            }
+        }
+        hw.busy = ceilings
+            .contention
+            .as_ref()
+            .filter(|c| c.busy)
+            .map(|c| c.reasons.join("; "));
         if hw.is_empty() {
             return Err(HardwareError::InvalidValue {
                 origin: "measured ceilings".to_owned(),
@@ -58,39 +88,61 @@ impl Hardware {
         Ok(hw)
     }
 
-    /// The measured figures in the saved form: the first measured compute
-    /// peak, the DRAM bandwidth and the fastest measured cache level. How
-    /// they were measured is not part of the model, so those fields stay
+    /// The measured figures in the saved form: the measured compute peaks
+    /// (FP32 first), DRAM, every measured cache level and the cache sizes.
+    /// How they were measured is not part of the model, so those fields stay
     /// empty; keep the probes' own [`MeasuredCeilings`] where it matters.
     #[must_use]
     pub fn to_measured(&self) -> MeasuredCeilings {
-        let measured = |f: &&Figure| f.source == Source::Measured;
+        let measured = |f: &Figure| f.source == Source::Measured;
         let bandwidth = |level: MemoryLevel, f: &Figure| BandwidthCeiling {
             gb_s: f.value,
             level: level.name().to_owned(),
             ..Default::default()
         };
-        let mut levels = self.memory_ceilings().filter(|(_, f)| measured(f));
         let dram = self
             .memory(MemoryLevel::Dram)
-            .filter(measured)
+            .filter(|f| measured(f))
             .map(|f| bandwidth(MemoryLevel::Dram, f));
-        let cache = levels
-            .find(|(l, _)| *l < MemoryLevel::Dram)
-            .map(|(l, f)| bandwidth(l, f));
-        let peak = self
+        let cache_levels: Vec<BandwidthCeiling> = self
+            .memory_ceilings()
+            .filter(|(l, f)| *l < MemoryLevel::Dram && measured(f))
+            .map(|(l, f)| bandwidth(l, f))
+            .collect();
+        let mut peaks = self
             .compute_ceilings()
-            .find(|(_, f)| measured(f))
+            .filter(|(_, f)| measured(f))
             .map(|(p, f)| FlopsCeiling {
                 gflops: f.value * 1e3,
                 precision: p.name().to_ascii_lowercase(),
                 ..Default::default()
             });
+        let peak = peaks.next();
+        let caches = self
+            .cache_sizes()
+            .filter_map(|(l, f)| {
+                let level = l.name().strip_prefix('L')?.parse().ok()?;
+                Some(CacheSize {
+                    level,
+                    bytes: f.value as u64,
+                    instances: 1,
+                    source: f.source.to_string(),
+                })
+            })
+            .collect();
         MeasuredCeilings {
             cpu: self.name.clone(),
             memory_bandwidth: dram,
-            cache_bandwidth: cache,
+            cache_bandwidth: cache_levels.first().cloned(),
             peak_flops: peak,
+            other_peaks: peaks.collect(),
+            cache_levels,
+            caches,
+            contention: self.busy.as_ref().map(|why| Contention {
+                busy: true,
+                reasons: vec![why.clone()],
+                ..Default::default()
+            }),
             ..Default::default()
         }
     }

@@ -17,6 +17,9 @@ use super::units::{
 /// Most bytes a token may move: a petabyte, beyond any model.
 pub const MAX_BYTES_PER_TOKEN: f64 = 1e15;
 
+/// Largest cache size accepted, bytes: a terabyte, beyond any cache.
+pub const MAX_CACHE_BYTES: f64 = 1e12;
+
 /// A device's ceilings, each with where it came from.
 ///
 /// Built from a preset ([`Hardware::preset`]), a file
@@ -33,6 +36,14 @@ pub struct Hardware {
     compute: BTreeMap<Precision, Figure>,
     memory: BTreeMap<MemoryLevel, Figure>,
     bytes_per_token: Option<Figure>,
+    /// Size of each cache level one core sees, bytes.
+    #[serde(default)]
+    cache_bytes: BTreeMap<MemoryLevel, Figure>,
+    /// Set when the measured figures were taken while other work ran on the
+    /// machine: why they are too low. Figures judged against them say so,
+    /// and the scorecard withholds its grade.
+    #[serde(default)]
+    pub busy: Option<String>,
 }
 
 impl Hardware {
@@ -45,6 +56,8 @@ impl Hardware {
             compute: BTreeMap::new(),
             memory: BTreeMap::new(),
             bytes_per_token: None,
+            cache_bytes: BTreeMap::new(),
+            busy: None,
         }
     }
 
@@ -144,6 +157,33 @@ impl Hardware {
         Ok(())
     }
 
+    /// Sets (or replaces) the size of cache `level` one core sees, bytes.
+    ///
+    /// # Errors
+    /// [`HardwareError::InvalidValue`] when the size is not finite, not
+    /// above zero or beyond [`MAX_CACHE_BYTES`].
+    pub fn set_cache_bytes(
+        &mut self,
+        level: MemoryLevel,
+        figure: Figure,
+    ) -> Result<(), HardwareError> {
+        let what = format!("{} {level} cache size (bytes)", self.name);
+        check(&what, &figure, MAX_CACHE_BYTES)?;
+        self.cache_bytes.insert(level, figure);
+        Ok(())
+    }
+
+    /// The size of cache `level` one core sees, bytes.
+    #[must_use]
+    pub fn cache_bytes(&self, level: MemoryLevel) -> Option<&Figure> {
+        self.cache_bytes.get(&level)
+    }
+
+    /// Cache sizes, fastest level first.
+    pub fn cache_sizes(&self) -> impl Iterator<Item = (MemoryLevel, &Figure)> {
+        self.cache_bytes.iter().map(|(l, f)| (*l, f))
+    }
+
     /// The compute ceiling of `precision`, TFLOP/s.
     #[must_use]
     pub fn compute(&self, precision: Precision) -> Option<&Figure> {
@@ -219,6 +259,10 @@ impl Hardware {
         }
         if let Some(f) = &self.bytes_per_token {
             check("bytes per token", f, MAX_BYTES_PER_TOKEN)?;
+        }
+        for (l, f) in &self.cache_bytes {
+            let what = format!("{} {l} cache size (bytes)", self.name);
+            check(&what, f, MAX_CACHE_BYTES)?;
         }
         Ok(())
     }

@@ -35,6 +35,11 @@ pub enum Source {
     Profile,
     /// Given by the caller: in code, or a command-line option.
     Given,
+    /// Read from the operating system: cache sizes from sysfs.
+    System {
+        /// The files read.
+        path: String,
+    },
 }
 
 impl Source {
@@ -71,6 +76,7 @@ impl fmt::Display for Source {
             Self::Env { var } => write!(f, "environment variable {var}"),
             Self::Profile => f.write_str("profile's recorded hardware"),
             Self::Given => f.write_str("given"),
+            Self::System { path } => write!(f, "{path}"),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The per-brick roofline: every brick of a [`Profile`] with FLOPs, bytes
-//! and time, placed on one precision/level roof of a [`KernelRoofline`].
+//! and time, judged against the roof of the memory level its working set
+//! is served from (or one level for all, or a level pinned per brick).
 //! Bricks missing any of the three are listed as not annotated, never
 //! plotted at zero.
 
@@ -8,7 +9,16 @@ use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
 use super::kernel::KernelRoofline;
+use super::levels::{Annotation, LevelChoice, RooflineOptions};
 use super::units::{Bound, MemoryLevel, Precision};
+
+fn dram() -> MemoryLevel {
+    MemoryLevel::Dram
+}
+
+fn default_choice() -> LevelChoice {
+    LevelChoice::Default
+}
 
 /// One annotated brick on the roofline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +42,19 @@ pub struct BrickPoint {
     /// Above the roof: the roof does not bound this brick (see
     /// [`KernelClassification::above_roof`](super::kernel::KernelClassification)).
     pub above_roof: bool,
+    /// The memory level of the roof it is judged against.
+    #[serde(default = "dram")]
+    pub level: MemoryLevel,
+    /// How that level was chosen.
+    #[serde(default = "default_choice")]
+    pub level_choice: LevelChoice,
+    /// Bytes per call: the working set that chose the level.
+    #[serde(default)]
+    pub bytes_per_call: u64,
+    /// Above its roof: the annotation to check (bytes on the memory side
+    /// of the ridge, FLOPs on the compute side).
+    #[serde(default)]
+    pub check: Option<Annotation>,
 }
 
 /// A brick left off the roofline, and why.
@@ -43,18 +66,24 @@ pub struct NotAnnotated {
     pub missing: String,
 }
 
-/// Every brick of a profile on one roof.
+/// Every brick of a profile on its roof.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BrickRoofline {
-    /// The device's ceilings (every one is drawn; the points use one roof).
+    /// The device's ceilings (every one is drawn).
     pub roofline: KernelRoofline,
     /// Precision of the roof the points are judged against.
     pub precision: Precision,
-    /// Memory level of that roof.
+    /// Memory level of the main roof: the one asked for every brick, else
+    /// DRAM (else the first level the device has). With
+    /// `by_working_set`, each point carries its own level.
     pub level: MemoryLevel,
-    /// Ridge point of that roof, FLOP/byte.
+    /// Whether each brick is judged against the level its working set fits
+    /// in (cache sizes known, no level asked for every brick).
+    #[serde(default)]
+    pub by_working_set: bool,
+    /// Ridge point of the main roof, FLOP/byte.
     pub ridge_point: f64,
-    /// Whether that roof uses an estimated figure.
+    /// Whether the main roof uses an estimated figure.
     pub estimate: bool,
     /// Annotated bricks, by total time descending.
     pub points: Vec<BrickPoint>,
@@ -67,7 +96,9 @@ pub struct BrickRoofline {
 impl BrickRoofline {
     /// Places every brick of `profile` on `roofline`, judged against the
     /// `precision` roof (default FP32, else the first the device has) and the
-    /// `level` roof (default DRAM, else the first it has).
+    /// `level` roof for every brick; with `level` `None`, each brick against
+    /// the level its bytes per call fit in (see
+    /// [`BrickRoofline::from_profile_with`]).
     ///
     /// # Errors
     /// [`RooflineError::MissingCeiling`] when a requested precision or level
@@ -78,8 +109,31 @@ impl BrickRoofline {
         precision: Option<Precision>,
         level: Option<MemoryLevel>,
     ) -> Result<Self, RooflineError> {
+        let options = RooflineOptions {
+            precision,
+            level,
+            ..RooflineOptions::default()
+        };
+        Self::from_profile_with(profile, roofline, &options)
+    }
+
+    /// Places every brick of `profile` on `roofline` as `options` say. A
+    /// brick's level is, in order: its pin, the level asked for every
+    /// brick, the fastest cache level its bytes per call fit in (when the
+    /// roofline knows cache sizes), DRAM. A brick still above its roof is
+    /// named in the notes with the annotation to check.
+    ///
+    /// # Errors
+    /// [`RooflineError::MissingCeiling`] when a requested precision or level
+    /// (pins included) is absent, or the device has no compute or no
+    /// bandwidth ceiling.
+    pub fn from_profile_with(
+        profile: &Profile,
+        roofline: &KernelRoofline,
+        options: &RooflineOptions,
+    ) -> Result<Self, RooflineError> {
         let mut notes = Vec::new();
-        let precision = match precision {
+        let precision = match options.precision {
             Some(p) => roofline.compute(p)?.precision,
             None => match roofline.compute(Precision::Fp32) {
                 Ok(c) => c.precision,
@@ -93,7 +147,7 @@ impl BrickRoofline {
                 }
             },
         };
-        let level = match level {
+        let level = match options.level {
             Some(l) => roofline.memory(l)?.level,
             None => match roofline.memory(MemoryLevel::Dram) {
                 Ok(m) => m.level,
@@ -107,6 +161,10 @@ impl BrickRoofline {
                 }
             },
         };
+        for l in options.pins.values() {
+            roofline.memory(*l)?;
+        }
+        let by_working_set = options.level.is_none() && !roofline.cache_sizes().is_empty();
         let estimate = roofline.compute(precision)?.estimate || roofline.memory(level)?.estimate;
         let mut points = Vec::new();
         let mut not_annotated = Vec::new();
@@ -126,6 +184,15 @@ impl BrickRoofline {
                 });
                 continue;
             }
+            let bytes_per_call = b.total_bytes / b.count.max(1);
+            let (level, level_choice) = match options.pins.get(&b.name) {
+                Some(l) => (*l, LevelChoice::Pinned),
+                None if options.level.is_some() => (level, LevelChoice::All),
+                None => match roofline.level_for(bytes_per_call) {
+                    Some(l) => (l, LevelChoice::WorkingSet),
+                    None => (level, LevelChoice::Default),
+                },
+            };
             let ai = b.total_flops as f64 / b.total_bytes as f64;
             let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
             let c = roofline.classify(ai, flops_per_s, precision, level)?;
@@ -144,6 +211,13 @@ impl BrickRoofline {
                 roof_pct: c.efficiency_pct,
                 bound: c.bound,
                 above_roof: c.above_roof,
+                level,
+                level_choice,
+                bytes_per_call,
+                check: c.above_roof.then_some(match c.bound {
+                    Bound::Memory => Annotation::Bytes,
+                    Bound::Compute => Annotation::Flops,
+                }),
             });
         }
         points.sort_by(|a, b| {
@@ -151,20 +225,7 @@ impl BrickRoofline {
                 .cmp(&a.total_ns)
                 .then_with(|| a.name.cmp(&b.name))
         });
-        let above: Vec<&str> = points
-            .iter()
-            .filter(|p| p.above_roof)
-            .map(|p| p.name.as_str())
-            .collect();
-        if !above.is_empty() {
-            notes.push(format!(
-                "{} brick(s) run above the {precision}/{level} roof ({}): that roof does not bound them. \
-                 Usual causes: a working set that stays in a faster cache level than {level}, \
-                 or FLOPs/bytes annotations that over-count",
-                above.len(),
-                above.join(", ")
-            ));
-        }
+        notes.extend(above_roof_note(&points, precision, level, by_working_set));
         if !impossible.is_empty() {
             notes.push(format!(
                 "{} brick(s) left off the roofline, their annotations cannot be right: {}",
@@ -178,17 +239,70 @@ impl BrickRoofline {
                 roofline.name
             ));
         }
+        if let Some(why) = &roofline.busy {
+            notes.insert(
+                0,
+                format!(
+                    "the ceilings were measured on a busy machine ({why}): every roof is too \
+                     low, so every % of roof is too high; measure on a quiet machine with \
+                     `profiler-report probe --save`"
+                ),
+            );
+        }
         Ok(Self {
             ridge_point: roofline.ridge_point(precision, level)?,
             roofline: roofline.clone(),
             precision,
             level,
+            by_working_set,
             estimate,
             points,
             not_annotated,
             notes,
         })
     }
+}
+
+/// The finding for bricks above their roof: with one level for all, the
+/// usual causes; with a level per brick, each brick with the annotation to
+/// check.
+fn above_roof_note(
+    points: &[BrickPoint],
+    precision: Precision,
+    level: MemoryLevel,
+    by_working_set: bool,
+) -> Option<String> {
+    let above: Vec<&BrickPoint> = points.iter().filter(|p| p.above_roof).collect();
+    if above.is_empty() {
+        return None;
+    }
+    if !by_working_set && above.iter().all(|p| p.level_choice != LevelChoice::Pinned) {
+        let names: Vec<&str> = above.iter().map(|p| p.name.as_str()).collect();
+        return Some(format!(
+            "{} brick(s) run above the {precision}/{level} roof ({}): that roof does not bound them. \
+             Usual causes: a working set that stays in a faster cache level than {level}, \
+             or FLOPs/bytes annotations that over-count",
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    let each: Vec<String> = above
+        .iter()
+        .map(|p| {
+            let check = p.check.unwrap_or(Annotation::Bytes);
+            format!(
+                "{} ({:.0}% of its {} roof; check its `{check}` annotation)",
+                p.name, p.roof_pct, p.level
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} brick(s) run above the roof of the level that serves them: {}. A `bytes` that \
+         over-counts what one call moves, or `flops` that over-count its work, put a brick \
+         there; so does a level chosen wrongly (pin it with `level = ..`)",
+        each.len(),
+        each.join("; ")
+    ))
 }
 
 #[cfg(test)]

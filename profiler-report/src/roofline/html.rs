@@ -21,10 +21,13 @@ fn num_cell(v: f64) -> String {
 /// How each measured ceiling was obtained, one `<li>` each.
 fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
     let mut items = Vec::new();
-    for bw in [&m.memory_bandwidth, &m.cache_bandwidth]
-        .into_iter()
-        .flatten()
-    {
+    // Earlier profiles keep one cache level, in `cache_bandwidth`.
+    let caches = if m.cache_levels.is_empty() {
+        m.cache_bandwidth.iter().collect::<Vec<_>>()
+    } else {
+        m.cache_levels.iter().collect()
+    };
+    for bw in m.memory_bandwidth.iter().chain(caches) {
         let cache = match bw.cache_bytes {
             Some(b) => format!(
                 ", sized against a {} MiB cache ({})",
@@ -45,7 +48,7 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
             num(bw.duration_ns as f64 / 1e6)
         ));
     }
-    if let Some(f) = &m.peak_flops {
+    for f in m.peak_flops.iter().chain(&m.other_peaks) {
         items.push(format!(
             "{} peak {} GFLOP/s (median {}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
             escape::html(&f.precision.to_uppercase()),
@@ -59,6 +62,30 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
             f.repetitions,
             num(f.duration_ns as f64 / 1e6)
         ));
+    }
+    for c in &m.caches {
+        items.push(format!(
+            "L{} cache {} KiB per core ({} instances), from {}",
+            c.level,
+            num(c.bytes as f64 / 1024.0),
+            c.instances,
+            escape::html(&c.source)
+        ));
+    }
+    if let Some(c) = &m.contention {
+        items.push(if c.busy {
+            format!(
+                "<strong>measured on a busy machine</strong>: {}",
+                escape::html(&c.reasons.join("; "))
+            )
+        } else {
+            format!(
+                "machine quiet while probing: {} other runnable task(s), {} stolen, {}% spread between repetitions",
+                c.other_runnable.map_or("–".to_owned(), |n| n.to_string()),
+                c.steal_pct.map_or("–".to_owned(), |s| format!("{}%", num(s))),
+                num(c.spread_pct)
+            )
+        });
     }
     items.extend(m.notes.iter().map(|n| escape::html(n)));
     items
@@ -98,10 +125,13 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
              <th class=\"num\">Roof GFLOP/s</th><th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
         );
         for p in &roofline.points {
-            let bound = if p.above_roof {
-                format!("{} (above the roof)", p.bound)
-            } else {
-                p.bound.to_string()
+            let bound = match (p.above_roof, p.check) {
+                (true, Some(check)) => format!(
+                    "{} (above the roof: check its `{check}` annotation)",
+                    roofline.bound_text(p)
+                ),
+                (true, None) => format!("{} (above the roof)", roofline.bound_text(p)),
+                (false, _) => roofline.bound_text(p),
             };
             let calls = p.calls;
             let _ = writeln!(

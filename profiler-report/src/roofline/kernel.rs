@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{RooflineError, ceiling, positive};
 use super::units::{
-    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
-    MemoryLevel, Precision,
+    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
+    MemoryCeiling, MemoryLevel, Precision,
 };
 use crate::hardware::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS};
 
@@ -52,6 +52,14 @@ pub struct KernelRoofline {
     pub source: CeilingSource,
     compute: Vec<ComputeCeiling>,
     memory: Vec<MemoryCeiling>,
+    /// Cache sizes, fastest level first: what decides the level a brick's
+    /// working set is served from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) caches: Vec<CacheCapacity>,
+    /// Set when the ceilings were measured while other work ran on the
+    /// machine: why they are too low.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<String>,
 }
 
 impl KernelRoofline {
@@ -63,6 +71,8 @@ impl KernelRoofline {
             source,
             compute: Vec::new(),
             memory: Vec::new(),
+            caches: Vec::new(),
+            busy: None,
         }
     }
 
@@ -264,6 +274,8 @@ impl KernelRoofline {
             source,
             compute,
             memory,
+            caches: Vec::new(),
+            busy: None,
         }
     }
 }

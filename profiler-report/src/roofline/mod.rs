@@ -9,6 +9,7 @@ mod bricks;
 mod error;
 mod html;
 mod kernel;
+mod levels;
 mod presets;
 mod render;
 mod svg;
@@ -21,7 +22,8 @@ pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
 pub use html::roofline_section;
 pub use kernel::{KernelClassification, KernelRoofline};
+pub use levels::{Annotation, LevelChoice, RooflineOptions};
 pub use units::{
-    Bound, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
-    MemoryLevel, Precision,
+    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
+    MemoryCeiling, MemoryLevel, Precision,
 };

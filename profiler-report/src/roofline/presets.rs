@@ -46,7 +46,12 @@ impl KernelRoofline {
                 estimate: f.is_estimate(),
             })
             .collect();
-        Self::from_parts(hardware.name.clone(), source, compute, memory)
+        let mut roofline = Self::from_parts(hardware.name.clone(), source, compute, memory);
+        for (level, f) in hardware.cache_sizes() {
+            roofline = roofline.with_cache(level, f.value as u64, f.source.to_string());
+        }
+        roofline.busy.clone_from(&hardware.busy);
+        roofline
     }
 
     /// The RTX 4090 row of the preset table, every ceiling it lists:

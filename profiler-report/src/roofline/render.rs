@@ -5,8 +5,9 @@
 use std::fmt::{self, Write as _};
 
 use super::analytical::RooflineResult;
-use super::bricks::BrickRoofline;
+use super::bricks::{BrickPoint, BrickRoofline};
 use super::kernel::KernelRoofline;
+use super::levels::LevelChoice;
 use super::units::CeilingSource;
 use crate::escape::{markdown, visible};
 use crate::textfmt::{fit, num, pct, si};
@@ -115,7 +116,9 @@ pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
 }
 
 impl BrickRoofline {
-    /// One sentence naming the roof the points are judged against.
+    /// One sentence naming the roof the points are judged against (the
+    /// level of each brick's when they have their own), and whether the
+    /// ceilings were measured on a busy machine.
     #[must_use]
     pub fn summary(&self) -> String {
         let peak = self
@@ -128,8 +131,36 @@ impl BrickRoofline {
             .memory(self.level)
             .map(|m| m.gb_s)
             .unwrap_or(0.0);
+        let busy = if self.roofline.busy.is_some() {
+            " Measured on a busy machine: every roof is too low."
+        } else {
+            ""
+        };
+        if self.by_working_set {
+            let sizes: Vec<String> = self
+                .roofline
+                .cache_sizes()
+                .iter()
+                .map(|c| format!("{} {}B", c.level, si(c.bytes as f64)))
+                .collect();
+            let from = self
+                .roofline
+                .cache_sizes()
+                .first()
+                .map_or(String::new(), |c| format!(" from {}", c.source));
+            return format!(
+                "Each brick judged against the {} roof of {} ({}) at the memory level its bytes per \
+                 call fit in (caches {}{from}; DRAM past them): {}FLOP/s peak{}.{busy}",
+                self.precision,
+                self.roofline.name,
+                source(self.roofline.source),
+                sizes.join(", "),
+                si(peak * 1e12),
+                est(self.estimate)
+            );
+        }
         format!(
-            "Bricks judged against the {} roof of {} ({}): {}FLOP/s peak, {}B/s, ridge at {} FLOP/byte{}.",
+            "Bricks judged against the {} roof of {} ({}): {}FLOP/s peak, {}B/s, ridge at {} FLOP/byte{}.{busy}",
             self.precision,
             self.roofline.name,
             source(self.roofline.source),
@@ -138,6 +169,16 @@ impl BrickRoofline {
             num(self.ridge_point),
             est(self.estimate)
         )
+    }
+
+    /// The bound column: the side of the ridge, with the level when bricks
+    /// have their own.
+    pub(crate) fn bound_text(&self, p: &BrickPoint) -> String {
+        if self.by_working_set || p.level_choice == LevelChoice::Pinned {
+            format!("{} ({})", p.bound, p.level)
+        } else {
+            p.bound.to_string()
+        }
     }
 
     /// Markdown: the roof, a table of annotated bricks, the bricks left out,
@@ -172,7 +213,7 @@ impl BrickRoofline {
                     num(p.achieved_gflops),
                     num(p.attainable_gflops),
                     pct(p.roof_pct),
-                    p.bound
+                    self.bound_text(p)
                 );
             }
         }
@@ -222,7 +263,7 @@ impl fmt::Display for BrickRoofline {
                 num(p.attainable_gflops),
                 pct(p.roof_pct),
                 if p.above_roof { "!" } else { " " },
-                p.bound
+                self.bound_text(p)
             )?;
         }
         if !self.not_annotated.is_empty() {

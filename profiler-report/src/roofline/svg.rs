@@ -4,7 +4,8 @@
 //! annotated brick with its numbers in a tooltip.
 
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::units::{Bound, CeilingSource};
+use super::levels::LevelChoice;
+use super::units::{Bound, CeilingSource, MemoryLevel};
 use crate::escape::visible;
 use crate::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
 use crate::textfmt::{num, pct, si};
@@ -112,7 +113,7 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
     legend(&mut svg, r);
     grid(&mut svg, &x, &y);
     ceilings(&mut svg, r, &x, &y);
-    let unlabelled = points(&mut svg, &r.points, &x, &y);
+    let unlabelled = points(&mut svg, r, &x, &y);
     if unlabelled > 0 {
         svg.text(
             LEFT,
@@ -164,13 +165,17 @@ fn legend(svg: &mut Svg, r: &BrickRoofline) {
     }
     svg.line(lx, y - 4.0, lx + 22.0, y - 4.0, "roof");
     let est = if r.estimate { ", estimate" } else { "" };
-    svg.text(
-        lx + 28.0,
-        y,
-        Anchor::Start,
-        "caption",
-        &format!("roof used: {} / {}{est}", r.precision, r.level),
-    );
+    let busy = if r.roofline.busy.is_some() {
+        ", measured on a busy machine"
+    } else {
+        ""
+    };
+    let used = if r.by_working_set {
+        format!("roofs used: {} / each brick's level{busy}", r.precision)
+    } else {
+        format!("roof used: {} / {}{est}{busy}", r.precision, r.level)
+    };
+    svg.text(lx + 28.0, y, Anchor::Start, "caption", &used);
 }
 
 fn grid(svg: &mut Svg, x: &LogAxis, y: &LogAxis) {
@@ -271,8 +276,21 @@ fn ceilings(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) {
             &format!("{} {}FLOP/s{est}", names.join(" / "), si(v * 1e9)),
         );
     }
-    // The roof used: min(peak, intensity x bandwidth), across the axis.
-    let (Ok(c), Ok(m)) = (r.roofline.compute(r.precision), r.roofline.memory(r.level)) else {
+    // The roofs used: min(peak, intensity x bandwidth), across the axis.
+    let mut levels: Vec<MemoryLevel> = r.points.iter().map(|p| p.level).collect();
+    if !r.by_working_set || levels.is_empty() {
+        levels.push(r.level);
+    }
+    levels.sort();
+    levels.dedup();
+    for level in levels {
+        roof(svg, r, level, x, y);
+    }
+}
+
+/// One roof, bold: the `level` bandwidth up to the ridge, then the peak.
+fn roof(svg: &mut Svg, r: &BrickRoofline, level: MemoryLevel, x: &LogAxis, y: &LogAxis) {
+    let (Ok(c), Ok(m)) = (r.roofline.compute(r.precision), r.roofline.memory(level)) else {
         return;
     };
     let (peak, bw) = (c.tflops * 1e3, m.gb_s);
@@ -314,7 +332,16 @@ fn svg_rotated_label(svg: &mut Svg, x: f64, y: f64, angle: f64, text: &str) {
 /// One group per point (marker, label, tooltip); labels placed where they
 /// overlap no marker and no earlier label. Returns how many points were
 /// drawn without a label (past the label cap; their tooltip names them).
-fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) -> usize {
+fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
+    let points = &r.points;
+    // The label names the level when bricks have their own.
+    let label_of = |p: &BrickPoint| {
+        if r.by_working_set || p.level_choice == LevelChoice::Pinned {
+            format!("{} ({})", visible(&p.name), p.level)
+        } else {
+            visible(&p.name).into_owned()
+        }
+    };
     let plot = Rect {
         x0: LEFT,
         y0: TOP,
@@ -329,7 +356,7 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) -> usi
     // Points come largest brick first, so those get the best label spots.
     let specs: Vec<(f64, f64, f64)> = drawn
         .iter()
-        .map(|(p, px, py)| (*px, *py, CHAR_W * visible(&p.name).chars().count() as f64))
+        .map(|(p, px, py)| (*px, *py, CHAR_W * label_of(p).chars().count() as f64))
         .collect();
     let labels = place_labels(&specs, plot, LINE_H);
     let unlabelled = labels.iter().filter(|l| l.is_none()).count();
@@ -344,17 +371,24 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) -> usi
         };
         // Names as the terminal shows them: no control or bidi character.
         let name = visible(&p.name);
+        let above = match (p.above_roof, p.check) {
+            (true, Some(check)) => format!(", above the roof: check its `{check}` annotation"),
+            (true, None) => ", above the roof".to_owned(),
+            (false, _) => String::new(),
+        };
         let tip = format!(
-            "{}: {} FLOP/byte, {} GFLOP/s = {} of the roof ({} GFLOP/s), {}{}; {} calls, {} ms",
+            "{}: {} FLOP/byte, {} GFLOP/s = {} of the {} roof ({} GFLOP/s), {}{above}; {} calls, {} ms, {}B per call ({})",
             name,
             num(p.arithmetic_intensity),
             num(p.achieved_gflops),
             pct(p.roof_pct),
+            p.level,
             num(p.attainable_gflops),
             p.bound,
-            if p.above_roof { ", above the roof" } else { "" },
             p.calls,
-            num(p.total_ns as f64 / 1e6)
+            num(p.total_ns as f64 / 1e6),
+            si(p.bytes_per_call as f64),
+            p.level_choice
         );
         svg.open_group(class, Some(&tip));
         svg.circle(*px, *py, 4.5, "", None);
@@ -362,7 +396,7 @@ fn points(svg: &mut Svg, points: &[BrickPoint], x: &LogAxis, y: &LogAxis) -> usi
             if let Some((x1, y1, x2, y2)) = label.leader {
                 svg.line(x1, y1, x2, y2, "leader");
             }
-            svg.text(label.x, label.y, label.anchor, "label", &name);
+            svg.text(label.x, label.y, label.anchor, "label", &label_of(p));
         }
         svg.close_group();
     }

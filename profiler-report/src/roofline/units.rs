@@ -97,6 +97,17 @@ impl fmt::Display for Impossible {
     }
 }
 
+/// The size of one cache level, and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheCapacity {
+    /// The level.
+    pub level: MemoryLevel,
+    /// Size one core sees, bytes.
+    pub bytes: u64,
+    /// Where the size came from (sysfs, a hardware file, ...).
+    pub source: String,
+}
+
 /// How far above a device's highest ceiling an achieved rate may sit before
 /// it is called impossible: clocks above the rated boost and rounded
 /// datasheet figures stay within it.

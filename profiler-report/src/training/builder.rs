@@ -207,11 +207,25 @@ impl ScorecardBuilder {
         self.options.thresholds.validate()?;
         let mut notes = Vec::new();
         let recorded = self.run.recorded.as_ref();
-        let hardware = self
-            .hardware
-            .or_else(|| recorded_hardware(recorded, &mut notes));
+        // Hardware given here carries its own busy mark; the profile's
+        // hardware was derived from the ceilings the run measured, so their
+        // busy mark goes with it.
+        let (hardware, busy) = match self.hardware {
+            Some(hw) => {
+                let busy = hw.busy.clone();
+                (Some(hw), busy)
+            }
+            None => {
+                let hw = recorded_hardware(recorded, &mut notes);
+                let busy = hw
+                    .as_ref()
+                    .and(recorded.and_then(|r| r.busy_ceilings.clone()));
+                (hw, busy)
+            }
+        };
 
         let mut options = self.options;
+        options.busy_ceilings = busy;
         let mut spec = hardware.as_ref().and_then(Hardware::spec);
         if let Some(spec) = spec.as_mut() {
             let (bytes, source) = bytes_per_token(self.bytes_per_token, spec, recorded);

@@ -107,7 +107,12 @@ pub(crate) fn compute(
         peak,
         efficiency,
         withheld,
-    } = verdict(&throughput, hw, &run.steps);
+    } = verdict(
+        &throughput,
+        hw,
+        &run.steps,
+        options.busy_ceilings.as_deref(),
+    );
     if hw.is_none() {
         s.warnings.push(unknown_peak_note());
     }

@@ -136,6 +136,12 @@ pub enum Withheld {
         /// Recorded steps.
         steps: u64,
     },
+    /// The ceiling was measured while other work ran on the machine, so it
+    /// is too low and a grade against it would flatter the run.
+    BusyMachine {
+        /// The signs of other work the probes saw.
+        why: String,
+    },
     /// No usable throughput (nothing recorded, no tokens, not finite).
     NoThroughput {
         /// What is missing, in words.
@@ -178,6 +184,11 @@ impl fmt::Display for Withheld {
             Self::EmptySteps { empty, steps } => write!(
                 f,
                 "{empty} of {steps} steps were empty, so their times measure nothing"
+            ),
+            Self::BusyMachine { why } => write!(
+                f,
+                "the machine was busy while its ceilings were measured ({why}), so the ceiling \
+                 is too low; measure once on a quiet machine with `profiler-report probe --save`"
             ),
             Self::NoThroughput { why } => f.write_str(why),
         }

@@ -4,7 +4,7 @@
 //! what it rests on, and regression values. Plain text; each renderer
 //! escapes it for its format.
 
-use super::grade::{Bottleneck, Grade};
+use super::grade::{Bottleneck, Grade, Withheld};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
 
@@ -66,8 +66,13 @@ pub(crate) fn ceiling_text(
         si(bw),
         bytes(per_token)
     );
+    let busy = if matches!(sc.grade_withheld, Some(Withheld::BusyMachine { .. })) {
+        ", measured on a busy machine: too low"
+    } else {
+        ""
+    };
     Some(match sc.peak_throughput_tok_s {
-        Some(peak) => format!("{} = {parts}", tok_s(peak)),
+        Some(peak) => format!("{} = {parts}{busy}", tok_s(peak)),
         None => format!("none: {parts} is not a finite, positive throughput"),
     })
 }

@@ -215,6 +215,9 @@ pub(crate) struct ScorecardOptions {
     /// Where the hardware's bytes per token came from; `None`: judged from
     /// the value (the presets' placeholder is a default, anything else given).
     pub(crate) bytes_per_token_source: Option<BytesPerTokenSource>,
+    /// Set when the ceiling was measured on a busy machine: why. The grade
+    /// is then withheld.
+    pub(crate) busy_ceilings: Option<String>,
 }
 
 impl Grade {

@@ -25,11 +25,13 @@ pub(crate) struct Verdict {
 
 /// Grades `throughput` against `hw`. The first problem found withholds the
 /// grade: no throughput, empty steps, no ceiling, an invalid ceiling, a
-/// throughput above the ceiling.
+/// ceiling measured on a busy machine (`busy` says why), a throughput above
+/// the ceiling.
 pub(crate) fn verdict(
     throughput: &Result<f64, String>,
     hw: Option<&HardwareSpec>,
     steps: &Steps,
+    busy: Option<&str>,
 ) -> Verdict {
     let peak = hw
         .map(HardwareSpec::peak_throughput_tok_s)
@@ -59,6 +61,11 @@ pub(crate) fn verdict(
             bytes_per_token: finite(hw.bytes_per_token),
         });
     };
+    if let Some(why) = busy {
+        return withheld(Withheld::BusyMachine {
+            why: why.to_owned(),
+        });
+    }
     if tok_s > peak {
         return withheld(Withheld::AboveCeiling {
             throughput_tok_s: tok_s,

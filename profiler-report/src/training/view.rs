@@ -73,6 +73,8 @@ pub(crate) struct Recorded {
     pub(crate) notes: Vec<String>,
     /// The highest step peak of each memory kind, when memory was tracked.
     pub(crate) memory_peaks: Vec<MemoryPeak>,
+    /// Set when the run's measured ceilings were taken on a busy machine: why.
+    pub(crate) busy_ceilings: Option<String>,
 }
 
 /// Everything the scorecard computation reads about a run.
@@ -169,6 +171,13 @@ impl RunView {
                 times_per_step: steps.count > 0,
                 notes,
                 memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
+                busy_ceilings: profile
+                    .run
+                    .measured_ceilings
+                    .as_ref()
+                    .and_then(|c| c.contention.as_ref())
+                    .filter(|c| c.busy)
+                    .map(|c| c.reasons.join("; ")),
             }),
         }
     }

@@ -1,7 +1,7 @@
-//! The peak-FLOP probe: independent f32 fused multiply-add chains, enough
-//! of them to cover FMA latency times throughput, vectorised for the CPU it
-//! runs on (AVX-512F or AVX2+FMA on x86-64, chosen at run time; NEON on
-//! aarch64; a portable multiply-add loop elsewhere), on every thread at once.
+//! The peak-FLOP probes: independent f32 and f64 fused multiply-add chains,
+//! enough of them to cover FMA latency times throughput, vectorised for the
+//! CPU it runs on (AVX-512F or AVX2+FMA on x86-64, chosen at run time; NEON
+//! on aarch64; a portable multiply-add loop elsewhere), on every thread at once.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use super::bandwidth::Timed;
 use super::rounds::timed_rounds;
 
-/// One vectorised kernel: `chains` accumulators of `lanes` f32 each, every
+/// One vectorised kernel: `chains` accumulators of `lanes` floats each, every
 /// iteration doing `x = x * m + a` on each (2 FLOPs per lane).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Kernel {
+    /// Precision, as recorded in the ceilings: `"fp32"` or `"fp64"`.
+    pub(crate) precision: &'static str,
     /// Instruction set, as recorded in the ceilings.
     pub(crate) isa: &'static str,
     pub(crate) chains: u32,
@@ -52,12 +54,28 @@ fn portable(iters: u64) -> f32 {
     acc.iter().flatten().sum()
 }
 
+/// The f64 portable fallback: eight chains of four lanes.
+fn portable_f64(iters: u64) -> f32 {
+    let (m, a) = (black_box(f64::from(M)), black_box(f64::from(A)));
+    let mut acc = [[0.5f64; 4]; 8];
+    for _ in 0..iters {
+        for chain in &mut acc {
+            for x in chain.iter_mut() {
+                *x = *x * m + a;
+            }
+        }
+    }
+    acc.iter().flatten().sum::<f64>() as f32
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
-        __m256, __m512, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps, _mm256_add_ps,
-        _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_set1_ps,
-        _mm512_add_ps, _mm512_fmadd_ps, _mm512_reduce_add_ps, _mm512_set1_ps,
+        __m256, __m256d, __m512, __m512d, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps, _mm256_add_pd,
+        _mm256_add_ps, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_pd,
+        _mm256_fmadd_ps, _mm256_set1_pd, _mm256_set1_ps, _mm256_storeu_pd, _mm512_add_pd,
+        _mm512_add_ps, _mm512_fmadd_pd, _mm512_fmadd_ps, _mm512_reduce_add_pd,
+        _mm512_reduce_add_ps, _mm512_set1_pd, _mm512_set1_ps,
     };
     use std::hint::black_box;
 
@@ -102,6 +120,59 @@ mod x86 {
         _mm_cvtss_f32(_mm_hadd_ps(q, q))
     }
 
+    /// The f64 twin of `avx512_kernel`: 16 chains x 8 lanes.
+    #[target_feature(enable = "avx512f")]
+    fn avx512_f64_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            _mm512_set1_pd(black_box(f64::from(super::M))),
+            _mm512_set1_pd(black_box(f64::from(super::A))),
+        );
+        let mut acc: [__m512d; 16] = [_mm512_set1_pd(0.5); 16];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = _mm512_fmadd_pd(*x, m, a);
+            }
+        }
+        let sum = acc
+            .iter()
+            .fold(_mm512_set1_pd(0.0), |s, x| _mm512_add_pd(s, *x));
+        _mm512_reduce_add_pd(sum) as f32
+    }
+
+    /// The f64 twin of `avx2_kernel`: 12 chains x 4 lanes.
+    #[target_feature(enable = "avx2,fma")]
+    fn avx2_f64_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            _mm256_set1_pd(black_box(f64::from(super::M))),
+            _mm256_set1_pd(black_box(f64::from(super::A))),
+        );
+        let mut acc: [__m256d; 12] = [_mm256_set1_pd(0.5); 12];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = _mm256_fmadd_pd(*x, m, a);
+            }
+        }
+        let s = acc
+            .iter()
+            .fold(_mm256_set1_pd(0.0), |s, x| _mm256_add_pd(s, *x));
+        let mut lanes = [0.0f64; 4];
+        // SAFETY: `lanes` holds exactly the four f64 an unaligned store writes.
+        unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), s) };
+        lanes.iter().sum::<f64>() as f32
+    }
+
+    pub(super) fn avx512_f64(iters: u64) -> f32 {
+        // SAFETY: only reachable through `kernel_f64()`, which returns this
+        // kernel after `is_x86_feature_detected!("avx512f")` said yes.
+        unsafe { avx512_f64_kernel(iters) }
+    }
+
+    pub(super) fn avx2_f64(iters: u64) -> f32 {
+        // SAFETY: only reachable through `kernel_f64()`, which returns this
+        // kernel after detecting both "avx2" and "fma" at run time.
+        unsafe { avx2_f64_kernel(iters) }
+    }
+
     pub(super) fn avx512(iters: u64) -> f32 {
         // SAFETY: only reachable through `kernel()`, which returns this
         // kernel after `is_x86_feature_detected!("avx512f")` said yes.
@@ -117,7 +188,10 @@ mod x86 {
 
 #[cfg(target_arch = "aarch64")]
 mod arm {
-    use std::arch::aarch64::{float32x4_t, vaddq_f32, vaddvq_f32, vdupq_n_f32, vfmaq_f32};
+    use std::arch::aarch64::{
+        float32x4_t, float64x2_t, vaddq_f32, vaddq_f64, vaddvq_f32, vaddvq_f64, vdupq_n_f32,
+        vdupq_n_f64, vfmaq_f32, vfmaq_f64,
+    };
     use std::hint::black_box;
 
     /// 16 chains x 4 lanes: half of the 32 NEON registers, enough for a
@@ -138,6 +212,30 @@ mod arm {
         vaddvq_f32(acc.iter().fold(vdupq_n_f32(0.0), |s, x| vaddq_f32(s, *x)))
     }
 
+    /// The f64 twin of `neon_kernel`: 16 chains x 2 lanes.
+    #[target_feature(enable = "neon")]
+    fn neon_f64_kernel(iters: u64) -> f32 {
+        let (m, a) = (
+            vdupq_n_f64(black_box(f64::from(super::M))),
+            vdupq_n_f64(black_box(f64::from(super::A))),
+        );
+        let mut acc: [float64x2_t; 16] = [vdupq_n_f64(0.5); 16];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = vfmaq_f64(a, *x, m);
+            }
+        }
+        vaddvq_f64(acc.iter().fold(vdupq_n_f64(0.0), |s, x| vaddq_f64(s, *x))) as f32
+    }
+
+    pub(super) fn neon_f64(iters: u64) -> f32 {
+        // SAFETY: NEON is part of every aarch64 target Rust supports with std.
+        #[allow(unused_unsafe)]
+        unsafe {
+            neon_f64_kernel(iters)
+        }
+    }
+
     pub(super) fn neon(iters: u64) -> f32 {
         // SAFETY: NEON is part of every aarch64 target Rust supports with std.
         #[allow(unused_unsafe)]
@@ -153,6 +251,7 @@ pub(crate) fn kernel() -> Kernel {
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
             return Kernel {
+                precision: "fp32",
                 isa: "avx512f",
                 chains: 16,
                 lanes: 16,
@@ -162,6 +261,7 @@ pub(crate) fn kernel() -> Kernel {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             return Kernel {
+                precision: "fp32",
                 isa: "avx2+fma",
                 chains: 12,
                 lanes: 8,
@@ -172,6 +272,7 @@ pub(crate) fn kernel() -> Kernel {
     #[cfg(target_arch = "aarch64")]
     {
         return Kernel {
+            precision: "fp32",
             isa: "neon",
             chains: 16,
             lanes: 4,
@@ -185,11 +286,66 @@ pub(crate) fn kernel() -> Kernel {
 /// The portable kernel (also what tests compare the vector ones against).
 pub(crate) fn portable_kernel() -> Kernel {
     Kernel {
+        precision: "fp32",
         isa: "portable",
         chains: 8,
         lanes: 8,
         run: portable,
     }
+}
+
+/// The fastest f64 kernel this CPU supports.
+pub(crate) fn kernel_f64() -> Kernel {
+    let k = |isa, chains, lanes, run| Kernel {
+        precision: "fp64",
+        isa,
+        chains,
+        lanes,
+        run,
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return k("avx512f", 16, 8, x86::avx512_f64);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return k("avx2+fma", 12, 4, x86::avx2_f64);
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        return k("neon", 16, 2, arm::neon_f64);
+    }
+    #[allow(unreachable_code)]
+    k("portable", 8, 4, portable_f64)
+}
+
+/// BF16 and INT8 dot-product instruction sets this CPU has, by name.
+pub(crate) fn low_precision_isa() -> Vec<&'static str> {
+    let mut found = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bf16") {
+            found.push("avx512_bf16");
+        }
+        if std::arch::is_x86_feature_detected!("avx512vnni") {
+            found.push("avx512_vnni");
+        }
+        if std::arch::is_x86_feature_detected!("avxvnni") {
+            found.push("avx_vnni");
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("bf16") {
+            found.push("bf16");
+        }
+        if std::arch::is_aarch64_feature_detected!("dotprod") {
+            found.push("dotprod");
+        }
+    }
+    found
 }
 
 /// Iterations that take about `target` on one thread.
@@ -227,7 +383,14 @@ mod tests {
     #[test]
     fn every_kernel_computes_the_same_recurrence() {
         // After n steps from 0.5, x = 1 - 0.5 * M^n; the sum is lanes * chains of it.
-        for k in [kernel(), portable_kernel()] {
+        let f64_portable = Kernel {
+            precision: "fp64",
+            isa: "portable",
+            chains: 8,
+            lanes: 4,
+            run: portable_f64,
+        };
+        for k in [kernel(), portable_kernel(), kernel_f64(), f64_portable] {
             let n = 1000u64;
             let expect = (1.0 - 0.5 * f64::from(M).powi(n as i32)) * f64::from(k.chains * k.lanes);
             let got = f64::from(k.run(n));

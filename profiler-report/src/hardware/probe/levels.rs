@@ -1,0 +1,189 @@
+//! Bandwidth of each memory level: the triad on buffers sized to stay in
+//! one cache level (L1, L2, the last-level cache), and on arrays past the
+//! last-level cache for DRAM, each sized from the cache sizes sysfs gives.
+
+use std::time::{Duration, Instant};
+
+use profiler_core::profile::{BandwidthCeiling, CacheSize};
+
+use super::bandwidth::{TRIAD_BYTES_PER_ELEMENT, Timed, triad_resident, triad_shared};
+use super::contention::Watch;
+use super::sysinfo::{self, CacheInfo};
+
+/// Last-level cache assumed when sysfs does not say (a large server L3).
+pub const ASSUMED_LLC_BYTES: u64 = 64 << 20;
+
+/// Largest array the DRAM probe uses by default, bytes (three are needed).
+pub const MAX_ARRAY_BYTES: u64 = 256 << 20;
+
+const TRIAD_METHOD: &str = "STREAM triad a[i] = b[i] + s*c[i] on f64 arrays, \
+                            24 bytes per element (2 reads + 1 write, write-allocate not counted)";
+
+/// Where cache sizes are read from.
+pub(crate) const SYSFS_CACHES: &str = "/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}";
+
+/// Wall time one cache-probe round aims at: long enough that a timer tick
+/// or a wake-up is a small error, short enough that three levels at five
+/// repetitions stay well under the probe's second.
+const CACHE_ROUND: Duration = Duration::from_millis(8);
+
+/// The caches as the saved ceilings keep them, with where each size came from.
+pub(crate) fn cache_sizes(caches: &[CacheInfo]) -> Vec<CacheSize> {
+    caches
+        .iter()
+        .map(|c| CacheSize {
+            level: c.level,
+            bytes: c.bytes,
+            instances: c.instances,
+            source: format!("sysfs {SYSFS_CACHES}"),
+        })
+        .collect()
+}
+
+/// Notes a best repetition far above the median, and tells the watch.
+fn spread(what: &str, timed: &Timed, notes: &mut Vec<String>, watch: &mut Watch) {
+    let (best, median) = (timed.best(), timed.median());
+    watch.spread(what, best, median);
+    if median > 0.0 && best > 1.5 * median {
+        notes.push(format!(
+            "{what}: repetitions varied widely (best {:.1}, median {:.1}, in units of 10^9/s); \
+             the machine was probably busy, treat the figure as approximate",
+            best / 1e9,
+            median / 1e9
+        ));
+    }
+}
+
+/// The DRAM triad, with arrays sized against the last-level cache.
+/// `array_bytes` as `ProbeOptions::array_bytes` says.
+pub(crate) fn dram(
+    array_bytes: Option<u64>,
+    reps: u32,
+    threads: usize,
+    caches: &[CacheInfo],
+    notes: &mut Vec<String>,
+    watch: &mut Watch,
+) -> BandwidthCeiling {
+    let llc = caches.last().map(|c| c.bytes * c.instances);
+    let (llc_bytes, source) = match llc {
+        Some(b) => (b, "sysfs"),
+        None => (ASSUMED_LLC_BYTES, "assumed"),
+    };
+    let available = sysinfo::mem_available();
+    let array = match array_bytes {
+        Some(b) => {
+            // Three arrays must fit in memory: an oversized request is cut to
+            // a quarter of what is available rather than aborting the process.
+            let limit = available.map_or(u64::MAX, |a| a / 4 / 3);
+            if b > limit {
+                notes.push(format!(
+                    "DRAM probe arrays cut from the {} MiB asked for to {} MiB: only {} MiB of memory is available",
+                    b >> 20,
+                    limit >> 20,
+                    available.unwrap_or(0) >> 20
+                ));
+            }
+            b.min(limit).max(8 * threads as u64)
+        }
+        None => {
+            let cap = available.map_or(MAX_ARRAY_BYTES, |a| MAX_ARRAY_BYTES.min(a / 8));
+            let want = (4 * llc_bytes).max(32 << 20);
+            if want > cap {
+                notes.push(format!(
+                    "DRAM probe arrays of {} MiB are below 4x the last-level cache ({} MiB, the STREAM rule) \
+                     to keep the probe short: some traffic may hit the cache, so DRAM bandwidth may be overstated",
+                    cap >> 20,
+                    llc_bytes >> 20
+                ));
+            }
+            want.min(cap)
+        }
+    };
+    if source == "assumed" {
+        notes.push(format!(
+            "no cache sizes in sysfs: the last-level cache is assumed to be {} MiB",
+            ASSUMED_LLC_BYTES >> 20
+        ));
+    }
+    let elements = (array / 8) as usize;
+    let t0 = Instant::now();
+    let timed = triad_shared(threads, elements, reps);
+    spread("DRAM bandwidth", &timed, notes, watch);
+    BandwidthCeiling {
+        gb_s: timed.best() / 1e9,
+        median_gb_s: timed.median() / 1e9,
+        level: "DRAM".to_owned(),
+        method: TRIAD_METHOD.to_owned(),
+        threads: threads as u32,
+        buffer_bytes: elements as u64 * 8,
+        cache_bytes: Some(llc_bytes),
+        cache_bytes_source: source.to_owned(),
+        repetitions: reps,
+        duration_ns: t0.elapsed().as_nanos() as u64,
+    }
+}
+
+/// The triad on per-thread buffers filling half of one cache level's share
+/// per thread, for every level sysfs lists (L1, L2, L3...).
+pub(crate) fn caches(
+    threads: usize,
+    reps: u32,
+    caches: &[CacheInfo],
+    notes: &mut Vec<String>,
+    watch: &mut Watch,
+) -> Vec<BandwidthCeiling> {
+    let mut out = Vec::new();
+    for c in caches {
+        watch.sample();
+        out.push(cache_level(threads, reps, c, notes, watch));
+    }
+    out
+}
+
+fn cache_level(
+    threads: usize,
+    reps: u32,
+    c: &CacheInfo,
+    notes: &mut Vec<String>,
+    watch: &mut Watch,
+) -> BandwidthCeiling {
+    // A thread's share of the level: a private cache (one instance per
+    // core or more) is the thread's own; a shared one is split between the
+    // threads that share it. Half of it, so the three arrays stay resident;
+    // at most 16 MiB a thread whatever sysfs claims.
+    let total = c.bytes.saturating_mul(c.instances);
+    let share = if c.instances as usize >= threads {
+        c.bytes
+    } else {
+        total / threads.max(1) as u64
+    };
+    let per_thread = ((share.min(32 << 20) / 2 / TRIAD_BYTES_PER_ELEMENT) as usize).max(64);
+    let bytes_per_pass = (per_thread * threads) as f64 * TRIAD_BYTES_PER_ELEMENT as f64;
+    // Calibrate: one short round, then as many passes as fill CACHE_ROUND.
+    let trial_inner = ((1e8 / bytes_per_pass).ceil() as u32).clamp(1, 1_000_000);
+    let trial = triad_resident(threads, per_thread, 1, trial_inner);
+    let per_pass_s = trial
+        .reps
+        .first()
+        .map_or(1e-3, |d| d.as_secs_f64() / f64::from(trial_inner));
+    let inner =
+        ((CACHE_ROUND.as_secs_f64() / per_pass_s.max(1e-9)).ceil() as u32).clamp(1, 1_000_000);
+    let t0 = Instant::now();
+    let timed = triad_resident(threads, per_thread, reps, inner);
+    spread(&format!("L{} bandwidth", c.level), &timed, notes, watch);
+    BandwidthCeiling {
+        gb_s: timed.best() / 1e9,
+        median_gb_s: timed.median() / 1e9,
+        level: format!("L{}", c.level),
+        method: format!(
+            "{TRIAD_METHOD}; per-thread buffers filling half of a thread's share of L{}, {inner} passes per round",
+            c.level
+        ),
+        threads: threads as u32,
+        buffer_bytes: (per_thread * threads) as u64 * 8,
+        cache_bytes: Some(c.bytes),
+        cache_bytes_source: "sysfs".to_owned(),
+        repetitions: reps,
+        duration_ns: t0.elapsed().as_nanos() as u64,
+    }
+}

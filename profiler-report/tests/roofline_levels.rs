@@ -1,0 +1,202 @@
+//! Bricks judged against the roof of the memory level their working set
+//! fits in: bricks whose bytes per call fit in L1, in L2 and in neither land
+//! on those levels (with this machine's cache sizes from sysfs too), a pin
+//! overrides the choice, a brick above its own roof is named with the
+//! annotation to check, and a busy probe is said next to the roofs.
+
+use profiler_core::profile::{
+    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings,
+};
+use profiler_core::{BrickCategory, BrickStats, Profile};
+use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
+use profiler_report::roofline::{
+    Annotation, BrickRoofline, KernelRoofline, LevelChoice, MemoryLevel, RooflineOptions,
+};
+
+/// A brick of `calls` calls, each moving `bytes` and doing `flops` in `ns`.
+fn brick(name: &str, calls: u64, bytes: u64, flops: u64, ns: u64) -> BrickStats {
+    let mut b = BrickStats::new(name, BrickCategory::Other);
+    b.count = calls;
+    b.total_bytes = bytes * calls;
+    b.total_flops = flops * calls;
+    b.total_ns = ns * calls;
+    b
+}
+
+fn bandwidth(level: &str, gb_s: f64) -> BandwidthCeiling {
+    BandwidthCeiling {
+        gb_s,
+        level: level.into(),
+        ..Default::default()
+    }
+}
+
+/// A 32 KiB L1 at 1000 GB/s, a 512 KiB L2 at 400 GB/s, DRAM at 30 GB/s,
+/// 500 GFLOP/s FP32.
+fn machine(busy: bool) -> MeasuredCeilings {
+    let cache = |level, bytes| CacheSize {
+        level,
+        bytes,
+        instances: 2,
+        source: "sysfs".into(),
+    };
+    MeasuredCeilings {
+        cpu: "test cpu".into(),
+        memory_bandwidth: Some(bandwidth("DRAM", 30.0)),
+        cache_levels: vec![bandwidth("L1", 1000.0), bandwidth("L2", 400.0)],
+        peak_flops: Some(FlopsCeiling {
+            gflops: 500.0,
+            precision: "fp32".into(),
+            ..Default::default()
+        }),
+        caches: vec![cache(1, 32 << 10), cache(2, 512 << 10)],
+        contention: Some(Contention {
+            busy,
+            reasons: vec!["3 other task(s) were runnable".into()],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn profile() -> Profile {
+    let mut p = Profile::empty();
+    p.bricks = vec![
+        // 16 KiB per call: L1. 1 FLOP per 4 bytes at 200 GB/s.
+        brick("SmallAdd", 100, 16 << 10, 4 << 10, 82),
+        // 256 KiB per call: L2; 100 GB/s.
+        brick("MidAdd", 100, 256 << 10, 64 << 10, 2621),
+        // 8 MiB per call: DRAM; 20 GB/s.
+        brick("BigAdd", 10, 8 << 20, 2 << 20, 419_430),
+        // 8 MiB per call at 200 GB/s: above the DRAM roof it is judged
+        // against, so its bytes are wrong (or its level is).
+        brick("Liar", 10, 8 << 20, 2 << 20, 41_943),
+    ];
+    p
+}
+
+#[test]
+fn bricks_land_on_the_level_their_working_set_fits_in() {
+    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
+    assert!(r.by_working_set);
+    let level = |name: &str| {
+        let p = r.points.iter().find(|p| p.name == name).unwrap();
+        (p.level, p.level_choice, p.above_roof, p.check)
+    };
+    assert_eq!(
+        level("SmallAdd"),
+        (MemoryLevel::L1Cache, LevelChoice::WorkingSet, false, None)
+    );
+    assert_eq!(
+        level("MidAdd"),
+        (MemoryLevel::L2Cache, LevelChoice::WorkingSet, false, None)
+    );
+    assert_eq!(
+        level("BigAdd"),
+        (MemoryLevel::Dram, LevelChoice::WorkingSet, false, None)
+    );
+    assert_eq!(
+        level("Liar"),
+        (
+            MemoryLevel::Dram,
+            LevelChoice::WorkingSet,
+            true,
+            Some(Annotation::Bytes)
+        )
+    );
+    // Against DRAM for all, the L1 and L2 bricks would be above the roof.
+    let all_dram =
+        BrickRoofline::from_profile(&profile(), &roof, None, Some(MemoryLevel::Dram)).unwrap();
+    assert_eq!(all_dram.points.iter().filter(|p| p.above_roof).count(), 3);
+    // The finding names the brick and the annotation to check.
+    let finding = r
+        .notes
+        .iter()
+        .find(|n| n.contains("Liar"))
+        .expect("a finding");
+    assert!(
+        finding.contains("check its `bytes` annotation"),
+        "{finding}"
+    );
+    assert!(!finding.contains("SmallAdd"), "{finding}");
+    let text = r.to_string();
+    assert!(
+        text.contains("memory-bound (L1)") && text.contains("memory-bound (DRAM)"),
+        "{text}"
+    );
+    let svg = r.to_svg();
+    assert!(svg.contains(">SmallAdd (L1)</text>"), "{svg}");
+    assert!(svg.contains("roofs used: FP32 / each brick"), "{svg}");
+}
+
+#[test]
+fn a_pin_overrides_the_working_set_and_must_name_a_roof() {
+    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let options = RooflineOptions::default().pin("Liar", MemoryLevel::L2Cache);
+    let r = BrickRoofline::from_profile_with(&profile(), &roof, &options).unwrap();
+    let liar = r.points.iter().find(|p| p.name == "Liar").unwrap();
+    assert_eq!(
+        (liar.level, liar.level_choice),
+        (MemoryLevel::L2Cache, LevelChoice::Pinned)
+    );
+    assert!(!liar.above_roof);
+    let bad = RooflineOptions::default().pin("Liar", MemoryLevel::Pcie);
+    let e = BrickRoofline::from_profile_with(&profile(), &roof, &bad).unwrap_err();
+    assert!(e.to_string().contains("PCIe"), "{e}");
+}
+
+#[test]
+fn a_busy_probe_is_said_next_to_the_roofs() {
+    let roof = KernelRoofline::from_measured(&machine(true)).unwrap();
+    let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
+    assert!(r.notes[0].contains("busy machine") && r.notes[0].contains("3 other task"));
+    assert!(r.summary().contains("busy machine"));
+    let quiet = KernelRoofline::from_measured(&machine(false)).unwrap();
+    assert!(quiet.busy.is_none());
+}
+
+#[test]
+fn this_machines_caches_place_l1_l2_and_dram_working_sets() {
+    let c = measure_ceilings_with(&ProbeOptions {
+        threads: Some(1),
+        array_bytes: Some(8 << 20),
+        repetitions: 2,
+        ..ProbeOptions::default()
+    });
+    let (Some(l1), Some(l2)) = (
+        c.caches.iter().find(|s| s.level == 1),
+        c.caches.iter().find(|s| s.level == 2),
+    ) else {
+        // No sysfs cache sizes: nothing to place by (the model's own
+        // tests above cover the choice).
+        assert!(c.caches.is_empty(), "{:?}", c.caches);
+        return;
+    };
+    assert!(
+        l1.source.contains("/sys/devices/system/cpu"),
+        "{}",
+        l1.source
+    );
+    assert!(c.cache_levels.iter().any(|b| b.level == "L1"));
+    assert!(
+        c.other_peaks
+            .iter()
+            .any(|f| f.precision == "fp64" && f.gflops > 0.0)
+    );
+    let roof = KernelRoofline::from_measured(&c).unwrap();
+    let largest = c.caches.iter().map(|s| s.bytes).max().unwrap_or(0);
+    let mut p = Profile::empty();
+    // Slow enough (a few MB/s) to sit under any roof an unoptimised
+    // build measures: only the level is under test.
+    p.bricks = vec![
+        brick("InL1", 10, l1.bytes / 2, 1, 10_000_000),
+        brick("InL2", 10, (l1.bytes + l2.bytes) / 2, 1, 100_000_000),
+        brick("InDram", 10, 4 * largest, 1, 50_000_000_000),
+    ];
+    let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
+    let level = |name: &str| r.points.iter().find(|p| p.name == name).map(|p| p.level);
+    assert_eq!(level("InL1"), Some(MemoryLevel::L1Cache));
+    assert_eq!(level("InL2"), Some(MemoryLevel::L2Cache));
+    assert_eq!(level("InDram"), Some(MemoryLevel::Dram));
+}
