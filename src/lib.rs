@@ -28,10 +28,19 @@
 //!
 //! The `off` feature removes instrumentation at compile time: the macros
 //! still check their arguments but emit functions unchanged, and every
-//! runtime entry point becomes a no-op.
+//! runtime entry point becomes a no-op. The `tracing` feature adds
+//! [`tracing::BrickLayer`], which records the spans of code instrumented
+//! with the `tracing` crate (candle's models, burn) as bricks.
 
 pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
+
+/// Bricks from `tracing` spans (feature `tracing`): add
+/// [`BrickLayer`](tracing::BrickLayer) to a `tracing_subscriber` registry.
+#[cfg(feature = "tracing")]
+pub mod tracing {
+    pub use profiler_tracing::{BrickLayer, BrickLayerBuilder, SpanBrick, SpanRule, SpanTiming};
+}
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).

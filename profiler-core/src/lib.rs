@@ -15,7 +15,9 @@
 //! (`#[trace_op]` entries and the trace-mode timeline), [`profile`] and
 //! [`stats`] (the data a snapshot holds), [`kernel`] (tile timing, output
 //! checksums and divergence, the execution graph), [`compat`] (the string
-//! API), [`fs`] (atomic writes of reports and profiles).
+//! API), [`dynamic`] (bricks whose call sites are made at run time, such as
+//! the spans of another instrumentation library), [`fs`] (atomic writes of
+//! reports and profiles).
 
 mod catalogue;
 mod clock;
@@ -31,6 +33,7 @@ mod snapshot;
 mod tools;
 
 pub mod compat;
+pub mod dynamic;
 pub mod fs;
 pub mod profile;
 pub mod stats;
