@@ -47,6 +47,9 @@ pub struct BrickLayer {
     layer_fields: Vec<String>,
     timing: SpanTiming,
     direction: Direction,
+    /// Whether any span may be timed over its lifetime; when none can,
+    /// closing a span has nothing to record and is skipped.
+    lifetimes: bool,
     /// Resolutions by callsite; `None` for callsites that are not bricks.
     plans: RwLock<HashMap<Identifier, Option<Arc<Plan>>>>,
 }
@@ -105,8 +108,14 @@ impl BrickLayerBuilder {
     #[must_use]
     pub fn build(self) -> BrickLayer {
         static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+        let lifetimes = self.timing == SpanTiming::Lifetime
+            || self
+                .rules
+                .iter()
+                .any(|r| r.timing == Some(SpanTiming::Lifetime));
         BrickLayer {
             id: NEXT_ID.fetch_add(1, Relaxed),
+            lifetimes,
             rules: self.rules,
             layer_fields: self.layer_fields,
             timing: self.timing,
@@ -196,6 +205,10 @@ where
     }
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        // The registry drops the extensions of a closed span itself.
+        if !self.lifetimes {
+            return;
+        }
         let Some(span) = ctx.span(&id) else { return };
         let guard = span
             .extensions_mut()
