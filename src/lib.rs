@@ -30,6 +30,9 @@
 //! still check their arguments but emit functions unchanged, and every
 //! runtime entry point becomes a no-op. The `metrics` feature adds
 //! `profiler::metrics`: live metrics for Prometheus, read from snapshots.
+//! The `tracing` feature adds `profiler::tracing::BrickLayer`, which records
+//! the spans of code instrumented with the `tracing` crate (candle's models,
+//! burn) as bricks.
 
 pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
@@ -40,6 +43,13 @@ pub use profiler_macros::{brick, contract, trace_op};
 pub use profiler_metrics as metrics;
 #[cfg(feature = "metrics")]
 pub use profiler_metrics::MetricsConfig;
+
+/// Bricks from `tracing` spans (feature `tracing`): add
+/// [`BrickLayer`](tracing::BrickLayer) to a `tracing_subscriber` registry.
+#[cfg(feature = "tracing")]
+pub mod tracing {
+    pub use profiler_tracing::{BrickLayer, BrickLayerBuilder, SpanBrick, SpanRule, SpanTiming};
+}
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).

@@ -15,8 +15,10 @@
 //! (`#[trace_op]` entries and the trace-mode timeline), [`profile`] and
 //! [`stats`] (the data a snapshot holds), [`kernel`] (tile timing, output
 //! checksums and divergence, the execution graph), [`compat`] (the string
-//! API), [`fs`] (atomic writes of reports and profiles), [`alloc`] (the
-//! tracking allocator and device memory: bytes per brick and step).
+//! API), [`dynamic`] (bricks whose call sites are made at run time, such as
+//! the spans of another instrumentation library), [`fs`] (atomic writes of
+//! reports and profiles), [`alloc`] (the tracking allocator and device
+//! memory: bytes per brick and step).
 
 mod catalogue;
 mod clock;
@@ -33,6 +35,7 @@ mod tools;
 
 pub mod alloc;
 pub mod compat;
+pub mod dynamic;
 pub mod fs;
 pub mod profile;
 pub mod stats;

@@ -18,7 +18,9 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use clap::Parser;
-use overhead_bench::rivals::{fastrace_spans, hotpath_measure, puffin_scopes, tracing_spans};
+use overhead_bench::rivals::{
+    fastrace_spans, hotpath_measure, puffin_scopes, tracing_bricks, tracing_spans,
+};
 use overhead_bench::team::Team;
 use overhead_bench::variant::{Variant, run_round};
 use overhead_bench::{baseline, ours, report, slots};
@@ -137,6 +139,7 @@ fn main() -> ExitCode {
         hotpath_single,
         puffin_scopes::variant(),
         tracing_spans::variant(),
+        tracing_bricks::variant(),
         baseline::team_variant(Rc::clone(&team)),
         ours::team_variant(Rc::clone(&team)),
         fastrace_multi,

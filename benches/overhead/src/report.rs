@@ -211,6 +211,12 @@ pub fn targets(variants: &[Variant], slots: Option<&SlotsResult>) -> Vec<Target>
         value: wall_ratio("tile", "brick"),
         limit: 1.25,
     });
+    out.push(Target {
+        name: "span through BrickLayer <= 1.3x span through a counting layer",
+        detail: both("tracing-brick", "tracing"),
+        value: wall_ratio("tracing-brick", "tracing"),
+        limit: 1.3,
+    });
     let snapshot = slots.and_then(SlotsResult::snapshot);
     out.push(Target {
         name: "snapshot() of 1000 bricks x 16 threads < 1 ms",

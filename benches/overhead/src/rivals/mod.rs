@@ -4,4 +4,5 @@
 pub mod fastrace_spans;
 pub mod hotpath_measure;
 pub mod puffin_scopes;
+pub mod tracing_bricks;
 pub mod tracing_spans;

@@ -1,0 +1,234 @@
+//! The run: the model built under the tracing layer, forward passes as
+//! profiled steps, then the scorecard, the roofline and the HTML report.
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use profiler::profile::HardwareInfo;
+use profiler::{Profile, Schedule, sync::SyncMode};
+use profiler_report::hardware::Hardware;
+use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
+use profiler_report::html::FullReport;
+use profiler_report::roofline::{BrickRoofline, KernelRoofline};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::model::Model;
+use crate::shape::Shape;
+use crate::work;
+
+/// Profile a small llama model from candle-transformers on the CPU through
+/// candle's own tracing spans, then write profile.json, trace.json,
+/// scorecard.json, roofline.svg/.json and report.html.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "candle-llama")]
+pub struct Args {
+    /// Forward passes (profiled steps, warm-up included).
+    #[arg(long, default_value_t = 12)]
+    pub passes: u64,
+    /// Warm-up passes left out of the profile.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u64,
+    /// Transformer blocks.
+    #[arg(long, default_value_t = 4)]
+    pub layers: usize,
+    /// Model width.
+    #[arg(long, default_value_t = 128)]
+    pub hidden: usize,
+    /// Attention heads.
+    #[arg(long, default_value_t = 4)]
+    pub heads: usize,
+    /// Key/value heads.
+    #[arg(long, default_value_t = 2)]
+    pub kv_heads: usize,
+    /// Feed-forward width.
+    #[arg(long, default_value_t = 344)]
+    pub intermediate: usize,
+    /// Vocabulary size.
+    #[arg(long, default_value_t = 512)]
+    pub vocab: usize,
+    /// Tokens per sequence.
+    #[arg(long, default_value_t = 64)]
+    pub seq: usize,
+    /// Sequences per pass.
+    #[arg(long, default_value_t = 4)]
+    pub batch: usize,
+    /// Directory for the reports.
+    #[arg(long, default_value = "target/candle-llama")]
+    pub out: PathBuf,
+    /// Skip measuring this machine's bandwidth and peak FLOP/s (no roofline
+    /// then, unless PROFILER_HARDWARE names a device).
+    #[arg(long)]
+    pub no_ceilings: bool,
+    /// Size of each bandwidth-probe array, MiB (default: from the cache size).
+    #[arg(long, hide = true)]
+    pub probe_array_mib: Option<u64>,
+}
+
+impl Args {
+    /// The model's sizes, checked.
+    ///
+    /// # Errors
+    /// A size candle cannot run, or warm-up that leaves no pass.
+    pub fn shape(&self) -> Result<Shape, String> {
+        let shape = Shape {
+            layers: self.layers,
+            hidden: self.hidden,
+            heads: self.heads,
+            kv_heads: self.kv_heads,
+            intermediate: self.intermediate,
+            vocab: self.vocab,
+            seq: self.seq,
+            batch: self.batch,
+        };
+        shape.check()?;
+        if self.warmup >= self.passes {
+            return Err(format!(
+                "--warmup ({}) must be below --passes ({})",
+                self.warmup, self.passes
+            ));
+        }
+        Ok(shape)
+    }
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The profile of the passes after warm-up.
+    pub profile: Profile,
+    /// Files written, in order.
+    pub files: Vec<PathBuf>,
+}
+
+/// Builds the model, profiles the passes and writes the reports.
+///
+/// # Errors
+/// Bad sizes, a candle error, or a report that cannot be written.
+pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
+    let shape = args.shape()?;
+    let ceilings = (!args.no_ceilings).then(|| {
+        let options = ProbeOptions {
+            array_bytes: args.probe_array_mib.map(|m| m << 20),
+            ..ProbeOptions::default()
+        };
+        let c = measure_ceilings_with(&options);
+        profiler::Config::new().measured_ceilings(c.clone()).apply();
+        c
+    });
+
+    // Installed before the model is built: candle makes its spans then.
+    let _subscriber = tracing_subscriber::registry()
+        .with(work::brick_layer(&shape))
+        .set_default();
+    let mut model = Model::random(shape)?;
+    println!(
+        "candle-llama: {} blocks, width {}, {} heads ({} key/value), seq {}, batch {}, {} passes",
+        shape.layers,
+        shape.hidden,
+        shape.heads,
+        shape.kv_heads,
+        shape.seq,
+        shape.batch,
+        args.passes
+    );
+
+    profiler::Config::new()
+        .run_name("candle-llama")
+        .sync_mode(SyncMode::None)
+        .schedule(Schedule::skip_warmup(args.warmup))
+        .trace_mode(true)
+        .enable();
+    for pass in 0..args.passes {
+        let tokens = model.tokens(pass)?;
+        let _step = profiler::step(shape.tokens() as u64);
+        model.forward(&tokens)?;
+    }
+    profiler::disable();
+    profiler::Config::new().trace_mode(false).apply();
+
+    let env_hardware = Hardware::from_vars(|k| std::env::var(k).ok())
+        .ok()
+        .flatten();
+    if env_hardware.is_none()
+        && let Some(info) = ceilings.as_ref().and_then(measured_peak)
+    {
+        profiler::Config::new().hardware(info).apply();
+    }
+    let scorecard = profiler_report::scorecard();
+    println!("\n{scorecard}");
+    let profile = profiler::snapshot();
+    let roofline = roofline(&profile, env_hardware.as_ref());
+    if let Some(r) = &roofline {
+        println!("\n{r}");
+    }
+    let files = write_reports(&profile, &scorecard, roofline.as_ref(), &args.out)?;
+    Ok(Outcome { profile, files })
+}
+
+/// The scorecard's peak: the measured DRAM bandwidth and FP32 FLOP/s.
+fn measured_peak(c: &profiler::profile::MeasuredCeilings) -> Option<HardwareInfo> {
+    let bw = c.memory_bandwidth.as_ref()?.gb_s;
+    (bw.is_finite() && bw > 0.0).then(|| HardwareInfo {
+        name: format!(
+            "{} (measured)",
+            if c.cpu.is_empty() { "this CPU" } else { &c.cpu }
+        ),
+        peak_bw_gb_s: Some(bw),
+        peak_tflops: c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
+        bytes_per_token: None,
+    })
+}
+
+/// The per-brick roofline on the named hardware, else on the measured
+/// ceilings; a printed note when neither is there.
+fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> {
+    let roof = match (env, &profile.run.measured_ceilings) {
+        (Some(hw), _) => Ok(KernelRoofline::from_hardware(hw)),
+        (None, Some(c)) => KernelRoofline::from_measured(c),
+        (None, None) => {
+            println!("no roofline: ceilings not measured and no hardware configured");
+            return None;
+        }
+    };
+    roof.and_then(|roof| BrickRoofline::from_profile(profile, &roof, None, None))
+        .map_err(|e| println!("no roofline: {e}"))
+        .ok()
+}
+
+/// Writes profile.json, trace.json, roofline.svg/.json, report.html and
+/// scorecard.json into `out`.
+fn write_reports(
+    profile: &Profile,
+    scorecard: &profiler_report::TrainingScorecard,
+    roofline: Option<&BrickRoofline>,
+    out: &Path,
+) -> Result<Vec<PathBuf>, Box<dyn Error>> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
+    let path = |name: &str| out.join(name);
+    let mut files = Vec::new();
+    profile.write(path("profile.json"))?;
+    files.push(path("profile.json"));
+    for warning in profiler_report::write_chrome_trace(profile, path("trace.json"))?.warnings {
+        println!("trace.json: {warning}");
+    }
+    files.push(path("trace.json"));
+    let mut report = FullReport::new(profile)
+        .title("candle-llama")
+        .scorecard(scorecard)
+        .trace_file("trace.json");
+    if let Some(r) = roofline {
+        for (name, text) in [("roofline.svg", r.to_svg()), ("roofline.json", r.to_json())] {
+            profiler::fs::write_atomic(&path(name), text.as_bytes())
+                .map_err(|e| format!("cannot write `{}`: {e}", path(name).display()))?;
+            files.push(path(name));
+        }
+        report = report.roofline(r);
+    }
+    profiler_report::write_html_report(&report.render()?, path("report.html"))?;
+    files.push(path("report.html"));
+    scorecard.save_baseline(path("scorecard.json"))?;
+    files.push(path("scorecard.json"));
+    Ok(files)
+}

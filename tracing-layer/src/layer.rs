@@ -1,0 +1,225 @@
+//! The `tracing_subscriber::Layer`: resolves each span callsite once, keeps
+//! a span's call data in its extensions, and opens and closes bricks as
+//! spans are entered, exited and closed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use profiler_core::dynamic::{BrickGuard, CallWork, DynamicSite};
+use profiler_core::{Direction, layer as layer_scope};
+use tracing_core::callsite::Identifier;
+use tracing_core::span::{Attributes, Id, Record};
+use tracing_core::{Interest, Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::builder::BrickLayerBuilder;
+use crate::fields::WorkVisitor;
+use crate::open;
+use crate::plan::Plan;
+use crate::rule::{SpanRule, SpanTiming};
+
+/// Turns `tracing` spans into bricks: add it to a `tracing_subscriber`
+/// registry beside any other layers (a `fmt` layer keeps working).
+///
+/// ```
+/// use tracing_subscriber::prelude::*;
+/// let subscriber = tracing_subscriber::registry().with(profiler_tracing::BrickLayer::new());
+/// tracing::subscriber::with_default(subscriber, || {
+///     let _block = tracing::trace_span!("block", layer = 0).entered();
+///     let _mlp = tracing::trace_span!("mlp").entered();
+/// });
+/// ```
+///
+/// A span's name (and target) picks its brick once per callsite: the
+/// first matching [`SpanRule`], else a built-in alias (`rms-norm` is
+/// `RmsNorm`, `embedding` is `Embedding`), else a custom brick named after
+/// the span with a category read from its name (`attn` is Attention, `mlp`
+/// FFN). A span with a layer field (`layer`, `layer_idx`, `index`, ...)
+/// opens that layer's scope while entered; fields `elements`, `bytes` and
+/// `flops` are the work of each call.
+#[derive(Debug)]
+pub struct BrickLayer {
+    /// Tells this layer's open calls from another's on the same thread.
+    id: u32,
+    rules: Vec<SpanRule>,
+    layer_fields: Vec<String>,
+    timing: SpanTiming,
+    direction: Direction,
+    /// Whether any span may be timed over its lifetime; when none can,
+    /// closing a span has nothing to record and is skipped.
+    lifetimes: bool,
+    /// Resolutions by callsite; `None` for callsites that are not bricks.
+    plans: RwLock<HashMap<Identifier, Option<Arc<Plan>>>>,
+}
+
+/// What a span keeps in its extensions: its brick and the work of a call.
+struct SpanCalls {
+    site: DynamicSite,
+    work: CallWork,
+    timing: SpanTiming,
+    /// The one call of a span timed over its lifetime, once entered.
+    lifetime: Mutex<Option<BrickGuard>>,
+}
+
+impl Default for BrickLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BrickLayer {
+    /// A layer with the built-in aliases and no rules.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// A layer with rules, layer fields and timing of one's own.
+    #[must_use]
+    pub fn builder() -> BrickLayerBuilder {
+        BrickLayerBuilder::default()
+    }
+
+    /// The callsite's resolution, made on first sight.
+    fn plan(&self, meta: &'static Metadata<'static>) -> Option<Arc<Plan>> {
+        let key = meta.callsite();
+        if let Some(plan) = self
+            .plans
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return plan.clone();
+        }
+        let mut plans = self.plans.write().unwrap_or_else(PoisonError::into_inner);
+        plans
+            .entry(key)
+            .or_insert_with(|| {
+                Plan::resolve(meta, &self.rules, &self.layer_fields, self.timing).map(Arc::new)
+            })
+            .clone()
+    }
+}
+
+impl BrickLayerBuilder {
+    /// The layer.
+    #[must_use]
+    pub fn build(self) -> BrickLayer {
+        static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+        let lifetimes = self.timing == SpanTiming::Lifetime
+            || self
+                .rules
+                .iter()
+                .any(|r| r.timing == Some(SpanTiming::Lifetime));
+        BrickLayer {
+            id: NEXT_ID.fetch_add(1, Relaxed),
+            lifetimes,
+            rules: self.rules,
+            layer_fields: self.layer_fields,
+            timing: self.timing,
+            direction: self.direction,
+            plans: RwLock::new(HashMap::new()),
+        }
+    }
+}
+
+impl<S> Layer<S> for BrickLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        // Resolved here, once per callsite; this layer filters nothing out.
+        let _ = self.plan(meta);
+        Interest::always()
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let Some(plan) = self.plan(attrs.metadata()) else {
+            return;
+        };
+        let mut work = plan.work;
+        work.layer = plan.next_instance();
+        if plan.reads_fields {
+            attrs.record(&mut WorkVisitor {
+                work: &mut work,
+                layer_fields: &self.layer_fields,
+            });
+        }
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(SpanCalls {
+                site: plan.site,
+                work,
+                timing: plan.timing,
+                lifetime: Mutex::new(None),
+            });
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else { return };
+        let mut extensions = span.extensions_mut();
+        if let Some(calls) = extensions.get_mut::<SpanCalls>() {
+            values.record(&mut WorkVisitor {
+                work: &mut calls.work,
+                layer_fields: &self.layer_fields,
+            });
+        }
+    }
+
+    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
+        if !profiler_core::is_enabled() {
+            return;
+        }
+        let Some(span) = ctx.span(id) else { return };
+        let extensions = span.extensions();
+        let Some(calls) = extensions.get::<SpanCalls>() else {
+            return;
+        };
+        match calls.timing {
+            SpanTiming::Entered => {
+                // The layer scope opens first, so the span's own call counts
+                // towards its layer, as do the bricks nested in it.
+                let scope = calls.work.layer.map(|i| layer_scope(i, self.direction));
+                let work = CallWork {
+                    layer: None,
+                    ..calls.work
+                };
+                open::push(self.id, id.into_u64(), scope, calls.site.enter(work));
+            }
+            SpanTiming::Lifetime => {
+                let mut lifetime = calls
+                    .lifetime
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                if lifetime.is_none() {
+                    *lifetime = Some(calls.site.enter_detached(calls.work));
+                }
+            }
+        }
+    }
+
+    fn on_exit(&self, id: &Id, _ctx: Context<'_, S>) {
+        open::pop(self.id, id.into_u64());
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        // The registry drops the extensions of a closed span itself.
+        if !self.lifetimes {
+            return;
+        }
+        let Some(span) = ctx.span(&id) else { return };
+        let guard = span
+            .extensions_mut()
+            .remove::<SpanCalls>()
+            .and_then(|calls| {
+                calls
+                    .lifetime
+                    .into_inner()
+                    .unwrap_or_else(PoisonError::into_inner)
+            });
+        // Recorded on this thread, whichever thread entered the span first.
+        drop(guard);
+    }
+}
