@@ -28,10 +28,16 @@
 //!
 //! The `off` feature removes instrumentation at compile time: the macros
 //! still check their arguments but emit functions unchanged, and every
-//! runtime entry point becomes a no-op.
+//! runtime entry point becomes a no-op. The `cuda` and `wgpu` features add
+//! `profiler::device`, timers that attribute device time to each brick.
 
 pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
+
+/// Device timers: CUDA events (feature `cuda`) and wgpu timestamp queries
+/// (feature `wgpu`), to install with [`Config::device_timer`].
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+pub use profiler_device as device;
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).
