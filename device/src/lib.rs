@@ -9,7 +9,6 @@
 //! [`pool`], behind a small trait, so other event APIs can reuse it.
 
 mod error;
-mod notes;
 pub mod pool;
 
 #[cfg(feature = "cuda")]

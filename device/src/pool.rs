@@ -56,8 +56,40 @@ impl PoolStats {
     /// The profile notes these counts call for (drops, failures, events
     /// asked for too early, events in flight); none for a clean run.
     pub fn notes(&self, api: &str) -> Vec<String> {
-        crate::notes::pool_notes(api, self)
+        pool_notes(api, self)
     }
+}
+
+/// Notes for a pool's counts; nothing when every event resolved.
+fn pool_notes(api: &str, stats: &PoolStats) -> Vec<String> {
+    let mut notes = Vec::new();
+    if stats.dropped > 0 {
+        notes.push(format!(
+            "{api} timer: {} events dropped with every pooled event in flight \
+             (those bricks fell back to launch-to-sync time; raise the capacity or finalize more often)",
+            stats.dropped
+        ));
+    }
+    if stats.failed > 0 {
+        notes.push(format!(
+            "{api} timer: {} events failed to create or record on the device",
+            stats.failed
+        ));
+    }
+    if stats.incomplete > 0 {
+        notes.push(format!(
+            "{api} timer: {} device times asked for before their events completed \
+             (call finalize after the device sync)",
+            stats.incomplete
+        ));
+    }
+    if stats.in_flight > 0 {
+        notes.push(format!(
+            "{api} timer: {} events in flight at this snapshot",
+            stats.in_flight
+        ));
+    }
+    notes
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

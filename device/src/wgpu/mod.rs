@@ -323,6 +323,38 @@ impl DeviceTimer for WgpuTimer {
     }
 
     fn notes(&self) -> Vec<String> {
-        crate::notes::wgpu_notes(&self.stats())
+        wgpu_notes(&self.stats())
     }
+}
+
+/// Notes for a wgpu timer's counts; nothing when every pass was timed.
+fn wgpu_notes(stats: &WgpuStats) -> Vec<String> {
+    let counts = [
+        (
+            stats.dropped,
+            "passes ran untimed with every query set waiting for finalize",
+        ),
+        (
+            stats.expired,
+            "bricks never finalized were given up to make room",
+        ),
+        (
+            stats.no_pass,
+            "bricks held no timed compute pass (launch-to-sync time used)",
+        ),
+        (
+            stats.untimed_spans,
+            "encoder spans ran untimed (no TIMESTAMP_QUERY_INSIDE_ENCODERS)",
+        ),
+        (
+            stats.unusable,
+            "timestamp pairs read back with the end before the begin",
+        ),
+        (stats.timeouts, "read-backs timed out"),
+    ];
+    counts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("wgpu timer: {n} {what}"))
+        .collect()
 }

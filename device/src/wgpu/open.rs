@@ -1,4 +1,4 @@
-//! Opening a wgpu device with the timestamp features a [`super::WgpuTimer`]
+//! Opening a wgpu device with the timestamp features the wgpu timer
 //! needs, for examples, tests and newcomers; real programs usually add the
 //! features to the device they already create.
 
