@@ -115,7 +115,10 @@ fn main() -> ExitCode {
     println!(
         "wgpu timer bench: {}, {BRICKS} bricks x {PASSES} passes, load average {}",
         adapter.get_info().name,
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     black_box(one_pass(&rig, true)); // warm-up: query sets, pipelines
     let (mut plain, mut timed, mut finalize) = (Vec::new(), Vec::new(), Vec::new());
@@ -134,9 +137,18 @@ fn main() -> ExitCode {
     };
     let (plain, timed, finalize) = (per(&mut plain), per(&mut timed), per(&mut finalize));
     println!("{:<44} {:>10}", "per brick (median pass, thread CPU)", "ns");
-    println!("{:<44} {plain:>10.0}", "encode one compute pass, unprofiled");
-    println!("{:<44} {timed:>10.0}", "same pass as a brick with timestamp writes");
-    println!("{:<44} {finalize:>10.0}", "finalize: resolve, read back, attribute");
+    println!(
+        "{:<44} {plain:>10.0}",
+        "encode one compute pass, unprofiled"
+    );
+    println!(
+        "{:<44} {timed:>10.0}",
+        "same pass as a brick with timestamp writes"
+    );
+    println!(
+        "{:<44} {finalize:>10.0}",
+        "finalize: resolve, read back, attribute"
+    );
     println!(
         "{:<44} {:>10.0}",
         "wgpu timer cost, record to read-back",

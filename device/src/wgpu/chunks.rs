@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering::Acquire, Ordering::Release};
 
 use wgpu::{
-    Buffer, BufferDescriptor, BufferUsages, CommandEncoderDescriptor, Device, MapMode, QuerySet,
-    QuerySetDescriptor, QueryType, Queue, SubmissionIndex,
+    Buffer, BufferDescriptor, BufferUsages, CommandBuffer, CommandEncoderDescriptor, Device,
+    MapMode, QuerySet, QuerySetDescriptor, QueryType, Queue, SubmissionIndex,
 };
 
 use super::ledger::Time;
@@ -32,6 +32,11 @@ struct Chunk {
 }
 
 impl Chunk {
+    /// Bytes of the resolved pairs handed out.
+    fn bytes(&self) -> u64 {
+        u64::from(self.used) * 2 * u64::from(wgpu::QUERY_SIZE)
+    }
+
     fn new(device: &Device) -> Self {
         let bytes = u64::from(PAIRS_PER_CHUNK) * 2 * u64::from(wgpu::QUERY_SIZE);
         let buffer = |label, usage| {
@@ -70,6 +75,36 @@ pub(crate) struct Pair {
     pub(crate) index: u32,
 }
 
+/// Chunks taken out for read-back and the commands that read them back.
+pub(crate) struct Sealed {
+    chunks: Vec<Chunk>,
+    commands: CommandBuffer,
+}
+
+/// Chunks whose read-back is submitted, to hand back to [`Chunks::accept`].
+pub(crate) struct Submitted(Vec<(Chunk, SubmissionIndex)>);
+
+impl Sealed {
+    /// Submits the read-back and asks for the buffers to be mapped. Runs
+    /// without the timer's lock: wgpu may call other callbacks meanwhile.
+    pub(crate) fn submit(self, queue: &Queue) -> Submitted {
+        let index = queue.submit([self.commands]);
+        let chunks = self
+            .chunks
+            .into_iter()
+            .map(|c| {
+                let flag = Arc::clone(&c.mapped);
+                c.readback
+                    .map_async(MapMode::Read, 0..c.bytes(), move |result| {
+                        flag.store(if result.is_ok() { MAP_DONE } else { MAP_FAILED }, Release);
+                    });
+                (c, index.clone())
+            })
+            .collect();
+        Submitted(chunks)
+    }
+}
+
 /// The chunks of one timer: those handing out pairs (the last one open),
 /// those waiting for their read-back, and those free for reuse.
 pub(crate) struct Chunks {
@@ -95,11 +130,6 @@ impl Chunks {
     /// Chunks created so far.
     pub(crate) fn created(&self) -> usize {
         self.created
-    }
-
-    /// Whether pair `seq` was handed out but not yet submitted for read-back.
-    pub(crate) fn holds_unsubmitted(&self, seq: u64) -> bool {
-        self.filling.first().is_some_and(|c| seq >= c.base)
     }
 
     /// The pair with sequence number `seq` (the ledger's next), or `None`
@@ -133,10 +163,10 @@ impl Chunks {
         Some(pair)
     }
 
-    /// Resolves every handed-out pair and copies it to its read-back
-    /// buffer in one submission, then asks for the buffers to be mapped.
-    /// Queued behind the user's work: call it once that work is submitted.
-    pub(crate) fn submit(&mut self, device: &Device, queue: &Queue) -> Option<SubmissionIndex> {
+    /// Takes every handed-out pair out for read-back, with the commands
+    /// that resolve them and copy them to their read-back buffers. Submit
+    /// it once the user's passes are submitted.
+    pub(crate) fn seal(&mut self, device: &Device) -> Option<Sealed> {
         if self.filling.is_empty() {
             return None;
         }
@@ -144,21 +174,18 @@ impl Chunks {
             label: Some("brick timestamps read-back"),
         });
         for c in &self.filling {
-            let bytes = u64::from(c.used) * 2 * u64::from(wgpu::QUERY_SIZE);
             encoder.resolve_query_set(&c.set, 0..c.used * 2, &c.resolve, 0);
-            encoder.copy_buffer_to_buffer(&c.resolve, 0, &c.readback, 0, bytes);
+            encoder.copy_buffer_to_buffer(&c.resolve, 0, &c.readback, 0, c.bytes());
         }
-        let index = queue.submit([encoder.finish()]);
-        for c in self.filling.drain(..) {
-            let bytes = u64::from(c.used) * 2 * u64::from(wgpu::QUERY_SIZE);
-            let flag = Arc::clone(&c.mapped);
-            c.readback
-                .map_async(MapMode::Read, 0..bytes, move |result| {
-                    flag.store(if result.is_ok() { MAP_DONE } else { MAP_FAILED }, Release);
-                });
-            self.submitted.push_back((c, index.clone()));
-        }
-        Some(index)
+        Some(Sealed {
+            chunks: std::mem::take(&mut self.filling),
+            commands: encoder.finish(),
+        })
+    }
+
+    /// Takes back chunks whose read-back was submitted.
+    pub(crate) fn accept(&mut self, submitted: Submitted) {
+        self.submitted.extend(submitted.0);
     }
 
     /// The last read-back submission still waiting.
@@ -179,9 +206,8 @@ impl Chunks {
             let Some((chunk, _)) = self.submitted.pop_front() else {
                 break;
             };
-            let bytes = u64::from(chunk.used) * 2 * u64::from(wgpu::QUERY_SIZE);
             let view = (state == MAP_DONE)
-                .then(|| chunk.readback.get_mapped_range(0..bytes).ok())
+                .then(|| chunk.readback.get_mapped_range(0..chunk.bytes()).ok())
                 .flatten();
             for i in 0..u64::from(chunk.used) {
                 let time = view.as_deref().map_or(Time::Unusable, |data| {

@@ -253,20 +253,28 @@ impl WgpuTimer {
     /// has already arrived, without waiting. Call after submitting the
     /// passes; `finalize` does the rest.
     pub fn collect(&self) {
-        let mut inner = self.lock();
-        inner.chunks.submit(&self.device, &self.queue);
-        // A failed poll (a lost device) leaves the pairs unread; `finalize`
-        // then falls back for their bricks.
-        let _ = self.device.poll(PollType::Poll);
-        self.harvest(&mut inner);
+        self.read_back(PollType::Poll);
     }
 
-    fn harvest(&self, inner: &mut Inner) {
+    /// Submits the read-back of the pairs handed out, polls the device and
+    /// reads what arrived. wgpu runs other callbacks (the user's) while
+    /// submitting and polling, so the lock is not held then.
+    fn read_back(&self, poll: PollType) {
+        let sealed = self.lock().chunks.seal(&self.device);
+        if let Some(sealed) = sealed {
+            let submitted = sealed.submit(&self.queue);
+            self.lock().chunks.accept(submitted);
+        }
+        // A failed poll (a lost device, a timeout) leaves pairs unread;
+        // their bricks then fall back to launch-to-sync time, counted.
+        let failed = self.device.poll(poll).is_err();
+        let mut inner = self.lock();
+        inner.stats.timeouts += u64::from(failed);
         let Inner {
             ledger,
             chunks,
             stats,
-        } = inner;
+        } = &mut *inner;
         chunks.harvest(self.ns_per_tick, |seq, time| {
             stats.read += 1;
             if time == Time::Unusable {
@@ -276,23 +284,16 @@ impl WgpuTimer {
         });
     }
 
-    /// Reads back what `start..end` needs, waiting for it at most
-    /// [`READBACK_TIMEOUT`].
-    fn wait_for(&self, inner: &mut Inner, end_seq: u64) {
-        if end_seq > 0 && inner.chunks.holds_unsubmitted(end_seq - 1) {
-            inner.chunks.submit(&self.device, &self.queue);
-        }
-        self.harvest(inner);
-        if let Some(index) = inner.chunks.last_submission() {
-            let wait = PollType::Wait {
-                submission_index: Some(index),
-                timeout: Some(READBACK_TIMEOUT),
-            };
-            if self.device.poll(wait).is_err() {
-                inner.stats.timeouts += 1;
-            }
-            self.harvest(inner);
-        }
+    /// Waits at most [`READBACK_TIMEOUT`] for the pairs handed out so far.
+    fn wait_for_pairs(&self) {
+        self.read_back(PollType::Poll);
+        let Some(index) = self.lock().chunks.last_submission() else {
+            return;
+        };
+        self.read_back(PollType::Wait {
+            submission_index: Some(index),
+            timeout: Some(READBACK_TIMEOUT),
+        });
     }
 }
 
@@ -302,12 +303,12 @@ impl DeviceTimer for WgpuTimer {
     }
 
     fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
-        let mut inner = self.lock();
-        let mut span = inner.ledger.span(start, end);
+        let mut span = self.lock().ledger.span(start, end);
         if span == Span::Unread {
-            self.wait_for(&mut inner, ledger::parts(end).1);
-            span = inner.ledger.span(start, end);
+            self.wait_for_pairs();
+            span = self.lock().ledger.span(start, end);
         }
+        let mut inner = self.lock();
         match span {
             Span::Read { ns, passes } if passes > 0 => Some(ns),
             Span::Read { .. } => {
