@@ -10,7 +10,6 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use overhead_bench::measure::thread_cpu_ns;
 use profiler::brick;
