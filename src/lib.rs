@@ -33,6 +33,8 @@
 //! The `tracing` feature adds `profiler::tracing::BrickLayer`, which records
 //! the spans of code instrumented with the `tracing` crate (candle's models,
 //! burn) as bricks.
+//! The `cuda` and `wgpu` features add `profiler::device`, timers that
+//! attribute device time to each brick.
 
 pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
@@ -50,6 +52,11 @@ pub use profiler_metrics::MetricsConfig;
 pub mod tracing {
     pub use profiler_tracing::{BrickLayer, BrickLayerBuilder, SpanBrick, SpanRule, SpanTiming};
 }
+
+/// Device timers: CUDA events (feature `cuda`) and wgpu timestamp queries
+/// (feature `wgpu`), to install with [`Config::device_timer`].
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+pub use profiler_device as device;
 
 // Generated code reaches the runtime through `profiler::__private`, which the
 // glob re-export above includes (doc-hidden, not public API).

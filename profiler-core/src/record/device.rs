@@ -40,6 +40,22 @@ pub trait DeviceTimer: Send + Sync + 'static {
     fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64>;
     /// Releases an event once it has been resolved.
     fn release(&self, _event: DeviceEvent) {}
+    /// Whether [`DeviceTimer::brick_started`] wants each brick's name (e.g.
+    /// for NVTX ranges). Off by default: the lookup takes a lock per call.
+    fn names_bricks(&self) -> bool {
+        false
+    }
+    /// Called after a brick's start event, with its name, when
+    /// [`DeviceTimer::names_bricks`] is true.
+    fn brick_started(&self, _name: &str) {}
+    /// Called after the end event of a brick announced to
+    /// [`DeviceTimer::brick_started`].
+    fn brick_ended(&self) {}
+    /// Lines for the profile's notes: what the timer measured, fell back to
+    /// or dropped. Read at every snapshot.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A [`DeviceTimer`] over the host clock: an event is "now". It resolves

@@ -9,7 +9,7 @@
 //! separate cold path.
 
 use super::amounts::{Amounts, NO_LAYER};
-use super::device::{self, DeviceEvent};
+use super::device::{self, DeviceEvent, DeviceTimer};
 use super::events::RawEvent;
 use super::layers::{CHILDREN_CTX, pack, unpack};
 use super::ledger;
@@ -110,7 +110,7 @@ fn slow_start(state: u64, slot: u32, parent: u32) -> (Option<DeviceEvent>, u64) 
         ledger::enter(slot);
     }
     if state & DEVICE_EVENTS != 0 {
-        device_start(state)
+        device_start(state, slot)
     } else {
         (None, crate::clock::now(state & RAW_CLOCK != 0))
     }
@@ -118,10 +118,33 @@ fn slow_start(state: u64, slot: u32, parent: u32) -> (Option<DeviceEvent>, u64) 
 
 /// A device start event and the start in the deferred time base, or no
 /// event and a tick start when the timer was removed meanwhile or panicked.
-fn device_start(state: u64) -> (Option<DeviceEvent>, u64) {
-    match state::device_timer().and_then(|timer| device::guarded(|| timer.record_event())) {
-        Some(event) => (Some(event), crate::clock::since_epoch_ns()),
+fn device_start(state: u64, slot: u32) -> (Option<DeviceEvent>, u64) {
+    let Some(timer) = state::device_timer() else {
+        return (None, crate::clock::now(state & RAW_CLOCK != 0));
+    };
+    match device::guarded(|| timer.record_event()) {
+        Some(event) => {
+            announce_start(timer, slot);
+            (Some(event), crate::clock::since_epoch_ns())
+        }
         None => (None, crate::clock::now(state & RAW_CLOCK != 0)),
+    }
+}
+
+/// Tells a timer that names bricks (NVTX ranges) which brick started; the
+/// name lookup takes the slot table's lock, so only such timers pay for it.
+fn announce_start(timer: &dyn DeviceTimer, slot: u32) {
+    if device::guarded(|| timer.names_bricks()) == Some(true)
+        && let Some(name) = super::site::name_of(slot)
+    {
+        device::guarded(|| timer.brick_started(&name));
+    }
+}
+
+/// Closes what [`announce_start`] opened.
+fn announce_end(timer: &dyn DeviceTimer) {
+    if device::guarded(|| timer.names_bricks()) == Some(true) {
+        device::guarded(|| timer.brick_ended());
     }
 }
 
@@ -191,6 +214,9 @@ impl BrickGuard {
     fn defer(&self, start_event: DeviceEvent) {
         let timer = state::device_timer();
         let end_event = timer.and_then(|t| device::guarded(|| t.record_event()));
+        if let Some(timer) = timer {
+            announce_end(timer);
+        }
         if end_event.is_none()
             && let Some(timer) = timer
         {

@@ -73,6 +73,9 @@ fn build_uncharged() -> Profile {
     }
     let settings = state::settings();
     let (sync_mode, device_timer) = (settings.sync_mode, settings.device_timer.is_some());
+    if let Some(timer) = settings.device_timer {
+        notes.extend(crate::record::device::guarded(|| timer.notes()).unwrap_or_default());
+    }
     let graph_on = settings.graph;
     drop(settings);
     let checksums = log();

@@ -1,0 +1,232 @@
+//! [`CudaTimer`]: brick times from CUDA events recorded on the user's
+//! stream, an NVTX range per brick, and host timing (with a note) when no
+//! CUDA driver is found. The driver is loaded at run time.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
+use profiler_core::sync::{CpuEventTimer, DeviceEvent, DeviceTimer};
+
+use crate::error::DeviceError;
+use crate::pool::{DEFAULT_EVENT_CAPACITY, EventPool, EventSource, PoolStats};
+
+/// CUDA events on one stream, as an [`EventSource`].
+#[derive(Debug)]
+pub struct CudaEvents {
+    stream: Arc<CudaStream>,
+}
+
+impl CudaEvents {
+    /// Events recorded on `stream`.
+    pub fn new(stream: Arc<CudaStream>) -> Self {
+        Self { stream }
+    }
+}
+
+fn driver(call: &'static str, e: impl std::fmt::Debug) -> DeviceError {
+    DeviceError::Driver {
+        call,
+        message: format!("{e:?}"),
+    }
+}
+
+impl EventSource for CudaEvents {
+    type Event = CudaEvent;
+
+    fn create(&self) -> Result<CudaEvent, DeviceError> {
+        // cudarc's `None` means CU_EVENT_DISABLE_TIMING; timing events need
+        // the default flags, passed explicitly.
+        self.stream
+            .context()
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| driver("cuEventCreate", e))
+    }
+
+    fn record(&self, event: &CudaEvent) -> Result<(), DeviceError> {
+        event
+            .record(&self.stream)
+            .map_err(|e| driver("cuEventRecord", e))
+    }
+
+    fn is_complete(&self, event: &CudaEvent) -> bool {
+        // cuEventQuery: never blocks.
+        event.is_complete()
+    }
+
+    fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32, DeviceError> {
+        // Synchronises on both events, which the pool asks only once they
+        // have completed, so this does not wait.
+        start
+            .elapsed_ms(end)
+            .map_err(|e| driver("cuEventElapsedTime", e))
+    }
+}
+
+enum Backend {
+    Cuda(EventPool<CudaEvents>),
+    Host {
+        timer: CpuEventTimer,
+        why: DeviceError,
+    },
+}
+
+/// A [`DeviceTimer`] over CUDA events: a bounded pool of timing events
+/// recorded on the user's stream, resolved by `finalize` once complete
+/// (queried first, so nothing blocks), and an NVTX range per brick when
+/// `libnvToolsExt` is present, so Nsight Systems shows the brick names.
+///
+/// ```no_run
+/// use profiler_device::cuda::CudaTimer;
+/// // Probes the driver; without one, bricks are timed on the host.
+/// let timer = CudaTimer::on_device(0);
+/// if let Some(why) = timer.fallback() {
+///     eprintln!("host timing: {why}");
+/// }
+/// profiler_core::Config::new().device_timer(timer.clone()).enable();
+/// ```
+///
+/// Clones share one pool: install one and keep another for its counts.
+#[derive(Clone)]
+pub struct CudaTimer {
+    backend: Arc<Backend>,
+    nvtx: bool,
+}
+
+impl std::fmt::Debug for CudaTimer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaTimer")
+            .field("device", &self.fallback().is_none())
+            .field("nvtx", &self.nvtx)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CudaTimer {
+    /// Times bricks with events recorded on `stream` (candle's
+    /// `CudaDevice` and cudarc both hand out their `Arc<CudaStream>`).
+    pub fn on_stream(stream: Arc<CudaStream>) -> Self {
+        Self::with_capacity(stream, DEFAULT_EVENT_CAPACITY)
+    }
+
+    /// [`CudaTimer::on_stream`] with at most `events` pooled events; past
+    /// them a brick falls back to launch-to-sync time, counted.
+    pub fn with_capacity(stream: Arc<CudaStream>, events: usize) -> Self {
+        Self {
+            backend: Arc::new(Backend::Cuda(EventPool::new(
+                CudaEvents::new(stream),
+                events,
+            ))),
+            nvtx: nvtx_present(),
+        }
+    }
+
+    /// Times bricks on the default stream of device `ordinal`, or on the
+    /// host when no CUDA driver or device is found (see
+    /// [`CudaTimer::fallback`]); never panics for a missing driver.
+    pub fn on_device(ordinal: usize) -> Self {
+        match default_stream(ordinal) {
+            Ok(stream) => Self::on_stream(stream),
+            Err(why) => Self::host(why),
+        }
+    }
+
+    /// A timer on the host clock, saying why in the profile's notes.
+    pub fn host(why: DeviceError) -> Self {
+        Self {
+            backend: Arc::new(Backend::Host {
+                timer: CpuEventTimer::default(),
+                why,
+            }),
+            nvtx: false,
+        }
+    }
+
+    /// Why bricks are timed on the host, or `None` when CUDA events time them.
+    pub fn fallback(&self) -> Option<&DeviceError> {
+        match &*self.backend {
+            Backend::Cuda(_) => None,
+            Backend::Host { why, .. } => Some(why),
+        }
+    }
+
+    /// The event pool's counts (`None` on the host fallback).
+    pub fn stats(&self) -> Option<PoolStats> {
+        match &*self.backend {
+            Backend::Cuda(pool) => Some(pool.stats()),
+            Backend::Host { .. } => None,
+        }
+    }
+}
+
+/// The default stream of device `ordinal`, after checking that the driver
+/// library loads and initialises (cudarc panics on a missing library).
+pub fn default_stream(ordinal: usize) -> Result<Arc<CudaStream>, DeviceError> {
+    // SAFETY: only tries to open the library by its usual names.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(DeviceError::NoDriver {
+            api: "CUDA",
+            reason: "libcuda could not be loaded (no NVIDIA driver on this machine)".into(),
+        });
+    }
+    let no_device = |e: cudarc::driver::DriverError| DeviceError::NoDriver {
+        api: "CUDA",
+        reason: format!("{e:?}"),
+    };
+    cudarc::driver::result::init().map_err(no_device)?;
+    let context = CudaContext::new(ordinal).map_err(no_device)?;
+    Ok(context.default_stream())
+}
+
+fn nvtx_present() -> bool {
+    // SAFETY: only tries to open the library by its usual names.
+    unsafe { cudarc::nvtx::sys::is_culib_present() }
+}
+
+impl DeviceTimer for CudaTimer {
+    fn record_event(&self) -> DeviceEvent {
+        match &*self.backend {
+            Backend::Cuda(pool) => pool.record(),
+            Backend::Host { timer, .. } => timer.record_event(),
+        }
+    }
+
+    fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
+        match &*self.backend {
+            Backend::Cuda(pool) => pool.elapsed_ns(start, end),
+            Backend::Host { timer, .. } => timer.elapsed_ns(start, end),
+        }
+    }
+
+    fn release(&self, event: DeviceEvent) {
+        if let Backend::Cuda(pool) = &*self.backend {
+            pool.release(event);
+        }
+    }
+
+    fn names_bricks(&self) -> bool {
+        self.nvtx
+    }
+
+    fn brick_started(&self, name: &str) {
+        // NVTX takes a C string: a NUL inside a run-time name is replaced.
+        if name.contains('\0') {
+            cudarc::nvtx::result::range_push(name.replace('\0', "?"));
+        } else {
+            cudarc::nvtx::result::range_push(name);
+        }
+    }
+
+    fn brick_ended(&self) {
+        cudarc::nvtx::result::range_pop();
+    }
+
+    fn notes(&self) -> Vec<String> {
+        match &*self.backend {
+            Backend::Host { why, .. } => {
+                vec![format!("CUDA timer fell back to host timing: {why}")]
+            }
+            Backend::Cuda(pool) => pool.stats().notes("CUDA"),
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! Device timers for the brick profiler: CUDA events through cudarc
+//! (feature `cuda`) and GPU timestamp queries through wgpu (feature `wgpu`),
+//! each a `profiler_core::sync::DeviceTimer` that `finalize` reads.
+//!
+//! Install one with `profiler::Config::new().device_timer(timer)` and keep
+//! the default deferred sync mode: bricks then record device events, and
+//! `profiler::sync::finalize` (after the device sync) attributes each
+//! brick's device time. The event bookkeeping that needs no GPU lives in
+//! [`pool`], behind a small trait, so other event APIs can reuse it.
+
+mod error;
+pub mod pool;
+
+#[cfg(feature = "cuda")]
+pub mod cuda;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
+
+pub use error::DeviceError;

@@ -1,0 +1,304 @@
+//! A bounded pool of reusable device events behind a small [`EventSource`]
+//! trait: reuse, stream-order draining and drops at capacity, written once
+//! and tested without a GPU (the CUDA timer is this pool over CUDA events).
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use profiler_core::sync::DeviceEvent;
+
+use crate::error::DeviceError;
+
+/// What a pool needs from a device: events that time, recorded in the order
+/// of one stream, queried without blocking.
+pub trait EventSource: Send + Sync + 'static {
+    /// One device event (a `CUevent` for CUDA).
+    type Event: Send;
+    /// Creates an event able to time (for CUDA: the default flags, since
+    /// cudarc's own default disables timing).
+    fn create(&self) -> Result<Self::Event, DeviceError>;
+    /// Records `event` at the current point of the stream.
+    fn record(&self, event: &Self::Event) -> Result<(), DeviceError>;
+    /// Whether the work recorded before `event` has completed. Never blocks.
+    fn is_complete(&self, event: &Self::Event) -> bool;
+    /// Milliseconds between two completed events.
+    fn elapsed_ms(&self, start: &Self::Event, end: &Self::Event) -> Result<f32, DeviceError>;
+}
+
+/// The handle of an event the pool could not give (at capacity, or the
+/// record failed): it never resolves, so the brick falls back to
+/// launch-to-sync time and the profile counts the fallback.
+pub const DROPPED: DeviceEvent = DeviceEvent(u64::MAX);
+
+/// Default number of events a pool creates at most.
+pub const DEFAULT_EVENT_CAPACITY: usize = 8192;
+
+/// What a pool did so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Events created on the device (each is reused once released).
+    pub created: u64,
+    /// Events recorded on the stream.
+    pub recorded: u64,
+    /// Events refused because every pooled event was in flight.
+    pub dropped: u64,
+    /// Events whose creation or record failed on the device.
+    pub failed: u64,
+    /// Device times asked for before the end event completed.
+    pub incomplete: u64,
+    /// Device times resolved.
+    pub resolved: u64,
+    /// Events recorded and not yet released.
+    pub in_flight: u64,
+}
+
+impl PoolStats {
+    /// The profile notes these counts call for (drops, failures, events
+    /// asked for too early, events in flight); none for a clean run.
+    pub fn notes(&self, api: &str) -> Vec<String> {
+        pool_notes(api, self)
+    }
+}
+
+/// Notes for a pool's counts; nothing when every event resolved.
+fn pool_notes(api: &str, stats: &PoolStats) -> Vec<String> {
+    let mut notes = Vec::new();
+    if stats.dropped > 0 {
+        notes.push(format!(
+            "{api} timer: {} events dropped with every pooled event in flight \
+             (those bricks fell back to launch-to-sync time; raise the capacity or finalize more often)",
+            stats.dropped
+        ));
+    }
+    if stats.failed > 0 {
+        notes.push(format!(
+            "{api} timer: {} events failed to create or record on the device",
+            stats.failed
+        ));
+    }
+    if stats.incomplete > 0 {
+        notes.push(format!(
+            "{api} timer: {} device times asked for before their events completed \
+             (call finalize after the device sync)",
+            stats.incomplete
+        ));
+    }
+    if stats.in_flight > 0 {
+        notes.push(format!(
+            "{api} timer: {} events in flight at this snapshot",
+            stats.in_flight
+        ));
+    }
+    notes
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Free,
+    Recorded,
+    Complete,
+}
+
+struct Slot<E> {
+    event: E,
+    generation: u32,
+    state: State,
+}
+
+struct Inner<E> {
+    slots: Vec<Slot<E>>,
+    free: Vec<u32>,
+    /// Handles in record order not yet seen complete (stale ones included:
+    /// they are skipped when reached).
+    recorded: VecDeque<u64>,
+    stats: PoolStats,
+}
+
+/// A bounded pool of device events implementing the bookkeeping of a
+/// device timer over any [`EventSource`].
+pub struct EventPool<S: EventSource> {
+    source: S,
+    capacity: usize,
+    inner: Mutex<Inner<S::Event>>,
+}
+
+impl<S: EventSource> std::fmt::Debug for EventPool<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventPool")
+            .field("capacity", &self.capacity)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+fn handle(index: u32, generation: u32) -> u64 {
+    (u64::from(generation) << 32) | u64::from(index)
+}
+
+fn split(id: u64) -> (usize, u32) {
+    ((id & u64::from(u32::MAX)) as usize, (id >> 32) as u32)
+}
+
+impl<S: EventSource> EventPool<S> {
+    /// A pool creating at most `capacity` events (at least one) from `source`.
+    pub fn new(source: S, capacity: usize) -> Self {
+        let capacity = capacity.clamp(1, u32::MAX as usize);
+        Self {
+            source,
+            capacity,
+            inner: Mutex::new(Inner {
+                slots: Vec::new(),
+                free: Vec::new(),
+                recorded: VecDeque::new(),
+                stats: PoolStats::default(),
+            }),
+        }
+    }
+
+    /// The event source.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The most events the pool creates.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// What the pool did so far.
+    pub fn stats(&self) -> PoolStats {
+        self.lock().stats
+    }
+
+    // A panic inside a source call cannot leave the state half-updated
+    // (each update is one assignment after the call), so a poisoned lock is
+    // still consistent.
+    fn lock(&self) -> MutexGuard<'_, Inner<S::Event>> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records an event on the stream: a pooled one, a new one below
+    /// capacity, or [`DROPPED`] (counted) when every event is in flight.
+    pub fn record(&self) -> DeviceEvent {
+        let mut inner = self.lock();
+        let index = match inner.free.pop() {
+            Some(index) => index,
+            None if inner.slots.len() < self.capacity => match self.source.create() {
+                Ok(event) => {
+                    inner.slots.push(Slot {
+                        event,
+                        generation: 0,
+                        state: State::Free,
+                    });
+                    inner.stats.created += 1;
+                    (inner.slots.len() - 1) as u32
+                }
+                Err(_) => {
+                    inner.stats.failed += 1;
+                    return DROPPED;
+                }
+            },
+            None => {
+                inner.stats.dropped += 1;
+                return DROPPED;
+            }
+        };
+        let slot = &inner.slots[index as usize];
+        if self.source.record(&slot.event).is_err() {
+            inner.free.push(index);
+            inner.stats.failed += 1;
+            return DROPPED;
+        }
+        let id = handle(index, slot.generation);
+        inner.slots[index as usize].state = State::Recorded;
+        inner.recorded.push_back(id);
+        inner.stats.recorded += 1;
+        inner.stats.in_flight += 1;
+        DeviceEvent(id)
+    }
+
+    /// Marks completed events, oldest first, without blocking: stops at the
+    /// first recorded event still running (later ones on the same stream
+    /// cannot have finished before it). Returns how many completed.
+    pub fn drain(&self) -> usize {
+        let mut inner = self.lock();
+        Self::drain_locked(&self.source, &mut inner)
+    }
+
+    fn drain_locked(source: &S, inner: &mut Inner<S::Event>) -> usize {
+        let mut done = 0;
+        while let Some(&id) = inner.recorded.front() {
+            let (index, generation) = split(id);
+            let slot = &mut inner.slots[index];
+            if slot.generation == generation && slot.state == State::Recorded {
+                if !source.is_complete(&slot.event) {
+                    break;
+                }
+                slot.state = State::Complete;
+                done += 1;
+            }
+            inner.recorded.pop_front();
+        }
+        done
+    }
+
+    /// Device time between two events of this pool, once the end event has
+    /// completed; `None` for a dropped, released or unfinished event.
+    pub fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
+        if start == DROPPED || end == DROPPED {
+            return None;
+        }
+        let mut inner = self.lock();
+        Self::drain_locked(&self.source, &mut inner);
+        let (Some(a), Some(b)) = (inner.live(start.0), inner.live(end.0)) else {
+            return None;
+        };
+        if inner.slots[a].state != State::Complete || inner.slots[b].state != State::Complete {
+            inner.stats.incomplete += 1;
+            return None;
+        }
+        let ms = self
+            .source
+            .elapsed_ms(&inner.slots[a].event, &inner.slots[b].event)
+            .ok()?;
+        inner.stats.resolved += 1;
+        // Events on one stream never run backwards; a negative or NaN value
+        // is a driver oddity, read as zero rather than refused.
+        Some((f64::from(ms.max(0.0)) * 1e6).round() as u64)
+    }
+
+    /// Returns an event to the pool; stale and dropped handles are ignored.
+    pub fn release(&self, event: DeviceEvent) {
+        if event == DROPPED {
+            return;
+        }
+        let mut inner = self.lock();
+        if let Some(index) = inner.live(event.0) {
+            let slot = &mut inner.slots[index];
+            slot.state = State::Free;
+            slot.generation = slot.generation.wrapping_add(1);
+            inner.free.push(index as u32);
+            inner.stats.in_flight -= 1;
+        }
+        // Stale handles at the front would otherwise wait for the next drain.
+        while let Some(&id) = inner.recorded.front() {
+            if inner.live(id).is_some() {
+                break;
+            }
+            inner.recorded.pop_front();
+        }
+    }
+}
+
+impl<E> Inner<E> {
+    /// The slot of `id` when it is still the event that handle names.
+    fn live(&self, id: u64) -> Option<usize> {
+        let (index, generation) = split(id);
+        let slot = self.slots.get(index)?;
+        (slot.generation == generation && slot.state != State::Free).then_some(index)
+    }
+}
+
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod tests;
