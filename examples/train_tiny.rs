@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example train_tiny                 # defaults: 4 layers, 200 steps
 //! cargo run --release --example train_tiny -- --help       # sizes, steps, output directory
+//! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --out run  # 4 ranks
 //! ```
 //!
 //! The model lives in `examples/tiny-transformer`: every kernel (forward and
@@ -31,6 +32,8 @@ use profiler_report::roofline::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
 
 // Reached by path, so the test that includes this file finds it too.
+#[path = "train_tiny/ranks.rs"]
+mod ranks;
 #[path = "train_tiny/reports.rs"]
 mod reports;
 
@@ -99,6 +102,12 @@ pub(crate) struct Args {
     /// Op mapping for --baseline-pytorch (.toml or .json).
     #[arg(long, requires = "baseline_pytorch")]
     pub(crate) mapping: Option<PathBuf>,
+    /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
+    #[arg(long, value_name = "N")]
+    pub(crate) ranks: Option<u32>,
+    /// The rank that does extra work every step (a straggler to find).
+    #[arg(long, value_name = "R")]
+    pub(crate) slow_rank: Option<u32>,
 }
 
 impl Args {
@@ -183,6 +192,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         .trace_mode(true)
         .enable();
 
+    let slow = ranks::is_slow(args);
     let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
     for step in 0..args.steps {
@@ -194,6 +204,9 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         let step_guard = profiler::step(tokens_per_step);
         let started = Instant::now();
         let loss = model.train_step(&batch);
+        if slow {
+            ranks::extra_work(&mut model, &batch);
+        }
         // Recorded inside the step, so each sample sits on its step in the
         // trace; a counter costs about as much as a brick call.
         profiler::counter("loss", f64::from(loss));
@@ -264,7 +277,17 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 }
 
 fn main() -> std::process::ExitCode {
-    match run(&Args::parse()) {
+    let args = Args::parse();
+    if let Some(world) = args.ranks {
+        return match ranks::launch(&args, world) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("train_tiny: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    match run(&args) {
         Ok(outcome) => {
             let tail = &outcome.losses[outcome.losses.len().saturating_sub(10)..];
             let last = tail.iter().sum::<f32>() / tail.len().max(1) as f32;
