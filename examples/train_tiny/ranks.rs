@@ -14,7 +14,7 @@ use tiny_transformer::{Batch, Model};
 use super::Args;
 
 /// Extra forward passes the slow rank runs per step (about doubling it).
-const SLOW_PASSES: usize = 3;
+const SLOW_PASSES: usize = 5;
 
 /// The command line given to every rank: this run's, less `--ranks` (each
 /// rank is one process) and `--out` (each writes to its own directory).
