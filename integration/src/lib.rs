@@ -120,21 +120,14 @@ pub const RUN_WARMUP: u64 = 2;
 /// The run's own message when it cannot start or a rank fails.
 pub fn run_ranks(exe: &Path, out: &Path, ranks: u32, slow: Option<u32>) -> Result<(), String> {
     let mut cmd = std::process::Command::new(exe);
+    let (steps, warmup) = (RUN_STEPS.to_string(), RUN_WARMUP.to_string());
     cmd.args(["--ranks", &ranks.to_string(), "--out"])
         .arg(out)
+        .args(["--steps", &steps, "--warmup", &warmup, "--log-every", "100"])
         .args([
-            "--steps", "24", "--warmup", "2", "--layers", "2", "--width", "32",
+            "--layers", "2", "--width", "32", "--heads", "2", "--seq", "32",
         ])
-        .args([
-            "--heads",
-            "2",
-            "--seq",
-            "32",
-            "--batch",
-            "2",
-            "--log-every",
-            "100",
-        ]);
+        .args(["--batch", "2"]);
     if let Some(rank) = slow {
         cmd.args(["--slow-rank", &rank.to_string()]);
     }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{golden, run};
 
-const SUBCOMMANDS: [&[&str]; 12] = [
+const SUBCOMMANDS: [&[&str]; 13] = [
     &["scorecard"],
     &["roofline"],
     &["parity"],
@@ -18,6 +18,7 @@ const SUBCOMMANDS: [&[&str]; 12] = [
     &["html"],
     &["trace", "chrome"],
     &["trace", "speedscope"],
+    &["fleet"],
 ];
 
 #[test]
@@ -43,6 +44,7 @@ fn top_level_help_lists_exit_statuses_and_examples() {
         "import",
         "contracts",
         "html",
+        "fleet",
     ] {
         assert!(out.stdout.contains(&format!("  {sub} ")), "{sub}");
     }
