@@ -83,30 +83,6 @@ pub fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Opt
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_program_says_how_to_install_it() {
-        let err = program("no-such-program-here", "apt-get install nothing").unwrap_err();
-        assert!(err.to_string().contains("apt-get install nothing"), "{err}");
-    }
-
-    #[test]
-    fn wait_for_gives_up_after_its_limit() {
-        let mut calls = 0;
-        assert_eq!(
-            wait_for(Duration::from_millis(250), || {
-                calls += 1;
-                None::<()>
-            }),
-            None
-        );
-        assert!(calls >= 2, "{calls}");
-    }
-}
-
 /// Steps of [`run_ranks`]'s run, the first [`RUN_WARMUP`] not recorded.
 pub const RUN_STEPS: u64 = 12;
 /// Warm-up steps of [`run_ranks`]'s run.
@@ -143,5 +119,29 @@ pub fn run_ranks(exe: &Path, out: &Path, ranks: u32, slow: Option<u32>) -> Resul
             done.status,
             String::from_utf8_lossy(&done.stderr)
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_says_how_to_install_it() {
+        let err = program("no-such-program-here", "apt-get install nothing").unwrap_err();
+        assert!(err.to_string().contains("apt-get install nothing"), "{err}");
+    }
+
+    #[test]
+    fn wait_for_gives_up_after_its_limit() {
+        let mut calls = 0;
+        assert_eq!(
+            wait_for(Duration::from_millis(250), || {
+                calls += 1;
+                None::<()>
+            }),
+            None
+        );
+        assert!(calls >= 2, "{calls}");
     }
 }

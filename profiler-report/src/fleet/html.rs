@@ -23,8 +23,16 @@ fn colour(ns: u64, median: f64) -> String {
     format!("rgb(255,{fade},{fade})")
 }
 
+/// The heat map as drawn: each row's first and last rank, its cells, and
+/// the steps each cell pools.
+struct Pooled {
+    labels: Vec<(u32, u32)>,
+    cells: Vec<Vec<Option<u64>>>,
+    col_group: usize,
+}
+
 /// Slowest time of each `group x group` block of the map.
-fn pooled(heat: &HeatMap) -> (Vec<(u32, u32)>, Vec<Vec<Option<u64>>>, usize) {
+fn pooled(heat: &HeatMap) -> Pooled {
     let row_group = heat.rows.len().div_ceil(MAX_CELLS).max(1);
     let col_group = heat.steps.len().div_ceil(MAX_CELLS).max(1);
     let mut labels = Vec::new();
@@ -45,11 +53,19 @@ fn pooled(heat: &HeatMap) -> (Vec<(u32, u32)>, Vec<Vec<Option<u64>>>, usize) {
             .collect();
         cells.push(row);
     }
-    (labels, cells, col_group)
+    Pooled {
+        labels,
+        cells,
+        col_group,
+    }
 }
 
 fn heat_svg(report: &FleetReport) -> String {
-    let (labels, cells, col_group) = pooled(&report.heat);
+    let Pooled {
+        labels,
+        cells,
+        col_group,
+    } = pooled(&report.heat);
     let columns = cells.first().map_or(0, Vec::len);
     let (cw, ch, left, top) = (4usize, 6usize, 90usize, 20usize);
     let (w, h) = (left + columns * cw + 10, top + labels.len() * ch + 10);

@@ -16,7 +16,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
-    if v.len() % 2 == 0 {
+    if v.len().is_multiple_of(2) {
         f64::midpoint(v[mid - 1], v[mid])
     } else {
         v[mid]
