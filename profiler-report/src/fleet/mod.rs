@@ -11,7 +11,8 @@ mod text;
 
 pub use error::{FleetError, RankProblem};
 pub use report::{
-    FleetReport, FleetSettings, HeatMap, Imbalance, RankSteps, Straggler, StragglerIn,
+    BRICK_MIN_EXCESS, FleetReport, FleetSettings, HeatMap, Imbalance, RankSteps, Straggler,
+    StragglerIn,
 };
 pub use stats::Threshold;
 

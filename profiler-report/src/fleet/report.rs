@@ -11,6 +11,10 @@ use super::error::{FleetError, RankProblem};
 use super::read::{RankData, RunDir, read_run_dir};
 use super::stats::{Threshold, quantile};
 
+/// Least excess over the median that makes a brick straggler, whatever
+/// the step rule's `min_excess`.
+pub const BRICK_MIN_EXCESS: f64 = 0.5;
+
 /// How stragglers are told apart from noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FleetSettings {
@@ -184,7 +188,10 @@ impl FleetReport {
                 continue;
             }
             let just: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
-            let t = Threshold::of(&just, settings.mad_k, settings.min_excess);
+            // One brick's time is noisier than a whole step's (a preempted
+            // call is a large share of it): a brick needs a wider margin.
+            let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
+            let t = Threshold::of(&just, settings.mad_k, floor);
             for &(rank, v) in values.iter().filter(|(_, v)| t.exceeded_by(*v)) {
                 stragglers.push(Straggler {
                     rank,
