@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example train_tiny                 # defaults: 4 layers, 200 steps
 //! cargo run --release --example train_tiny -- --help       # sizes, steps, output directory
+//! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --out run  # 4 ranks
 //! ```
 //!
 //! The model lives in `examples/tiny-transformer`: every kernel (forward and
@@ -46,6 +47,8 @@ static ALLOC: profiler::alloc::Tracking<std::alloc::System> =
     profiler::alloc::Tracking::new(std::alloc::System);
 
 // Reached by path, so the test that includes this file finds it too.
+#[path = "train_tiny/ranks.rs"]
+mod ranks;
 #[path = "train_tiny/reports.rs"]
 mod reports;
 
@@ -132,6 +135,12 @@ pub(crate) struct Args {
     /// Seconds between pushes to --pushgateway.
     #[arg(long, default_value_t = 10.0, requires = "pushgateway")]
     pub(crate) push_interval: f64,
+    /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
+    #[arg(long, value_name = "N")]
+    pub(crate) ranks: Option<u32>,
+    /// The rank that does extra work every step (a straggler to find).
+    #[arg(long, value_name = "R")]
+    pub(crate) slow_rank: Option<u32>,
 }
 
 /// Parses `NAME=LEVEL`.
@@ -231,6 +240,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         .trace_mode(true);
     let metrics = live_metrics(config, args).enable();
 
+    let slow = ranks::is_slow(args);
     let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
     for step in 0..args.steps {
@@ -242,6 +252,9 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         let step_guard = profiler::step(tokens_per_step);
         let started = Instant::now();
         let loss = model.train_step(&batch);
+        if slow {
+            ranks::extra_work(&mut model, &batch);
+        }
         // Recorded inside the step, so each sample sits on its step in the
         // trace; a counter costs about as much as a brick call.
         profiler::counter("loss", f64::from(loss));
@@ -329,7 +342,17 @@ fn live_metrics(config: profiler::Config, args: &Args) -> WithMetrics {
 }
 
 fn main() -> std::process::ExitCode {
-    match run(&Args::parse()) {
+    let args = Args::parse();
+    if let Some(world) = args.ranks {
+        return match ranks::launch(&args, world) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("train_tiny: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    match run(&args) {
         Ok(outcome) => {
             let tail = &outcome.losses[outcome.losses.len().saturating_sub(10)..];
             let last = tail.iter().sum::<f32>() / tail.len().max(1) as f32;

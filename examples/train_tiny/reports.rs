@@ -219,8 +219,9 @@ pub(crate) fn parity(profile: &Profile, baselines: &[ParityProfile]) -> Option<P
 }
 
 /// Writes profile.json, trace.json, flamegraph.svg, roofline.svg (and
-/// roofline.json), parity.md/.json/.svg with a baseline, report.html and
-/// scorecard.json (usable as a baseline) into `out`.
+/// roofline.json), parity.md/.json/.svg with a baseline, report.html,
+/// scorecard.json (usable as a baseline) and the Parquet tables
+/// (bricks, steps, layers, counters) into `out`.
 pub(crate) fn write_reports(
     profile: &Profile,
     scorecard: &TrainingScorecard,
@@ -239,6 +240,8 @@ pub(crate) fn write_reports(
         println!("trace.json: {warning}");
     }
     files.push(path("trace.json"));
+    // Bricks, steps, layers and counters for DuckDB and `fleet`.
+    files.extend(profiler_report::export::write_parquet(profile, out)?);
     // No stacks at all (e.g. built with the `off` feature): no flamegraph.
     let folded = profiler_report::folded_stacks(profile);
     if !folded.is_empty() {

@@ -83,6 +83,45 @@ pub fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Opt
     }
 }
 
+/// Steps of [`run_ranks`]'s run, the first [`RUN_WARMUP`] not recorded.
+pub const RUN_STEPS: u64 = 12;
+/// Warm-up steps of [`run_ranks`]'s run.
+pub const RUN_WARMUP: u64 = 2;
+
+/// Runs the main job (`train_tiny`, this package's binary at `exe`) as
+/// `ranks` processes at a small size into `out`, with `--slow-rank` when
+/// given; each rank writes `out/rank-NNNNN/`.
+///
+/// # Errors
+/// The run's own message when it cannot start or a rank fails.
+pub fn run_ranks(exe: &Path, out: &Path, ranks: u32, slow: Option<u32>) -> Result<(), String> {
+    let mut cmd = std::process::Command::new(exe);
+    let (steps, warmup) = (RUN_STEPS.to_string(), RUN_WARMUP.to_string());
+    cmd.args(["--ranks", &ranks.to_string(), "--out"])
+        .arg(out)
+        .args(["--steps", &steps, "--warmup", &warmup, "--log-every", "100"])
+        .args([
+            "--layers", "2", "--width", "32", "--heads", "2", "--seq", "32",
+        ])
+        .args(["--batch", "2"]);
+    if let Some(rank) = slow {
+        cmd.args(["--slow-rank", &rank.to_string()]);
+    }
+    let done = cmd
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    if done.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} failed ({}): {}",
+            exe.display(),
+            done.status,
+            String::from_utf8_lossy(&done.stderr)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{contracts, diff, html, import, parity, probe, roofline, scorecard, trace};
+use crate::commands::{
+    contracts, diff, fleet, html, import, parity, probe, roofline, scorecard, trace,
+};
 use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::output::Format;
@@ -30,7 +32,7 @@ of a file is told from its content.
 Exit status:
     0  the report was produced and every check passed
     1  a check failed: a regression (scorecard --baseline, diff), a contract not passed,
-       a parity gap (parity --require-parity)
+       a parity gap (parity --require-parity), a straggler (fleet --fail-above)
     2  usage or input error: a missing, unreadable or malformed file, an unknown device,
        preset or contract (the message names the file and the problem)
     3  ncu or nsys is not on PATH, failed, or cannot read the GPU counters (ERR_NVGPUCTRPERM)
@@ -46,7 +48,8 @@ Examples:
     profiler-report import nsys --run -- ./train --steps 20
     profiler-report contracts verify target/profile/profile.json --contract brick-profiler-v1
     profiler-report html target/profile/profile.json -o report.html
-    profiler-report probe --save";
+    profiler-report probe --save
+    profiler-report fleet run/ --html fleet.html --fail-above 0.25";
 
 /// Reports of the brick profiler from saved files: scorecard, roofline,
 /// parity, diff, traces, Nsight imports, contracts, HTML.
@@ -90,6 +93,8 @@ enum Command {
     Parity(parity::ParityArgs),
     /// Noise-aware per-brick comparison of two runs; exit 1 on a real regression.
     Diff(diff::DiffArgs),
+    /// A distributed run's directory across ranks: stragglers, imbalance, absent ranks.
+    Fleet(fleet::FleetArgs),
     /// Trace summary, flamegraph, Chrome trace or speedscope export.
     Trace(trace::TraceArgs),
     /// Import Nsight Compute (ncu) or Nsight Systems (nsys) output, or run the tool.
@@ -116,6 +121,7 @@ impl Cli {
             Command::Roofline(a) => roofline::run(a, &cx),
             Command::Parity(a) => parity::run(a, &cx),
             Command::Diff(a) => diff::run(a, &cx),
+            Command::Fleet(a) => fleet::run(a, &cx),
             Command::Trace(a) => trace::run(a, &cx),
             Command::Import(a) => import::run(a, &cx),
             Command::Contracts(a) => contracts::run(a, &cx),

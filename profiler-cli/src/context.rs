@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use profiler_report::TrainingScorecard;
 use profiler_report::contract::ContractReport;
 use profiler_report::diff::ProfileDiff;
+use profiler_report::fleet::FleetReport;
 use profiler_report::import::{
     FullProfile, NsysReport, full_profiles_json, full_profiles_markdown, full_profiles_text,
 };
@@ -80,6 +81,7 @@ display_report!(
     ParityComparison,
     MultiParityComparison,
     ProfileDiff,
+    FleetReport,
     TraceSummary,
     ContractReport
 );

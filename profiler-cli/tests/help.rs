@@ -5,7 +5,7 @@ mod common;
 
 use common::{golden, run};
 
-const SUBCOMMANDS: [&[&str]; 13] = [
+const SUBCOMMANDS: [&[&str]; 14] = [
     &["scorecard"],
     &["roofline"],
     &["parity"],
@@ -19,6 +19,7 @@ const SUBCOMMANDS: [&[&str]; 13] = [
     &["trace", "chrome"],
     &["trace", "speedscope"],
     &["probe"],
+    &["fleet"],
 ];
 
 #[test]
@@ -45,6 +46,7 @@ fn top_level_help_lists_exit_statuses_and_examples() {
         "contracts",
         "html",
         "probe",
+        "fleet",
     ] {
         assert!(out.stdout.contains(&format!("  {sub} ")), "{sub}");
     }

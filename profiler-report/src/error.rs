@@ -27,6 +27,14 @@ pub enum ExportError {
     /// No stack has a positive count: there is nothing to draw.
     #[error("cannot render flamegraph: no stack has a positive count")]
     EmptyFlamegraph,
+    /// A Parquet file could not be encoded.
+    #[error("cannot encode `{}` as Parquet: {message}", path.display())]
+    Parquet {
+        /// File that failed.
+        path: PathBuf,
+        /// The encoder's message.
+        message: String,
+    },
     /// The flamegraph renderer failed.
     #[error("cannot render flamegraph: {message}")]
     Flamegraph {

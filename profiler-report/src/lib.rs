@@ -30,6 +30,8 @@
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]).
+//! - [`fleet`]: a distributed run's directory analysed across ranks:
+//!   step-time distributions, stragglers, load imbalance, absent ranks.
 //! - [`html`]: extension [`html::Section`]s for the report.
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
@@ -58,6 +60,7 @@ pub mod diff;
 mod error;
 mod escape;
 pub mod export;
+pub mod fleet;
 mod glossary;
 pub mod hardware;
 pub mod html;

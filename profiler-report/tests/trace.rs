@@ -3,13 +3,16 @@
 //! them with `UPDATE_GOLDEN=1 cargo test -p profiler-report --test trace`
 //! and review the diff. Exports are tested in `trace/exports.rs`, ranks and
 //! trace files in `trace/files.rs`, names that look like folded-stack
-//! syntax in `trace/names.rs`, slice args and counters as Perfetto reads
+//! syntax in `trace/names.rs`, Kineto's conventions for ranks and
+//! device time in `trace/kineto.rs`, slice args and counters as Perfetto reads
 //! them in `trace/perfetto.rs`.
 
 #[path = "trace/exports.rs"]
 mod exports;
 #[path = "trace/files.rs"]
 mod files;
+#[path = "trace/kineto.rs"]
+mod kineto;
 #[path = "trace/names.rs"]
 mod names;
 #[path = "trace/perfetto.rs"]

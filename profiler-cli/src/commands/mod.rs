@@ -4,6 +4,7 @@
 mod common;
 pub(crate) mod contracts;
 pub(crate) mod diff;
+pub(crate) mod fleet;
 pub(crate) mod html;
 pub(crate) mod import;
 pub(crate) mod parity;

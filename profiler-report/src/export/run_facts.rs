@@ -13,6 +13,12 @@ use serde::Serialize;
 pub(crate) struct RunFacts<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    world_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    local_rank: Option<u32>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    run_id: &'a str,
     run: &'a str,
     host: &'a str,
     pid: u32,
@@ -37,7 +43,11 @@ impl<'a> RunFacts<'a> {
     pub(crate) fn of(profile: &'a Profile, rank: Option<u32>) -> Self {
         let counters = counters(profile);
         Self {
-            rank,
+            // A merged trace's position, else the rank the profile recorded.
+            rank: rank.or(profile.run.rank),
+            world_size: profile.run.world_size,
+            local_rank: profile.run.local_rank,
+            run_id: &profile.run.run_id,
             run: &profile.run.name,
             host: &profile.run.host,
             pid: profile.run.pid,

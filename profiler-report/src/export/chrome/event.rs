@@ -9,7 +9,7 @@ use profiler_core::trace::{EventKind, TimelineEvent};
 use serde::Serialize;
 
 /// One event of the `traceEvents` array.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 pub(super) struct Event<'a> {
     pub(super) name: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -23,6 +23,12 @@ pub(super) struct Event<'a> {
     pub(super) tid: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) s: Option<&'static str>,
+    /// A flow event's id (Kineto's `ac2g` arrows: the correlation id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) id: Option<u64>,
+    /// A flow end's binding point (`e`: the enclosing slice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) bp: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) args: Option<Args<'a>>,
 }
@@ -49,6 +55,18 @@ pub(super) enum Args<'a> {
     },
     Op(OpArgs<'a>),
     Span(SpanArgs),
+    /// The device side of a brick, as Kineto writes a kernel.
+    Kernel {
+        device: u32,
+        stream: u32,
+        correlation: u64,
+        #[serde(rename = "External id")]
+        external_id: u64,
+    },
+    /// `distributedInfo`-style facts on a `ProfilerStep#N` slice.
+    Step {
+        step: u64,
+    },
 }
 
 /// A `#[trace_op]` entry's step, device and shapes.
@@ -101,9 +119,25 @@ pub(super) struct SpanArgs {
     /// FLOPs per byte.
     #[serde(skip_serializing_if = "Option::is_none")]
     flop_per_byte: Option<f64>,
+    /// The id linking a brick to its device-side kernel (Kineto's
+    /// `correlation`), when a device timer timed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correlation: Option<u64>,
+    /// The same id under Kineto's name for a CPU op's link.
+    #[serde(rename = "External id", skip_serializing_if = "Option::is_none")]
+    external_id: Option<u64>,
 }
 
 impl SpanArgs {
+    /// `args` (or none) linked to device-side kernel `correlation`.
+    pub(super) fn correlated(args: Option<Self>, correlation: u64) -> Self {
+        Self {
+            correlation: Some(correlation),
+            external_id: Some(correlation),
+            ..args.unwrap_or_default()
+        }
+    }
+
     /// The args of a timeline event named `name`; `category` is a brick's
     /// category name. `None` when there is nothing to say (a phase).
     pub(super) fn of(

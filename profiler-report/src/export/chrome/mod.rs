@@ -6,6 +6,7 @@
 //! printed one event per line (diffable golden files).
 
 mod event;
+mod kineto;
 mod trace;
 
 use std::path::Path;
@@ -41,6 +42,18 @@ pub(crate) use trace::ChromeTrace;
 /// - Counters `output bytes, thread N` (`args.bytes`; counters are per
 ///   process, hence one series per thread) give each op's output size at its
 ///   end, when any op has one.
+/// - A rank's profile (`run.rank` set) follows Kineto's conventions, as
+///   Holistic Trace Analysis expects: `distributedInfo` (`rank`,
+///   `world_size`) and `schemaVersion` before `traceEvents`, and a
+///   `ProfilerStep#N` slice (`cat: "user_annotation"`) over each step `N`.
+///   With a known device (hardware name or a device timer),
+///   `deviceProperties` lists it. When a device timer timed the bricks,
+///   each brick's device side is a `cat: "kernel"` slice on the track
+///   `stream 7 (device 0)` (tid `2_000_007`, `args.stream`, `args.device`),
+///   linked to its brick by `args.correlation` (also on the brick) and an
+///   `ac2g` flow (`ph` `s` at the brick, `f` with `bp: "e"` at the kernel).
+/// - `otherData` names the rank, world size, local rank and run id when
+///   the profile has them, with the host.
 /// - `ts`/`dur` are µs with ns precision.
 /// - Nesting, per track: events are ordered by start, then longer first,
 ///   then coarser kind (step, phase, layer, brick); an event that starts
@@ -78,6 +91,7 @@ fn render(profile: &Profile) -> (String, usize) {
         profile.run.name.clone()
     };
     trace.add_profile(profile, (profile.run.pid, 0), name, None);
+    trace.kineto_header(profile);
     let events = trace.timed_events();
     let json = trace.finish(&SingleOther {
         exporter: EXPORTER,

@@ -10,7 +10,10 @@ use profiler_core::Profile;
 use profiler_core::alloc::MemoryKind;
 use serde::Serialize;
 
+use profiler_core::trace::EventKind;
+
 use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, ns_of_us, to_json, us};
+use super::kineto::{self, STREAM, STREAM_TID_BASE};
 use crate::export::run_facts::{timeline_warning, warnings};
 use crate::trace::nesting::{event_spans, nest, sorted_events};
 
@@ -26,6 +29,10 @@ pub(crate) struct ChromeTrace<'a> {
     timed: Vec<(u64, u64, Event<'a>)>,
     /// Added to the times of the profile being added (aligns merged ranks).
     offset_ns: u64,
+    /// Kineto's top-level keys, written before `traceEvents`.
+    header: Option<String>,
+    /// Last correlation id given to a brick's device side.
+    correlation: u64,
 }
 
 impl<'a> ChromeTrace<'a> {
@@ -38,8 +45,8 @@ impl<'a> ChromeTrace<'a> {
             dur: None,
             pid,
             tid,
-            s: None,
             args: Some(args),
+            ..Event::default()
         });
     }
 
@@ -63,8 +70,8 @@ impl<'a> ChromeTrace<'a> {
             dur: Some(us(end - start)),
             pid,
             tid,
-            s: None,
             args,
+            ..Event::default()
         };
         self.timed.push((start, end - start, event));
     }
@@ -91,13 +98,38 @@ impl<'a> ChromeTrace<'a> {
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
         let mut tids: BTreeSet<u64> = BTreeSet::new();
+        // Kineto's step slices in a rank's trace; device sides when a
+        // device timer gave the bricks' times.
+        let ranked = profile.run.rank.is_some();
+        let device = profile.run.device_timer;
         for thread in &profile.timeline.threads {
             let events = sorted_events(&thread.events);
             let tid = u64::from(thread.thread);
             for n in nest(&event_spans(&events)) {
                 let event = events[n.item];
                 let name = profile.timeline.name_of(&event);
-                let args = SpanArgs::of(&event, name, category.get(name).copied());
+                let mut args = SpanArgs::of(&event, name, category.get(name).copied());
+                let at = (
+                    n.start_ns.saturating_add(self.offset_ns),
+                    n.end_ns.saturating_add(self.offset_ns),
+                );
+                if ranked
+                    && event.kind == EventKind::Step
+                    && let Some(step) = kineto::step_name(name)
+                {
+                    // Pushed before the step, so the equal slice encloses it.
+                    let e = kineto::profiler_step(step, at, (pid, tid));
+                    self.timed.push((at.0, at.1 - at.0, e));
+                }
+                if device && event.kind == EventKind::Brick {
+                    self.correlation += 1;
+                    args = Some(SpanArgs::correlated(args, self.correlation));
+                    for e in kineto::device_side(name, self.correlation, at, (pid, tid)) {
+                        let dur = if e.ph == "X" { at.1 - at.0 } else { 0 };
+                        self.timed.push((at.0, dur, e));
+                    }
+                    tids.insert(STREAM_TID_BASE + u64::from(STREAM));
+                }
                 self.complete_with(
                     name,
                     kind_cat(event.kind),
@@ -122,7 +154,7 @@ impl<'a> ChromeTrace<'a> {
                 pid,
                 tid: 0,
                 s: Some("p"),
-                args: None,
+                ..Event::default()
             });
         }
         for (warning, count) in warnings(profile) {
@@ -136,6 +168,7 @@ impl<'a> ChromeTrace<'a> {
                 tid: 0,
                 s: Some("p"),
                 args: Some(Args::Count { count }),
+                ..Event::default()
             });
         }
     }
@@ -192,10 +225,10 @@ impl<'a> ChromeTrace<'a> {
                             dur: None,
                             pid,
                             tid,
-                            s: None,
                             args: Some(Args::Bytes {
                                 bytes: e.memory_bytes,
                             }),
+                            ..Event::default()
                         },
                     ));
                 }
@@ -226,10 +259,10 @@ impl<'a> ChromeTrace<'a> {
                     dur: None,
                     pid,
                     tid: u64::from(sample.thread),
-                    s: None,
                     args: Some(Args::Value {
                         value: sample.value,
                     }),
+                    ..Event::default()
                 };
                 self.timed.push((at, 0, event));
             }
@@ -267,6 +300,18 @@ impl<'a> ChromeTrace<'a> {
 
     fn name_threads(&mut self, profile: &'a Profile, pid: u32, tids: &BTreeSet<u64>) {
         for &tid in tids {
+            if let Some(stream) = tid.checked_sub(STREAM_TID_BASE) {
+                let name = Cow::Owned(format!("stream {stream} (device 0)"));
+                self.meta("thread_name", pid, tid, Args::Name { name });
+                let sort_index = tid;
+                self.meta(
+                    "thread_sort_index",
+                    pid,
+                    tid,
+                    Args::SortIndex { sort_index },
+                );
+                continue;
+            }
             let (thread, ops) = match tid.checked_sub(OPS_TID_BASE) {
                 Some(t) => (t, true),
                 None => (tid, false),
@@ -309,6 +354,11 @@ impl<'a> ChromeTrace<'a> {
         }
     }
 
+    /// Writes Kineto's top-level keys for `profile` (a one-rank trace).
+    pub(crate) fn kineto_header(&mut self, profile: &Profile) {
+        self.header = kineto::header(profile);
+    }
+
     /// Timed events gathered so far (spans, ops and counters; no metadata).
     pub(crate) fn timed_events(&self) -> usize {
         self.timed.len()
@@ -318,7 +368,11 @@ impl<'a> ChromeTrace<'a> {
     /// longer first (stable, so parents stay before equal children).
     pub(crate) fn finish<T: Serialize>(mut self, other_data: &T) -> String {
         self.timed.sort_by_key(|(ts, dur, _)| (*ts, Reverse(*dur)));
-        let mut out = String::from("{\"traceEvents\":[\n");
+        let mut out = String::from("{");
+        if let Some(header) = &self.header {
+            out.push_str(header);
+        }
+        out.push_str("\"traceEvents\":[\n");
         let events = self.meta.iter().chain(self.timed.iter().map(|(_, _, e)| e));
         for (i, event) in events.enumerate() {
             if i > 0 {

@@ -1,0 +1,28 @@
+//! The main job as four real processes: `fleet` names the rank started
+//! with `--slow-rank` and no other, and names no rank without it.
+
+use profiler_integration::run_ranks;
+use profiler_report::fleet::{FleetReport, FleetSettings};
+
+const EXE: &str = env!("CARGO_BIN_EXE_train_tiny");
+
+fn stragglers(slow: Option<u32>) -> (Vec<u32>, FleetReport) {
+    let out = tempfile::tempdir().expect("temp dir");
+    run_ranks(EXE.as_ref(), out.path(), 4, slow).expect("the 4-rank run succeeds");
+    let report =
+        FleetReport::from_dir(out.path(), FleetSettings::default()).expect("fleet reads the run");
+    assert_eq!(report.ranks_analysed, 4, "{report}");
+    assert!(
+        report.problems.is_empty() && report.absent.is_empty(),
+        "{report}"
+    );
+    (report.straggler_ranks(), report)
+}
+
+#[test]
+fn fleet_names_the_slow_rank_and_only_it() {
+    let (named, report) = stragglers(Some(2));
+    assert_eq!(named, vec![2], "{report}");
+    let (named, report) = stragglers(None);
+    assert!(named.is_empty(), "{report}");
+}

@@ -1,0 +1,77 @@
+//! `fleet` end to end: the slow rank of a run directory is named in every
+//! format, `--fail-above` turns it into exit 1, `--html` writes the heat
+//! map, and a bad directory is an input error naming it.
+
+mod common;
+
+use common::run;
+use profiler_core::{BrickCategory, BrickStats, Profile};
+
+/// A run of `world` ranks whose rank `slow` takes twice as long per step.
+fn run_dir(world: u32, slow: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for rank in 0..world {
+        let step_ns = if rank == slow {
+            20_000_000
+        } else {
+            10_000_000 + u64::from(rank) * 10_000
+        };
+        let mut p = Profile::empty();
+        p.run.rank = Some(rank);
+        p.run.world_size = Some(world);
+        p.run.run_id = "job".into();
+        p.steps.samples_ns = vec![step_ns; 10];
+        p.steps.samples_index = (0..10).collect();
+        let mut b = BrickStats::new("MatMul", BrickCategory::Ffn);
+        b.total_ns = step_ns * 5;
+        b.count = 10;
+        p.bricks.push(b);
+        let rank_dir = dir.path().join(format!("rank-{rank:05}"));
+        std::fs::create_dir_all(&rank_dir).expect("rank dir");
+        p.write(rank_dir.join("profile.json"))
+            .expect("profile written");
+    }
+    dir
+}
+
+#[test]
+fn the_slow_rank_is_named_and_fails_the_check() {
+    let dir = run_dir(6, 4);
+    let path = dir.path().to_str().expect("utf-8 temp dir");
+    let out = run(&["fleet", path]).expect(0);
+    assert!(out.stdout.contains("straggler: rank 4;"), "{}", out.stdout);
+    let out = run(&["fleet", path, "--fail-above", "0.5"]).expect(1);
+    assert!(
+        out.stdout.contains("rank 4 stands out in median step"),
+        "{}",
+        out.stdout
+    );
+    // 100% over the median: not above a 150% limit.
+    run(&["fleet", path, "--fail-above", "1.5"]).expect(0);
+    let out = run(&["fleet", path, "--format", "json"]).expect(0);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(json["stragglers"][0]["rank"], 4);
+    let out = run(&["fleet", path, "--format", "markdown"]).expect(0);
+    assert!(out.stdout.contains("| 4 | median step |"), "{}", out.stdout);
+    let html = dir.path().join("fleet.html");
+    run(&["fleet", path, "--html", html.to_str().expect("utf-8")]).expect(0);
+    let page = std::fs::read_to_string(&html).expect("page written");
+    assert_eq!(page.matches("<rect ").count(), 60, "6 ranks x 10 steps");
+}
+
+#[test]
+fn a_missing_rank_is_listed_and_a_bad_directory_is_an_input_error() {
+    let dir = run_dir(4, 9);
+    std::fs::remove_dir_all(dir.path().join("rank-00002")).expect("removed");
+    std::fs::create_dir_all(dir.path().join("rank-00003/x")).expect("dir");
+    std::fs::write(dir.path().join("rank-00003/profile.json"), "{\"run\": {").expect("truncated");
+    let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
+    assert!(out.stdout.contains("absent ranks: 2, 3"), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("rank-00003/profile.json`: truncated"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["fleet", "no/such/run"]).expect(2);
+    assert!(out.stderr.contains("no/such/run"), "{}", out.stderr);
+}

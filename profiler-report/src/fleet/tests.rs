@@ -1,0 +1,148 @@
+//! Fleet analysis over run directories written here: the slow rank is
+//! named and no other, and hostile directories are reported by name while
+//! the other ranks are still analysed.
+
+use std::path::Path;
+
+use profiler_core::{BrickCategory, BrickStats, Profile, profile::PhaseStats};
+
+use super::*;
+
+/// A rank's profile: 20 steps of `step_ns` (+/- 1%), two bricks.
+fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {
+    let mut p = Profile::empty();
+    p.run.rank = Some(rank);
+    p.run.world_size = Some(world);
+    p.run.run_id = run_id.to_owned();
+    p.run.host = format!("node{}", rank / 2);
+    for i in 0..20u64 {
+        p.steps.samples_ns.push(step_ns + (i % 3) * step_ns / 100);
+        p.steps.samples_index.push(i + 3);
+    }
+    p.steps.count = 20;
+    let mut matmul = BrickStats::new("MatMul", BrickCategory::Ffn);
+    matmul.total_ns = step_ns * 20 * 6 / 10;
+    matmul.count = 20;
+    let mut norm = BrickStats::new("RmsNorm", BrickCategory::Norm);
+    norm.total_ns = 20 * 1_000_000;
+    norm.count = 20;
+    p.bricks = vec![matmul, norm];
+    p.phases = vec![PhaseStats {
+        name: "forward".into(),
+        count: 20,
+        total_ns: step_ns * 20 / 2,
+        min_ns: 0,
+        max_ns: 0,
+        in_steps_ns: 0,
+    }];
+    p
+}
+
+fn write(dir: &Path, name: &str, p: &Profile) {
+    let rank_dir = dir.join(name);
+    std::fs::create_dir_all(&rank_dir).unwrap();
+    std::fs::write(rank_dir.join("profile.json"), p.to_json()).unwrap();
+}
+
+fn run(dir: &Path, world: u32, slow: Option<u32>) {
+    for r in 0..world {
+        let ns = if Some(r) == slow {
+            25_000_000
+        } else {
+            10_000_000 + u64::from(r) * 50_000
+        };
+        write(dir, &format!("rank-{r:05}"), &profile(r, world, "job7", ns));
+    }
+}
+
+#[test]
+fn the_slow_rank_is_named_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path(), 8, Some(5));
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    assert_eq!(report.straggler_ranks(), vec![5]);
+    assert!(
+        report
+            .stragglers
+            .iter()
+            .any(|s| s.what == StragglerIn::Step)
+    );
+    assert!(report.stragglers.iter().any(|s| s.what
+        == StragglerIn::Brick {
+            brick: "MatMul".into()
+        }));
+    // RmsNorm is 1 ms on every rank: balanced, never a straggler.
+    let norm = report.bricks.iter().find(|b| b.name == "RmsNorm").unwrap();
+    assert!((norm.imbalance - 1.0).abs() < 1e-9, "{norm:?}");
+    let matmul = report.bricks.iter().find(|b| b.name == "MatMul").unwrap();
+    assert_eq!(matmul.slowest_rank, 5);
+    assert_eq!(report.phases[0].slowest_rank, 5);
+    assert!(report.worst_excess() > 0.9, "{}", report.worst_excess());
+    assert_eq!(report.heat.rows.len(), 8);
+    assert_eq!(report.heat.steps.first(), Some(&3));
+    assert!(
+        report.verdict().starts_with("straggler: rank 5;"),
+        "{}",
+        report.verdict()
+    );
+    assert!(report.to_markdown().contains("| 5 | median step |"));
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["stragglers"][0]["rank"], 5);
+    assert!(json["step_threshold"]["threshold_ns"].as_f64().unwrap() > 1e7);
+    let html = report.to_html();
+    assert_eq!(html.matches("<rect ").count(), 8 * 20);
+    assert!(html.contains("rgb(255,0,0)"), "the slow rank is deep red");
+
+    let even = tempfile::tempdir().unwrap();
+    run(even.path(), 8, None);
+    let report = FleetReport::from_dir(even.path(), FleetSettings::default()).unwrap();
+    assert!(report.stragglers.is_empty(), "{:?}", report.stragglers);
+    assert!(report.verdict().starts_with("no straggler among 8 ranks"));
+}
+
+#[test]
+fn hostile_rank_directories_are_named_and_the_rest_analysed() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path(), 6, None);
+    // rank 1 missing, rank 2 truncated, rank 3 from another run, and a
+    // second directory claiming rank 4.
+    std::fs::remove_dir_all(dir.path().join("rank-00001")).unwrap();
+    let truncated = dir.path().join("rank-00002/profile.json");
+    let text = std::fs::read_to_string(&truncated).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    write(dir.path(), "rank-00003", &profile(3, 6, "job8", 10_000_000));
+    write(dir.path(), "rank-00009", &profile(4, 6, "job7", 10_000_000));
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    let analysed: Vec<u32> = report.ranks.iter().map(|r| r.rank).collect();
+    assert_eq!(analysed, vec![0, 4, 5]);
+    assert_eq!(report.world_size, 10, "rank-00009 widens the run");
+    assert_eq!(report.absent, vec![1, 2, 3, 6, 7, 8, 9]);
+    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    let has = |needle: &str| problems.iter().any(|p| p.contains(needle));
+    assert!(has("rank 1: no `rank-00001` directory"), "{problems:?}");
+    assert!(has("`rank-00002/profile.json`: truncated"), "{problems:?}");
+    assert!(
+        has("`rank-00003/profile.json`: run id `job8` is not this run's `job7`"),
+        "{problems:?}"
+    );
+    assert!(
+        has(
+            "`rank-00009/profile.json`: rank 4 again (already read from `rank-00004/profile.json`)"
+        ),
+        "{problems:?}"
+    );
+    assert!(
+        report
+            .to_string()
+            .contains("absent ranks: 1, 2, 3, 6, 7, 8, 9")
+    );
+}
+
+#[test]
+fn a_directory_without_ranks_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap_err();
+    assert!(err.to_string().contains("no rank-NNNNN directory"), "{err}");
+    let err = FleetReport::from_dir(dir.path().join("nope"), FleetSettings::default()).unwrap_err();
+    assert!(matches!(err, FleetError::Dir { .. }), "{err}");
+}
