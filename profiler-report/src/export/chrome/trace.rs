@@ -289,6 +289,8 @@ impl<'a> ChromeTrace<'a> {
                     pid,
                     tid: 0,
                     s: None,
+                    id: None,
+                    bp: None,
                     args: Some(Args::Value {
                         value: bytes as f64,
                     }),
