@@ -3,9 +3,12 @@
 
 mod events;
 mod import;
+mod link;
 mod mapping;
 mod raw;
 mod rules;
+mod steps;
+mod suggest;
 mod tree;
 
 pub use events::ChromeTrace;
@@ -13,3 +16,4 @@ pub use import::{
     PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str,
 };
 pub use mapping::OpMapping;
+pub use suggest::suggest_mapping;

@@ -33,6 +33,47 @@ pub(crate) const DEFAULT_RULES: &[(&str, &str)] = &[
     ("Optimizer.step#*", "OptimizerStep"),
 ];
 
+/// Ops that only make views or read metadata: they launch no kernel and are
+/// not counted as launches (or as a step's work) in a CPU-only trace.
+pub(crate) const VIEW_OPS: &[&str] = &[
+    "aten::view",
+    "aten::reshape",
+    "aten::_reshape_alias",
+    "aten::_unsafe_view",
+    "aten::t",
+    "aten::transpose",
+    "aten::permute",
+    "aten::expand",
+    "aten::expand_as",
+    "aten::as_strided",
+    "aten::slice",
+    "aten::select",
+    "aten::unsqueeze",
+    "aten::squeeze",
+    "aten::detach",
+    "aten::alias",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::unbind",
+    "aten::split",
+    "aten::chunk",
+    "aten::narrow",
+    "aten::flatten",
+    "aten::unflatten",
+    "aten::empty",
+    "aten::empty_like",
+    "aten::empty_strided",
+    "aten::new_empty",
+    "aten::new_empty_strided",
+    "aten::result_type",
+    "aten::contiguous",
+    "aten::lift_fresh",
+    "aten::to",
+    "aten::numpy_T",
+    "aten::view_as",
+    "aten::_unsafe_split",
+];
+
 /// Ranges that never map by default: step markers and gradient zeroing.
 pub(crate) const DEFAULT_IGNORE: &[&str] = &["ProfilerStep#*", "Optimizer.zero_grad#*"];
 
