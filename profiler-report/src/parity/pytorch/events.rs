@@ -33,7 +33,9 @@ impl Cat {
     /// The kind of `cat`, or `None` for the Python frames of `with_stack`
     /// (the bulk of such a trace, and of no use to the import).
     fn of(cat: Option<&str>, name: &str) -> Option<Self> {
-        if name.starts_with("ProfilerStep#") && cat.is_some_and(|c| c != "python_function") {
+        if name.starts_with("ProfilerStep#")
+            && matches!(cat, Some("cpu_op" | "operator" | "Operator"))
+        {
             // Older traces write the step marker as an operator.
             return Some(Cat::Annotation);
         }

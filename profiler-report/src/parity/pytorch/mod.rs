@@ -1,5 +1,7 @@
 //! PyTorch as a parity baseline: the Chrome trace `torch.profiler` writes,
-//! read into nested events and mapped onto brick names by an [`OpMapping`].
+//! read into nested events, device time linked to the ops that launched it,
+//! and mapped onto brick names by an [`OpMapping`] (by op name, input
+//! shapes and module path; [`suggest_mapping`] drafts one).
 
 mod events;
 mod import;

@@ -301,7 +301,10 @@ mod tests {
             generalise_all("TinyTransformer[0].Block[2].Attention[0]"),
             "*.Block[*].Attention[*]"
         );
-        assert_eq!(generalise_all("TinyTransformer[0].Block[1]"), "TinyTransformer[*].Block[*]");
+        assert_eq!(
+            generalise_all("TinyTransformer[0].Block[1]"),
+            "TinyTransformer[*].Block[*]"
+        );
         assert_eq!(
             placeholder(&Key::Module("*.Block[*].RMSNorm[1]".into())),
             "RMSNorm"
