@@ -324,8 +324,8 @@ mod tests {
         let events = &trace.events;
         assert_eq!(trace.tokens_per_step, Some(256.0));
         let parent = |name: &str| {
-            let e = events.iter().find(|e| e.name == name).unwrap();
-            e.parent.map(|p| events[p].name.as_str())
+            let e = events.iter().find(|e| &*e.name == name).unwrap();
+            e.parent.map(|p| &*events[p].name)
         };
         assert_eq!(events.len(), 5);
         assert_eq!(parent("Outer"), None);

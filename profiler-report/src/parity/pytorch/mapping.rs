@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, glob};
+use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, glob};
 use crate::parity::error::ParityError;
 
 /// The mapping file's contents (every key optional).
@@ -37,44 +37,6 @@ struct RuleEntry {
     shapes: Option<String>,
     module: Option<String>,
     brick: String,
-}
-
-/// One rule: every pattern it gives must match (`*` globs); the brick the
-/// event then counts as.
-#[derive(Debug, Clone, PartialEq)]
-struct Rule {
-    /// Event name.
-    op: Option<String>,
-    /// Input shapes as `[4, 64, 64] x [192, 64]`.
-    shapes: Option<String>,
-    /// Module path as `TinyTransformer[0].Block[1].Attention[0].Linear[0]`.
-    module: Option<String>,
-    brick: String,
-}
-
-impl Rule {
-    fn name(pattern: String, brick: String) -> Self {
-        Self {
-            op: Some(pattern),
-            shapes: None,
-            module: None,
-            brick,
-        }
-    }
-
-    /// Whether the rule matches an op with these facts (a pattern asks for
-    /// its fact: an op without shapes never matches a `shapes` rule).
-    fn matches(&self, name: &str, shapes: Option<&str>, module: Option<&str>) -> bool {
-        let fits = |pattern: &Option<String>, value: Option<&str>| match (pattern, value) {
-            (None, _) => true,
-            (Some(p), Some(v)) => glob(p, v),
-            (Some(_), None) => false,
-        };
-        (self.op.is_some() || self.shapes.is_some())
-            && fits(&self.op, Some(name))
-            && fits(&self.shapes, shapes)
-            && fits(&self.module, module)
-    }
 }
 
 /// How PyTorch trace events map onto brick names.

@@ -1,5 +1,6 @@
 //! The built-in op rules (common aten ops and optimizer ranges onto brick
-//! names) and the `*` glob the rules and ignore lists use.
+//! names), the [`Rule`] every mapping entry becomes, and the `*` glob the
+//! rules and ignore lists use.
 
 /// Built-in rules: (event name or glob, brick).
 pub(crate) const DEFAULT_RULES: &[(&str, &str)] = &[
@@ -97,6 +98,44 @@ pub(crate) fn glob(pattern: &str, name: &str) -> bool {
         }
     }
     rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// One rule: every pattern it gives must match (`*` globs); the brick the
+/// event then counts as.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rule {
+    /// Event name.
+    pub(crate) op: Option<String>,
+    /// Input shapes as `[4, 64, 64] x [192, 64]`.
+    pub(crate) shapes: Option<String>,
+    /// Module path as `TinyTransformer[0].Block[1].Attention[0].Linear[0]`.
+    pub(crate) module: Option<String>,
+    pub(crate) brick: String,
+}
+
+impl Rule {
+    pub(crate) fn name(pattern: String, brick: String) -> Self {
+        Self {
+            op: Some(pattern),
+            shapes: None,
+            module: None,
+            brick,
+        }
+    }
+
+    /// Whether the rule matches an op with these facts (a pattern asks for
+    /// its fact: an op without shapes never matches a `shapes` rule).
+    pub(crate) fn matches(&self, name: &str, shapes: Option<&str>, module: Option<&str>) -> bool {
+        let fits = |pattern: &Option<String>, value: Option<&str>| match (pattern, value) {
+            (None, _) => true,
+            (Some(p), Some(v)) => glob(p, v),
+            (Some(_), None) => false,
+        };
+        (self.op.is_some() || self.shapes.is_some())
+            && fits(&self.op, Some(name))
+            && fits(&self.shapes, shapes)
+            && fits(&self.module, module)
+    }
 }
 
 #[cfg(test)]
