@@ -22,7 +22,7 @@ fn shift_int(v: &mut Value, by: i64) {
 
 /// Writes copies of `source`'s events to `out` until it holds at least
 /// `bytes`; returns the copies and bytes written.
-pub fn repeat_trace(source: &Path, out: &Path, bytes: u64) -> Result<(u64, u64), String> {
+pub(crate) fn repeat_trace(source: &Path, out: &Path, bytes: u64) -> Result<(u64, u64), String> {
     let text = std::fs::read_to_string(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", source.display()))?;
