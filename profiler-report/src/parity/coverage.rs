@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::ParityProfile;
-
 /// The share of each side's time the compared ops account for, as is:
 /// above 1 when ops on several threads or streams overlap in time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -28,17 +26,16 @@ pub struct Coverage {
     pub baseline_of_op_time: bool,
 }
 
-/// The share of `side`'s time that `compared` ops account for, and whether
-/// it is a share of op time (no step time).
+/// The share of a side's time (its step time `step`, ms) that `compared`
+/// ops account for, and whether it is a share of op time (no step time).
 fn share<'a>(
-    side: &ParityProfile,
+    step: f64,
     usable: &BTreeMap<String, f64>,
     compared: impl Iterator<Item = &'a str>,
 ) -> (f64, bool) {
     let compared: f64 = compared
         .filter_map(|op| usable.get(op))
         .fold(0.0, |a, b| a + b);
-    let step = side.step_time_ms;
     if step.is_finite() && step > 0.0 {
         return (compared / step, false);
     }
@@ -47,10 +44,11 @@ fn share<'a>(
 }
 
 impl Coverage {
-    /// Coverage of the ops in `compared` (present with time on both sides).
+    /// Coverage of the ops in `compared` (present with time on both sides),
+    /// each side given as its step time (ms) and its usable op times.
     pub(crate) fn of(
-        ours: (&ParityProfile, &BTreeMap<String, f64>),
-        baseline: (&ParityProfile, &BTreeMap<String, f64>),
+        ours: (f64, &BTreeMap<String, f64>),
+        baseline: (f64, &BTreeMap<String, f64>),
         compared: &[&str],
     ) -> Self {
         let (o, o_ops) = share(ours.0, ours.1, compared.iter().copied());
@@ -115,13 +113,8 @@ mod tests {
 
     #[test]
     fn shares_are_shown_as_is_and_explained_above_one() {
-        let side = |step: f64| ParityProfile {
-            runtime: "x".into(),
-            step_time_ms: step,
-            ..ParityProfile::default()
-        };
         let ops: BTreeMap<String, f64> = [("A".to_owned(), 3.0), ("B".to_owned(), 1.0)].into();
-        let c = Coverage::of((&side(2.0), &ops), (&side(0.0), &ops), &["A"]);
+        let c = Coverage::of((2.0, &ops), (0.0, &ops), &["A"]);
         assert_eq!((c.ours, c.baseline), (1.5, 0.75));
         assert!(c.baseline_of_op_time && !c.ours_of_op_time);
         let text = c.describe("ours", "pytorch");

@@ -265,7 +265,11 @@ pub fn compute_parity_comparison(
     let parity_achieved =
         !all_gaps.is_empty() && all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD);
     let compared: Vec<&str> = all_gaps.iter().map(|g| g.op.as_str()).collect();
-    let coverage = Coverage::of((ours, &our_ops), (baseline, &base_ops), &compared);
+    let coverage = Coverage::of(
+        (ours.step_time_ms, &our_ops),
+        (baseline.step_time_ms, &base_ops),
+        &compared,
+    );
     ParityComparison {
         ours: ours.runtime.clone(),
         baseline: baseline.runtime.clone(),

@@ -107,11 +107,8 @@ pub fn compute_parity_multi(
         .map(|b| b.step_time_ms)
         .filter(|s| s.is_finite() && *s > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let bar_side = ParityProfile {
-        step_time_ms: if bar_step.is_finite() { bar_step } else { 0.0 },
-        ..ParityProfile::default()
-    };
-    let coverage = Coverage::of((ours, &our_ops), (&bar_side, &bars), &compared);
+    let bar_step = if bar_step.is_finite() { bar_step } else { 0.0 };
+    let coverage = Coverage::of((ours.step_time_ms, &our_ops), (bar_step, &bars), &compared);
     let o = Totals::of(ours);
     let fastest = baselines
         .iter()
