@@ -93,6 +93,32 @@ fn a_real_regression_fails_and_noise_passes() {
 }
 
 #[test]
+fn no_brick_in_both_runs_is_no_verdict_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let steps = samples(80e6, 0.03, 30, 4);
+    let old = profile(
+        "train",
+        vec![brick("Gemm", &samples(100_000.0, 0.03, 600, 1))],
+        steps.clone(),
+    );
+    let new = profile(
+        "train",
+        vec![brick("Softmax", &samples(20_000.0, 0.03, 600, 3))],
+        steps,
+    );
+    write(d, "old.json", &old);
+    write(d, "new.json", &new);
+    let out = run_with(d, &["diff", "old.json", "new.json"], None).expect(1);
+    assert!(
+        out.stdout
+            .contains("Result: no verdict: no brick is in both runs (over 0 brick(s) in both runs, of 1 before and 1 after)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn a_noisy_slowdown_is_noise() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -180,6 +180,38 @@ fn parity_against_itself_and_a_slower_baseline() {
 }
 
 #[test]
+fn parity_over_no_common_op_is_no_verdict_and_fails_when_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"runtime": "other", "throughput_tok_s": 1, "step_time_ms": 1,
+            "kernel_launches_per_step": 1, "ops": {"NotABrick": 1.0}}"#,
+    )
+    .unwrap();
+    let other = other.to_str().unwrap();
+    let out = run(&["parity", PROFILE, other]).expect(0).stdout;
+    assert!(out.contains("no verdict: no op was compared"), "{out}");
+    assert!(!out.contains("YES"), "{out}");
+    run(&["parity", PROFILE, other, "--require-parity"]).expect(1);
+}
+
+#[test]
+fn parity_suggests_a_mapping_for_a_stock_pytorch_trace() {
+    let trace = root().join("tests/fixtures/real/kineto/stock_tiny_transformer_cpu.json");
+    let out = run(&["parity", "--suggest-mapping", trace.to_str().unwrap()])
+        .expect(0)
+        .stdout;
+    assert!(out.starts_with("# Draft op mapping for"), "{out}");
+    assert!(
+        out.contains("{ module = \"*.Attention[*].Linear[0]\", brick = \"Linear\" },"),
+        "{out}"
+    );
+    let e = run(&["parity", "--suggest-mapping", PROFILE]).expect(2);
+    assert!(e.stderr.contains("not a PyTorch trace"), "{}", e.stderr);
+}
+
+#[test]
 fn trace_summary_and_exports() {
     golden(
         "trace_summary.md",

@@ -150,7 +150,7 @@ fn every_ratio_within_one_point_one_against_one_above() {
     assert_eq!(c.gaps[0].op, "C");
     assert!(
         c.to_markdown()
-            .contains("- Parity: NO (1 of 3 ops above 1.10x)")
+            .contains("- Parity: NO (1 of 3 ops above 1.10x; compared ")
     );
 }
 

@@ -27,7 +27,8 @@ Examples:
   profiler-report diff main.json branch.json
   profiler-report diff yesterday.csv today.csv --threshold 0.05 --format markdown
 
-Exit status: 1 on a regression (or, with --strict, an untested slowdown); 0 on noise."
+Exit status: 1 on a regression (or, with --strict, an untested slowdown), or when no brick is in \
+both runs (no verdict); 0 on noise."
 )]
 pub(crate) struct DiffArgs {
     /// The earlier run (profile.json or an Nsight export).
@@ -76,7 +77,8 @@ pub(crate) fn run(args: &DiffArgs, cx: &Context) -> Result<Status, CliError> {
     let new = Run::load(&args.new)?.diff_input(&label(&args.new))?;
     let d = compute_diff(&old, &new, &t);
     cx.show(&d)?;
-    Ok(if d.regressed(args.strict) {
+    // No brick in both runs: nothing was judged, so nothing passes.
+    Ok(if d.regressed(args.strict) || !d.has_verdict() {
         Status::CheckFailed
     } else {
         Status::Ok

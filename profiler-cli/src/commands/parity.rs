@@ -5,11 +5,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_report::import::FullProfileOptions;
-use profiler_report::parity::{OpMapping, compute_parity_comparison, compute_parity_multi};
+use profiler_report::input::Input;
+use profiler_report::parity::{
+    OpMapping, compute_parity_comparison, compute_parity_multi, suggest_mapping,
+};
 
 use super::common::parity_profile;
 use crate::context::Context;
 use crate::error::{CliError, Status};
+use crate::input::load;
 use crate::output::write_file;
 
 /// Are we as fast as the baselines, op by op?
@@ -23,15 +27,26 @@ Examples:
   profiler-report parity target/profile/profile.json earlier.json
   profiler-report parity target/profile/profile.json torch_trace.json --mapping ops.toml --svg parity.svg
   profiler-report parity ours.json pytorch.json llamacpp.json --require-parity
+  profiler-report parity --suggest-mapping torch_trace.json > ops.toml
 
-Exit status: 1 with --require-parity when an op is more than 10% slower than its baseline."
+Every verdict says what it covers: the share of each side's step time the compared ops account \
+for. With no op on both sides there is no verdict (and --require-parity fails). --suggest-mapping \
+prints a draft mapping file for a PyTorch trace: its forward ops grouped by module path, op name \
+and input shapes, with their time, for stock models without record_function ranges.
+
+Exit status: 1 with --require-parity when an op is more than 10% slower than its baseline, or \
+when no op was compared."
 )]
 pub(crate) struct ParityArgs {
     /// Our run.
-    ours: PathBuf,
+    #[arg(required_unless_present = "suggest_mapping")]
+    ours: Option<PathBuf>,
     /// One or more baselines.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "suggest_mapping")]
     baselines: Vec<PathBuf>,
+    /// Print a draft op mapping for this PyTorch trace (and compare nothing).
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["ours", "baselines", "svg", "require_parity"])]
+    suggest_mapping: Option<PathBuf>,
     /// Op mapping for PyTorch traces (.toml or .json).
     #[arg(long, value_name = "FILE")]
     mapping: Option<PathBuf>,
@@ -55,11 +70,32 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
     if let Some(t) = args.tokens_per_step {
         mapping = mapping.with_tokens_per_step(t);
     }
+    if let Some(trace) = &args.suggest_mapping {
+        let origin = trace.display().to_string();
+        let draft = match load(trace)? {
+            Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
+                suggest_mapping(&t, &mapping, &origin)
+            }
+            other => {
+                return Err(CliError::Input(format!(
+                    "parity --suggest-mapping: `{origin}` is {}, not a PyTorch trace",
+                    other.what()
+                )));
+            }
+        };
+        print!("{draft}");
+        return Ok(Status::Ok);
+    }
+    let Some(ours_path) = &args.ours else {
+        return Err(CliError::Input(
+            "parity: give our run and at least one baseline".to_owned(),
+        ));
+    };
     let ncu = FullProfileOptions {
         hardware: hardware.map(|h| h.roofline),
         ..FullProfileOptions::default()
     };
-    let ours = parity_profile(&args.ours, &mapping, &ncu, true)?;
+    let ours = parity_profile(ours_path, &mapping, &ncu, true)?;
     let baselines = args
         .baselines
         .iter()

@@ -172,6 +172,13 @@ impl ProfileDiff {
             .filter(|m| m.verdict == Verdict::Regression)
     }
 
+    /// Whether there is a verdict at all: at least one brick is in both
+    /// runs. A diff over no common brick judges nothing and passes nothing.
+    #[must_use]
+    pub fn has_verdict(&self) -> bool {
+        !self.bricks.is_empty()
+    }
+
     /// Number of rows with `verdict`.
     #[must_use]
     pub fn count(&self, verdict: Verdict) -> usize {

@@ -64,9 +64,18 @@ impl ProfileDiff {
     }
 
     fn summary(&self) -> String {
+        let common = self.bricks.len();
+        let over = format!(
+            "over {common} brick(s) in both runs, of {} before and {} after",
+            common + self.removed.len(),
+            common + self.added.len()
+        );
+        if !self.has_verdict() {
+            return format!("no verdict: no brick is in both runs ({over})");
+        }
         let regressions = self.count(Verdict::Regression);
         let mut s = format!(
-            "{regressions} regression(s), {} improvement(s), {} within noise, {} untested",
+            "{regressions} regression(s), {} improvement(s), {} within noise, {} untested, {over}",
             self.count(Verdict::Improvement),
             self.count(Verdict::Noise),
             self.count(Verdict::Untested)

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::coverage::verdict_line;
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
 use crate::escape;
@@ -99,23 +100,27 @@ fn body(
     s
 }
 
-fn verdict(achieved: bool, gaps: &[OpGap]) -> String {
-    let over = gaps.iter().filter(|g| g.ratio > PARITY_THRESHOLD).count();
-    if achieved {
-        format!("YES: all {} ops within {PARITY_THRESHOLD:.2}x", gaps.len())
-    } else {
-        format!(
-            "NO: {over} of {} ops above {PARITY_THRESHOLD:.2}x",
-            gaps.len()
-        )
-    }
+fn verdict(achieved: bool, gaps: &[OpGap], coverage: &str) -> String {
+    verdict_line(
+        achieved,
+        gaps.iter().map(|g| g.ratio),
+        PARITY_THRESHOLD,
+        coverage,
+    )
 }
 
 /// The report section (id `parity`) for a comparison against one baseline.
 #[must_use]
 pub fn parity_section(c: &ParityComparison) -> Section {
     let headline = vec![
-        ("Parity".to_owned(), verdict(c.parity_achieved, &c.all_gaps)),
+        (
+            "Parity".to_owned(),
+            verdict(
+                c.parity_achieved,
+                &c.all_gaps,
+                &c.coverage.describe(&c.ours, &c.baseline),
+            ),
+        ),
         (
             "Throughput gap".to_owned(),
             ratio_text(c.throughput_ratio, "a side has no throughput"),
@@ -166,7 +171,14 @@ pub fn parity_section(c: &ParityComparison) -> Section {
 #[must_use]
 pub fn parity_multi_section(c: &MultiParityComparison) -> Section {
     let headline = vec![
-        ("Parity".to_owned(), verdict(c.parity_achieved, &c.all_gaps)),
+        (
+            "Parity".to_owned(),
+            verdict(
+                c.parity_achieved,
+                &c.all_gaps,
+                &c.coverage.describe(&c.ours, "the baselines' bar"),
+            ),
+        ),
         (
             "Throughput gap".to_owned(),
             if c.throughput_ratio > 0.0 {

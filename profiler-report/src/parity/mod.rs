@@ -6,6 +6,7 @@
 //!
 //! [`Profile`]: profiler_core::Profile
 
+mod coverage;
 mod error;
 mod html;
 mod model;
@@ -15,6 +16,7 @@ mod pytorch;
 mod render;
 mod svg;
 
+pub use coverage::Coverage;
 pub use error::ParityError;
 pub use html::{parity_multi_section, parity_section};
 pub use model::{
@@ -24,5 +26,5 @@ pub use model::{
 pub use multi::{MultiParityComparison, compute_parity_multi};
 pub use pytorch::{
     ChromeTrace, OpMapping, PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace,
-    import_pytorch_trace_str,
+    import_pytorch_trace_str, suggest_mapping,
 };

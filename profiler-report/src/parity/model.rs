@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::coverage::Coverage;
 use super::error::ParityError;
 
 /// An op is at parity when ours takes at most this times the baseline.
@@ -129,8 +130,12 @@ pub struct ParityComparison {
     pub launch_ratio: f64,
     /// The largest gaps, ratio descending (at most [`TOP_GAPS`]).
     pub gaps: Vec<OpGap>,
-    /// Every gap's ratio is at most [`PARITY_THRESHOLD`], over all gaps.
+    /// At least one op was compared and every gap's ratio is at most
+    /// [`PARITY_THRESHOLD`], over all gaps: never true over nothing.
     pub parity_achieved: bool,
+    /// What the verdict was computed over.
+    #[serde(default)]
+    pub coverage: Coverage,
     /// Every op timed on both sides, ratio descending.
     #[serde(default)]
     pub all_gaps: Vec<OpGap>,
@@ -208,7 +213,10 @@ pub(crate) fn sort_gaps(gaps: &mut [OpGap]) {
 /// Compares `ours` against `baseline` (contract `parity-profiling-v1`).
 ///
 /// Gaps are the ops present on both sides with time on both; parity is
-/// decided over all of them before the top [`TOP_GAPS`] are kept.
+/// decided over all of them before the top [`TOP_GAPS`] are kept, and is
+/// never achieved without a gap (no op compared: no verdict).
+/// [`ParityComparison::coverage`] says what share of each side's step time
+/// the compared ops account for.
 ///
 /// ```
 /// use profiler_report::{parity::{ParityProfile, compute_parity_comparison}};
@@ -254,7 +262,14 @@ pub fn compute_parity_comparison(
         })
         .collect();
     sort_gaps(&mut all_gaps);
-    let parity_achieved = all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD);
+    let parity_achieved =
+        !all_gaps.is_empty() && all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD);
+    let compared: Vec<&str> = all_gaps.iter().map(|g| g.op.as_str()).collect();
+    let coverage = Coverage::of(
+        (ours.step_time_ms, &our_ops),
+        (baseline.step_time_ms, &base_ops),
+        &compared,
+    );
     ParityComparison {
         ours: ours.runtime.clone(),
         baseline: baseline.runtime.clone(),
@@ -265,6 +280,7 @@ pub fn compute_parity_comparison(
         ),
         gaps: all_gaps.iter().take(TOP_GAPS).cloned().collect(),
         parity_achieved,
+        coverage,
         only_ours: our_ops
             .keys()
             .filter(|k| !base_ops.contains_key(*k))
@@ -332,7 +348,8 @@ mod tests {
             compute_parity_comparison(&profile("ours", 0.0, 10, &[]), &profile("b", 100.0, 0, &[]));
         assert_eq!(c.throughput_ratio, 0.0);
         assert_eq!(c.launch_ratio, 0.0);
-        assert!(c.parity_achieved, "no gaps: nothing is slower");
+        assert!(!c.parity_achieved, "no gaps: no verdict, never a pass");
+        assert_eq!(c.coverage.compared_ops, 0);
         let c = compute_parity_comparison(
             &profile("ours", 50.0, 30, &[]),
             &profile("b", 100.0, 10, &[]),

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::coverage::Coverage;
 use super::model::{
     OpGap, PARITY_THRESHOLD, ParityComparison, ParityProfile, TOP_GAPS, Totals,
     compute_parity_comparison, ratio_or_zero, sort_gaps, usable_ops,
@@ -28,8 +29,14 @@ pub struct MultiParityComparison {
     /// The largest gaps against the per-op bar, ratio descending (at most
     /// [`TOP_GAPS`]); each names the baseline that set the bar.
     pub gaps: Vec<OpGap>,
-    /// Every gap within [`PARITY_THRESHOLD`] of the bar, over all gaps.
+    /// At least one op compared and every gap within [`PARITY_THRESHOLD`]
+    /// of the bar, over all gaps.
     pub parity_achieved: bool,
+    /// What the verdict was computed over: the share of our step time the
+    /// compared ops account for, and of the fastest baseline's (the
+    /// baseline side counts each op at its bar).
+    #[serde(default)]
+    pub coverage: Coverage,
     /// Every op we and at least one baseline timed, ratio descending.
     pub all_gaps: Vec<OpGap>,
     /// Ops no baseline has time for.
@@ -91,6 +98,17 @@ pub fn compute_parity_multi(
         })
         .collect();
     sort_gaps(&mut all_gaps);
+    let compared: Vec<&str> = all_gaps.iter().map(|g| g.op.as_str()).collect();
+    let bars: BTreeMap<String, f64> = bar.iter().map(|(op, (ms, _))| (op.clone(), *ms)).collect();
+    // The bar's side: each op at its fastest baseline, against the
+    // shortest baseline step.
+    let bar_step = baselines
+        .iter()
+        .map(|b| b.step_time_ms)
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let bar_step = if bar_step.is_finite() { bar_step } else { 0.0 };
+    let coverage = Coverage::of((ours.step_time_ms, &our_ops), (bar_step, &bars), &compared);
     let o = Totals::of(ours);
     let fastest = baselines
         .iter()
@@ -111,7 +129,9 @@ pub fn compute_parity_multi(
             ratio_or_zero(o.kernel_launches_per_step as f64, l as f64)
         }),
         fewest_launches_baseline: fewest.map(|(_, n)| n.clone()).unwrap_or_default(),
-        parity_achieved: all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD),
+        parity_achieved: !all_gaps.is_empty()
+            && all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD),
+        coverage,
         gaps: all_gaps.iter().take(TOP_GAPS).cloned().collect(),
         only_ours: our_ops
             .keys()
@@ -185,7 +205,7 @@ mod tests {
     #[test]
     fn no_baselines_means_no_gaps_and_zero_ratios() {
         let c = compute_parity_multi(&p("ours", 1.0, 1, &[("A", 1.0)]), &[]);
-        assert!(c.all_gaps.is_empty() && c.parity_achieved);
+        assert!(c.all_gaps.is_empty() && !c.parity_achieved);
         assert_eq!((c.throughput_ratio, c.launch_ratio), (0.0, 0.0));
         assert_eq!(c.only_ours, ["A"]);
     }

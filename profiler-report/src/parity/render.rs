@@ -6,6 +6,7 @@
 
 use std::fmt::{self, Write as _};
 
+use super::coverage::verdict_line;
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison, Totals};
 use super::multi::MultiParityComparison;
 use crate::escape::{markdown, visible};
@@ -38,16 +39,13 @@ fn launch_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals) -> 
     }
 }
 
-fn parity_bullet(achieved: bool, all: &[OpGap]) -> String {
-    let over = all.iter().filter(|g| g.ratio > PARITY_THRESHOLD).count();
-    if achieved {
-        format!("YES (all {} ops within {PARITY_THRESHOLD:.2}x)", all.len())
-    } else {
-        format!(
-            "NO ({over} of {} ops above {PARITY_THRESHOLD:.2}x)",
-            all.len()
-        )
-    }
+fn parity_bullet(achieved: bool, all: &[OpGap], coverage: &str) -> String {
+    verdict_line(
+        achieved,
+        all.iter().map(|g| g.ratio),
+        PARITY_THRESHOLD,
+        coverage,
+    )
 }
 
 /// The Top Gaps table; `with_runtime` adds the column naming the baseline
@@ -128,7 +126,11 @@ impl ParityComparison {
         let _ = writeln!(
             s,
             "- Parity: {}\n",
-            parity_bullet(self.parity_achieved, &self.all_gaps)
+            parity_bullet(
+                self.parity_achieved,
+                &self.all_gaps,
+                &self.coverage.describe(&ours, &base)
+            )
         );
         gaps_table(&mut s, &self.gaps, false);
         tail(&mut s, &self.only_ours, &self.only_baseline, &self.notes);
@@ -198,7 +200,11 @@ impl MultiParityComparison {
         let _ = writeln!(
             s,
             "- Parity: {}\n",
-            parity_bullet(self.parity_achieved, &self.all_gaps)
+            parity_bullet(
+                self.parity_achieved,
+                &self.all_gaps,
+                &self.coverage.describe(&ours, "the baselines' bar")
+            )
         );
         gaps_table(&mut s, &self.gaps, true);
         tail(&mut s, &self.only_ours, &[], &self.notes);
@@ -264,7 +270,11 @@ impl fmt::Display for ParityComparison {
         writeln!(
             f,
             "  parity           {}",
-            parity_bullet(self.parity_achieved, &self.all_gaps)
+            parity_bullet(
+                self.parity_achieved,
+                &self.all_gaps,
+                &self.coverage.describe(&ours, &base)
+            )
         )?;
         gap_rows(f, &self.all_gaps)?;
         for n in &self.notes {
@@ -307,7 +317,13 @@ impl fmt::Display for MultiParityComparison {
         writeln!(
             f,
             "  parity           {}",
-            parity_bullet(self.parity_achieved, &self.all_gaps)
+            parity_bullet(
+                self.parity_achieved,
+                &self.all_gaps,
+                &self
+                    .coverage
+                    .describe(&visible(&self.ours), "the baselines' bar")
+            )
         )?;
         gap_rows(f, &self.all_gaps)?;
         for n in &self.notes {

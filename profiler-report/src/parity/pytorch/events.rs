@@ -2,6 +2,9 @@
 //! events with their nesting: per thread, an event's parent is the
 //! innermost event that encloses it.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
 use super::raw::{RawEvent, Root, Sink, Tokens};
 use crate::parity::error::ParityError;
 
@@ -14,27 +17,81 @@ pub(crate) enum Cat {
     Annotation,
     /// `kernel`: a device kernel.
     Kernel,
-    /// Anything else (Python frames, runtime calls, memcpy, ...).
+    /// `gpu_memcpy` / `gpu_memset`: device time that is not a kernel.
+    Copy,
+    /// `cuda_runtime` / `cuda_driver` (ROCm traces use the same names, HIP
+    /// calls inside): a launch, linked to its kernel by `correlation`.
+    Runtime,
+    /// A `python_function` range named `nn.Module: Class_N`
+    /// (`with_stack=True`): where module paths come from.
+    Module,
+    /// Anything else (runtime syncs, this crate's own spans, ...).
     Other,
 }
 
-/// A complete (`ph: "X"`) event.
+impl Cat {
+    /// The kind of `cat`, or `None` for the Python frames of `with_stack`
+    /// (the bulk of such a trace, and of no use to the import).
+    fn of(cat: Option<&str>, name: &str) -> Option<Self> {
+        if name.starts_with("ProfilerStep#")
+            && matches!(cat, Some("cpu_op" | "operator" | "Operator"))
+        {
+            // Older traces write the step marker as an operator.
+            return Some(Cat::Annotation);
+        }
+        Some(match cat.unwrap_or_default() {
+            "cpu_op" | "operator" | "Operator" => Cat::CpuOp,
+            "user_annotation" => Cat::Annotation,
+            "kernel" | "Kernel" => Cat::Kernel,
+            "gpu_memcpy" | "gpu_memset" | "Memcpy" | "Memset" => Cat::Copy,
+            "cuda_runtime" | "cuda_driver" | "hip_runtime" | "hip_driver" | "Runtime" => {
+                Cat::Runtime
+            }
+            "python_function" if name.starts_with(MODULE_PREFIX) => Cat::Module,
+            "python_function" => return None,
+            _ => Cat::Other,
+        })
+    }
+
+    /// Device activity: runs on a stream, never nests.
+    pub(crate) fn on_device(self) -> bool {
+        matches!(self, Cat::Kernel | Cat::Copy)
+    }
+}
+
+/// Prefix of the Python tracer's range around a module's `forward`.
+pub(crate) const MODULE_PREFIX: &str = "nn.Module: ";
+
+/// A complete (`ph: "X"`) event. Names, threads and shapes are shared
+/// (`Arc<str>`), so a trace of millions of events holds each text once.
 #[derive(Debug, Clone)]
 pub(crate) struct Event {
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) cat: Cat,
     /// Start, µs.
     pub(crate) ts: f64,
     /// Duration, µs.
     pub(crate) dur: f64,
     /// `pid/tid` as written.
-    pub(crate) thread: String,
+    pub(crate) thread: Arc<str>,
     /// `args["Sequence number"]`: links an op to its autograd node.
     pub(crate) seq: Option<i64>,
-    /// `args["External id"]`: links a kernel to the op that launched it.
+    /// `args["External id"]`: in older traces, links a kernel to its op.
     pub(crate) external_id: Option<i64>,
+    /// `args["correlation"]`: links a launch to its kernel.
+    pub(crate) correlation: Option<i64>,
+    /// `args["Input Dims"]` as `[4, 64] x [64, 192]`.
+    pub(crate) dims: Option<Arc<str>>,
     /// Index of the enclosing event on the same thread.
     pub(crate) parent: Option<usize>,
+}
+
+/// The start of an `ac2g` flow (`ph: "s"`): where on the host a launch
+/// with this correlation id happened.
+#[derive(Debug, Clone)]
+pub(crate) struct FlowStart {
+    pub(crate) thread: Arc<str>,
+    pub(crate) ts: f64,
 }
 
 impl Event {
@@ -57,6 +114,10 @@ pub struct ChromeTrace {
     /// Complete events left out for a negative or non-finite start or
     /// duration: (index in `traceEvents`, name).
     pub(crate) dropped: Vec<(usize, String)>,
+    /// `ac2g` flow starts by id (the correlation id).
+    pub(crate) flows: HashMap<i64, FlowStart>,
+    /// Each distinct text once, while reading.
+    texts: HashSet<Arc<str>>,
 }
 
 impl ChromeTrace {
@@ -132,6 +193,7 @@ impl ChromeTrace {
                 .then(b.dur.total_cmp(&a.dur))
         });
         nest(&mut trace.events);
+        trace.texts = HashSet::new();
         Ok(trace)
     }
 }
@@ -149,35 +211,71 @@ fn bad_tokens(origin: &str, value: String) -> ParityError {
     }
 }
 
+impl ChromeTrace {
+    /// The shared copy of `text`.
+    fn intern(&mut self, text: &str) -> Arc<str> {
+        if let Some(t) = self.texts.get(text) {
+            return Arc::clone(t);
+        }
+        let t: Arc<str> = Arc::from(text);
+        self.texts.insert(Arc::clone(&t));
+        t
+    }
+
+    fn thread(&mut self, e: &RawEvent) -> Arc<str> {
+        self.intern(&format!("{}/{}", e.pid.0, e.tid.0))
+    }
+}
+
 impl Sink for ChromeTrace {
     fn event(&mut self, index: usize, e: RawEvent) {
-        if e.ph.0.as_deref() != Some("X") {
-            return;
+        match e.ph.0.as_deref() {
+            Some("X") => {}
+            Some("s") if is_launch_flow(&e) => {
+                if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0) {
+                    let thread = self.thread(&e);
+                    self.flows.insert(id, FlowStart { thread, ts });
+                }
+                return;
+            }
+            _ => return,
         }
         let (Some(ts), Some(dur)) = (e.ts.0, e.dur.0) else {
             return;
         };
-        let name = e.name.0.unwrap_or_default();
+        let name = e.name.0.as_deref().unwrap_or_default();
+        let Some(cat) = Cat::of(e.cat.0.as_deref(), name) else {
+            return;
+        };
         if !(ts.is_finite() && dur.is_finite() && ts >= 0.0 && dur >= 0.0) {
-            self.dropped.push((index, name));
+            self.dropped.push((index, name.to_owned()));
             return;
         }
-        let cat = match e.cat.0.as_deref() {
-            Some("cpu_op" | "operator") => Cat::CpuOp,
-            Some("user_annotation") => Cat::Annotation,
-            Some("kernel") => Cat::Kernel,
-            _ => Cat::Other,
-        };
+        let name = self.intern(name);
+        let thread = self.thread(&e);
+        let dims = e.args.dims.as_deref().map(|d| self.intern(d));
         self.events.push(Event {
             name,
             cat,
             ts,
             dur,
-            thread: format!("{}/{}", e.pid.0, e.tid.0),
+            thread,
             seq: e.args.seq,
             external_id: e.args.external_id,
+            correlation: e.args.correlation,
+            dims,
             parent: None,
         });
+    }
+}
+
+/// A flow from a launch to its device event: `ac2g` (older traces: an
+/// `async` flow named `launch`).
+fn is_launch_flow(e: &RawEvent) -> bool {
+    match e.cat.0.as_deref() {
+        Some("ac2g") => true,
+        Some("async") => e.name.0.as_deref() == Some("launch"),
+        _ => false,
     }
 }
 
@@ -189,7 +287,7 @@ fn nest(events: &mut [Event]) {
         if i > 0 && events[i].thread != events[i - 1].thread {
             stack.clear();
         }
-        if events[i].cat == Cat::Kernel {
+        if events[i].cat.on_device() {
             continue;
         }
         while let Some(&top) = stack.last() {
@@ -226,8 +324,8 @@ mod tests {
         let events = &trace.events;
         assert_eq!(trace.tokens_per_step, Some(256.0));
         let parent = |name: &str| {
-            let e = events.iter().find(|e| e.name == name).unwrap();
-            e.parent.map(|p| events[p].name.as_str())
+            let e = events.iter().find(|e| &*e.name == name).unwrap();
+            e.parent.map(|p| &*events[p].name)
         };
         assert_eq!(events.len(), 5);
         assert_eq!(parent("Outer"), None);

@@ -1,7 +1,7 @@
 //! Turning a `torch.profiler` Chrome trace into a [`ParityProfile`]: ops
-//! mapped to bricks by an [`OpMapping`], times per recorded step, and launches
-//! counted as device kernels (or, in a CPU-only trace, as leaf ops that do
-//! work).
+//! mapped to bricks by an [`OpMapping`], times per recorded step, device
+//! time linked to ops through their launches, and launches counted as
+//! device kernels (or, in a CPU-only trace, as leaf ops that do work).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -9,51 +9,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::events::{Cat, ChromeTrace, Event};
+use super::link::Links;
 use super::mapping::OpMapping;
+use super::rules::VIEW_OPS;
+use super::steps::Steps;
 use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
 use crate::parity::error::ParityError;
 use crate::parity::model::ParityProfile;
-
-/// Ops that only make views or read metadata: they launch no kernel and are
-/// not counted as launches in a CPU-only trace.
-const VIEW_OPS: &[&str] = &[
-    "aten::view",
-    "aten::reshape",
-    "aten::_reshape_alias",
-    "aten::_unsafe_view",
-    "aten::t",
-    "aten::transpose",
-    "aten::permute",
-    "aten::expand",
-    "aten::expand_as",
-    "aten::as_strided",
-    "aten::slice",
-    "aten::select",
-    "aten::unsqueeze",
-    "aten::squeeze",
-    "aten::detach",
-    "aten::alias",
-    "aten::resolve_conj",
-    "aten::resolve_neg",
-    "aten::unbind",
-    "aten::split",
-    "aten::chunk",
-    "aten::narrow",
-    "aten::flatten",
-    "aten::unflatten",
-    "aten::empty",
-    "aten::empty_like",
-    "aten::empty_strided",
-    "aten::new_empty",
-    "aten::new_empty_strided",
-    "aten::result_type",
-    "aten::contiguous",
-    "aten::lift_fresh",
-    "aten::to",
-    "aten::numpy_T",
-    "aten::view_as",
-    "aten::_unsafe_split",
-];
 
 /// An op no rule mapped, with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,10 +35,20 @@ pub struct PytorchImport {
     pub profile: ParityProfile,
     /// `ProfilerStep#N` ranges found (0: the whole trace counts as one step).
     pub steps: u64,
-    /// Whether op times are device-kernel times (else CPU time of op ranges).
+    /// Whether op times are device times (else CPU time of op ranges).
     pub device_kernels: bool,
-    /// Mapped time over step time (CPU traces), in `[0, 1]`.
+    /// Mapped time over [`PytorchImport::basis_ms`], as is: above 1 when
+    /// mapped ranges on several threads overlap in time.
     pub mapped_fraction: f64,
+    /// What mapped time is a share of, ms per step: device time (kernels,
+    /// memcpy, memset) in device traces, else the step time.
+    pub basis_ms: f64,
+    /// `ProfilerStep#N` ranges left out for holding no work.
+    pub empty_steps: Vec<String>,
+    /// Device events (kernels, memcpy, memset) in the trace.
+    pub device_events: u64,
+    /// Device events linked to the host call that launched them.
+    pub linked_device_events: u64,
     /// The largest ops no rule mapped, ms per step, descending (at most 10).
     pub unmapped: Vec<UnmappedOp>,
 }
@@ -126,10 +98,17 @@ pub fn import_pytorch_trace_str(
 ///   never counted twice. Backward nodes (`autograd::engine::evaluate_function:
 ///   XBackward0`) map through their forward op's sequence number to the
 ///   forward brick's backward name (`RmsNorm` -> `RmsNormBackward`).
-/// - With device kernels in the trace, an op's time is the time of the
-///   kernels it launched and launches are kernels; otherwise it is the CPU
-///   time of the op's range and launches are leaf ops that are not views or
-///   metadata reads.
+/// - With device events in the trace, an op's time is the device time
+///   (kernels, memcpy, memset) of what it launched: the device event and
+///   the runtime call share a correlation id (the `ac2g` flow as fallback),
+///   and the op enclosing that call owns it. Launches are kernels.
+///   Otherwise an op's time is the CPU time of its range and launches are
+///   leaf ops that are not views or metadata reads.
+/// - `ProfilerStep#N` ranges with no work (no kernel, or no op that is not
+///   a view) are left out, with a note.
+/// - Notes give the share of device (or step) time the mapped ops cover,
+///   as is (above 100% when ranges on several threads overlap), and the
+///   largest unmapped ops.
 /// - Throughput needs tokens per step: the mapping's, else the trace's
 ///   top-level `tokens_per_step` (`prof.add_metadata_json`).
 /// - Events with a negative or non-finite start or duration are left out;
@@ -141,12 +120,23 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     if let Some(note) = dropped_note(&trace.dropped) {
         notes.push(note);
     }
-
-    let steps: Vec<(f64, f64)> = events
-        .iter()
-        .filter(|e| e.cat == Cat::Annotation && e.name.starts_with("ProfilerStep#"))
-        .map(|e| (e.ts, e.end()))
-        .collect();
+    let device = events.iter().any(|e| e.cat.on_device());
+    let links = if device {
+        Links::new(trace)
+    } else {
+        Links::default()
+    };
+    let host_ts = |i: usize| {
+        links
+            .launch
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(events[i].ts, |l| events[l].ts)
+    };
+    let found = Steps::find(events, device, host_ts);
+    notes.extend(found.note(device));
+    let steps = found.kept;
     let windows = StepWindows::new(&steps);
     let in_step = |ts: f64| windows.contains(ts);
     let step_count = steps.len().max(1) as f64;
@@ -157,11 +147,11 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
             .map(Event::end)
             .fold(f64::NEG_INFINITY, f64::max);
         notes.push(
-            "no ProfilerStep ranges (use torch.profiler's schedule and prof.step()): the whole \
-             trace counts as one step"
+            "no ProfilerStep ranges with work (use torch.profiler's schedule and prof.step()): \
+             the whole trace counts as one step"
                 .to_owned(),
         );
-        (end - start) / 1e3
+        (end - start).max(0.0) / 1e3
     } else {
         steps.iter().map(|(s, e)| e - s).sum::<f64>() / 1e3 / step_count
     };
@@ -169,31 +159,35 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     let tree = Tree::new(events);
     let own = own_maps(events, &tree, mapping, &mut notes);
     let root = roots(events, &own);
-    let device = events.iter().any(|e| e.cat == Cat::Kernel);
 
     let mut ops: BTreeMap<String, f64> = BTreeMap::new();
     let mut unmapped: HashMap<&str, f64> = HashMap::new();
     let mut launches = 0u64;
+    let mut device_us = 0.0;
     if device {
-        let by_external: HashMap<i64, usize> = events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.cat == Cat::CpuOp)
-            .filter_map(|(i, e)| Some((e.external_id?, i)))
-            .collect();
-        for k in events.iter().filter(|e| e.cat == Cat::Kernel) {
-            let op = k.external_id.and_then(|x| by_external.get(&x)).copied();
-            if !op.map_or(in_step(k.ts), |i| in_step(events[i].ts)) {
+        for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
+            let launch = links.launch[i];
+            if !in_step(host_ts(i)) {
                 continue;
             }
-            launches += 1;
-            match op.and_then(|i| root[i]).and_then(|r| own[r].as_deref()) {
-                Some(name) => *ops.entry(name.to_owned()).or_default() += k.dur,
-                None => *unmapped.entry(k.name.as_str()).or_default() += k.dur,
+            device_us += d.dur;
+            launches += u64::from(d.cat == Cat::Kernel);
+            match launch.and_then(|l| root[l]).and_then(|r| own[r].as_deref()) {
+                Some(name) => *ops.entry(name.to_owned()).or_default() += d.dur,
+                None => {
+                    // Named after the op that launched it, which is what a
+                    // mapping rule can name; else after the kernel.
+                    let op = launch
+                        .and_then(|l| tree.top_op[l])
+                        .map_or(&d.name, |o| &events[o].name);
+                    *unmapped.entry(op.as_ref()).or_default() += d.dur;
+                }
             }
         }
+        notes.extend(links.note());
         notes.push(
-            "op times are device time of the kernels each op launched; launches are kernels"
+            "op times are device time (kernels, memcpy, memset) of what each op launched, linked \
+             by correlation id; launches are kernels"
                 .to_owned(),
         );
     } else {
@@ -223,11 +217,11 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
             if e.cat != Cat::CpuOp {
                 continue;
             }
-            if !has_op_child[i] && !VIEW_OPS.contains(&e.name.as_str()) {
+            if !has_op_child[i] && !VIEW_OPS.contains(&e.name.as_ref()) {
                 launches += 1;
             }
             if !tree.under_op[i] && root[i].is_none() && !mapped_below[i] {
-                *unmapped.entry(e.name.as_str()).or_default() += e.dur;
+                *unmapped.entry(e.name.as_ref()).or_default() += e.dur;
             }
         }
         notes.push(
@@ -242,8 +236,13 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     }
     // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
     let mapped_ms: f64 = ops.values().fold(0.0, |a, b| a + b);
-    let mapped_fraction = if step_ms > 0.0 && !device {
-        (mapped_ms / step_ms).clamp(0.0, 1.0)
+    let basis_ms = if device {
+        device_us / 1e3 / step_count
+    } else {
+        step_ms
+    };
+    let mapped_fraction = if basis_ms > 0.0 {
+        mapped_ms / basis_ms
     } else {
         0.0
     };
@@ -269,10 +268,18 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
             0.0
         }
     };
-    if !device && step_ms > 0.0 {
+    if basis_ms > 0.0 {
+        notes.push(coverage_note(mapped_fraction, device));
+    }
+    if !unmapped.is_empty() {
+        let list: Vec<String> = unmapped
+            .iter()
+            .take(5)
+            .map(|u| format!("`{}` {:.3} ms", u.name, u.ms))
+            .collect();
         notes.push(format!(
-            "mapped ops cover {:.1}% of the step time",
-            mapped_fraction * 100.0
+            "largest unmapped ops (ms per step): {}",
+            list.join(", ")
         ));
     }
     PytorchImport {
@@ -290,8 +297,25 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
         steps: steps.len() as u64,
         device_kernels: device,
         mapped_fraction,
+        basis_ms,
+        empty_steps: found.empty.into_iter().map(|(name, _)| name).collect(),
+        device_events: events.iter().filter(|e| e.cat.on_device()).count() as u64,
+        linked_device_events: links.launch.iter().filter(|l| l.is_some()).count() as u64,
         unmapped,
     }
+}
+
+/// How much of the device or step time the mapped ops cover, shown as is.
+fn coverage_note(fraction: f64, device: bool) -> String {
+    let of = if device { "device time" } else { "step time" };
+    let mut note = format!("mapped ops cover {:.1}% of the {of}", fraction * 100.0);
+    if fraction > 1.0 {
+        note.push_str(
+            " (above 100%: mapped ranges on several threads or streams overlap in time, and \
+             each is counted in full)",
+        );
+    }
+    note
 }
 
 /// A note counting and naming the events left out, when there are any.
@@ -320,7 +344,7 @@ fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
 
 /// Each event's own brick, before nesting: annotations and ops by the
 /// mapping, backward nodes through their forward op's sequence number.
-fn own_maps(
+pub(super) fn own_maps(
     events: &[Event],
     tree: &Tree,
     mapping: &OpMapping,
@@ -328,11 +352,16 @@ fn own_maps(
 ) -> Vec<Option<String>> {
     let mut own: Vec<Option<String>> = events
         .iter()
-        .map(|e| match e.cat {
+        .enumerate()
+        .map(|(i, e)| match e.cat {
             Cat::Annotation => mapping.annotation(&e.name).map(str::to_owned),
-            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => {
-                mapping.op(&e.name).map(str::to_owned)
-            }
+            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => mapping
+                .op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
+                .map(str::to_owned),
+            Cat::Module => tree
+                .module_path(i)
+                .and_then(|p| mapping.module(p))
+                .map(str::to_owned),
             _ => None,
         })
         .collect();
@@ -383,7 +412,7 @@ fn own_maps(
 
 /// For each event, the outermost enclosing event (itself included) with a
 /// brick. Parents come before children in the sorted order.
-fn roots(events: &[Event], own: &[Option<String>]) -> Vec<Option<usize>> {
+pub(super) fn roots(events: &[Event], own: &[Option<String>]) -> Vec<Option<usize>> {
     let mut root: Vec<Option<usize>> = vec![None; events.len()];
     for i in 0..events.len() {
         root[i] = events[i]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, glob};
+use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, glob};
 use crate::parity::error::ParityError;
 
 /// The mapping file's contents (every key optional).
@@ -25,6 +25,18 @@ struct MappingFile {
     ops: BTreeMap<String, String>,
     #[serde(default)]
     backward: BTreeMap<String, String>,
+    #[serde(default)]
+    rules: Vec<RuleEntry>,
+}
+
+/// One entry of the file's `rules` list.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleEntry {
+    op: Option<String>,
+    shapes: Option<String>,
+    module: Option<String>,
+    brick: String,
 }
 
 /// How PyTorch trace events map onto brick names.
@@ -46,16 +58,40 @@ struct MappingFile {
 /// RopeEmbedding = "RopeBackward"
 /// ```
 ///
-/// An event maps by the first rule that matches its name: the file's rules
-/// before the built-in ones, exact names before globs, longer globs before
+/// Stock models (no `record_function` ranges) map by module path and input
+/// shapes with a `rules` list, tried in order before `[ops]`:
+///
+/// ```toml
+/// rules = [
+///   { module = "*.Attention[*].Linear[0]", brick = "QkvProjection" },
+///   { op = "aten::mm", shapes = "[*, 64] x [64, 192]", brick = "QkvProjection" },
+///   { op = "aten::add", module = "*.Block[*]", brick = "Residual" },
+/// ]
+/// ```
+///
+/// - `op`: the event name. `shapes`: its `Input Dims` (`record_shapes=True`)
+///   written `[4, 64, 64] x [192, 64]`, inputs without dims (scalars,
+///   `None`) left out. `module`: the module path (`with_stack=True`; PyTorch
+///   writes module calls as `nn.Module: Linear_5` ranges): each element is a
+///   module class and the place of its call among that class's calls inside
+///   the parent call, `TinyTransformer[0].Block[2].Attention[0].Linear[1]`
+///   (the profiler records classes, not attribute names).
+/// - Every pattern a rule gives must match, `*` matching any text. A rule
+///   with only `module` maps the module's whole call (its range and every op
+///   and kernel under it); a rule with `op` or `shapes` maps single ops.
+/// - `profiler-report parity --suggest-mapping TRACE` prints a draft.
+///
+/// An event maps by the first rule that matches: the file's `rules` in
+/// order, then its `[ops]`, then the built-in rules; within `[ops]` and the
+/// built-in rules, exact names before globs, longer globs before
 /// shorter. A `record_function` range whose name no rule matches maps to
 /// itself (unless `annotations = false` or it is ignored), so ranges
 /// named after bricks need no rule. The outermost mapped range wins: time
 /// is never counted twice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpMapping {
-    /// (pattern, brick), in match order.
-    rules: Vec<(String, String)>,
+    /// Rules in match order.
+    rules: Vec<Rule>,
     ignore: Vec<String>,
     annotations: bool,
     backward_suffix: String,
@@ -73,10 +109,10 @@ impl Default for OpMapping {
 }
 
 /// Exact patterns first, then globs by length, longest first.
-fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<Rule> {
     let mut v: Vec<(String, String)> = rules.into_iter().collect();
     v.sort_by_key(|(p, _)| (p.contains('*'), std::cmp::Reverse(p.len())));
-    v
+    v.into_iter().map(|(p, b)| Rule::name(p, b)).collect()
 }
 
 impl OpMapping {
@@ -189,6 +225,31 @@ impl OpMapping {
                 ));
             }
         }
+        let mut listed = Vec::with_capacity(file.rules.len());
+        for (i, r) in file.rules.into_iter().enumerate() {
+            let blank = |p: &Option<String>| p.as_deref().is_some_and(|p| p.trim().is_empty());
+            if r.brick.trim().is_empty()
+                || (r.op.is_none() && r.shapes.is_none() && r.module.is_none())
+                || blank(&r.op)
+                || blank(&r.shapes)
+                || blank(&r.module)
+            {
+                return Err(invalid(
+                    &format!("rules[{i}]"),
+                    format!(
+                        "op {:?}, shapes {:?}, module {:?}, brick {:?}",
+                        r.op, r.shapes, r.module, r.brick
+                    ),
+                    "a rule needs a brick and at least one of `op`, `shapes`, `module`, none empty",
+                ));
+            }
+            listed.push(Rule {
+                op: r.op,
+                shapes: r.shapes,
+                module: r.module,
+                brick: r.brick,
+            });
+        }
         let mut m = if file.defaults.unwrap_or(true) {
             Self::defaults()
         } else {
@@ -197,10 +258,11 @@ impl OpMapping {
                 ..Self::defaults()
             }
         };
-        // The file's rules come first, each set in its own match order.
-        let mut rules = ordered(file.ops);
-        rules.extend(m.rules);
-        m.rules = rules;
+        // The file's rules come first: its list as written, then `[ops]`
+        // in its own match order.
+        listed.extend(ordered(file.ops));
+        listed.extend(m.rules);
+        m.rules = listed;
         m.ignore.extend(file.ignore);
         m.annotations = file.annotations.unwrap_or(true);
         if let Some(s) = file.backward_suffix {
@@ -224,15 +286,38 @@ impl OpMapping {
         self.ignore.iter().any(|p| glob(p, name))
     }
 
-    /// The brick an op (`aten::...`) maps to.
+    /// The brick an op (`aten::...`) maps to by its name alone.
     pub(crate) fn op(&self, name: &str) -> Option<&str> {
+        self.op_in(name, None, None)
+    }
+
+    /// The brick an op maps to, given its input shapes and module path.
+    pub(crate) fn op_in(
+        &self,
+        name: &str,
+        shapes: Option<&str>,
+        module: Option<&str>,
+    ) -> Option<&str> {
         if self.ignored(name) {
             return None;
         }
         self.rules
             .iter()
-            .find(|(p, _)| glob(p, name))
-            .map(|(_, b)| b.as_str())
+            .find(|r| r.matches(name, shapes, module))
+            .map(|r| r.brick.as_str())
+    }
+
+    /// The brick a module call with path `path` maps to (rules with only a
+    /// `module` pattern).
+    pub(crate) fn module(&self, path: &str) -> Option<&str> {
+        self.rules
+            .iter()
+            .find(|r| {
+                r.op.is_none()
+                    && r.shapes.is_none()
+                    && r.module.as_deref().is_some_and(|m| glob(m, path))
+            })
+            .map(|r| r.brick.as_str())
     }
 
     /// The brick a `record_function` range maps to: a rule, else itself.
@@ -324,6 +409,54 @@ mod tests {
             (only.op("aten::mm"), only.op("aten::addmm")),
             (Some("X"), None)
         );
+    }
+
+    #[test]
+    fn rules_match_by_op_shapes_and_module_path_in_order() {
+        let m = OpMapping::from_toml_str(
+            r#"
+            rules = [
+              { module = "*.Attention[*].Linear[0]", brick = "QkvProjection" },
+              { op = "aten::mm", shapes = "[*, 64] x [64, 192]", brick = "Qkv" },
+              { op = "aten::add", module = "*.Block[*]", brick = "Residual" },
+              { shapes = "[4, 4, 64, 16] x *", brick = "AttentionScore" },
+            ]
+            "#,
+            "map.toml",
+        )
+        .unwrap();
+        let path = "TinyTransformer[0].Block[3].Attention[0].Linear[0]";
+        assert_eq!(m.module(path), Some("QkvProjection"));
+        assert_eq!(
+            m.module("TinyTransformer[0].Block[3].Attention[0].Linear[1]"),
+            None
+        );
+        assert_eq!(
+            m.op_in("aten::mm", Some("[256, 64] x [64, 192]"), None),
+            Some("Qkv")
+        );
+        assert_eq!(
+            m.op_in("aten::mm", Some("[256, 64] x [64, 64]"), None),
+            Some("MatMul"),
+            "other shapes fall through to the built-in rules"
+        );
+        assert_eq!(m.op("aten::mm"), Some("MatMul"), "no shapes: no shape rule");
+        let block = Some("TinyTransformer[0].Block[1]");
+        assert_eq!(m.op_in("aten::add", None, block), Some("Residual"));
+        assert_eq!(m.op_in("aten::add", None, None), None);
+        assert_eq!(
+            m.op_in(
+                "aten::matmul",
+                Some("[4, 4, 64, 16] x [4, 4, 16, 64]"),
+                block
+            ),
+            Some("AttentionScore")
+        );
+        let e = OpMapping::from_toml_str("rules = [{ brick = \"X\" }]", "m.toml").unwrap_err();
+        assert!(e.to_string().contains("rules[0]"), "{e}");
+        let e = OpMapping::from_toml_str("rules = [{ op = \"a\", brik = \"X\" }]", "m.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("brik"), "{e}");
     }
 
     #[test]

@@ -108,7 +108,8 @@ impl<'de> Deserialize<'de> for Int {
     }
 }
 
-/// A `pid` or `tid`: a number or a string, kept as written.
+/// A `pid` or `tid`: a number or a string (quoted unless it holds a
+/// whole number).
 #[derive(Debug, Default)]
 pub(crate) struct Id(pub(crate) String);
 
@@ -130,11 +131,48 @@ impl<'de> Deserialize<'de> for Id {
                 Ok(Id(v.to_string()))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
-                Ok(Id(format!("{v:?}")))
+                // Older traces write a thread id as a number in one event and
+                // as a string of it in the next; one thread either way.
+                Ok(Id(match v.parse::<i64>() {
+                    Ok(n) => n.to_string(),
+                    Err(_) => format!("{v:?}"),
+                }))
             }
             ignore_rest!(bool, unit, seq, map);
         }
         d.deserialize_any(V)
+    }
+}
+
+/// `Input Dims` (`record_shapes=True`) as one line of text:
+/// `[4, 64, 64] x [192, 64]`, leaving out the empty dims of scalars and
+/// `None` inputs so that a pattern need not count them.
+#[derive(Debug, Default)]
+pub(crate) struct Dims(pub(crate) Option<String>);
+
+impl<'de> Deserialize<'de> for Dims {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let serde_json::Value::Array(inputs) = value else {
+            return Ok(Dims(None));
+        };
+        let parts: Vec<String> = inputs
+            .iter()
+            .filter(|input| matches!(input, serde_json::Value::Array(d) if !d.is_empty()))
+            .map(dims_text)
+            .collect();
+        Ok(Dims(Some(parts.join(" x "))))
+    }
+}
+
+/// `[4, 64]`; a list of tensors (`aten::stack`) as `[[4, 8], [4, 8]]`.
+fn dims_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(dims_text).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -145,6 +183,10 @@ pub(crate) struct Args {
     pub(crate) seq: Option<i64>,
     /// `External id`.
     pub(crate) external_id: Option<i64>,
+    /// `correlation`: links a runtime launch to the kernel or copy it queued.
+    pub(crate) correlation: Option<i64>,
+    /// `Input Dims`, as text.
+    pub(crate) dims: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Args {
@@ -161,6 +203,8 @@ impl<'de> Deserialize<'de> for Args {
                     match key.as_ref() {
                         "Sequence number" => args.seq = map.next_value::<Int>()?.0,
                         "External id" => args.external_id = map.next_value::<Int>()?.0,
+                        "correlation" => args.correlation = map.next_value::<Int>()?.0,
+                        "Input Dims" => args.dims = map.next_value::<Dims>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -186,6 +230,8 @@ pub(crate) struct RawEvent {
     pub(crate) pid: Id,
     pub(crate) tid: Id,
     pub(crate) args: Args,
+    /// A flow event's id (`ac2g` flows carry the correlation id).
+    pub(crate) id: Int,
 }
 
 /// An element that is an object reads as an event; anything else is skipped.

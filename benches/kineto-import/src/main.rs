@@ -1,0 +1,144 @@
+//! Reads a large Kineto trace (a real one repeated to `--size-mb`) with this
+//! project's streamed import and with Holistic Trace Analysis's parser, each
+//! in its own process, and prints both wall times and peak resident
+//! memories. Not a default member: run it with
+//! `cargo run --release -p kineto-import-bench -- --size-mb 1024`.
+
+mod generate;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use clap::Parser;
+use profiler_report::parity::{OpMapping, import_pytorch_trace};
+
+/// Import benchmark of a large Kineto trace.
+#[derive(Debug, Parser)]
+struct Args {
+    /// Size of the generated trace, MB.
+    #[arg(long, default_value_t = 1024)]
+    size_mb: u64,
+    /// The real trace to repeat.
+    #[arg(
+        long,
+        default_value = "tests/fixtures/real/kineto/hta_sampled_rank0.json"
+    )]
+    source: PathBuf,
+    /// Where to write the generated trace (removed afterwards).
+    #[arg(long, default_value = "target/kineto-import-bench.json")]
+    out: PathBuf,
+    /// Python with HolisticTraceAnalysis installed.
+    #[arg(long, default_value = ".venv/bin/python")]
+    python: PathBuf,
+    /// Keep the generated trace.
+    #[arg(long)]
+    keep: bool,
+    /// Child mode: import this trace and print the result.
+    #[arg(long, hide = true)]
+    import: Option<PathBuf>,
+}
+
+/// Peak resident memory of this process, kB (`VmHWM`).
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// One side's result, parsed from its child's output line.
+#[derive(Debug)]
+struct Run {
+    wall_s: f64,
+    peak_rss_kb: u64,
+    line: String,
+}
+
+fn field(line: &str, key: &str) -> Option<f64> {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+}
+
+fn child(mut cmd: Command, what: &str) -> Result<Run, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "{what}: exited with {}: {}{}",
+            out.status,
+            stdout,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let line = stdout.lines().last().unwrap_or_default().to_owned();
+    match (field(&line, "wall_s"), field(&line, "peak_rss_kb")) {
+        (Some(wall_s), Some(peak)) => Ok(Run {
+            wall_s,
+            peak_rss_kb: peak as u64,
+            line,
+        }),
+        _ => Err(format!("{what}: no result line in its output: {stdout}")),
+    }
+}
+
+fn import_child(path: &Path) -> Result<(), String> {
+    let start = Instant::now();
+    let i = import_pytorch_trace(path, &OpMapping::defaults()).map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    println!(
+        "steps={} device_events={} ops={} wall_s={wall:.3} peak_rss_kb={}",
+        i.steps,
+        i.device_events,
+        i.profile.ops.len(),
+        peak_rss_kb()
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), String> {
+    let args = Args::parse();
+    if let Some(path) = &args.import {
+        return import_child(path);
+    }
+    let start = Instant::now();
+    let (copies, bytes) =
+        generate::repeat_trace(&args.source, &args.out, args.size_mb * 1024 * 1024)?;
+    println!(
+        "generated {} ({copies} copies of {}, {:.0} MB) in {:.1} s",
+        args.out.display(),
+        args.source.display(),
+        bytes as f64 / 1048576.0,
+        start.elapsed().as_secs_f64()
+    );
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut ours = Command::new(exe);
+    ours.arg("--import").arg(&args.out);
+    let ours = child(ours, "our import")?;
+    println!("ours: {}", ours.line);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("hta_parse.py");
+    let mut hta = Command::new(&args.python);
+    hta.arg(script).arg(&args.out);
+    let hta = child(hta, "HTA")?;
+    println!("hta:  {}", hta.line);
+    println!(
+        "ours {:.2} s, {:.0} MB peak; HTA {:.2} s, {:.0} MB peak: {:.1}x faster, {:.1}% of HTA's memory",
+        ours.wall_s,
+        ours.peak_rss_kb as f64 / 1024.0,
+        hta.wall_s,
+        hta.peak_rss_kb as f64 / 1024.0,
+        hta.wall_s / ours.wall_s,
+        100.0 * ours.peak_rss_kb as f64 / hta.peak_rss_kb.max(1) as f64
+    );
+    if !args.keep {
+        let _ = std::fs::remove_file(&args.out);
+    }
+    Ok(())
+}

@@ -1,0 +1,350 @@
+//! Every Kineto / PyTorch profiler trace in `tests/fixtures/real/kineto/`,
+//! taken from public repositories (see PROVENANCE.md there) or recorded
+//! from a stock PyTorch model, read and checked against numbers counted by
+//! hand from each file: steps, device events and their launches, kernels,
+//! device time.
+
+use std::path::PathBuf;
+
+use profiler_core::Profile;
+use profiler_report::parity::{
+    ChromeTrace, OpMapping, ParityProfile, PytorchImport, compute_parity_comparison,
+    import_pytorch_trace, import_pytorch_trace_str, suggest_mapping,
+};
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/real/kineto")
+}
+
+fn import(name: &str) -> PytorchImport {
+    import_pytorch_trace(dir().join(name), &OpMapping::defaults())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// What was counted by hand in one file.
+struct Expect {
+    file: &'static str,
+    /// `ProfilerStep#N` ranges kept (0: none, the trace is one step).
+    steps: u64,
+    /// Steps left out for holding no work.
+    empty: &'static [&'static str],
+    /// Kernels, memcpy and memset events.
+    device: u64,
+    /// Of those, linked to the runtime call that launched them.
+    linked: u64,
+    /// Kernels (or, in CPU traces, leaf ops) per step.
+    launches: u64,
+    /// Device time (or, in CPU traces, step time), ms per step.
+    basis_ms: f64,
+}
+
+const EXPECTED: &[Expect] = &[
+    // The case: 79 kernels, 16 memcpy, 3 memset, none linked by
+    // External id; 10.692 ms of kernels, 66.203 ms with the copies.
+    Expect {
+        file: "hta_alexnet_a100.json",
+        steps: 0,
+        empty: &[],
+        device: 98,
+        linked: 98,
+        launches: 79,
+        basis_ms: 66.203,
+    },
+    // ROCm 6.2 (MI250): ProfilerStep#1 9.288 ms and an empty trailing
+    // ProfilerStep#2 of 0.049 ms; 14 kernels, 2 memcpy.
+    Expect {
+        file: "hta_minitoy_mi250_rocm.json",
+        steps: 1,
+        empty: &["ProfilerStep#2"],
+        device: 16,
+        linked: 16,
+        launches: 14,
+        basis_ms: 0.149042,
+    },
+    Expect {
+        file: "hta_event_sync_a100.json",
+        steps: 1,
+        empty: &[],
+        device: 5,
+        linked: 5,
+        launches: 4,
+        basis_ms: 0.051,
+    },
+    // Triton: the launch is `cuLaunchKernel` (cuda_driver).
+    Expect {
+        file: "hta_triton_a100.json",
+        steps: 1,
+        empty: &[],
+        device: 1,
+        linked: 1,
+        launches: 1,
+        basis_ms: 0.00176,
+    },
+    // Two steps of 1154 kernels and 50 copies, all launched by correlation.
+    Expect {
+        file: "hta_sampled_rank0.json",
+        steps: 2,
+        empty: &[],
+        device: 1204,
+        linked: 1204,
+        launches: 577,
+        basis_ms: 303.922,
+    },
+    Expect {
+        file: "hta_backward_thread.json",
+        steps: 1,
+        empty: &[],
+        device: 1,
+        linked: 1,
+        launches: 1,
+        basis_ms: 0.045,
+    },
+    // A cut-down HTA sample: 16 of 18 device events have no runtime call.
+    Expect {
+        file: "hta_trace_compare_base.json",
+        steps: 2,
+        empty: &[],
+        device: 18,
+        linked: 2,
+        launches: 3,
+        basis_ms: 0.843,
+    },
+    // CPU only (gloo): one step of 210.109 ms.
+    Expect {
+        file: "hta_cpu_only_rank34.json",
+        steps: 1,
+        empty: &[],
+        device: 0,
+        linked: 0,
+        launches: 0,
+        basis_ms: 210.109162,
+    },
+    Expect {
+        file: "hta_rank_non_gpu.json",
+        steps: 1,
+        empty: &[],
+        device: 0,
+        linked: 0,
+        launches: 690,
+        basis_ms: 75.473,
+    },
+    // CUPTI range profiling: runtime calls but no kernel activity.
+    Expect {
+        file: "hta_cupti_profiler_a100.json",
+        steps: 0,
+        empty: &[],
+        device: 0,
+        linked: 0,
+        launches: 117,
+        basis_ms: 11849.544,
+    },
+    // 2021 (PyTorch 1.8 era): `Operator`/`Runtime`/`Kernel` categories, the
+    // step marker an operator, tids as strings and numbers.
+    Expect {
+        file: "kineto_tb_plugin_v100_2021.json",
+        steps: 1,
+        empty: &[],
+        device: 32,
+        linked: 32,
+        launches: 30,
+        basis_ms: 0.050,
+    },
+    Expect {
+        file: "kineto_docs_h100_before_fix.json",
+        steps: 0,
+        empty: &[],
+        device: 1,
+        linked: 1,
+        launches: 1,
+        basis_ms: 0.00002,
+    },
+    // torch 2.15 CPU, record_shapes + with_modules + with_stack.
+    Expect {
+        file: "stock_tiny_transformer_cpu.json",
+        steps: 1,
+        empty: &[],
+        device: 0,
+        linked: 0,
+        launches: 586,
+        basis_ms: 231.588,
+    },
+];
+
+#[test]
+fn every_real_trace_reads_with_the_numbers_counted_by_hand() {
+    let mut listed: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    listed.sort();
+    let mut expected: Vec<String> = EXPECTED.iter().map(|e| e.file.to_owned()).collect();
+    expected.sort();
+    assert_eq!(
+        listed, expected,
+        "every fixture has its hand-counted numbers"
+    );
+    for x in EXPECTED {
+        let i = import(x.file);
+        let got = (
+            i.steps,
+            i.device_events,
+            i.linked_device_events,
+            i.profile.kernel_launches_per_step,
+        );
+        assert_eq!(got, (x.steps, x.device, x.linked, x.launches), "{}", x.file);
+        assert_eq!(i.empty_steps, x.empty, "{}", x.file);
+        assert!(
+            (i.basis_ms - x.basis_ms).abs() <= 1e-6 * x.basis_ms.max(1.0),
+            "{}: {} ms, expected {}",
+            x.file,
+            i.basis_ms,
+            x.basis_ms
+        );
+        assert!(
+            i.mapped_fraction.is_finite() && i.mapped_fraction >= 0.0,
+            "{}",
+            x.file
+        );
+    }
+}
+
+#[test]
+fn kernels_belong_to_the_op_that_launched_them_not_to_an_external_id() {
+    // alexnet: every device event sits under the `[param|cuda]` range, so
+    // all 66.203 ms map there; linking by External id found one op.
+    let i = import("hta_alexnet_a100.json");
+    assert_eq!(i.profile.ops.len(), 1, "{:?}", i.profile.ops);
+    assert!((i.profile.ops["[param|cuda]"] - 66.203).abs() < 1e-9);
+    assert!((i.mapped_fraction - 1.0).abs() < 1e-12);
+    // ROCm: the two linear layers' kernels (hipLaunchKernel) count as MatMul,
+    // their backward through the sequence number.
+    let i = import("hta_minitoy_mi250_rocm.json");
+    assert!(
+        i.profile.ops["MatMul"] > 0.0 && i.profile.ops["MatMulBackward"] > 0.0,
+        "{:?}",
+        i.profile.ops
+    );
+    // Start and end are µs since boot: about 1e-3 µs of rounding.
+    assert!(
+        (i.profile.step_time_ms - 9.288291).abs() < 1e-5,
+        "the empty step does not halve the step"
+    );
+    assert!(
+        i.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("ProfilerStep#2 (0.049 ms)")),
+        "{:?}",
+        i.profile.notes
+    );
+}
+
+#[test]
+fn coverage_above_one_is_shown_as_is_with_why() {
+    // gloo all_reduce ranges on two threads: 343.68 ms in a 210.11 ms step.
+    let i = import("hta_cpu_only_rank34.json");
+    assert!(
+        (i.mapped_fraction - 343.680971 / 210.109162).abs() < 1e-6,
+        "{}",
+        i.mapped_fraction
+    );
+    let note = i
+        .profile
+        .notes
+        .iter()
+        .find(|n| n.contains("mapped ops cover"))
+        .unwrap();
+    assert!(
+        note.contains("163.6%") && note.contains("overlap"),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_cut_file_is_an_error_naming_it() {
+    let text = std::fs::read_to_string(dir().join("hta_event_sync_a100.json")).unwrap();
+    let cut = &text[..text.len() / 2];
+    let e = import_pytorch_trace_str(
+        cut,
+        "hta_event_sync_a100.json (cut)",
+        &OpMapping::defaults(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("hta_event_sync_a100.json (cut)"),
+        "{e}"
+    );
+}
+
+fn stock_trace() -> ChromeTrace {
+    let path = dir().join("stock_tiny_transformer_cpu.json");
+    ChromeTrace::from_reader(std::fs::File::open(&path).unwrap(), "stock").unwrap()
+}
+
+#[test]
+fn the_draft_mapping_names_module_paths_and_shapes_with_their_time() {
+    let draft = suggest_mapping(&stock_trace(), &OpMapping::defaults(), "stock.json");
+    for line in [
+        "{ module = \"*.Attention[*].Linear[0]\", brick = \"Linear\" },",
+        "{ module = \"*.FeedForward[*].Linear[2]\", brick = \"Linear\" },",
+        "{ module = \"TinyTransformer[*].Linear[0]\", brick = \"Linear\" },",
+        "{ op = \"aten::matmul\", shapes = \"[4, 4, 64, 16] x [4, 4, 16, 64]\", module = \"*.Block[*].Attention[*]\", brick = \"MatMul\" },",
+        "{ op = \"aten::softmax\", shapes = \"[4, 4, 64, 64]\", module = \"*.Block[*].Attention[*]\", brick = \"AttentionSoftmax\" },",
+    ] {
+        assert!(draft.contains(line), "{line}\n{draft}");
+    }
+    assert!(draft.contains("ms, 4 calls"), "{draft}");
+    // The draft is a mapping file as it stands.
+    OpMapping::from_toml_str(&draft, "draft.toml").unwrap();
+}
+
+#[test]
+fn the_stock_model_compares_per_op_against_the_main_job() {
+    let mapping = OpMapping::from_file(dir().join("stock_tiny_transformer.mapping.toml")).unwrap();
+    let torch =
+        import_pytorch_trace(dir().join("stock_tiny_transformer_cpu.json"), &mapping).unwrap();
+    let main = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../profiler-cli/tests/fixtures/profile.json");
+    let ours = ParityProfile::from_profile(&Profile::read(main).unwrap(), "train_tiny");
+    let c = compute_parity_comparison(&ours, &torch.profile);
+    let compared: Vec<&str> = c.all_gaps.iter().map(|g| g.op.as_str()).collect();
+    for op in [
+        "QkvProjection",
+        "OutputProjection",
+        "GateProjection",
+        "UpProjection",
+        "DownProjection",
+        "LmHead",
+        "RmsNorm",
+        "AttentionScore",
+        "AttentionSoftmax",
+        "AttentionOutput",
+        "RopeEmbedding",
+        "Residual",
+        "Activation",
+        "Embedding",
+        "CrossEntropy",
+        "AdamUpdate",
+        "QkvProjectionBackward",
+        "RmsNormBackward",
+        "RopeBackward",
+        "AttentionScoreBackward",
+    ] {
+        assert!(
+            compared.contains(&op),
+            "{op} not compared: {compared:?}\n{:?}",
+            torch.profile.ops
+        );
+    }
+    assert!(
+        c.coverage.ours > 0.5 && c.coverage.baseline > 0.5,
+        "{:?}",
+        c.coverage
+    );
+    assert!(
+        c.to_markdown().contains("% of train_tiny's step time"),
+        "{}",
+        c.to_markdown()
+    );
+}
