@@ -40,11 +40,9 @@ pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
 
 /// Live metrics (feature `metrics`): a Prometheus `/metrics` endpoint and a
-/// Pushgateway push, started from `Config` through [`MetricsConfig`].
+/// Pushgateway push, started from `Config` through `metrics::MetricsConfig`.
 #[cfg(feature = "metrics")]
 pub use profiler_metrics as metrics;
-#[cfg(feature = "metrics")]
-pub use profiler_metrics::MetricsConfig;
 
 /// Bricks from `tracing` spans (feature `tracing`): add
 /// [`BrickLayer`](tracing::BrickLayer) to a `tracing_subscriber` registry.

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use profiler_core::RankIdentity;
+use profiler_core::profile::RankIdentity;
 
 /// The `rank`, `world_size`, `run` and `host` labels of every series.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -81,5 +81,5 @@ pub use context::phase::{PhaseGuard, in_phase, phase};
 pub use context::step::{StepGuard, in_step, step};
 pub use control::{Config, disable, enable, is_enabled, reset, snapshot};
 pub use profile::{Direction, Profile, Schedule};
-pub use record::identity::{IdentitySource, RankIdentity, rank_identity};
+pub use record::rank::rank_identity;
 pub use stats::{BrickStats, CategoryStats};

@@ -8,6 +8,7 @@
 mod ceilings;
 mod counters;
 mod data;
+pub(crate) mod identity;
 mod io;
 mod layer;
 mod memory;
@@ -23,6 +24,7 @@ pub use crate::clock::ClockSource;
 pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};
+pub use identity::{IdentitySource, RankIdentity};
 pub use io::ProfileError;
 pub use layer::{Direction, LayerOp, LayerStats, MAX_LAYER_INDEX};
 pub use memory::{BrickMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory};

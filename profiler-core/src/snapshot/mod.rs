@@ -39,7 +39,7 @@ fn build_uncharged() -> Profile {
     let source = crate::clock::source();
     let metas = all_slots();
     // Before the facts lock: `rank_identity` takes it too.
-    let identity = crate::record::identity::rank_identity();
+    let identity = crate::record::rank::rank_identity();
     let facts = run_facts();
     let overhead = facts.overhead.map(|m| m.report(facts.subtract_overhead));
     let floor_ticks = match facts.overhead {
@@ -92,7 +92,7 @@ fn build_uncharged() -> Profile {
             .iter()
             .map(|p| format!("launcher variable ignored: {p}")),
     );
-    let distributed = identity.source != crate::record::identity::IdentitySource::Single;
+    let distributed = identity.source != crate::profile::IdentitySource::Single;
     let run = RunInfo {
         name: facts.name.clone().unwrap_or_else(program_name),
         started_at_unix_ns: facts.started.map_or(0, |s| s.unix_ns),
