@@ -311,7 +311,16 @@ fn the_main_job_trains_and_writes_every_report() {
     );
     let markdown = std::fs::read_to_string(out.join("parity.md")).expect("parity.md");
     assert!(markdown.starts_with("## Parity: train_tiny vs pytorch\n"));
-    assert_eq!(outcome.files.len(), 11);
+    // Eleven reports and four Parquet tables (bricks, steps, layers, counters).
+    assert_eq!(outcome.files.len(), 15, "{:?}", outcome.files);
+    for table in ["bricks", "steps", "layers", "counters"] {
+        let name = format!("{table}.parquet");
+        assert!(
+            outcome.files.iter().any(|f| f.ends_with(&name)),
+            "{name} in {:?}",
+            outcome.files
+        );
+    }
     let dot = std::fs::read_to_string(out.join("graph.dot")).expect("graph.dot");
     assert!(dot.contains("digraph execution_graph {") && dot.contains("critical path:"));
 

@@ -14,7 +14,7 @@ use crate::output::write_file;
 /// Analyse a run directory across ranks: stragglers and load imbalance.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "A rank is a straggler when its median step time, or its time per step in a brick \
+    after_help = "A rank is a straggler when its median step time, or its median call of a brick \
 holding at least --min-brick-share of the brick time, is above the median over ranks by more than \
 --mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 50%). Only the per-rank aggregates \
 of each profile are read (never the timelines), so memory grows with ranks x bricks. Rank \

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
+use profiler_core::stats::LatencyHistogram;
 use serde::Deserialize;
 
 use super::error::{FleetError, RankProblem};
@@ -28,6 +29,9 @@ pub(crate) struct RankData {
     pub(crate) steps: Vec<(u64, u64)>,
     /// `(name, total ns)` per brick.
     pub(crate) bricks: Vec<(String, u64)>,
+    /// `(name, median ns per call)` per brick: the histogram's median, or
+    /// the mean call when a profile has no histogram.
+    pub(crate) brick_calls: Vec<(String, f64)>,
     /// `(name, total ns)` per phase.
     pub(crate) phases: Vec<(String, u64)>,
 }
@@ -53,7 +57,7 @@ struct Lean {
     #[serde(default)]
     steps: LeanSteps,
     #[serde(default)]
-    bricks: Vec<Named>,
+    bricks: Vec<LeanBrick>,
     #[serde(default)]
     phases: Vec<Named>,
 }
@@ -76,6 +80,32 @@ struct LeanSteps {
     samples_ns: Vec<u64>,
     #[serde(default)]
     samples_index: Vec<u64>,
+}
+
+#[derive(Deserialize)]
+struct LeanBrick {
+    name: String,
+    #[serde(default)]
+    total_ns: u64,
+    #[serde(default)]
+    count: u64,
+    #[serde(default)]
+    min_ns: Option<u64>,
+    #[serde(default)]
+    max_ns: u64,
+    #[serde(default)]
+    latency: LatencyHistogram,
+}
+
+impl LeanBrick {
+    /// The median call, ns: robust to the few calls a preemption stretches.
+    fn median_call_ns(&self) -> f64 {
+        if self.latency.count() > 0 {
+            let min = self.min_ns.unwrap_or(0);
+            return self.latency.quantile_ns(0.5, min, self.max_ns.max(min)) as f64;
+        }
+        self.total_ns as f64 / self.count.max(1) as f64
+    }
 }
 
 #[derive(Deserialize)]
@@ -125,6 +155,11 @@ fn read_rank(dir: &Path, dir_name: &str, dir_rank: u32) -> Result<RankData, Rank
         host: lean.run.host,
         file,
         steps,
+        brick_calls: lean
+            .bricks
+            .iter()
+            .map(|b| (b.name.clone(), b.median_call_ns()))
+            .collect(),
         bricks: lean
             .bricks
             .into_iter()

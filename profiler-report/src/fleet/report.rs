@@ -62,7 +62,7 @@ pub struct RankSteps {
 pub enum StragglerIn {
     /// Its median step time.
     Step,
-    /// Its time per step in one brick.
+    /// Its median call of one brick.
     Brick {
         /// The brick.
         brick: String,
@@ -182,14 +182,22 @@ impl FleetReport {
             })
             .collect();
         let bricks = per_step(&run.ranks, |d| &d.bricks);
+        let calls = median_calls(&run.ranks);
         let total: f64 = bricks.values().map(|v| mean(v)).sum();
-        for (name, values) in &bricks {
-            if total <= 0.0 || mean(values) / total < settings.min_brick_share {
+        for (name, per_step) in &bricks {
+            if total <= 0.0 || mean(per_step) / total < settings.min_brick_share {
                 continue;
             }
+            // A brick is judged by its median call, not its time per step:
+            // a preempted call (several ranks sharing cores) stretches a
+            // brick's total but not its median, and a rank that only calls
+            // a brick more often already shows in its step time.
+            let Some(values) = calls.get(name) else {
+                continue;
+            };
             let just: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
-            // One brick's time is noisier than a whole step's (a preempted
-            // call is a large share of it): a brick needs a wider margin.
+            // One brick's calls are noisier than a whole step: a brick needs
+            // a wider margin.
             let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
             let t = Threshold::of(&just, settings.mad_k, floor);
             for &(rank, v) in values.iter().filter(|(_, v)| t.exceeded_by(*v)) {
@@ -250,6 +258,17 @@ fn per_step(
             out.entry(name.clone())
                 .or_default()
                 .push((d.rank, *total as f64 / steps));
+        }
+    }
+    out
+}
+
+/// Each brick's median call, ns, per rank.
+fn median_calls(ranks: &[RankData]) -> BTreeMap<String, Vec<(u32, f64)>> {
+    let mut out: BTreeMap<String, Vec<(u32, f64)>> = BTreeMap::new();
+    for d in ranks {
+        for (name, ns) in &d.brick_calls {
+            out.entry(name.clone()).or_default().push((d.rank, *ns));
         }
     }
     out

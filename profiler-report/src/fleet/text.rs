@@ -16,7 +16,7 @@ const RANK_ROWS: usize = 32;
 fn what(s: &Straggler) -> String {
     match &s.what {
         StragglerIn::Step => "median step".to_owned(),
-        StragglerIn::Brick { brick } => format!("brick {}", visible(brick)),
+        StragglerIn::Brick { brick } => format!("brick {} (median call)", visible(brick)),
     }
 }
 

@@ -23,8 +23,8 @@ impl Format for ChromeTraceFormat {
 
     fn sniff(&self, head: &Head<'_>) -> bool {
         head.json_root() == Some(JsonRoot::Object)
-            && head.keys().first().is_some_and(|k| k == "traceEvents")
-            && !is_kineto(head)
+            && (head.has_key(crate::export::PRODUCER_KEY)
+                || (head.keys().first().is_some_and(|k| k == "traceEvents") && !is_kineto(head)))
     }
 
     fn read(&self, mut source: Source<'_>) -> Result<Input, InputError> {

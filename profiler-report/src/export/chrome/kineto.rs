@@ -12,6 +12,10 @@ use serde_json::json;
 
 use super::event::{Args, Event, us};
 
+/// The top-level key that names this profiler's version in a Kineto-style
+/// trace, so readers tell it from a `torch.profiler` trace.
+pub(crate) const PRODUCER_KEY: &str = "brickProfilerVersion";
+
 /// Tid of the device stream track (Kineto's default compute stream is 7).
 pub(super) const STREAM: u32 = 7;
 /// Tid offset of a process's device stream track.
@@ -35,6 +39,11 @@ pub(super) fn header(profile: &Profile) -> Option<String> {
         ));
     }
     out.push_str("\"schemaVersion\": 1,\n");
+    // Tells our own traces from torch.profiler's within a reader's sniff.
+    out.push_str(&format!(
+        "\"{PRODUCER_KEY}\": \"{}\",\n",
+        env!("CARGO_PKG_VERSION")
+    ));
     if let Some(name) = device {
         let props = json!([{ "id": 0, "name": name }]);
         out.push_str(&format!("\"deviceProperties\": {props},\n"));
