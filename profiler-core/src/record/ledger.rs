@@ -193,7 +193,6 @@ pub(crate) fn enter(slot: u32) {
 #[cold]
 #[inline(never)]
 pub(crate) fn exit(slot: u32) {
-    let state = state::load();
     LEDGER.with(|l| {
         let Some(depth) = (l.depth.get() as usize).checked_sub(1) else {
             return;
@@ -221,7 +220,7 @@ pub(crate) fn exit(slot: u32) {
                 ..c
             });
             if used.allocations != 0 || used.freed != 0 {
-                table(kind, state).add(slot, mark.parent, used);
+                table(kind).add(slot, mark.parent, used);
             }
         }
         if depth == 0 {

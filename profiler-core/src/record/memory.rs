@@ -118,15 +118,11 @@ static TABLES: [MemoryTable; KINDS] = [const {
     }
 }; KINDS];
 
-/// The table of `kind`, cleared first when a reset came since its last use
-/// (so a brick that straddles a reset cannot leave stale totals behind).
-pub(crate) fn table(kind: usize, state: u64) -> &'static MemoryTable {
-    let t = &TABLES[kind];
-    let generation = state::generation(state);
-    if t.generation.swap(generation, Relaxed) != generation {
-        t.slots.iter().for_each(SlotMemory::clear);
-    }
-    t
+/// The table of `kind`. `reset` clears it; clearing here, lazily on the
+/// first charge after a reset, would race with other threads' charges of
+/// that moment and lose them.
+pub(crate) fn table(kind: usize) -> &'static MemoryTable {
+    &TABLES[kind]
 }
 
 /// The per-brick totals of `kind` for reading (current generation only).
@@ -175,6 +171,11 @@ pub(crate) static NEXT_THREAD: AtomicU32 = AtomicU32::new(1);
 /// Forgets the outside totals and the counter track (the per-brick tables
 /// clear themselves by generation).
 pub(crate) fn reset() {
+    let generation = state::generation(state::load());
+    for t in &TABLES {
+        t.slots.iter().for_each(SlotMemory::clear);
+        t.generation.store(generation, Relaxed);
+    }
     for o in &OUTSIDE {
         o.allocated.store(0, Relaxed);
         o.allocations.store(0, Relaxed);
