@@ -135,6 +135,10 @@ pub(crate) struct Args {
     /// Seconds between pushes to --pushgateway.
     #[arg(long, default_value_t = 10.0, requires = "pushgateway")]
     pub(crate) push_interval: f64,
+    /// Keep serving --metrics this many seconds after the reports are
+    /// written, so a scraper sees the run's final values.
+    #[arg(long, default_value_t = 0.0, value_name = "SECS", requires = "metrics")]
+    pub(crate) metrics_linger: f64,
     /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
     #[arg(long, value_name = "N")]
     pub(crate) ranks: Option<u32>,
@@ -316,6 +320,9 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         &baselines,
         &args.out,
     )?;
+    if let Ok(linger) = Duration::try_from_secs_f64(args.metrics_linger) {
+        std::thread::sleep(linger);
+    }
     // The final push, after the profile is written; a failure was printed
     // and does not fail the run.
     let _ = metrics.finish();

@@ -9,27 +9,30 @@ use std::time::Duration;
 
 use live_metrics::{MainJob, Prometheus, brick_seconds};
 
-/// Long enough (in a debug build) for Prometheus to start and scrape
-/// several times while the job trains.
-const STEPS: u64 = 150;
+/// Long enough (about 15 s in a debug build on a quiet 2-core machine) for
+/// several scrapes while the job trains; Prometheus is up before it starts.
+const STEPS: u64 = 600;
 const SCRAPE_INTERVAL_S: f64 = 1.0;
 
 #[test]
 fn prometheus_scrapes_step_time_tokens_and_bricks_with_rank_labels() {
     let out = tempfile::tempdir().expect("a temporary directory");
-    let mut job = MainJob::start(STEPS, out.path(), &["--metrics", "127.0.0.1:0"], &[]);
+    // Prometheus first, scraping the port the job will serve on, so that
+    // scrapes arrive while the job trains however fast the machine is; the
+    // job lingers a few seconds so the last scrape sees its final values.
+    let port = profiler_integration::free_port().expect("a free port");
+    let addr = format!("127.0.0.1:{port}");
+    let prometheus = Prometheus::start("train_tiny", std::slice::from_ref(&addr), false);
+    let mut job = MainJob::start(
+        STEPS,
+        out.path(),
+        &["--metrics", &addr, "--metrics-linger", "3"],
+        &[],
+    );
     let line = job
         .line_with("serving http://", Duration::from_secs(60))
         .expect("the main job reports the endpoint's address");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    assert!(!addr.ends_with(":0"), "port 0 was not replaced: {addr}");
-
-    let prometheus = Prometheus::start("train_tiny", &[addr], false);
+    assert!(line.contains(&addr), "{line}");
     // Scrapes arrive while the job trains.
     let scraped = profiler_integration::wait_for(Duration::from_secs(60), || {
         let rows = prometheus.query("profiler_steps_total");
