@@ -142,7 +142,7 @@ pub(crate) struct Args {
     /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
     #[arg(long, value_name = "N")]
     pub(crate) ranks: Option<u32>,
-    /// The rank that does extra work every step (a straggler to find).
+    /// The rank that waits as long again every step (a straggler to find).
     #[arg(long, value_name = "R")]
     pub(crate) slow_rank: Option<u32>,
 }
@@ -257,7 +257,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         let started = Instant::now();
         let loss = model.train_step(&batch);
         if slow {
-            ranks::extra_work(&mut model, &batch);
+            ranks::extra_work(started.elapsed());
         }
         // Recorded inside the step, so each sample sits on its step in the
         // trace; a counter costs about as much as a brick call.

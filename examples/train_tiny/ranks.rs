@@ -7,14 +7,9 @@
 use std::error::Error;
 use std::path::Path;
 use std::process::{Child, Command};
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use tiny_transformer::{Batch, Model};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Args;
-
-/// Extra forward passes the slow rank runs per step (about doubling it).
-const SLOW_PASSES: usize = 5;
 
 /// The command line given to every rank: this run's, less `--ranks` (each
 /// rank is one process) and `--out` (each writes to its own directory).
@@ -107,12 +102,14 @@ pub(crate) fn is_slow(args: &Args) -> bool {
         .is_some_and(|slow| profiler::rank_identity().rank == slow)
 }
 
-/// The slow rank's extra work in a step: more forward passes on the same
-/// batch, profiled like the rest, so the excess shows in its bricks too.
-pub(crate) fn extra_work(model: &mut Model, batch: &Batch) {
-    for _ in 0..SLOW_PASSES {
-        std::hint::black_box(model.forward_loss(batch));
-    }
+/// The slow rank's extra time in a step: it waits three times as long as
+/// the step's training took, inside a brick, so its steps take four times
+/// as long and the excess shows in that brick too. It waits rather than computes: ranks
+/// that share cores (four on a laptop) would otherwise slow down together
+/// and hide the straggler, which a rank with its own device would not.
+#[profiler::brick("StragglerWait", category = Other)]
+pub(crate) fn extra_work(trained: Duration) {
+    std::thread::sleep(trained * 3);
 }
 
 #[cfg(test)]
