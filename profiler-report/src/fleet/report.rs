@@ -189,26 +189,46 @@ impl FleetReport {
                 continue;
             }
             // A brick is judged by its median call, not its time per step:
-            // a preempted call (several ranks sharing cores) stretches a
-            // brick's total but not its median, and a rank that only calls
-            // a brick more often already shows in its step time.
+            // a preempted call stretches a brick's total but not its median,
+            // and a rank that only calls a brick more often already shows in
+            // its step time. The median call is taken relative to the rank's
+            // own median step: a rank that runs slower throughout (a shared
+            // core, a slower node) is the step rule's to name, and a brick
+            // stands out only when it takes a larger part of its rank's step.
             let Some(values) = calls.get(name) else {
                 continue;
             };
-            let just: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
+            let relative: Vec<(u32, f64, f64)> = values
+                .iter()
+                .filter_map(|&(rank, v)| {
+                    let step = ranks.iter().find(|r| r.rank == rank)?.median_ns;
+                    (step > 0.0).then_some((rank, v, step))
+                })
+                .collect();
+            let just: Vec<f64> = relative.iter().map(|(_, v, step)| v / step).collect();
             // One brick's calls are noisier than a whole step: a brick needs
             // a wider margin.
             let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
             let t = Threshold::of(&just, settings.mad_k, floor);
-            for &(rank, v) in values.iter().filter(|(_, v)| t.exceeded_by(*v)) {
+            for &(rank, v, step) in relative
+                .iter()
+                .filter(|(_, v, step)| t.exceeded_by(v / step))
+            {
+                // In this rank's nanoseconds: the fleet's relative figures
+                // times its own median step.
+                let threshold = Threshold {
+                    median_ns: t.median_ns * step,
+                    mad_ns: t.mad_ns * step,
+                    threshold_ns: t.threshold_ns * step,
+                };
                 stragglers.push(Straggler {
                     rank,
                     what: StragglerIn::Brick {
                         brick: name.clone(),
                     },
                     value_ns: v,
-                    threshold: t,
-                    excess: t.excess(v),
+                    threshold,
+                    excess: t.excess(v / step),
                 });
             }
         }
