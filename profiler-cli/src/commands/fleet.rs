@@ -16,7 +16,7 @@ use crate::output::write_file;
 #[command(
     after_help = "A rank is a straggler when its median step time, or its median call of a brick \
 holding at least --min-brick-share of the brick time, is above the median over ranks by more than \
---mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 100%). Only the per-rank aggregates \
+--mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 200%, its part of its own rank's step against the median rank's). Only the per-rank aggregates \
 of each profile are read (never the timelines), so memory grows with ranks x bricks. Rank \
 directories that are missing, truncated, from another run id or duplicated are named; the other \
 ranks are still analysed.

@@ -13,7 +13,7 @@ use super::stats::{Threshold, quantile};
 
 /// Least excess over the median that makes a brick straggler, whatever
 /// the step rule's `min_excess`.
-pub const BRICK_MIN_EXCESS: f64 = 1.0;
+pub const BRICK_MIN_EXCESS: f64 = 2.0;
 
 /// How stragglers are told apart from noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
