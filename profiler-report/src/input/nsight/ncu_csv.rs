@@ -123,8 +123,11 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
         ));
     };
     let columns = Columns::new(&header);
+    // The details page's rule columns after `Metric Value` are left off the
+    // rows of metrics (ncu 2025 writes them only on rule rows).
+    let needed = columns.required_width(header.len());
     for (line, fields) in &rows[1..] {
-        if fields.len() != header.len() {
+        if fields.len() < needed || fields.len() > header.len() {
             return Err(ImportError::malformed(
                 origin,
                 *line,

@@ -68,6 +68,20 @@ impl Columns {
         }
     }
 
+    /// Fields a row must have: every column up to `Metric Value` on the
+    /// details page (the rule columns after it are optional), every column
+    /// of the raw page.
+    pub(crate) fn required_width(&self, header_len: usize) -> usize {
+        if !self.is_details() {
+            return header_len;
+        }
+        [self.kernel, self.section, self.name, self.unit, self.value]
+            .into_iter()
+            .flatten()
+            .max()
+            .map_or(header_len, |last| last + 1)
+    }
+
     fn get<'a>(&self, fields: &'a [String], column: &str) -> Option<&'a str> {
         let i = *self.by_name.get(column)?;
         fields.get(i).map(|s| s.trim()).filter(|s| !s.is_empty())
