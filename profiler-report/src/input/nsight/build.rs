@@ -4,6 +4,7 @@
 
 use super::device::hardware;
 use super::error::ImportError;
+use super::flop_counters::CountedFlops;
 use super::flops::{FlopsAssumption, flops};
 use super::full::{
     ComputeSection, FULL_PROFILE_VERSION, FullProfile, KernelSection, MemorySection,
@@ -153,8 +154,10 @@ impl NcuReport {
             &mut notes,
         );
         // Tensor-core work is not in the SASS FP counters: counted FLOPs are
-        // then a lower bound, too low to place the kernel honestly.
+        // then a lower bound, too low to place the kernel honestly, unless
+        // the tensor pipes' own operation rates were counted too.
         if m.tensor_pipe_pct.as_ref().is_some_and(|t| t.value > 1.0)
+            && !m.flops.as_ref().is_some_and(CountedFlops::counts_tensor_pipes)
             && flops
                 .as_ref()
                 .is_some_and(|f| f.source.starts_with("counted"))

@@ -60,7 +60,8 @@ pub(crate) fn flops(
         Sourced::new(
             c.total(),
             format!(
-                "counted: 2 x FMA + ADD + MUL instructions ({})",
+                "counted: {} ({})",
+                c.methods.join("; "),
                 precisions.join(" + ")
             ),
         )

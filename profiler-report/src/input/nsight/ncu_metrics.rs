@@ -106,7 +106,8 @@ impl KernelMetrics {
                     Sourced::new(r.value + w.value, format!("{} + {}", r.source, w.source));
             }
         }
-        m.flops = counted_flops(kernel, &mut notes);
+        let seconds = m.duration_ns.as_ref().map(|d| d.value * 1e-9);
+        m.flops = counted_flops(kernel, seconds, &mut notes);
         m.device_name = device_name(kernel);
         m.missing = [
             ("gpu__time_duration.sum", m.duration_ns.is_none()),

@@ -27,6 +27,20 @@ impl RooflineSection {
     }
 }
 
+/// The ceiling a counted precision is judged against: tensor-pipe FLOPs
+/// against the precision's peak (the data sheets' peaks for BF16, FP16 and
+/// TF32 are the tensor cores'); `None` for one without a ceiling (FP8).
+fn roof_precision(counted: &str) -> Option<Precision> {
+    match counted.trim_end_matches(" (tensor)") {
+        "FP32" => Some(Precision::Fp32),
+        "FP16" => Some(Precision::Fp16),
+        "FP64" => Some(Precision::Fp64),
+        "BF16" => Some(Precision::Bf16),
+        "TF32" => Some(Precision::Tf32),
+        _ => None,
+    }
+}
+
 /// Places the kernel on the roof, or says why it cannot be.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn placement(
@@ -40,11 +54,20 @@ pub(crate) fn placement(
     notes: &mut Vec<String>,
 ) -> RooflineSection {
     let counted = m.flops.as_ref().and_then(|f| f.dominant());
-    let chosen = precision.unwrap_or(match counted {
-        Some("FP16") => Precision::Fp16,
-        Some("FP64") => Precision::Fp64,
-        _ => Precision::Fp32,
-    });
+    let chosen = match (precision, counted.map(roof_precision)) {
+        (Some(p), _) => p,
+        (None, Some(Some(p))) => p,
+        (None, None) => Precision::Fp32,
+        (None, Some(None)) => {
+            let mut section = RooflineSection::withheld(None, inputs_estimated);
+            section.unavailable = Some(format!(
+                "most FLOPs are {}, which has no ceiling in the hardware model; pass \
+                 --precision to judge them against another",
+                counted.unwrap_or_default()
+            ));
+            return section;
+        }
+    };
     let mut section = RooflineSection {
         precision: Some(chosen.name().to_ascii_lowercase()),
         level: "dram".to_owned(),
