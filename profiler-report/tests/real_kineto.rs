@@ -158,6 +158,17 @@ const EXPECTED: &[Expect] = &[
         launches: 1,
         basis_ms: 0.00002,
     },
+    // torch 2.11 on an H100, bf16 autocast: three steps of 153 kernels,
+    // 13 memset and 8 memcpy each, 1.829525 ms of device time in all.
+    Expect {
+        file: "kineto_h100_transformer_bf16.json",
+        steps: 3,
+        empty: &[],
+        device: 522,
+        linked: 522,
+        launches: 153,
+        basis_ms: 0.609_841_667,
+    },
     // torch 2.15 CPU, record_shapes + with_modules + with_stack.
     Expect {
         file: "stock_tiny_transformer_cpu.json",

@@ -1,0 +1,150 @@
+//! Captures from a real NVIDIA H100 (`tests/fixtures/real/gpu/`, how each
+//! was made in its PROVENANCE.md): Nsight Compute exports of the
+//! `cuda_bricks` example and of a cuBLAS bf16 GEMM, and the profile the
+//! CUDA event timer recorded. Each check compares with numbers known
+//! independently of the reader: the FLOPs of the kernels' own arithmetic,
+//! and the kernel times ncu measured against those the events measured.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use profiler_core::Profile;
+use profiler_report::import::{FullProfile, FullProfileOptions, NcuLayout, read_ncu_csv};
+use profiler_report::roofline::Bound;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/real/gpu")
+        .join(name)
+}
+
+fn full(name: &str) -> Vec<FullProfile> {
+    let report = read_ncu_csv(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    report
+        .full_profiles(&FullProfileOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn flops(p: &FullProfile) -> f64 {
+    p.compute.flops.as_ref().expect("FLOPs counted").value
+}
+
+fn duration_ns(p: &FullProfile) -> f64 {
+    p.timing.duration_ns.as_ref().expect("a duration").value
+}
+
+/// The roofline sections' FP32 instruction rates, times the SM clock and
+/// the duration, give the FLOPs the kernels' source says they do.
+#[test]
+fn roofline_rates_count_the_fp32_flops_of_known_kernels() {
+    let kernels = full("ncu_h100_cuda_bricks_roofline_raw.csv");
+    let names: Vec<&str> = kernels.iter().map(|k| k.kernel.name.as_str()).collect();
+    assert_eq!(names, ["saxpy", "saxpy", "matmul", "saxpy"]);
+    for k in &kernels {
+        assert_eq!(k.hardware.name.as_deref(), Some("H100 SXM"), "{k:?}");
+        let expected = match k.kernel.name.as_str() {
+            // One FFMA per element: threads = grid × 1024.
+            "saxpy" => 2.0 * k.kernel.grid.unwrap()[0] as f64 * 1024.0,
+            // A naive 1024³ product: one FFMA per multiply-add.
+            _ => 2.0 * 1024f64.powi(3),
+        };
+        let counted = flops(k);
+        assert!(
+            (counted / expected - 1.0).abs() < 1e-3,
+            "{}: {counted} FLOPs counted, {expected} in the source",
+            k.kernel.name
+        );
+        let source = &k.compute.flops.as_ref().unwrap().source;
+        assert!(source.contains("per cycle x SM clock x duration"), "{source}");
+        assert_eq!(k.roofline.precision.as_deref(), Some("fp32"));
+        let bound = k.roofline.bound.expect("placed on the roofline");
+        let want = if k.kernel.name == "matmul" {
+            Bound::Compute
+        } else {
+            Bound::Memory
+        };
+        assert_eq!(bound, want, "{}", k.kernel.name);
+    }
+}
+
+/// cuBLAS's bf16 GEMM runs on the tensor cores, which the SASS FP counters
+/// miss; the tensor pipe's operation rate gives its 2·4096³ FLOPs.
+#[test]
+fn tensor_pipe_rates_count_a_bf16_gemm_and_place_it() {
+    let kernels = full("ncu_h100_torch_bf16_gemm_raw.csv");
+    assert_eq!(kernels.len(), 2);
+    for k in &kernels {
+        assert!(k.kernel.name.starts_with("nvjet_sm90"), "{}", k.kernel.name);
+        let expected = 2.0 * 4096f64.powi(3);
+        assert!(
+            (flops(k) / expected - 1.0).abs() < 1e-3,
+            "{} FLOPs counted, {expected} in a 4096³ GEMM",
+            flops(k)
+        );
+        assert_eq!(
+            k.compute.flops_by_precision.keys().collect::<Vec<_>>(),
+            ["bf16 (tensor)"]
+        );
+        assert_eq!(k.roofline.precision.as_deref(), Some("bf16"));
+        assert_eq!(k.roofline.bound, Some(Bound::Compute));
+        let efficiency = k.roofline.efficiency_pct.expect("placed");
+        // 2·4096³ FLOPs in 208 µs against the H100 SXM's 989 TFLOP/s.
+        let by_hand = expected / (duration_ns(k) * 1e-9) / 989e12 * 100.0;
+        assert!((efficiency - by_hand).abs() < 0.5, "{efficiency} vs {by_hand}");
+    }
+}
+
+/// ncu 2025 leaves the rule columns off its details page's metric rows.
+#[test]
+fn details_pages_of_ncu_2025_read_with_their_rule_columns_left_off() {
+    let report = read_ncu_csv(fixture("ncu_h100_cuda_bricks_sol_details.csv")).unwrap();
+    assert_eq!(report.layout, NcuLayout::Details);
+    let names: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["saxpy", "saxpy", "matmul"]);
+    let sm = report.kernels[0].metric("SM Frequency").expect("a metric row");
+    assert_eq!(sm.value, Some(1_585_819_128.79));
+
+    let gemm = read_ncu_csv(fixture("ncu_h100_torch_bf16_gemm_details.csv")).unwrap();
+    assert_eq!(gemm.kernels.len(), 1);
+    assert_eq!(
+        gemm.kernels[0].metric("Duration").and_then(|m| m.value),
+        Some(209_856.0)
+    );
+}
+
+/// Kernel times ncu measured (clocks left free, `--clock-control none`) per
+/// saxpy size, against the CUDA events' times for the same kernels in the
+/// example's deferred run: 10,000 back-to-back launches of the 1 Mi saxpy.
+#[test]
+fn cuda_event_times_agree_with_ncu_for_the_same_kernel() {
+    let kernels = full("ncu_h100_cuda_bricks_times_raw.csv");
+    assert_eq!(kernels.len(), 25);
+    let mut by_launch: BTreeMap<(String, u64), Vec<f64>> = BTreeMap::new();
+    for k in &kernels {
+        let grid = k.kernel.grid.map_or(0, |g| g[0] * g[1] * g[2]);
+        by_launch
+            .entry((k.kernel.name.clone(), grid))
+            .or_default()
+            .push(duration_ns(k));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let ncu_1m = mean(&by_launch[&("saxpy".to_owned(), 1024)]);
+    let ncu_16m = mean(&by_launch[&("saxpy".to_owned(), 16_384)]);
+    let ncu_spin = mean(&by_launch[&("spin".to_owned(), 1)]);
+    assert!(ncu_1m < ncu_16m, "{ncu_1m} {ncu_16m}");
+    // 2,000,000 cycles at no more than the 1980 MHz highest clock.
+    assert!(ncu_spin >= 2e6 / 1.98, "{ncu_spin}");
+
+    let text = std::fs::read_to_string(fixture("cuda_bricks_h100_deferred.profile.json")).unwrap();
+    let profile = Profile::from_json(&text).unwrap();
+    assert!(profile.run.device_timer);
+    let saxpy = profile.brick("saxpy_1m").expect("the deferred brick");
+    assert_eq!(saxpy.count, 10_000);
+    let events = saxpy.total_ns as f64 / saxpy.count as f64;
+    // Back to back, the events time the kernel alone: within 15% of ncu's
+    // time, which flushes the caches before each launch.
+    assert!(
+        (events / ncu_1m - 1.0).abs() < 0.15,
+        "events {events} ns vs ncu {ncu_1m} ns"
+    );
+}
