@@ -43,6 +43,10 @@
 //!   and analyses).
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
+//! - [`model`]: the plain data readers produce and analyses take (step
+//!   profiler lines, parity profiles, Chrome traces as nested events, diff
+//!   inputs), each also at its earlier path ([`StepProfilerInput`],
+//!   [`parity::ParityProfile`], ...).
 //! - [`input`]: every input format, told from a file's first bytes and read
 //!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight
 //!   Compute CSVs and Nsight Systems kernel summaries as
@@ -67,6 +71,7 @@ pub mod html;
 pub mod input;
 mod json;
 pub mod kernel;
+pub mod model;
 pub mod parity;
 mod plot;
 pub mod roofline;

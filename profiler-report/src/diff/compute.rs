@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
-use super::input::{DiffEntry, DiffInput, Distribution};
 use super::memory::memory_rows;
 use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
 use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
 };
+use crate::model::diff::{DiffEntry, DiffInput, Distribution};
 use crate::textfmt::duration;
 use crate::training::{Severity, Thresholds};
 

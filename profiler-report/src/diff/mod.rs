@@ -17,13 +17,12 @@
 //! ```
 
 mod compute;
-mod input;
 mod memory;
 mod model;
 mod render;
 mod stats;
 
+pub use crate::model::diff::{DiffEntry, DiffInput, Distribution};
 pub use compute::compute_diff;
-pub use input::{DiffEntry, DiffInput, Distribution};
 pub use memory::{ALLOCATIONS_FLOOR, BYTES_FLOOR};
 pub use model::{Criteria, MemoryDiff, ProfileDiff, RowDiff, ShiftTest, Verdict};

@@ -7,7 +7,6 @@
 //! [`Profile`]: profiler_core::Profile
 
 mod coverage;
-mod error;
 mod html;
 mod model;
 mod multi;
@@ -16,12 +15,12 @@ mod pytorch;
 mod render;
 mod svg;
 
+pub use crate::model::parity::ParityProfile;
+pub use crate::model::parity_error::ParityError;
 pub use coverage::Coverage;
-pub use error::ParityError;
 pub use html::{parity_multi_section, parity_section};
 pub use model::{
-    OpGap, PARITY_THRESHOLD, ParityComparison, ParityProfile, TOP_GAPS, Totals,
-    compute_parity_comparison,
+    OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, compute_parity_comparison,
 };
 pub use multi::{MultiParityComparison, compute_parity_multi};
 pub use pytorch::{

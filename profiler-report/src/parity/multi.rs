@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::coverage::Coverage;
 use super::model::{
-    OpGap, PARITY_THRESHOLD, ParityComparison, ParityProfile, TOP_GAPS, Totals,
-    compute_parity_comparison, ratio_or_zero, sort_gaps, usable_ops,
+    OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, compute_parity_comparison,
+    ratio_or_zero, sort_gaps, usable_ops,
 };
+use crate::model::parity::ParityProfile;
 
 /// Ours against the best of several baselines.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 
 use profiler_core::Profile;
 
-use super::model::ParityProfile;
+use crate::model::parity::ParityProfile;
 
 impl ParityProfile {
     /// The parity view of `profile` under the name `runtime`.

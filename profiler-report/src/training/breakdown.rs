@@ -124,7 +124,7 @@ pub(crate) fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(S
 #[cfg(test)]
 mod tests {
     use crate::HardwareSpec;
-    use crate::training::input::{PerLayerData, StepProfilerInput};
+    use crate::model::step::{PerLayerData, StepProfilerInput};
 
     #[test]
     fn layer_ratio_top_op_and_average() {

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
 use super::ceiling::BytesPerTokenSource;
-use super::input::StepProfilerInput;
 use super::model::TrainingScorecard;
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
@@ -18,6 +17,7 @@ use super::units::bytes;
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use super::view::{Coverage, RunView, Steps};
 use crate::hardware::HardwareSpec;
+use crate::model::step::StepProfilerInput;
 
 /// Computes the training scorecard with the standard rules and thresholds:
 /// the stable entry point other tools call.
@@ -285,8 +285,8 @@ fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::step::PhaseData;
     use crate::training::grade::{Bottleneck, Withheld};
-    use crate::training::input::PhaseData;
 
     fn phase(total_ms: f64, pct: f64) -> PhaseData {
         PhaseData {

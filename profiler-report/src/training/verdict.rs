@@ -111,7 +111,7 @@ pub(crate) fn step_alerts(steps: &Steps) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::compute_training_scorecard;
-    use crate::training::input::StepProfilerInput;
+    use crate::model::step::StepProfilerInput;
     use crate::training::{Bottleneck, TrainingScorecard};
 
     fn spec(peak_bw_gb_s: f64, bytes_per_token: f64) -> HardwareSpec {

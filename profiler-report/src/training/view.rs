@@ -9,9 +9,9 @@ use profiler_core::sync::SyncMode;
 use profiler_core::{Direction, Profile};
 
 use super::ceiling::bytes_per_token_from_bricks;
-use super::input::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 use super::measured::{measured_throughput, timed_a_device};
 use super::memory::MemoryPeak;
+use crate::model::step::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 
 /// How the share of step time outside phases is known, which decides how
 /// launch overhead is estimated.

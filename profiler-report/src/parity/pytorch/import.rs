@@ -8,14 +8,14 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{Cat, ChromeTrace, Event};
 use super::link::Links;
 use super::mapping::OpMapping;
 use super::rules::VIEW_OPS;
 use super::steps::Steps;
 use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
-use crate::parity::error::ParityError;
-use crate::parity::model::ParityProfile;
+use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
+use crate::model::parity::ParityProfile;
+use crate::model::parity_error::ParityError;
 
 /// An op no rule mapped, with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::events::{Cat, ChromeTrace, Event};
+use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
 
 /// The launch of each device event, and how the links were made.
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, glob};
-use crate::parity::error::ParityError;
+use crate::model::parity_error::ParityError;
 
 /// The mapping file's contents (every key optional).
 #[derive(Debug, Default, Deserialize)]

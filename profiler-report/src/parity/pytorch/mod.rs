@@ -13,7 +13,7 @@ mod steps;
 mod suggest;
 mod tree;
 
-pub use events::ChromeTrace;
+pub use crate::model::chrome_trace::ChromeTrace;
 pub use import::{
     PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str,
 };

@@ -3,9 +3,9 @@
 //! the short trailing step a schedule leaves, is left out with a note:
 //! counted, it would halve the step time.
 
-use super::events::{Cat, Event};
 use super::rules::VIEW_OPS;
 use super::tree::StepWindows;
+use crate::model::chrome_trace::{Cat, Event};
 
 /// The steps kept, as (start, end) in µs, and what was left out.
 #[derive(Debug)]

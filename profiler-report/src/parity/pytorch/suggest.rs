@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::events::{Cat, ChromeTrace};
 use super::import::{own_maps, roots};
 use super::link::Links;
 use super::mapping::OpMapping;
 use super::rules::VIEW_OPS;
 use super::steps::Steps;
 use super::tree::{StepWindows, Tree};
+use crate::model::chrome_trace::{Cat, ChromeTrace};
 
 /// Rules the draft lists at most; the rest are counted in a comment.
 const MAX_RULES: usize = 40;

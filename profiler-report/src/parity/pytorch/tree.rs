@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::events::{Cat, Event, MODULE_PREFIX};
+use crate::model::chrome_trace::{Cat, Event, MODULE_PREFIX};
 
 /// Prefix of the autograd engine's range around each backward node.
 pub(crate) const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function: ";
