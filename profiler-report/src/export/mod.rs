@@ -12,7 +12,6 @@ mod ranks;
 mod run_facts;
 mod speedscope;
 
-pub(crate) use chrome::PRODUCER_KEY;
 pub use chrome::{ChromeTraceSummary, chrome_trace_json, write_chrome_trace};
 pub use flamegraph::flamegraph_svg;
 pub use folded::folded_stacks;

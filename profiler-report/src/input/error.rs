@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use profiler_core::profile::ProfileError;
 
 use super::nsight::ImportError;
-use crate::parity::ParityError;
-use crate::trace::TraceError;
+use crate::model::parity_error::ParityError;
+use crate::model::trace_error::TraceError;
 use crate::training::ScorecardError;
 
 /// Error opening or reading an input.

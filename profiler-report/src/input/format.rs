@@ -10,7 +10,8 @@ use profiler_core::trace::RecordedExecutionTrace;
 use super::error::InputError;
 use super::nsight::{FullProfile, NcuReport, NsysReport};
 use super::sniff::{Head, MAX_INPUT_BYTES};
-use crate::parity::{ChromeTrace, ParityProfile};
+use crate::model::chrome_trace::ChromeTrace;
+use crate::model::parity::ParityProfile;
 use crate::training::{StepProfilerInput, TrainingScorecard};
 
 /// One input format: its name, how it is told from the first bytes of a

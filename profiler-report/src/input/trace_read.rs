@@ -6,7 +6,7 @@ use std::path::Path;
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
-use crate::trace::TraceError;
+use crate::model::trace_error::TraceError;
 
 /// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the established
 /// format), or a whole profile (any JSON object with `schema_version`), whose

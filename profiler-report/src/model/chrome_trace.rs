@@ -5,6 +5,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// The top-level key that names this profiler's version in a Kineto-style
+/// trace, so readers tell it from a `torch.profiler` trace.
+pub(crate) const PRODUCER_KEY: &str = "brickProfilerVersion";
+
 /// Kind of a trace event, from its `cat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cat {

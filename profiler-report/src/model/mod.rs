@@ -7,9 +7,11 @@ pub(crate) mod diff;
 pub(crate) mod parity;
 pub(crate) mod parity_error;
 pub(crate) mod step;
+pub(crate) mod trace_error;
 
 pub use chrome_trace::ChromeTrace;
 pub use diff::{DiffEntry, DiffInput, Distribution};
 pub use parity::ParityProfile;
 pub use parity_error::ParityError;
 pub use step::{PerLayerData, PhaseData, StepProfilerInput};
+pub use trace_error::TraceError;

@@ -3,14 +3,14 @@
 //! run, and the nesting of timeline spans that every timeline export draws.
 
 mod analyzer;
-mod error;
+
 pub(crate) mod nesting;
 mod ranks;
 mod summary;
 mod types;
 
+pub use crate::model::trace_error::TraceError;
 pub use analyzer::TraceAnalyzer;
-pub use error::TraceError;
 pub use ranks::{
     DEFAULT_STRAGGLER_THRESHOLD, RankReport, RankStats, Straggler, read_rank_profiles,
 };

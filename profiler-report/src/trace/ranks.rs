@@ -7,9 +7,9 @@ use std::path::Path;
 use profiler_core::{Profile, trace::EventKind};
 use serde::{Deserialize, Serialize};
 
-use super::error::TraceError;
 use super::nesting::sorted_events;
 use super::types::balance;
+use crate::model::trace_error::TraceError;
 
 /// How much slower than its peers a rank's median step must be to count as
 /// a straggler, as a fraction (0.10 = 10%).

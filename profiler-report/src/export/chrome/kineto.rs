@@ -11,10 +11,7 @@ use profiler_core::Profile;
 use serde_json::json;
 
 use super::event::{Args, Event, us};
-
-/// The top-level key that names this profiler's version in a Kineto-style
-/// trace, so readers tell it from a `torch.profiler` trace.
-pub(crate) const PRODUCER_KEY: &str = "brickProfilerVersion";
+use crate::model::chrome_trace::PRODUCER_KEY;
 
 /// Tid of the device stream track (Kineto's default compute stream is 7).
 pub(super) const STREAM: u32 = 7;

@@ -18,7 +18,6 @@ use super::run_facts::{EXPORTER, RunFacts, timeline_warning};
 use crate::error::ExportError;
 use crate::write::write_text;
 pub(crate) use event::to_json;
-pub(crate) use kineto::PRODUCER_KEY;
 pub(crate) use trace::ChromeTrace;
 
 /// A Chrome trace of one profile, as JSON text (the JSON Object Format:

@@ -3,11 +3,9 @@
 //! and mapped onto brick names by an [`OpMapping`] (by op name, input
 //! shapes and module path; [`suggest_mapping`] drafts one).
 
-mod events;
 mod import;
 mod link;
 mod mapping;
-mod raw;
 mod rules;
 mod steps;
 mod suggest;

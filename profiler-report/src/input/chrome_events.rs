@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::raw::{RawEvent, Root, Sink, Tokens};
+use super::chrome_raw::{RawEvent, Root, Sink, Tokens};
 use crate::model::chrome_trace::{Cat, ChromeTrace, Event, FlowStart};
 use crate::model::parity_error::ParityError;
 
