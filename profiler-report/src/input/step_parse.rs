@@ -4,7 +4,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::training::{PerLayerData, PhaseData, ScorecardError, StepProfilerInput};
+use crate::model::scorecard_error::ScorecardError;
+use crate::model::step::{PerLayerData, PhaseData, StepProfilerInput};
 
 /// Tags accepted in the `_profiler` field.
 pub const STEP_PROFILER_TAGS: [&str; 2] = ["step_profiler_v2", "step_profiler_v1"];

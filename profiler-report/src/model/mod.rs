@@ -1,11 +1,13 @@
 //! The data readers produce and analyses take: a trainer's step-profiler
-//! line, parity profiles, Chrome traces as nested events and diff inputs,
-//! with the errors of reading them. Plain types, no analysis.
+//! line, saved scorecards, parity profiles, Chrome traces as nested events
+//! and diff inputs, with the errors of reading them. Plain types, no analysis.
 
 pub(crate) mod chrome_trace;
 pub(crate) mod diff;
 pub(crate) mod parity;
 pub(crate) mod parity_error;
+pub(crate) mod saved_scorecard;
+pub(crate) mod scorecard_error;
 pub(crate) mod step;
 pub(crate) mod trace_error;
 
@@ -13,5 +15,7 @@ pub use chrome_trace::ChromeTrace;
 pub use diff::{DiffEntry, DiffInput, Distribution};
 pub use parity::ParityProfile;
 pub use parity_error::ParityError;
+pub use saved_scorecard::SavedScorecard;
+pub use scorecard_error::ScorecardError;
 pub use step::{PerLayerData, PhaseData, StepProfilerInput};
 pub use trace_error::TraceError;

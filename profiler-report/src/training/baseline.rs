@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use super::error::ScorecardError;
 use super::model::TrainingScorecard;
+use crate::model::saved_scorecard::SavedScorecard;
+use crate::model::scorecard_error::ScorecardError;
 
 impl TrainingScorecard {
     /// Writes this scorecard as a baseline, atomically (temp file + rename).
@@ -36,11 +37,25 @@ impl TrainingScorecard {
                 path: path.to_path_buf(),
                 source,
             })?;
-        Self::from_json(&text).map_err(|e| ScorecardError::BaselineMalformed {
-            path: path.to_path_buf(),
-            message: crate::json::message(&e),
-            line: e.line(),
-            column: e.column(),
-        })
+        Self::from_json(&text).map_err(|e| malformed(path, &e))
+    }
+
+    /// The scorecard a [`SavedScorecard`] (a baseline read by
+    /// [`input::open`](crate::input::open)) holds.
+    ///
+    /// # Errors
+    /// [`ScorecardError::BaselineMalformed`] (with line and column) naming
+    /// the document when it is not scorecard JSON.
+    pub fn from_saved(saved: &SavedScorecard) -> Result<Self, ScorecardError> {
+        Self::from_json(saved.json()).map_err(|e| malformed(Path::new(saved.origin()), &e))
+    }
+}
+
+fn malformed(path: &Path, e: &serde_json::Error) -> ScorecardError {
+    ScorecardError::BaselineMalformed {
+        path: path.to_path_buf(),
+        message: crate::json::message(e),
+        line: e.line(),
+        column: e.column(),
     }
 }

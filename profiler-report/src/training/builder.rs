@@ -8,7 +8,7 @@ use profiler_core::Profile;
 
 use super::ceiling::BytesPerTokenSource;
 use super::compute::compute;
-use super::error::ScorecardError;
+use crate::model::scorecard_error::ScorecardError;
 use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
 use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};

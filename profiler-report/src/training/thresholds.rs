@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ceiling::BytesPerTokenSource;
-use super::error::ScorecardError;
+use crate::model::scorecard_error::ScorecardError;
 use super::grade::{Bottleneck, Grade};
 
 /// Grading, bottleneck, regression and recommendation thresholds.
