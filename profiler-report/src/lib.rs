@@ -88,8 +88,13 @@ pub use export::{
 };
 pub use hardware::HardwareSpec;
 pub use html::{FullReport, HtmlReport, write_html_report};
-/// The Nsight importers, kept at their earlier path; see [`input::nsight`].
-pub use input::nsight as import;
+/// The Nsight importers, kept at their earlier path: the readers of
+/// [`input::nsight`] with the roofline placement's options
+/// ([`roofline::FullProfileOptions`]).
+pub mod import {
+    pub use crate::input::nsight::*;
+    pub use crate::roofline::FullProfileOptions;
+}
 pub use trace::TraceAnalyzer;
 pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,

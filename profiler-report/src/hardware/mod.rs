@@ -26,4 +26,4 @@ pub use saved::{SAVED_DIR, saved_ceilings_path, saved_file_name};
 pub use source::{Figure, Source};
 pub use spec::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
 pub(crate) use units::ceiling_problem;
-pub use units::{MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, UnitError};
+pub use units::{Bound, MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, UnitError};

@@ -1,6 +1,6 @@
-//! The vocabulary of hardware ceilings: [`Precision`] and [`MemoryLevel`]
-//! (with names that parse back), and the plausibility check every ceiling
-//! passes, whoever gives it.
+//! The vocabulary of hardware ceilings: [`Precision`], [`MemoryLevel`] and
+//! the [`Bound`] a roof sets (with names that parse back), and the
+//! plausibility check every ceiling passes, whoever gives it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -135,6 +135,25 @@ impl FromStr for MemoryLevel {
                 expected: "l1, l2, l3 (llc), dram or pcie",
             }),
         }
+    }
+}
+
+/// Memory-bound or compute-bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Left of the ridge: bandwidth limits it.
+    Memory,
+    /// At or right of the ridge: arithmetic limits it.
+    Compute,
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Memory => "memory-bound",
+            Self::Compute => "compute-bound",
+        })
     }
 }
 

@@ -7,8 +7,8 @@ use profiler_core::profile::ProfileError;
 
 use super::nsight::ImportError;
 use crate::model::parity_error::ParityError;
-use crate::model::trace_error::TraceError;
 use crate::model::scorecard_error::ScorecardError;
+use crate::model::trace_error::TraceError;
 
 /// Error opening or reading an input.
 #[derive(Debug, thiserror::Error)]

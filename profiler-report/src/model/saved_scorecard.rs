@@ -45,7 +45,10 @@ mod tests {
     #[test]
     fn only_well_formed_json_is_kept() {
         let saved = SavedScorecard::new("b.json", "{\"efficiency\": 0.5}".to_owned()).unwrap();
-        assert_eq!((saved.origin(), saved.json()), ("b.json", "{\"efficiency\": 0.5}"));
+        assert_eq!(
+            (saved.origin(), saved.json()),
+            ("b.json", "{\"efficiency\": 0.5}")
+        );
         let e = SavedScorecard::new("b.json", "{\"efficiency\": ".to_owned()).unwrap_err();
         assert_eq!(e.line(), 1, "{e}");
     }

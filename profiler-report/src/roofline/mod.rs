@@ -2,7 +2,8 @@
 //! `roofline-model-v1` ([`compute_roofline`]), the kernel roofline of a
 //! device ([`KernelRoofline`], [`KernelRoofline::classify`]) and the
 //! per-brick roofline of a profile ([`BrickRoofline`]), with Markdown, JSON,
-//! terminal, SVG and HTML renderers.
+//! terminal, SVG and HTML renderers; Nsight Compute launches placed on a
+//! device's roof ([`FullProfileOptions`] for `NcuReport::full_profiles`).
 
 mod analytical;
 mod bricks;
@@ -10,6 +11,7 @@ mod error;
 mod html;
 mod kernel;
 mod levels;
+mod nsight;
 mod presets;
 mod render;
 mod svg;
@@ -23,6 +25,7 @@ pub use error::RooflineError;
 pub use html::roofline_section;
 pub use kernel::{KernelClassification, KernelRoofline};
 pub use levels::{Annotation, LevelChoice, RooflineOptions};
+pub use nsight::FullProfileOptions;
 pub use units::{
     Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
     MemoryCeiling, MemoryLevel, Precision,

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::hardware::{MemoryLevel, Precision};
+pub use crate::hardware::{Bound, MemoryLevel, Precision};
 
 /// Where a roofline's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,25 +41,6 @@ pub struct MemoryCeiling {
     pub gb_s: f64,
     /// Whether the figure is an estimate.
     pub estimate: bool,
-}
-
-/// Memory-bound or compute-bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// Left of the ridge: bandwidth limits it.
-    Memory,
-    /// At or right of the ridge: arithmetic limits it.
-    Compute,
-}
-
-impl fmt::Display for Bound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Memory => "memory-bound",
-            Self::Compute => "compute-bound",
-        })
-    }
 }
 
 /// Achieved rates no device of this roofline can reach, beyond

@@ -8,12 +8,12 @@ use profiler_core::Profile;
 
 use super::ceiling::BytesPerTokenSource;
 use super::compute::compute;
-use crate::model::scorecard_error::ScorecardError;
 use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
 use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};
 use super::view::{Recorded, RunView};
 use crate::hardware::{Hardware, HardwareSpec};
+use crate::model::scorecard_error::ScorecardError;
 use crate::model::step::StepProfilerInput;
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].

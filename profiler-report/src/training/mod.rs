@@ -34,11 +34,11 @@ mod units;
 mod verdict;
 mod view;
 
+pub use crate::model::scorecard_error::ScorecardError;
 pub use crate::model::step::{PerLayerData, PhaseData, StepProfilerInput};
 pub use builder::{ENV_BASELINE, ScorecardBuilder, scorecard};
 pub use ceiling::BytesPerTokenSource;
 pub use compute::compute_training_scorecard;
-pub use crate::model::scorecard_error::ScorecardError;
 pub use grade::{Bottleneck, Grade, Withheld};
 pub(crate) use measured::timed_a_device;
 pub use memory::MemoryPeak;

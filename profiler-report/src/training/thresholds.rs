@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ceiling::BytesPerTokenSource;
-use crate::model::scorecard_error::ScorecardError;
 use super::grade::{Bottleneck, Grade};
+use crate::model::scorecard_error::ScorecardError;
 
 /// Grading, bottleneck, regression and recommendation thresholds.
 /// `Default` gives the standard values scorecard tools share.

@@ -3,17 +3,16 @@
 //! stated, each saying which), and its place on the roofline.
 
 use super::device::hardware;
-use super::error::ImportError;
-use super::flops::{FlopsAssumption, flops};
-use super::full::{
-    ComputeSection, FULL_PROFILE_VERSION, FullProfile, KernelSection, MemorySection,
-    RooflineSection, SourceSection, ThroughputSection, TimingSection,
-};
-use super::metric_lookup::Sourced;
-use super::ncu_metrics::{KernelMetrics, dim3};
-use super::ncu_model::{NcuKernel, NcuLayout, NcuReport};
 use super::placement::placement;
-use crate::roofline::{KernelRoofline, MemoryLevel, Precision};
+use crate::input::nsight::flops::flops;
+use crate::input::nsight::ncu_metrics::{KernelMetrics, dim3};
+use crate::input::nsight::{
+    ComputeSection, FULL_PROFILE_VERSION, FlopsAssumption, FullProfile, ImportError, KernelSection,
+    MemorySection, NcuKernel, NcuLayout, NcuReport, RooflineSection, SourceSection, Sourced,
+    ThroughputSection, TimingSection,
+};
+use crate::roofline::kernel::KernelRoofline;
+use crate::roofline::units::{MemoryLevel, Precision};
 
 /// How to build [`FullProfile`]s.
 #[derive(Debug, Clone, Default)]

@@ -1,11 +1,11 @@
 //! Placing a launch on the chosen device's DRAM roofline from its FLOPs,
 //! DRAM bytes and duration, or saying why it cannot be placed.
 
-use super::full::RooflineSection;
-use super::metric_lookup::Sourced;
-use super::ncu_aliases::{Meaning, names};
-use super::ncu_metrics::KernelMetrics;
-use crate::roofline::{KernelRoofline, MemoryLevel, Precision};
+use crate::input::nsight::ncu_aliases::{Meaning, names};
+use crate::input::nsight::ncu_metrics::KernelMetrics;
+use crate::input::nsight::{RooflineSection, Sourced};
+use crate::roofline::kernel::KernelRoofline;
+use crate::roofline::units::{MemoryLevel, Precision};
 
 impl RooflineSection {
     /// A section with nothing placed (the caller sets `unavailable`).
