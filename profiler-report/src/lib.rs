@@ -56,33 +56,26 @@
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
 
-// Modules import one way, in the layers `docs/ARCHITECTURE.md` lists for this
-// crate (checked by the workspace's `tests/layering.rs`).
+// The crate stands on five floors, bottom first, each a folder: `base`
+// (formatting, escaping and chart primitives), `model` (the plain data
+// readers produce and analyses take, and the hardware model), `input` (every
+// file format read), `analysis` (each report's computation) and `output`
+// (exports and the HTML page). Modules import one way, down the floors, in
+// the layers `docs/ARCHITECTURE.md` lists for this crate (checked by the
+// workspace's `tests/layering.rs`); the modules below keep their paths at
+// the root.
 
-pub mod contract;
-pub mod diff;
-mod error;
-mod escape;
-pub mod export;
-pub mod fleet;
-mod glossary;
-pub mod hardware;
-pub mod html;
+mod analysis;
+mod base;
 pub mod input;
-mod json;
-pub mod kernel;
 pub mod model;
-pub mod parity;
-mod plot;
-pub mod roofline;
-mod section;
-mod textfmt;
-pub mod trace;
-pub mod training;
-mod write;
+mod output;
+
+pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
+pub use model::hardware;
+pub use output::{export, html};
 
 pub use contract::verify_contract;
-pub use error::ExportError;
 pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
@@ -95,6 +88,7 @@ pub mod import {
     pub use crate::input::nsight::*;
     pub use crate::roofline::FullProfileOptions;
 }
+pub use output::error::ExportError;
 pub use trace::TraceAnalyzer;
 pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,

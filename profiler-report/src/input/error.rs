@@ -108,7 +108,7 @@ impl InputError {
             origin: origin.to_owned(),
             line: e.line(),
             column: e.column(),
-            message: crate::json::message(e),
+            message: crate::base::json::message(e),
         }
     }
 }

@@ -79,7 +79,7 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
                 first_error.get_or_insert(ScorecardError::MalformedJson {
                     line: number,
                     column: e.column() + start,
-                    message: crate::json::message(&e),
+                    message: crate::base::json::message(&e),
                 });
             }
         }
@@ -91,7 +91,7 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
             serde_json::from_str::<Value>(line.trim()).map_err(|e| ScorecardError::MalformedJson {
                 line: number,
                 column: e.column(),
-                message: crate::json::message(&e),
+                message: crate::base::json::message(&e),
             })
         }
     }

@@ -47,7 +47,7 @@ pub(crate) fn parse_trace(
         }
     } else {
         serde_json::from_str::<RecordedExecutionTrace>(text).map_err(|e| {
-            let message = crate::json::message(&e);
+            let message = crate::base::json::message(&e);
             let message = match e.is_data().then(|| field_path(text)).flatten() {
                 Some(field) => format!("{field}: {message}"),
                 None => message,

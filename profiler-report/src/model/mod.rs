@@ -1,9 +1,11 @@
 //! The data readers produce and analyses take: a trainer's step-profiler
 //! line, saved scorecards, parity profiles, Chrome traces as nested events
-//! and diff inputs, with the errors of reading them. Plain types, no analysis.
+//! and diff inputs, with the errors of reading them, and the hardware model
+//! ([`hardware`], also at `profiler_report::hardware`). No analysis.
 
 pub(crate) mod chrome_trace;
 pub(crate) mod diff;
+pub mod hardware;
 pub(crate) mod parity;
 pub(crate) mod parity_error;
 pub(crate) mod saved_scorecard;

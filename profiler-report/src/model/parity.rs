@@ -83,12 +83,11 @@ impl ParityProfile {
     /// [`ParityError::Write`] naming the file.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), ParityError> {
         let path = path.as_ref();
-        profiler_core::fs::write_atomic(path, crate::textfmt::pretty_json(self).as_bytes()).map_err(
-            |source| ParityError::Write {
+        profiler_core::fs::write_atomic(path, crate::base::textfmt::pretty_json(self).as_bytes())
+            .map_err(|source| ParityError::Write {
                 path: path.to_path_buf(),
                 source,
-            },
-        )
+            })
     }
 }
 

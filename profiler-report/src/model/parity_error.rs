@@ -72,7 +72,7 @@ impl ParityError {
             origin: origin.to_owned(),
             line: e.line(),
             column: e.column(),
-            message: crate::json::message(e),
+            message: crate::base::json::message(e),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The device of the hardware table an export names: the driver's device
 //! name matched exactly (a different variant has other ceilings).
 
-use crate::hardware::DeviceSpec;
+use crate::model::hardware::DeviceSpec;
 
 /// Devices of the hardware table by the name the driver reports, matched
 /// exactly: a different variant (H100 PCIe, A100 40GB) has other ceilings.

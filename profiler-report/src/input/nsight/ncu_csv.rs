@@ -173,8 +173,8 @@ fn is_header(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::roofline::FullProfileOptions;
     use crate::input::nsight::FlopsAssumption;
-    use crate::roofline::FullProfileOptions;
 
     #[test]
     fn a_failed_capture_shows_the_tools_error_line() {
