@@ -35,7 +35,9 @@
 //! - [`html`]: extension [`html::Section`]s for the report.
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
-//!   profile on one roof (Markdown, JSON, terminal, SVG, report section).
+//!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
+//!   Nsight Compute launches placed on a device's roof
+//!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`contract`]: checking a profile against YAML contracts
@@ -44,13 +46,15 @@
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
 //! - [`model`]: the plain data readers produce and analyses take (step
-//!   profiler lines, parity profiles, Chrome traces as nested events, diff
-//!   inputs), each also at its earlier path ([`StepProfilerInput`],
-//!   [`parity::ParityProfile`], ...).
+//!   profiler lines, saved scorecards, parity profiles, Chrome traces as
+//!   nested events, diff inputs, the hardware model), each also at its
+//!   earlier path ([`StepProfilerInput`], [`parity::ParityProfile`],
+//!   [`hardware`], ...).
 //! - [`input`]: every input format, told from a file's first bytes and read
 //!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight
-//!   Compute CSVs and Nsight Systems kernel summaries as
-//!   [`import::FullProfile`]s and profiles, and running `ncu`/`nsys`), the
+//!   Compute CSVs and Nsight Systems kernel summaries as reports and
+//!   profiles, and running `ncu`/`nsys`; [`import`] adds the roofline's
+//!   options that turn launches into [`import::FullProfile`]s), the
 //!   step-profiler line parser and execution-trace reading.
 //!
 //! Every output stays well-formed for any name: each format has one name
