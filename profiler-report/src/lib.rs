@@ -35,7 +35,9 @@
 //! - [`html`]: extension [`html::Section`]s for the report.
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
-//!   profile on one roof (Markdown, JSON, terminal, SVG, report section).
+//!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
+//!   Nsight Compute launches placed on a device's roof
+//!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`contract`]: checking a profile against YAML contracts
@@ -43,48 +45,54 @@
 //!   and analyses).
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
+//! - [`model`]: the plain data readers produce and analyses take (step
+//!   profiler lines, saved scorecards, parity profiles, Chrome traces as
+//!   nested events, diff inputs, the hardware model), each also at its
+//!   earlier path ([`StepProfilerInput`], [`parity::ParityProfile`],
+//!   [`hardware`], ...).
 //! - [`input`]: every input format, told from a file's first bytes and read
 //!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight
-//!   Compute CSVs and Nsight Systems kernel summaries as
-//!   [`import::FullProfile`]s and profiles, and running `ncu`/`nsys`), the
+//!   Compute CSVs and Nsight Systems kernel summaries as reports and
+//!   profiles, and running `ncu`/`nsys`; [`import`] adds the roofline's
+//!   options that turn launches into [`import::FullProfile`]s), the
 //!   step-profiler line parser and execution-trace reading.
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
 
-// Modules import one way, in the layers `docs/ARCHITECTURE.md` lists for this
-// crate (checked by the workspace's `tests/layering.rs`).
+// The crate stands on five floors, bottom first, each a folder: `base`
+// (formatting, escaping and chart primitives), `model` (the plain data
+// readers produce and analyses take, and the hardware model), `input` (every
+// file format read), `analysis` (each report's computation) and `output`
+// (exports and the HTML page). Modules import one way, down the floors, in
+// the layers `docs/ARCHITECTURE.md` lists for this crate (checked by the
+// workspace's `tests/layering.rs`); the modules below keep their paths at
+// the root.
 
-pub mod contract;
-pub mod diff;
-mod error;
-mod escape;
-pub mod export;
-pub mod fleet;
-mod glossary;
-pub mod hardware;
-pub mod html;
+mod analysis;
+mod base;
 pub mod input;
-mod json;
-pub mod kernel;
-pub mod parity;
-mod plot;
-pub mod roofline;
-mod section;
-mod textfmt;
-pub mod trace;
-pub mod training;
-mod write;
+pub mod model;
+mod output;
+
+pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
+pub use model::hardware;
+pub use output::{export, html};
 
 pub use contract::verify_contract;
-pub use error::ExportError;
 pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
 pub use hardware::HardwareSpec;
 pub use html::{FullReport, HtmlReport, write_html_report};
-/// The Nsight importers, kept at their earlier path; see [`input::nsight`].
-pub use input::nsight as import;
+/// The Nsight importers, kept at their earlier path: the readers of
+/// [`input::nsight`] with the roofline placement's options
+/// ([`roofline::FullProfileOptions`]).
+pub mod import {
+    pub use crate::input::nsight::*;
+    pub use crate::roofline::FullProfileOptions;
+}
+pub use output::error::ExportError;
 pub use trace::TraceAnalyzer;
 pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,

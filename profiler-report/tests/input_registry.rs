@@ -10,6 +10,7 @@ use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
 use profiler_report::import::{FullProfileOptions, full_profiles_json, parse_ncu_csv};
 use profiler_report::input::{self, Input, InputError, SNIFF_BYTES, detect, read_bytes, registry};
 use profiler_report::parity::ParityProfile;
+use profiler_report::{ScorecardError, TrainingScorecard};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -167,4 +168,29 @@ fn special_and_blank_files_are_refused_by_name() {
     assert!(matches!(e, InputError::NotText { .. }), "{e}");
     let e = read_bytes(b"{\"colour\": 1}", "odd.json").unwrap_err();
     assert!(matches!(e, InputError::Unrecognised { .. }), "{e}");
+}
+
+#[test]
+fn a_saved_scorecard_is_read_as_a_document_that_the_scorecard_reads() {
+    let bytes = fixture("profiler-cli/tests/fixtures/scorecard.json");
+    let Input::Scorecard(saved) = read_bytes(&bytes, "base.json").unwrap() else {
+        panic!("not a scorecard");
+    };
+    assert_eq!(saved.origin(), "base.json");
+    let expected = TrainingScorecard::from_json(std::str::from_utf8(&bytes).unwrap()).unwrap();
+    assert_eq!(TrainingScorecard::from_saved(&saved).unwrap(), expected);
+    // Well-formed JSON whose field has the wrong shape is the scorecard's
+    // error, naming the document.
+    let Input::Scorecard(odd) = read_bytes(b"{\"efficiency\": \"high\"}", "odd.json").unwrap()
+    else {
+        panic!("not a scorecard");
+    };
+    let e = TrainingScorecard::from_saved(&odd).unwrap_err();
+    assert!(
+        matches!(&e, ScorecardError::BaselineMalformed { path, .. } if path.ends_with("odd.json")),
+        "{e}"
+    );
+    // Malformed JSON is the input's error.
+    let e = read_bytes(b"{\"efficiency\": 0.5,", "cut.json").unwrap_err();
+    assert!(matches!(e, InputError::Malformed { .. }), "{e}");
 }

@@ -6,7 +6,7 @@ use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::pytorch_trace::is_kineto;
 use super::sniff::{Head, JsonRoot};
-use crate::parity::ChromeTrace;
+use crate::model::chrome_trace::{ChromeTrace, PRODUCER_KEY};
 
 /// A Chrome trace of our own export.
 #[derive(Debug)]
@@ -23,7 +23,7 @@ impl Format for ChromeTraceFormat {
 
     fn sniff(&self, head: &Head<'_>) -> bool {
         head.json_root() == Some(JsonRoot::Object)
-            && (head.has_key(crate::export::PRODUCER_KEY)
+            && (head.has_key(PRODUCER_KEY)
                 || (head.keys().first().is_some_and(|k| k == "traceEvents") && !is_kineto(head)))
     }
 

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use profiler_core::profile::ProfileError;
 
 use super::nsight::ImportError;
-use crate::parity::ParityError;
-use crate::trace::TraceError;
-use crate::training::ScorecardError;
+use crate::model::parity_error::ParityError;
+use crate::model::scorecard_error::ScorecardError;
+use crate::model::trace_error::TraceError;
 
 /// Error opening or reading an input.
 #[derive(Debug, thiserror::Error)]
@@ -108,7 +108,7 @@ impl InputError {
             origin: origin.to_owned(),
             line: e.line(),
             column: e.column(),
-            message: crate::json::message(e),
+            message: crate::base::json::message(e),
         }
     }
 }

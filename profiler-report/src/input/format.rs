@@ -10,8 +10,10 @@ use profiler_core::trace::RecordedExecutionTrace;
 use super::error::InputError;
 use super::nsight::{FullProfile, NcuReport, NsysReport};
 use super::sniff::{Head, MAX_INPUT_BYTES};
-use crate::parity::{ChromeTrace, ParityProfile};
-use crate::training::{StepProfilerInput, TrainingScorecard};
+use crate::model::chrome_trace::ChromeTrace;
+use crate::model::parity::ParityProfile;
+use crate::model::saved_scorecard::SavedScorecard;
+use crate::model::step::StepProfilerInput;
 
 /// One input format: its name, how it is told from the first bytes of a
 /// file, and its reader. Each format lives in its own file of `input/` and
@@ -51,7 +53,7 @@ pub enum Input {
     /// The last step-profiler line (`_profiler`) of a trainer's log.
     StepLog(StepProfilerInput),
     /// A saved scorecard (a baseline).
-    Scorecard(Box<TrainingScorecard>),
+    Scorecard(SavedScorecard),
     /// `FullProfile`s saved by `import ncu --format json`.
     FullProfiles(Vec<FullProfile>),
     /// An `ncu --csv` export.

@@ -18,6 +18,8 @@
 //! exports are read by the importers of [`nsight`] (also at
 //! `profiler_report::import`).
 
+mod chrome_events;
+mod chrome_raw;
 mod chrome_trace;
 mod error;
 mod execution_trace;

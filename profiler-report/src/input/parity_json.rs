@@ -4,7 +4,7 @@
 use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::sniff::{Head, JsonRoot};
-use crate::parity::ParityProfile;
+use crate::model::parity::ParityProfile;
 
 /// A parity profile.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::sniff::{Head, JsonRoot};
-use crate::parity::ChromeTrace;
+use crate::model::chrome_trace::ChromeTrace;
 
 /// Top-level keys only Kineto writes.
 const KINETO_KEYS: [&str; 5] = [

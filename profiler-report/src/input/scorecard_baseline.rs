@@ -1,10 +1,11 @@
 //! Saved scorecards (baselines): a JSON object with `efficiency` or
-//! `hotspot_ops`, read by [`TrainingScorecard::from_json`].
+//! `hotspot_ops`, read as a [`SavedScorecard`] document (the training
+//! analysis reads its fields: `TrainingScorecard::from_saved`).
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::sniff::{Head, JsonRoot};
-use crate::training::TrainingScorecard;
+use crate::model::saved_scorecard::SavedScorecard;
 
 /// A saved scorecard.
 #[derive(Debug)]
@@ -27,8 +28,8 @@ impl Format for ScorecardFormat {
     fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
         let origin = source.origin();
         let text = source.text()?;
-        let scorecard = TrainingScorecard::from_json(&text)
+        let saved = SavedScorecard::new(origin, text)
             .map_err(|e| InputError::json("scorecard", origin, &e))?;
-        Ok(Input::Scorecard(Box::new(scorecard)))
+        Ok(Input::Scorecard(saved))
     }
 }

@@ -4,7 +4,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::training::{PerLayerData, PhaseData, ScorecardError, StepProfilerInput};
+use crate::model::scorecard_error::ScorecardError;
+use crate::model::step::{PerLayerData, PhaseData, StepProfilerInput};
 
 /// Tags accepted in the `_profiler` field.
 pub const STEP_PROFILER_TAGS: [&str; 2] = ["step_profiler_v2", "step_profiler_v1"];
@@ -78,7 +79,7 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
                 first_error.get_or_insert(ScorecardError::MalformedJson {
                     line: number,
                     column: e.column() + start,
-                    message: crate::json::message(&e),
+                    message: crate::base::json::message(&e),
                 });
             }
         }
@@ -90,7 +91,7 @@ fn json_of(line: &str, number: Option<usize>) -> Result<Value, ScorecardError> {
             serde_json::from_str::<Value>(line.trim()).map_err(|e| ScorecardError::MalformedJson {
                 line: number,
                 column: e.column(),
-                message: crate::json::message(&e),
+                message: crate::base::json::message(&e),
             })
         }
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
-use crate::trace::TraceError;
+use crate::model::trace_error::TraceError;
 
 /// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the established
 /// format), or a whole profile (any JSON object with `schema_version`), whose
@@ -47,7 +47,7 @@ pub(crate) fn parse_trace(
         }
     } else {
         serde_json::from_str::<RecordedExecutionTrace>(text).map_err(|e| {
-            let message = crate::json::message(&e);
+            let message = crate::base::json::message(&e);
             let message = match e.is_data().then(|| field_path(text)).flatten() {
                 Some(field) => format!("{field}: {message}"),
                 None => message,

@@ -11,7 +11,7 @@ use profiler_core::{BrickCategory, BrickStats, Profile};
 
 use super::full::FullProfile;
 use super::nsys::NsysReport;
-use crate::diff::{DiffEntry, DiffInput, Distribution};
+use crate::model::diff::{DiffEntry, DiffInput, Distribution};
 
 fn run_name(origin: &str) -> String {
     Path::new(origin)
@@ -69,7 +69,7 @@ impl NsysReport {
     }
 
     /// Per kernel its launches, total and the moments the summary gives
-    /// (mean, standard deviation), for [`compute_diff`](crate::diff::compute_diff).
+    /// (mean, standard deviation), for the diff's `compute_diff`.
     #[must_use]
     pub fn to_diff_input(&self) -> DiffInput {
         let mut taken = BTreeMap::new();
@@ -164,7 +164,7 @@ pub fn full_profiles_to_profile(profiles: &[FullProfile], origin: &str) -> Profi
 }
 
 /// Per kernel name the duration of each launch, for
-/// [`compute_diff`](crate::diff::compute_diff).
+/// the diff's `compute_diff`.
 #[must_use]
 pub fn full_profiles_to_diff_input(profiles: &[FullProfile], label: &str) -> DiffInput {
     DiffInput {

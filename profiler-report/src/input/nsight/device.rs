@@ -1,14 +1,7 @@
-//! Which device a kernel is judged against: the one given, else the one the
-//! export names when the driver's name matches a device of the hardware
-//! table exactly, with a note when the two disagree.
+//! The device of the hardware table an export names: the driver's device
+//! name matched exactly (a different variant has other ceilings).
 
-use std::collections::BTreeMap;
-
-use super::full::HardwareSection;
-use super::ncu_metrics::KernelMetrics;
-use super::ncu_model::NcuKernel;
-use crate::hardware::DeviceSpec;
-use crate::roofline::{KernelRoofline, MemoryLevel};
+use crate::model::hardware::DeviceSpec;
 
 /// Devices of the hardware table by the name the driver reports, matched
 /// exactly: a different variant (H100 PCIe, A100 40GB) has other ceilings.
@@ -23,16 +16,6 @@ const DRIVER_NAMES: [(&str, &str); 8] = [
     ("Apple M2 Max", "Apple M2 Max"),
 ];
 
-/// Compute capabilities of the devices of the hardware table, to catch a
-/// `--hardware` that is not the device the export was taken on.
-const COMPUTE_CAPABILITY: [(&str, &str); 5] = [
-    ("RTX 4090", "8.9"),
-    ("RTX 4060 Laptop", "8.9"),
-    ("A100 80GB SXM", "8.0"),
-    ("H100 SXM", "9.0"),
-    ("H200 SXM", "9.0"),
-];
-
 /// The device of the hardware table a driver-reported name denotes.
 #[must_use]
 pub fn device_from_driver_name(name: &str) -> Option<&'static DeviceSpec> {
@@ -41,71 +24,4 @@ pub fn device_from_driver_name(name: &str) -> Option<&'static DeviceSpec> {
         .iter()
         .find(|(driver, _)| driver.eq_ignore_ascii_case(name))
         .and_then(|(_, table)| DeviceSpec::lookup(table))
-}
-
-/// The roofline to judge against and the hardware section describing it.
-pub(crate) fn hardware(
-    k: &NcuKernel,
-    m: &KernelMetrics,
-    given: Option<&KernelRoofline>,
-    given_origin: Option<&str>,
-    notes: &mut Vec<String>,
-) -> (Option<KernelRoofline>, HardwareSection) {
-    let detected = m.device_name.as_deref().and_then(device_from_driver_name);
-    let (roof, origin) = match (given, detected) {
-        (Some(r), _) => {
-            if let Some(name) = &m.device_name
-                && detected.is_none_or(|d| d.name != r.name)
-            {
-                notes.push(format!(
-                    "judged against {} as given, although the export names the device `{name}`",
-                    r.name
-                ));
-            }
-            let origin = given_origin.unwrap_or("given").to_owned();
-            (Some(r.clone()), origin)
-        }
-        (None, Some(d)) => (
-            Some(KernelRoofline::from_device(d)),
-            format!(
-                "detected from the device name `{}`",
-                m.device_name.as_deref().unwrap_or_default()
-            ),
-        ),
-        (None, None) => (None, "unknown".to_owned()),
-    };
-    if let (Some(r), Some(cc)) = (&roof, k.compute_capability.as_deref())
-        && let Some((_, expected)) = COMPUTE_CAPABILITY.iter().find(|(d, _)| *d == r.name)
-        && cc.trim() != *expected
-    {
-        notes.push(format!(
-            "the export's compute capability {cc} is not that of {} ({expected}): \
-             is it the device this kernel ran on?",
-            r.name
-        ));
-    }
-    let section = HardwareSection {
-        name: roof.as_ref().map(|r| r.name.clone()),
-        origin,
-        device: k.device.clone(),
-        compute_capability: k.compute_capability.clone(),
-        dram_bandwidth_gb_s: roof
-            .as_ref()
-            .and_then(|r| r.memory(MemoryLevel::Dram).ok())
-            .map(|c| c.gb_s),
-        peak_tflops: roof
-            .as_ref()
-            .map(|r| {
-                r.compute_ceilings()
-                    .iter()
-                    .map(|c| (c.precision.name().to_ascii_lowercase(), c.tflops))
-                    .collect()
-            })
-            .unwrap_or_else(BTreeMap::new),
-        estimate: roof.as_ref().is_some_and(|r| {
-            r.compute_ceilings().iter().any(|c| c.estimate)
-                || r.memory_ceilings().iter().any(|c| c.estimate)
-        }),
-    };
-    (roof, section)
 }

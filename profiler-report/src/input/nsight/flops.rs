@@ -71,8 +71,8 @@ pub(crate) fn flops(
             if let Some(c) = counted {
                 notes.push(format!(
                     "FLOPs as stated ({}) rather than the {} counted from instructions",
-                    crate::textfmt::si(a.flops()),
-                    crate::textfmt::si(c.value)
+                    crate::base::textfmt::si(a.flops()),
+                    crate::base::textfmt::si(c.value)
                 ));
             }
             Sourced::new(a.flops(), a.source())

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::metric_lookup::Sourced;
-use crate::roofline::Bound;
+use crate::model::hardware::Bound;
 
 /// The `version` a [`FullProfile`] is written with.
 pub const FULL_PROFILE_VERSION: &str = "2.0";

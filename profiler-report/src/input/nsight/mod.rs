@@ -3,15 +3,16 @@
 //!
 //! - Nsight Compute `ncu --csv` (the default details page and `--page raw`):
 //!   [`read_ncu_csv`] gives an [`NcuReport`]; [`NcuReport::full_profiles`]
-//!   gives one [`FullProfile`] (JSON version `"2.0"`) per kernel launch,
-//!   classified on the roofline of the device given or detected, with FLOPs
-//!   counted, stated (a GEMM's `2n^3`) or withheld, never invented.
+//!   (the roofline analysis: `roofline::FullProfileOptions`) gives one
+//!   [`FullProfile`] (JSON version `"2.0"`) per kernel launch, classified
+//!   on the roofline of the device given or detected, with FLOPs counted,
+//!   stated (a GEMM's `2n^3`) or withheld, never invented.
 //! - Nsight Systems' CUDA kernel summary (`nsys stats --report
 //!   cuda_gpu_kern_sum`, text or CSV): [`read_nsys_stats`] gives an
 //!   [`NsysReport`].
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
-//!   [`DiffInput`](crate::diff::DiffInput) for diffs.
+//!   [`DiffInput`](crate::model::DiffInput) for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
 //!
 //! ```
@@ -25,17 +26,16 @@
 //! assert!(profiles[0].roofline.unavailable.is_some()); // no FLOPs, no device: no guess
 //! ```
 
-mod build;
 mod convert;
 mod device;
 mod error;
-mod flop_counters;
-mod flops;
+pub(crate) mod flop_counters;
+pub(crate) mod flops;
 mod full;
 mod metric_lookup;
-mod ncu_aliases;
+pub(crate) mod ncu_aliases;
 mod ncu_csv;
-mod ncu_metrics;
+pub(crate) mod ncu_metrics;
 mod ncu_model;
 mod ncu_pages;
 mod nsys;
@@ -43,11 +43,9 @@ mod nsys_render;
 mod nsys_sections;
 mod nsys_table;
 mod number;
-mod placement;
 mod render;
 mod run;
 
-pub use build::FullProfileOptions;
 pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
 pub use device::device_from_driver_name;
 pub use error::{COUNTER_PERMISSION_HINT, ImportError};

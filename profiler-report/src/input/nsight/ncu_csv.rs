@@ -176,7 +176,6 @@ fn is_header(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::nsight::{FlopsAssumption, FullProfileOptions};
 
     #[test]
     fn a_failed_capture_shows_the_tools_error_line() {
@@ -195,30 +194,5 @@ mod tests {
             "{msg}"
         );
         assert!(msg.starts_with("`cap.txt` line 3"), "{msg}");
-    }
-
-    #[test]
-    fn a_device_the_table_lacks_is_named_with_how_to_give_its_ceilings() {
-        let text = "\"ID\",\"Kernel Name\",\"Device\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
-                    \"0\",\"k\",\"NVIDIA B200\",\"gpu__time_duration.sum\",\"nsecond\",\"1000\"\n\
-                    \"0\",\"k\",\"NVIDIA B200\",\"dram__bytes.sum\",\"byte\",\"4096\"\n";
-        let report = parse_ncu_csv(text, "b200.csv").unwrap();
-        let opts = FullProfileOptions {
-            flops: Some(FlopsAssumption::Total {
-                flops: 1e6,
-                origin: "test".to_owned(),
-            }),
-            ..FullProfileOptions::default()
-        };
-        let p = report.full_profiles(&opts).unwrap();
-        let why = p[0].roofline.unavailable.clone().unwrap();
-        assert!(
-            why.contains("`NVIDIA B200`, which the hardware table lacks"),
-            "{why}"
-        );
-        assert!(
-            why.contains("--hardware FILE") && why.contains("[bandwidth_gb_s]"),
-            "{why}"
-        );
     }
 }

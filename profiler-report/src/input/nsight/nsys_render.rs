@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::nsys::NsysReport;
-use crate::escape;
-use crate::textfmt::{DASH, duration, pct, pretty_json};
+use crate::base::escape;
+use crate::base::textfmt::{DASH, duration, pct, pretty_json};
 
 impl NsysReport {
     fn share(&self, total_ns: f64) -> String {

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use super::full::FullProfile;
 use super::metric_lookup::Sourced;
-use crate::escape;
-use crate::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
+use crate::base::escape;
+use crate::base::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {

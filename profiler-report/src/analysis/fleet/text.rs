@@ -1,0 +1,198 @@
+//! [`FleetReport`] as a terminal table, Markdown and JSON: the verdict
+//! first (stragglers and the threshold), then absent ranks and problems,
+//! step times per rank, and the most imbalanced bricks and phases.
+
+use std::fmt;
+
+use super::report::{FleetReport, Imbalance, Straggler, StragglerIn};
+use crate::base::escape::{markdown, visible};
+use crate::base::textfmt::{duration, fixed, pct, pretty_json};
+
+/// Bricks and phases shown in the text reports (the JSON has all).
+const SHOWN: usize = 10;
+/// Rank rows shown in the text reports (stragglers always are).
+const RANK_ROWS: usize = 32;
+
+fn what(s: &Straggler) -> String {
+    match &s.what {
+        StragglerIn::Step => "median step".to_owned(),
+        StragglerIn::Brick { brick } => format!("brick {} (median call)", visible(brick)),
+    }
+}
+
+impl FleetReport {
+    /// The one-line verdict: who stands out, by what rule.
+    #[must_use]
+    pub fn verdict(&self) -> String {
+        let t = &self.step_threshold;
+        let rule = format!(
+            "median step {}, MAD {}, threshold {} (median + max({} x 1.4826 x MAD, {} of median))",
+            duration(t.median_ns),
+            duration(t.mad_ns),
+            duration(t.threshold_ns),
+            fixed(self.settings.mad_k, 1),
+            pct(self.settings.min_excess * 100.0),
+        );
+        match self.straggler_ranks().as_slice() {
+            [] => format!("no straggler among {} ranks; {rule}", self.ranks_analysed),
+            ranks => {
+                let names: Vec<String> = ranks.iter().map(|r| format!("rank {r}")).collect();
+                format!("straggler: {}; {rule}", names.join(", "))
+            }
+        }
+    }
+
+    /// Rank rows to show: the first [`RANK_ROWS`] and every straggler.
+    fn shown_ranks(&self) -> impl Iterator<Item = &super::report::RankSteps> {
+        let stragglers = self.straggler_ranks();
+        self.ranks
+            .iter()
+            .enumerate()
+            .filter(move |(i, r)| *i < RANK_ROWS || stragglers.contains(&r.rank))
+            .map(|(_, r)| r)
+    }
+
+    /// The report as Markdown.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "## Fleet: run `{}`, {} of {} ranks\n\n{}\n\n",
+            markdown(&self.run_id),
+            self.ranks_analysed,
+            self.world_size,
+            markdown(&self.verdict())
+        );
+        if !self.absent.is_empty() {
+            out.push_str(&format!("Absent ranks: {}\n\n", join(&self.absent)));
+        }
+        for p in &self.problems {
+            out.push_str(&format!("- {}\n", markdown(&p.to_string())));
+        }
+        if !self.stragglers.is_empty() {
+            out.push_str("\n| rank | stands out in | value | threshold | over median |\n|---:|---|---:|---:|---:|\n");
+            for s in &self.stragglers {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    s.rank,
+                    markdown(&what(s)),
+                    duration(s.value_ns),
+                    duration(s.threshold.threshold_ns),
+                    pct(s.excess * 100.0)
+                ));
+            }
+        }
+        out.push_str("\n| rank | host | steps | p10 | median | p90 | max |\n|---:|---|---:|---:|---:|---:|---:|\n");
+        for r in self.shown_ranks() {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                r.rank,
+                markdown(&r.host),
+                r.steps,
+                duration(r.p10_ns),
+                duration(r.median_ns),
+                duration(r.p90_ns),
+                duration(r.max_ns)
+            ));
+        }
+        for (title, rows) in [("brick", &self.bricks), ("phase", &self.phases)] {
+            out.push_str(&format!(
+                "\n| {title} | mean/step | max/step | max/mean | slowest rank |\n|---|---:|---:|---:|---:|\n"
+            ));
+            for b in rows.iter().take(SHOWN) {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    markdown(&b.name),
+                    duration(b.mean_ns),
+                    duration(b.max_ns),
+                    fixed(b.imbalance, 2),
+                    b.slowest_rank
+                ));
+            }
+        }
+        out
+    }
+
+    /// The report as pretty JSON (every rank, brick and phase; no heat map).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        pretty_json(self)
+    }
+}
+
+fn join(ranks: &[u32]) -> String {
+    ranks
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn imbalance_rows(f: &mut fmt::Formatter<'_>, title: &str, rows: &[Imbalance]) -> fmt::Result {
+    writeln!(
+        f,
+        "\n{title:<28} {:>10} {:>10} {:>8} {:>7}",
+        "mean/step", "max/step", "max/mean", "slowest"
+    )?;
+    for b in rows.iter().take(SHOWN) {
+        writeln!(
+            f,
+            "{:<28} {:>10} {:>10} {:>8} {:>7}",
+            crate::base::textfmt::fit(&b.name, 28),
+            duration(b.mean_ns),
+            duration(b.max_ns),
+            fixed(b.imbalance, 2),
+            b.slowest_rank
+        )?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for FleetReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Fleet: run {}, {} of {} ranks analysed",
+            visible(&self.run_id),
+            self.ranks_analysed,
+            self.world_size
+        )?;
+        writeln!(f, "{}", self.verdict())?;
+        if !self.absent.is_empty() {
+            writeln!(f, "absent ranks: {}", join(&self.absent))?;
+        }
+        for p in &self.problems {
+            writeln!(f, "  left out: {}", visible(&p.to_string()))?;
+        }
+        for s in &self.stragglers {
+            writeln!(
+                f,
+                "  rank {} stands out in {}: {} > threshold {} ({} over median)",
+                s.rank,
+                what(s),
+                duration(s.value_ns),
+                duration(s.threshold.threshold_ns),
+                pct(s.excess * 100.0)
+            )?;
+        }
+        writeln!(
+            f,
+            "\n{:>6} {:<16} {:>6} {:>10} {:>10} {:>10} {:>10}",
+            "rank", "host", "steps", "p10", "median", "p90", "max"
+        )?;
+        for r in self.shown_ranks() {
+            writeln!(
+                f,
+                "{:>6} {:<16} {:>6} {:>10} {:>10} {:>10} {:>10}",
+                r.rank,
+                crate::base::textfmt::fit(&r.host, 16),
+                r.steps,
+                duration(r.p10_ns),
+                duration(r.median_ns),
+                duration(r.p90_ns),
+                duration(r.max_ns)
+            )?;
+        }
+        imbalance_rows(f, "brick", &self.bricks)?;
+        imbalance_rows(f, "phase", &self.phases)
+    }
+}

@@ -1,0 +1,424 @@
+//! Turning a `torch.profiler` Chrome trace into a [`ParityProfile`]: ops
+//! mapped to bricks by an [`OpMapping`], times per recorded step, device
+//! time linked to ops through their launches, and launches counted as
+//! device kernels (or, in a CPU-only trace, as leaf ops that do work).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::link::Links;
+use super::mapping::OpMapping;
+use super::rules::VIEW_OPS;
+use super::steps::Steps;
+use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
+use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
+use crate::model::parity::ParityProfile;
+use crate::model::parity_error::ParityError;
+
+/// An op no rule mapped, with its time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnmappedOp {
+    /// Event name.
+    pub name: String,
+    /// Time, ms per step.
+    pub ms: f64,
+}
+
+/// A PyTorch trace as a parity baseline, with what the import did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PytorchImport {
+    /// The baseline: ops in ms per step, launches per step, step time,
+    /// throughput (when tokens per step are known); notes say how each was
+    /// counted.
+    pub profile: ParityProfile,
+    /// `ProfilerStep#N` ranges found (0: the whole trace counts as one step).
+    pub steps: u64,
+    /// Whether op times are device times (else CPU time of op ranges).
+    pub device_kernels: bool,
+    /// Mapped time over [`PytorchImport::basis_ms`], as is: above 1 when
+    /// mapped ranges on several threads overlap in time.
+    pub mapped_fraction: f64,
+    /// What mapped time is a share of, ms per step: device time (kernels,
+    /// memcpy, memset) in device traces, else the step time.
+    pub basis_ms: f64,
+    /// `ProfilerStep#N` ranges left out for holding no work.
+    pub empty_steps: Vec<String>,
+    /// Device events (kernels, memcpy, memset) in the trace.
+    pub device_events: u64,
+    /// Device events linked to the host call that launched them.
+    pub linked_device_events: u64,
+    /// The largest ops no rule mapped, ms per step, descending (at most 10).
+    pub unmapped: Vec<UnmappedOp>,
+}
+
+/// Reads `torch.profiler`'s Chrome trace (`prof.export_chrome_trace(path)`)
+/// at `path` as a parity baseline; see [`import_pytorch_trace_str`].
+///
+/// # Errors
+/// [`ParityError::Read`], [`ParityError::Malformed`] (a truncated file, with
+/// line and column), [`ParityError::NotATrace`], or
+/// [`ParityError::InvalidValue`], each naming the file.
+pub fn import_pytorch_trace(
+    path: impl AsRef<Path>,
+    mapping: &OpMapping,
+) -> Result<PytorchImport, ParityError> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path).map_err(|source| ParityError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let reader = std::io::BufReader::new(file);
+    let trace = ChromeTrace::from_reader(reader, &path.display().to_string())?;
+    Ok(import_chrome_trace(&trace, mapping))
+}
+
+/// Imports a `torch.profiler` Chrome trace given as text; `origin` names it
+/// in errors. See [`import_chrome_trace`] for how it is mapped.
+///
+/// # Errors
+/// As [`import_pytorch_trace`].
+pub fn import_pytorch_trace_str(
+    text: &str,
+    origin: &str,
+    mapping: &OpMapping,
+) -> Result<PytorchImport, ParityError> {
+    Ok(import_chrome_trace(
+        &ChromeTrace::from_json(text, origin)?,
+        mapping,
+    ))
+}
+
+/// A Chrome trace already read, mapped onto bricks as a parity baseline.
+///
+/// - Steps are the `ProfilerStep#N` ranges; times are per step. Without
+///   them the whole trace is one step (a note says so).
+/// - An event maps by `mapping`; the outermost mapped range wins, so time is
+///   never counted twice. Backward nodes (`autograd::engine::evaluate_function:
+///   XBackward0`) map through their forward op's sequence number to the
+///   forward brick's backward name (`RmsNorm` -> `RmsNormBackward`).
+/// - With device events in the trace, an op's time is the device time
+///   (kernels, memcpy, memset) of what it launched: the device event and
+///   the runtime call share a correlation id (the `ac2g` flow as fallback),
+///   and the op enclosing that call owns it. Launches are kernels.
+///   Otherwise an op's time is the CPU time of its range and launches are
+///   leaf ops that are not views or metadata reads.
+/// - `ProfilerStep#N` ranges with no work (no kernel, or no op that is not
+///   a view) are left out, with a note.
+/// - Notes give the share of device (or step) time the mapped ops cover,
+///   as is (above 100% when ranges on several threads overlap), and the
+///   largest unmapped ops.
+/// - Throughput needs tokens per step: the mapping's, else the trace's
+///   top-level `tokens_per_step` (`prof.add_metadata_json`).
+/// - Events with a negative or non-finite start or duration are left out;
+///   a note counts and names them.
+#[must_use]
+pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchImport {
+    let events = &trace.events[..];
+    let mut notes = Vec::new();
+    if let Some(note) = dropped_note(&trace.dropped) {
+        notes.push(note);
+    }
+    let device = events.iter().any(|e| e.cat.on_device());
+    let links = if device {
+        Links::new(trace)
+    } else {
+        Links::default()
+    };
+    let host_ts = |i: usize| {
+        links
+            .launch
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(events[i].ts, |l| events[l].ts)
+    };
+    let found = Steps::find(events, device, host_ts);
+    notes.extend(found.note(device));
+    let steps = found.kept;
+    let windows = StepWindows::new(&steps);
+    let in_step = |ts: f64| windows.contains(ts);
+    let step_count = steps.len().max(1) as f64;
+    let step_ms = if steps.is_empty() {
+        let start = events.iter().map(|e| e.ts).fold(f64::INFINITY, f64::min);
+        let end = events
+            .iter()
+            .map(Event::end)
+            .fold(f64::NEG_INFINITY, f64::max);
+        notes.push(
+            "no ProfilerStep ranges with work (use torch.profiler's schedule and prof.step()): \
+             the whole trace counts as one step"
+                .to_owned(),
+        );
+        (end - start).max(0.0) / 1e3
+    } else {
+        steps.iter().map(|(s, e)| e - s).sum::<f64>() / 1e3 / step_count
+    };
+
+    let tree = Tree::new(events);
+    let own = own_maps(events, &tree, mapping, &mut notes);
+    let root = roots(events, &own);
+
+    let mut ops: BTreeMap<String, f64> = BTreeMap::new();
+    let mut unmapped: HashMap<&str, f64> = HashMap::new();
+    let mut launches = 0u64;
+    let mut device_us = 0.0;
+    if device {
+        for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
+            let launch = links.launch[i];
+            if !in_step(host_ts(i)) {
+                continue;
+            }
+            device_us += d.dur;
+            launches += u64::from(d.cat == Cat::Kernel);
+            match launch.and_then(|l| root[l]).and_then(|r| own[r].as_deref()) {
+                Some(name) => *ops.entry(name.to_owned()).or_default() += d.dur,
+                None => {
+                    // Named after the op that launched it, which is what a
+                    // mapping rule can name; else after the kernel.
+                    let op = launch
+                        .and_then(|l| tree.top_op[l])
+                        .map_or(&d.name, |o| &events[o].name);
+                    *unmapped.entry(op.as_ref()).or_default() += d.dur;
+                }
+            }
+        }
+        notes.extend(links.note());
+        notes.push(
+            "op times are device time (kernels, memcpy, memset) of what each op launched, linked \
+             by correlation id; launches are kernels"
+                .to_owned(),
+        );
+    } else {
+        let mut has_op_child = vec![false; events.len()];
+        // Whether a mapped root lies below an event; children come after
+        // their parents, so one backward pass sees every subtree first.
+        let mut mapped_below = vec![false; events.len()];
+        for (i, e) in events.iter().enumerate().rev() {
+            if let Some(parent) = e.parent {
+                if e.cat == Cat::CpuOp {
+                    has_op_child[parent] = true;
+                }
+                if root[i] == Some(i) || mapped_below[i] {
+                    mapped_below[parent] = true;
+                }
+            }
+        }
+        for (i, e) in events.iter().enumerate() {
+            if !in_step(e.ts) {
+                continue;
+            }
+            if root[i] == Some(i)
+                && let Some(name) = &own[i]
+            {
+                *ops.entry(name.clone()).or_default() += e.dur;
+            }
+            if e.cat != Cat::CpuOp {
+                continue;
+            }
+            if !has_op_child[i] && !VIEW_OPS.contains(&e.name.as_ref()) {
+                launches += 1;
+            }
+            if !tree.under_op[i] && root[i].is_none() && !mapped_below[i] {
+                *unmapped.entry(e.name.as_ref()).or_default() += e.dur;
+            }
+        }
+        notes.push(
+            "op times are CPU time of each mapped range (no device kernels in the trace); \
+             launches are leaf ops that are not views or metadata reads"
+                .to_owned(),
+        );
+    }
+
+    for ms in ops.values_mut() {
+        *ms /= 1e3 * step_count;
+    }
+    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
+    let mapped_ms: f64 = ops.values().fold(0.0, |a, b| a + b);
+    let basis_ms = if device {
+        device_us / 1e3 / step_count
+    } else {
+        step_ms
+    };
+    let mapped_fraction = if basis_ms > 0.0 {
+        mapped_ms / basis_ms
+    } else {
+        0.0
+    };
+    let mut unmapped: Vec<UnmappedOp> = unmapped
+        .into_iter()
+        .map(|(name, us)| UnmappedOp {
+            name: name.to_owned(),
+            ms: us / 1e3 / step_count,
+        })
+        .collect();
+    unmapped.sort_by(|a, b| b.ms.total_cmp(&a.ms).then_with(|| a.name.cmp(&b.name)));
+    unmapped.truncate(10);
+
+    let tokens = mapping.tokens_per_step.or(trace.tokens_per_step);
+    let throughput = match tokens {
+        Some(t) if step_ms > 0.0 => t / (step_ms / 1e3),
+        _ => {
+            notes.push(
+                "tokens per step unknown (no `tokens_per_step` in the trace or the mapping): \
+                 throughput is unknown"
+                    .to_owned(),
+            );
+            0.0
+        }
+    };
+    if basis_ms > 0.0 {
+        notes.push(coverage_note(mapped_fraction, device));
+    }
+    if !unmapped.is_empty() {
+        let list: Vec<String> = unmapped
+            .iter()
+            .take(5)
+            .map(|u| format!("`{}` {:.3} ms", u.name, u.ms))
+            .collect();
+        notes.push(format!(
+            "largest unmapped ops (ms per step): {}",
+            list.join(", ")
+        ));
+    }
+    PytorchImport {
+        profile: ParityProfile {
+            runtime: mapping
+                .runtime
+                .clone()
+                .unwrap_or_else(|| "pytorch".to_owned()),
+            throughput_tok_s: throughput,
+            step_time_ms: step_ms,
+            kernel_launches_per_step: (launches as f64 / step_count).round() as u64,
+            ops,
+            notes,
+        },
+        steps: steps.len() as u64,
+        device_kernels: device,
+        mapped_fraction,
+        basis_ms,
+        empty_steps: found.empty.into_iter().map(|(name, _)| name).collect(),
+        device_events: events.iter().filter(|e| e.cat.on_device()).count() as u64,
+        linked_device_events: links.launch.iter().filter(|l| l.is_some()).count() as u64,
+        unmapped,
+    }
+}
+
+/// How much of the device or step time the mapped ops cover, shown as is.
+fn coverage_note(fraction: f64, device: bool) -> String {
+    let of = if device { "device time" } else { "step time" };
+    let mut note = format!("mapped ops cover {:.1}% of the {of}", fraction * 100.0);
+    if fraction > 1.0 {
+        note.push_str(
+            " (above 100%: mapped ranges on several threads or streams overlap in time, and \
+             each is counted in full)",
+        );
+    }
+    note
+}
+
+/// A note counting and naming the events left out, when there are any.
+fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
+    const NAMED: usize = 3;
+    if dropped.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = dropped
+        .iter()
+        .take(NAMED)
+        .map(|(i, name)| format!("`{name}` (traceEvents[{i}])"))
+        .collect();
+    let more = dropped.len().saturating_sub(NAMED);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{} events left out for a negative or non-finite start or duration: {}{tail}",
+        dropped.len(),
+        names.join(", ")
+    ))
+}
+
+/// Each event's own brick, before nesting: annotations and ops by the
+/// mapping, backward nodes through their forward op's sequence number.
+pub(super) fn own_maps(
+    events: &[Event],
+    tree: &Tree,
+    mapping: &OpMapping,
+    notes: &mut Vec<String>,
+) -> Vec<Option<String>> {
+    let mut own: Vec<Option<String>> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match e.cat {
+            Cat::Annotation => mapping.annotation(&e.name).map(str::to_owned),
+            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => mapping
+                .op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
+                .map(str::to_owned),
+            Cat::Module => tree
+                .module_path(i)
+                .and_then(|p| mapping.module(p))
+                .map(str::to_owned),
+            _ => None,
+        })
+        .collect();
+    let forward_root = roots(events, &own);
+    // The op that created autograd node N is the last forward op recording
+    // sequence number N (ops that create no node report the next number).
+    let in_backward = |i: usize| tree.in_backward[i];
+    let mut creator: HashMap<i64, usize> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        if e.cat == Cat::CpuOp
+            && let Some(seq) = e.seq
+            && !in_backward(i)
+        {
+            let slot = creator.entry(seq).or_insert(i);
+            if events[*slot].ts <= e.ts {
+                *slot = i;
+            }
+        }
+    }
+    let mut linked = 0usize;
+    for (i, e) in events.iter().enumerate() {
+        let Some(node) = e.name.strip_prefix(BACKWARD_PREFIX) else {
+            continue;
+        };
+        if e.cat != Cat::CpuOp {
+            continue;
+        }
+        let forward = e
+            .seq
+            .and_then(|s| creator.get(&s))
+            .and_then(|&f| forward_root[f])
+            .and_then(|r| own[r].clone());
+        own[i] = match forward {
+            Some(name) => {
+                linked += 1;
+                Some(mapping.backward_name(&name))
+            }
+            None => mapping.op(node).map(str::to_owned),
+        };
+    }
+    if linked > 0 {
+        notes.push(format!(
+            "{linked} backward nodes mapped through their forward op's sequence number"
+        ));
+    }
+    own
+}
+
+/// For each event, the outermost enclosing event (itself included) with a
+/// brick. Parents come before children in the sorted order.
+pub(super) fn roots(events: &[Event], own: &[Option<String>]) -> Vec<Option<usize>> {
+    let mut root: Vec<Option<usize>> = vec![None; events.len()];
+    for i in 0..events.len() {
+        root[i] = events[i]
+            .parent
+            .and_then(|p| root[p])
+            .or(own[i].as_ref().map(|_| i));
+    }
+    root
+}

@@ -1,0 +1,482 @@
+//! [`OpMapping`]: which PyTorch trace events count as which brick. Built-in
+//! rules cover common aten ops; a TOML or JSON file adds or overrides rules,
+//! names backward bricks, and supplies tokens per step.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, glob};
+use crate::model::parity_error::ParityError;
+
+/// The mapping file's contents (every key optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MappingFile {
+    defaults: Option<bool>,
+    annotations: Option<bool>,
+    backward_suffix: Option<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    tokens_per_step: Option<f64>,
+    runtime: Option<String>,
+    #[serde(default)]
+    ops: BTreeMap<String, String>,
+    #[serde(default)]
+    backward: BTreeMap<String, String>,
+    #[serde(default)]
+    rules: Vec<RuleEntry>,
+}
+
+/// One entry of the file's `rules` list.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleEntry {
+    op: Option<String>,
+    shapes: Option<String>,
+    module: Option<String>,
+    brick: String,
+}
+
+/// How PyTorch trace events map onto brick names.
+///
+/// A mapping file (TOML, or JSON with the same keys; every key optional):
+///
+/// ```toml
+/// defaults = true              # keep the built-in rules (default true)
+/// annotations = true           # record_function names map to themselves
+/// backward_suffix = "Backward" # RmsNorm's backward ops -> "RmsNormBackward"
+/// ignore = ["MyTrainStep"]     # ranges that never map (globs allowed)
+/// tokens_per_step = 256        # when the trace carries no such metadata
+/// runtime = "pytorch"          # name of this side in reports
+///
+/// [ops]                        # event name (exact or with * globs) -> brick
+/// "aten::addmm" = "LmHead"
+///
+/// [backward]                   # forward brick -> its backward brick's name
+/// RopeEmbedding = "RopeBackward"
+/// ```
+///
+/// Stock models (no `record_function` ranges) map by module path and input
+/// shapes with a `rules` list, tried in order before `[ops]`:
+///
+/// ```toml
+/// rules = [
+///   { module = "*.Attention[*].Linear[0]", brick = "QkvProjection" },
+///   { op = "aten::mm", shapes = "[*, 64] x [64, 192]", brick = "QkvProjection" },
+///   { op = "aten::add", module = "*.Block[*]", brick = "Residual" },
+/// ]
+/// ```
+///
+/// - `op`: the event name. `shapes`: its `Input Dims` (`record_shapes=True`)
+///   written `[4, 64, 64] x [192, 64]`, inputs without dims (scalars,
+///   `None`) left out. `module`: the module path (`with_stack=True`; PyTorch
+///   writes module calls as `nn.Module: Linear_5` ranges): each element is a
+///   module class and the place of its call among that class's calls inside
+///   the parent call, `TinyTransformer[0].Block[2].Attention[0].Linear[1]`
+///   (the profiler records classes, not attribute names).
+/// - Every pattern a rule gives must match, `*` matching any text. A rule
+///   with only `module` maps the module's whole call (its range and every op
+///   and kernel under it); a rule with `op` or `shapes` maps single ops.
+/// - `profiler-report parity --suggest-mapping TRACE` prints a draft.
+///
+/// An event maps by the first rule that matches: the file's `rules` in
+/// order, then its `[ops]`, then the built-in rules; within `[ops]` and the
+/// built-in rules, exact names before globs, longer globs before
+/// shorter. A `record_function` range whose name no rule matches maps to
+/// itself (unless `annotations = false` or it is ignored), so ranges
+/// named after bricks need no rule. The outermost mapped range wins: time
+/// is never counted twice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpMapping {
+    /// Rules in match order.
+    rules: Vec<Rule>,
+    ignore: Vec<String>,
+    annotations: bool,
+    backward_suffix: String,
+    backward: BTreeMap<String, String>,
+    /// Tokens per step, overriding the trace's metadata.
+    pub tokens_per_step: Option<f64>,
+    /// Name of the runtime in reports (default `pytorch`).
+    pub runtime: Option<String>,
+}
+
+impl Default for OpMapping {
+    fn default() -> Self {
+        Self::defaults()
+    }
+}
+
+/// Exact patterns first, then globs by length, longest first.
+fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<Rule> {
+    let mut v: Vec<(String, String)> = rules.into_iter().collect();
+    v.sort_by_key(|(p, _)| (p.contains('*'), std::cmp::Reverse(p.len())));
+    v.into_iter().map(|(p, b)| Rule::name(p, b)).collect()
+}
+
+impl OpMapping {
+    /// The built-in rules only: `aten::layer_norm` -> `LayerNorm`,
+    /// `rms_norm` -> `RmsNorm`, `softmax` -> `AttentionSoftmax`, `embedding`
+    /// -> `Embedding`, `silu`/`gelu`/`relu` -> `Activation`,
+    /// `linear`/`matmul`/`mm`/`addmm`/`bmm`/`baddbmm` -> `MatMul`,
+    /// `scaled_dot_product_attention` (and its fused variants) ->
+    /// `Attention`, `cross_entropy_loss` -> `CrossEntropy`, Adam/AdamW steps
+    /// and fused Adam kernels -> `AdamUpdate`, other optimizer steps ->
+    /// `OptimizerStep`; `ProfilerStep#*` and `Optimizer.zero_grad#*` ranges
+    /// are ignored. Rename `MatMul`/`Attention` per model in a file (by
+    /// `record_function` ranges, or `[ops]` rules).
+    #[must_use]
+    pub fn defaults() -> Self {
+        Self {
+            rules: ordered(
+                DEFAULT_RULES
+                    .iter()
+                    .map(|(p, b)| ((*p).to_owned(), (*b).to_owned())),
+            ),
+            ignore: DEFAULT_IGNORE.iter().map(|s| (*s).to_owned()).collect(),
+            annotations: true,
+            backward_suffix: "Backward".to_owned(),
+            backward: BTreeMap::new(),
+            tokens_per_step: None,
+            runtime: None,
+        }
+    }
+
+    /// Reads a mapping file: `.toml` or `.json` by extension.
+    ///
+    /// # Errors
+    /// [`ParityError::Read`], [`ParityError::UnknownMappingFormat`], or
+    /// [`ParityError::Malformed`] / [`ParityError::InvalidValue`] naming the
+    /// file, line and field.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ParityError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ParityError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let origin = path.display().to_string();
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("toml") => Self::from_toml_str(&text, &origin),
+            Some("json") => Self::from_json_str(&text, &origin),
+            _ => Err(ParityError::UnknownMappingFormat {
+                path: path.to_path_buf(),
+            }),
+        }
+    }
+
+    /// Parses a TOML mapping; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// [`ParityError::Malformed`] with line and column, or
+    /// [`ParityError::InvalidValue`].
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ParityError> {
+        let file: MappingFile = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((0, 0), |s| line_column(text, s.start));
+            ParityError::Malformed {
+                what: "op mapping",
+                origin: origin.to_owned(),
+                line,
+                column,
+                message: e.message().trim().to_owned(),
+            }
+        })?;
+        Self::from_parts(file, origin)
+    }
+
+    /// Parses a JSON mapping (same keys as the TOML form).
+    ///
+    /// # Errors
+    /// [`ParityError::Malformed`] with line and column, or
+    /// [`ParityError::InvalidValue`].
+    pub fn from_json_str(text: &str, origin: &str) -> Result<Self, ParityError> {
+        let file: MappingFile =
+            serde_json::from_str(text).map_err(|e| ParityError::json("op mapping", origin, &e))?;
+        Self::from_parts(file, origin)
+    }
+
+    fn from_parts(file: MappingFile, origin: &str) -> Result<Self, ParityError> {
+        let invalid = |field: &str, value: String, reason: &str| ParityError::InvalidValue {
+            origin: origin.to_owned(),
+            field: field.to_owned(),
+            value,
+            reason: reason.to_owned(),
+        };
+        if let Some(t) = file.tokens_per_step
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(invalid(
+                "tokens_per_step",
+                t.to_string(),
+                "must be a finite number above 0",
+            ));
+        }
+        for (pattern, brick) in &file.ops {
+            if pattern.trim().is_empty() || brick.trim().is_empty() {
+                return Err(invalid(
+                    "ops",
+                    format!("{pattern:?} = {brick:?}"),
+                    "patterns and brick names must not be empty (list ranges to skip under `ignore`)",
+                ));
+            }
+        }
+        let mut listed = Vec::with_capacity(file.rules.len());
+        for (i, r) in file.rules.into_iter().enumerate() {
+            let blank = |p: &Option<String>| p.as_deref().is_some_and(|p| p.trim().is_empty());
+            if r.brick.trim().is_empty()
+                || (r.op.is_none() && r.shapes.is_none() && r.module.is_none())
+                || blank(&r.op)
+                || blank(&r.shapes)
+                || blank(&r.module)
+            {
+                return Err(invalid(
+                    &format!("rules[{i}]"),
+                    format!(
+                        "op {:?}, shapes {:?}, module {:?}, brick {:?}",
+                        r.op, r.shapes, r.module, r.brick
+                    ),
+                    "a rule needs a brick and at least one of `op`, `shapes`, `module`, none empty",
+                ));
+            }
+            listed.push(Rule {
+                op: r.op,
+                shapes: r.shapes,
+                module: r.module,
+                brick: r.brick,
+            });
+        }
+        let mut m = if file.defaults.unwrap_or(true) {
+            Self::defaults()
+        } else {
+            Self {
+                rules: Vec::new(),
+                ..Self::defaults()
+            }
+        };
+        // The file's rules come first: its list as written, then `[ops]`
+        // in its own match order.
+        listed.extend(ordered(file.ops));
+        listed.extend(m.rules);
+        m.rules = listed;
+        m.ignore.extend(file.ignore);
+        m.annotations = file.annotations.unwrap_or(true);
+        if let Some(s) = file.backward_suffix {
+            m.backward_suffix = s;
+        }
+        m.backward = file.backward;
+        m.tokens_per_step = file.tokens_per_step;
+        m.runtime = file.runtime;
+        Ok(m)
+    }
+
+    /// Sets tokens per step (overrides the trace's metadata).
+    #[must_use]
+    pub fn with_tokens_per_step(mut self, tokens: f64) -> Self {
+        self.tokens_per_step = Some(tokens);
+        self
+    }
+
+    /// Whether the range `name` is ignored.
+    pub(crate) fn ignored(&self, name: &str) -> bool {
+        self.ignore.iter().any(|p| glob(p, name))
+    }
+
+    /// The brick an op (`aten::...`) maps to by its name alone.
+    pub(crate) fn op(&self, name: &str) -> Option<&str> {
+        self.op_in(name, None, None)
+    }
+
+    /// The brick an op maps to, given its input shapes and module path.
+    pub(crate) fn op_in(
+        &self,
+        name: &str,
+        shapes: Option<&str>,
+        module: Option<&str>,
+    ) -> Option<&str> {
+        if self.ignored(name) {
+            return None;
+        }
+        self.rules
+            .iter()
+            .find(|r| r.matches(name, shapes, module))
+            .map(|r| r.brick.as_str())
+    }
+
+    /// The brick a module call with path `path` maps to (rules with only a
+    /// `module` pattern).
+    pub(crate) fn module(&self, path: &str) -> Option<&str> {
+        self.rules
+            .iter()
+            .find(|r| {
+                r.op.is_none()
+                    && r.shapes.is_none()
+                    && r.module.as_deref().is_some_and(|m| glob(m, path))
+            })
+            .map(|r| r.brick.as_str())
+    }
+
+    /// The brick a `record_function` range maps to: a rule, else itself.
+    pub(crate) fn annotation<'a>(&'a self, name: &'a str) -> Option<&'a str> {
+        if self.ignored(name) {
+            return None;
+        }
+        self.op(name).or(self.annotations.then_some(name))
+    }
+
+    /// The backward brick of forward brick `forward`.
+    pub(crate) fn backward_name(&self, forward: &str) -> String {
+        self.backward
+            .get(forward)
+            .cloned()
+            .unwrap_or_else(|| format!("{forward}{}", self.backward_suffix))
+    }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_cover_common_aten_ops_and_annotations_map_to_themselves() {
+        let m = OpMapping::defaults();
+        assert_eq!(m.op("aten::layer_norm"), Some("LayerNorm"));
+        assert_eq!(m.op("aten::rms_norm"), Some("RmsNorm"));
+        assert_eq!(m.op("aten::softmax"), Some("AttentionSoftmax"));
+        assert_eq!(m.op("aten::embedding"), Some("Embedding"));
+        assert_eq!(m.op("aten::gelu"), Some("Activation"));
+        assert_eq!(m.op("aten::addmm"), Some("MatMul"));
+        assert_eq!(
+            m.op("aten::scaled_dot_product_attention"),
+            Some("Attention")
+        );
+        assert_eq!(m.op("Optimizer.step#Adam.step"), Some("AdamUpdate"));
+        assert_eq!(m.op("Optimizer.step#SGD.step"), Some("OptimizerStep"));
+        assert_eq!(m.op("aten::add"), None);
+        assert_eq!(m.annotation("RmsNorm"), Some("RmsNorm"));
+        assert_eq!(m.annotation("ProfilerStep#3"), None);
+        assert_eq!(m.annotation("Optimizer.zero_grad#Adam.zero_grad"), None);
+        assert_eq!(m.backward_name("RmsNorm"), "RmsNormBackward");
+    }
+
+    #[test]
+    fn a_file_overrides_and_extends_the_defaults() {
+        let m = OpMapping::from_toml_str(
+            r#"
+            annotations = false
+            ignore = ["Block*"]
+            tokens_per_step = 256
+            runtime = "torch-cpu"
+            [ops]
+            "aten::addmm" = "LmHead"
+            "aten::*norm*" = "Norm"
+            [backward]
+            RopeEmbedding = "RopeBackward"
+            "#,
+            "map.toml",
+        )
+        .unwrap();
+        assert_eq!(m.op("aten::addmm"), Some("LmHead"));
+        assert_eq!(m.op("aten::mm"), Some("MatMul"), "defaults kept");
+        assert_eq!(
+            m.op("aten::rms_norm"),
+            Some("Norm"),
+            "file globs before default exact names"
+        );
+        assert_eq!(m.annotation("MyRange"), None);
+        assert_eq!(m.annotation("Block3"), None);
+        assert_eq!(m.backward_name("RopeEmbedding"), "RopeBackward");
+        assert_eq!(
+            (m.tokens_per_step, m.runtime.as_deref()),
+            (Some(256.0), Some("torch-cpu"))
+        );
+        let only =
+            OpMapping::from_json_str(r#"{"defaults": false, "ops": {"aten::mm": "X"}}"#, "m.json")
+                .unwrap();
+        assert_eq!(
+            (only.op("aten::mm"), only.op("aten::addmm")),
+            (Some("X"), None)
+        );
+    }
+
+    #[test]
+    fn rules_match_by_op_shapes_and_module_path_in_order() {
+        let m = OpMapping::from_toml_str(
+            r#"
+            rules = [
+              { module = "*.Attention[*].Linear[0]", brick = "QkvProjection" },
+              { op = "aten::mm", shapes = "[*, 64] x [64, 192]", brick = "Qkv" },
+              { op = "aten::add", module = "*.Block[*]", brick = "Residual" },
+              { shapes = "[4, 4, 64, 16] x *", brick = "AttentionScore" },
+            ]
+            "#,
+            "map.toml",
+        )
+        .unwrap();
+        let path = "TinyTransformer[0].Block[3].Attention[0].Linear[0]";
+        assert_eq!(m.module(path), Some("QkvProjection"));
+        assert_eq!(
+            m.module("TinyTransformer[0].Block[3].Attention[0].Linear[1]"),
+            None
+        );
+        assert_eq!(
+            m.op_in("aten::mm", Some("[256, 64] x [64, 192]"), None),
+            Some("Qkv")
+        );
+        assert_eq!(
+            m.op_in("aten::mm", Some("[256, 64] x [64, 64]"), None),
+            Some("MatMul"),
+            "other shapes fall through to the built-in rules"
+        );
+        assert_eq!(m.op("aten::mm"), Some("MatMul"), "no shapes: no shape rule");
+        let block = Some("TinyTransformer[0].Block[1]");
+        assert_eq!(m.op_in("aten::add", None, block), Some("Residual"));
+        assert_eq!(m.op_in("aten::add", None, None), None);
+        assert_eq!(
+            m.op_in(
+                "aten::matmul",
+                Some("[4, 4, 64, 16] x [4, 4, 16, 64]"),
+                block
+            ),
+            Some("AttentionScore")
+        );
+        let e = OpMapping::from_toml_str("rules = [{ brick = \"X\" }]", "m.toml").unwrap_err();
+        assert!(e.to_string().contains("rules[0]"), "{e}");
+        let e = OpMapping::from_toml_str("rules = [{ op = \"a\", brik = \"X\" }]", "m.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("brik"), "{e}");
+    }
+
+    #[test]
+    fn bad_files_name_the_file_line_and_field() {
+        let e = OpMapping::from_toml_str("[ops]\n\"aten::mm\" = 3\n", "map.toml").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("map.toml") && text.contains("line 2"),
+            "{text}"
+        );
+        let e = OpMapping::from_toml_str("colour = \"red\"\n", "map.toml").unwrap_err();
+        assert!(e.to_string().contains("colour"), "{e}");
+        let e = OpMapping::from_toml_str("tokens_per_step = -1\n", "map.toml").unwrap_err();
+        assert!(
+            matches!(&e, ParityError::InvalidValue { field, .. } if field == "tokens_per_step"),
+            "{e}"
+        );
+        let e = OpMapping::from_json_str("{\"ops\": {\"aten::mm\": \"\"}}", "m.json").unwrap_err();
+        assert!(e.to_string().contains("m.json"), "{e}");
+        let e = OpMapping::from_json_str("{\"ops\": ", "m.json").unwrap_err();
+        assert!(matches!(e, ParityError::Malformed { line: 1, .. }), "{e}");
+    }
+}

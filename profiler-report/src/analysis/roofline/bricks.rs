@@ -1,0 +1,404 @@
+//! The per-brick roofline: every brick of a [`Profile`] with FLOPs, bytes
+//! and time, judged against the roof of the memory level its working set
+//! is served from (or one level for all, or a level pinned per brick).
+//! Bricks missing any of the three are listed as not annotated, never
+//! plotted at zero.
+
+use profiler_core::Profile;
+use serde::{Deserialize, Serialize};
+
+use super::error::RooflineError;
+use super::kernel::KernelRoofline;
+use super::levels::{Annotation, LevelChoice, RooflineOptions};
+use super::units::{Bound, MemoryLevel, Precision};
+
+fn dram() -> MemoryLevel {
+    MemoryLevel::Dram
+}
+
+fn default_choice() -> LevelChoice {
+    LevelChoice::Default
+}
+
+/// One annotated brick on the roofline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrickPoint {
+    /// Brick name.
+    pub name: String,
+    /// Calls recorded.
+    pub calls: u64,
+    /// Total time, ns.
+    pub total_ns: u64,
+    /// FLOP per byte.
+    pub arithmetic_intensity: f64,
+    /// Achieved GFLOP/s over the brick's total time.
+    pub achieved_gflops: f64,
+    /// The roof at this intensity, GFLOP/s.
+    pub attainable_gflops: f64,
+    /// Achieved as a share of the roof, %.
+    pub roof_pct: f64,
+    /// Which side of the ridge it sits on.
+    pub bound: Bound,
+    /// Above the roof: the roof does not bound this brick (see
+    /// [`KernelClassification::above_roof`](super::kernel::KernelClassification)).
+    pub above_roof: bool,
+    /// The memory level of the roof it is judged against.
+    #[serde(default = "dram")]
+    pub level: MemoryLevel,
+    /// How that level was chosen.
+    #[serde(default = "default_choice")]
+    pub level_choice: LevelChoice,
+    /// Bytes per call: the working set that chose the level.
+    #[serde(default)]
+    pub bytes_per_call: u64,
+    /// Above its roof: the annotation to check (bytes on the memory side
+    /// of the ridge, FLOPs on the compute side).
+    #[serde(default)]
+    pub check: Option<Annotation>,
+}
+
+/// A brick left off the roofline, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotAnnotated {
+    /// Brick name.
+    pub name: String,
+    /// What it lacks: `"flops"`, `"bytes"`, `"flops and bytes"` or `"time"`.
+    pub missing: String,
+}
+
+/// Every brick of a profile on its roof.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrickRoofline {
+    /// The device's ceilings (every one is drawn).
+    pub roofline: KernelRoofline,
+    /// Precision of the roof the points are judged against.
+    pub precision: Precision,
+    /// Memory level of the main roof: the one asked for every brick, else
+    /// DRAM (else the first level the device has). With
+    /// `by_working_set`, each point carries its own level.
+    pub level: MemoryLevel,
+    /// Whether each brick is judged against the level its working set fits
+    /// in (cache sizes known, no level asked for every brick).
+    #[serde(default)]
+    pub by_working_set: bool,
+    /// Ridge point of the main roof, FLOP/byte.
+    pub ridge_point: f64,
+    /// Whether the main roof uses an estimated figure.
+    pub estimate: bool,
+    /// Annotated bricks, by total time descending.
+    pub points: Vec<BrickPoint>,
+    /// Bricks without FLOPs, bytes or time.
+    pub not_annotated: Vec<NotAnnotated>,
+    /// Caveats: roof choices made for the caller, points above the roof.
+    pub notes: Vec<String>,
+}
+
+impl BrickRoofline {
+    /// Places every brick of `profile` on `roofline`, judged against the
+    /// `precision` roof (default FP32, else the first the device has) and the
+    /// `level` roof for every brick; with `level` `None`, each brick against
+    /// the level its bytes per call fit in (see
+    /// [`BrickRoofline::from_profile_with`]).
+    ///
+    /// # Errors
+    /// [`RooflineError::MissingCeiling`] when a requested precision or level
+    /// is absent, or the device has no compute or no bandwidth ceiling.
+    pub fn from_profile(
+        profile: &Profile,
+        roofline: &KernelRoofline,
+        precision: Option<Precision>,
+        level: Option<MemoryLevel>,
+    ) -> Result<Self, RooflineError> {
+        let options = RooflineOptions {
+            precision,
+            level,
+            ..RooflineOptions::default()
+        };
+        Self::from_profile_with(profile, roofline, &options)
+    }
+
+    /// Places every brick of `profile` on `roofline` as `options` say. A
+    /// brick's level is, in order: its pin, the level asked for every
+    /// brick, the fastest cache level its bytes per call fit in (when the
+    /// roofline knows cache sizes), DRAM. A brick still above its roof is
+    /// named in the notes with the annotation to check.
+    ///
+    /// # Errors
+    /// [`RooflineError::MissingCeiling`] when a requested precision or level
+    /// (pins included) is absent, or the device has no compute or no
+    /// bandwidth ceiling.
+    pub fn from_profile_with(
+        profile: &Profile,
+        roofline: &KernelRoofline,
+        options: &RooflineOptions,
+    ) -> Result<Self, RooflineError> {
+        let mut notes = Vec::new();
+        let precision = match options.precision {
+            Some(p) => roofline.compute(p)?.precision,
+            None => match roofline.compute(Precision::Fp32) {
+                Ok(c) => c.precision,
+                Err(e) => {
+                    let first = roofline.compute_ceilings().first().ok_or(e)?;
+                    notes.push(format!(
+                        "{} has no FP32 ceiling: bricks are judged against its {} peak",
+                        roofline.name, first.precision
+                    ));
+                    first.precision
+                }
+            },
+        };
+        let level = match options.level {
+            Some(l) => roofline.memory(l)?.level,
+            None => match roofline.memory(MemoryLevel::Dram) {
+                Ok(m) => m.level,
+                Err(e) => {
+                    let first = roofline.memory_ceilings().first().ok_or(e)?;
+                    notes.push(format!(
+                        "{} has no DRAM ceiling: bricks are judged against its {} bandwidth",
+                        roofline.name, first.level
+                    ));
+                    first.level
+                }
+            },
+        };
+        for l in options.pins.values() {
+            roofline.memory(*l)?;
+        }
+        let by_working_set = options.level.is_none() && !roofline.cache_sizes().is_empty();
+        let estimate = roofline.compute(precision)?.estimate || roofline.memory(level)?.estimate;
+        let mut points = Vec::new();
+        let mut not_annotated = Vec::new();
+        let mut impossible = Vec::new();
+        for b in &profile.bricks {
+            let missing = match (b.total_flops > 0, b.total_bytes > 0, b.total_ns > 0) {
+                (true, true, true) => None,
+                (false, false, _) => Some("flops and bytes"),
+                (false, true, _) => Some("flops"),
+                (true, false, _) => Some("bytes"),
+                (true, true, false) => Some("time"),
+            };
+            if let Some(missing) = missing {
+                not_annotated.push(NotAnnotated {
+                    name: b.name.clone(),
+                    missing: missing.to_owned(),
+                });
+                continue;
+            }
+            let bytes_per_call = b.total_bytes / b.count.max(1);
+            let (level, level_choice) = match options.pins.get(&b.name) {
+                Some(l) => (*l, LevelChoice::Pinned),
+                None if options.level.is_some() => (level, LevelChoice::All),
+                None => match roofline.level_for(bytes_per_call) {
+                    Some(l) => (l, LevelChoice::WorkingSet),
+                    None => (level, LevelChoice::Default),
+                },
+            };
+            let ai = b.total_flops as f64 / b.total_bytes as f64;
+            let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
+            let c = roofline.classify(ai, flops_per_s, precision, level)?;
+            if let Some(why) = c.impossible {
+                // Placing it would print a meaningless share of the roof.
+                impossible.push(format!("{}: {why}", b.name));
+                continue;
+            }
+            points.push(BrickPoint {
+                name: b.name.clone(),
+                calls: b.count,
+                total_ns: b.total_ns,
+                arithmetic_intensity: ai,
+                achieved_gflops: flops_per_s / 1e9,
+                attainable_gflops: c.attainable_flops / 1e9,
+                roof_pct: c.efficiency_pct,
+                bound: c.bound,
+                above_roof: c.above_roof,
+                level,
+                level_choice,
+                bytes_per_call,
+                check: c.above_roof.then_some(match c.bound {
+                    Bound::Memory => Annotation::Bytes,
+                    Bound::Compute => Annotation::Flops,
+                }),
+            });
+        }
+        points.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        notes.extend(above_roof_note(&points, precision, level, by_working_set));
+        if !impossible.is_empty() {
+            notes.push(format!(
+                "{} brick(s) left off the roofline, their annotations cannot be right: {}",
+                impossible.len(),
+                impossible.join("; ")
+            ));
+        }
+        if estimate {
+            notes.push(format!(
+                "the {precision}/{level} roof of {} uses estimated figures",
+                roofline.name
+            ));
+        }
+        if let Some(why) = &roofline.busy {
+            notes.insert(
+                0,
+                format!(
+                    "the ceilings were measured on a busy machine ({why}): every roof is too \
+                     low, so every % of roof is too high; measure on a quiet machine with \
+                     `profiler-report probe --save`"
+                ),
+            );
+        }
+        Ok(Self {
+            ridge_point: roofline.ridge_point(precision, level)?,
+            roofline: roofline.clone(),
+            precision,
+            level,
+            by_working_set,
+            estimate,
+            points,
+            not_annotated,
+            notes,
+        })
+    }
+}
+
+/// The finding for bricks above their roof: with one level for all, the
+/// usual causes; with a level per brick, each brick with the annotation to
+/// check.
+fn above_roof_note(
+    points: &[BrickPoint],
+    precision: Precision,
+    level: MemoryLevel,
+    by_working_set: bool,
+) -> Option<String> {
+    let above: Vec<&BrickPoint> = points.iter().filter(|p| p.above_roof).collect();
+    if above.is_empty() {
+        return None;
+    }
+    if !by_working_set && above.iter().all(|p| p.level_choice != LevelChoice::Pinned) {
+        let names: Vec<&str> = above.iter().map(|p| p.name.as_str()).collect();
+        return Some(format!(
+            "{} brick(s) run above the {precision}/{level} roof ({}): that roof does not bound them. \
+             Usual causes: a working set that stays in a faster cache level than {level}, \
+             or FLOPs/bytes annotations that over-count",
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    let each: Vec<String> = above
+        .iter()
+        .map(|p| {
+            let check = p.check.unwrap_or(Annotation::Bytes);
+            format!(
+                "{} ({:.0}% of its {} roof; check its `{check}` annotation)",
+                p.name, p.roof_pct, p.level
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} brick(s) run above the roof of the level that serves them: {}. A `bytes` that \
+         over-counts what one call moves, or `flops` that over-count its work, put a brick \
+         there; so does a level chosen wrongly (pin it with `level = ..`)",
+        each.len(),
+        each.join("; ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::roofline::CeilingSource;
+    use profiler_core::{BrickCategory, BrickStats};
+
+    fn brick(name: &str, flops: u64, bytes: u64, ns: u64) -> BrickStats {
+        let mut b = BrickStats::new(name, BrickCategory::Other);
+        b.count = 2;
+        b.total_flops = flops;
+        b.total_bytes = bytes;
+        b.total_ns = ns;
+        b
+    }
+
+    fn cpu() -> KernelRoofline {
+        KernelRoofline::new("cpu", CeilingSource::Custom)
+            .with_compute(Precision::Fp32, 0.1, false) // 100 GFLOP/s
+            .and_then(|r| r.with_memory(MemoryLevel::Dram, 10.0, false)) // ridge 10
+            .unwrap()
+    }
+
+    #[test]
+    fn bricks_get_intensity_roof_and_bound() {
+        let mut p = Profile::empty();
+        p.bricks = vec![
+            // 1e9 flops over 1e8 bytes in 0.1 s: AI 10, 10 GFLOP/s of a 100 roof.
+            brick("MatMul", 1_000_000_000, 100_000_000, 100_000_000),
+            // AI 0.25, 1 GFLOP/s; roof 2.5 GFLOP/s.
+            brick("Add", 1_000_000, 4_000_000, 1_000_000),
+            brick("Copy", 0, 4_000, 10),
+            brick("Nothing", 0, 0, 10),
+            brick("Idle", 10, 10, 0),
+        ];
+        let r = BrickRoofline::from_profile(&p, &cpu(), None, None).unwrap();
+        assert_eq!((r.precision, r.level), (Precision::Fp32, MemoryLevel::Dram));
+        assert_eq!(r.points.len(), 2);
+        let mm = &r.points[0];
+        assert_eq!(mm.name, "MatMul");
+        assert!((mm.arithmetic_intensity - 10.0).abs() < 1e-12);
+        assert!((mm.achieved_gflops - 10.0).abs() < 1e-9);
+        assert!((mm.attainable_gflops - 100.0).abs() < 1e-9);
+        assert!((mm.roof_pct - 10.0).abs() < 1e-9);
+        assert_eq!(mm.bound, Bound::Compute);
+        let add = &r.points[1];
+        assert_eq!(add.bound, Bound::Memory);
+        assert!((add.roof_pct - 40.0).abs() < 1e-9);
+        let missing: Vec<(&str, &str)> = r
+            .not_annotated
+            .iter()
+            .map(|n| (n.name.as_str(), n.missing.as_str()))
+            .collect();
+        assert_eq!(
+            missing,
+            [
+                ("Copy", "flops"),
+                ("Nothing", "flops and bytes"),
+                ("Idle", "time")
+            ]
+        );
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+    }
+
+    #[test]
+    fn defaults_fall_back_with_a_note_and_explicit_roofs_must_exist() {
+        let gb10 = KernelRoofline::preset("gb10").unwrap();
+        let r = BrickRoofline::from_profile(&Profile::empty(), &gb10, None, None).unwrap();
+        assert_eq!(r.precision, Precision::Fp32);
+        assert!(r.estimate && r.notes.iter().any(|n| n.contains("estimated")));
+        let bf16_only = KernelRoofline::new("x", CeilingSource::Custom)
+            .with_compute(Precision::Bf16, 1.0, false)
+            .and_then(|r| r.with_memory(MemoryLevel::L2Cache, 1.0, false))
+            .unwrap();
+        let r = BrickRoofline::from_profile(&Profile::empty(), &bf16_only, None, None).unwrap();
+        assert_eq!(
+            (r.precision, r.level),
+            (Precision::Bf16, MemoryLevel::L2Cache)
+        );
+        assert_eq!(r.notes.len(), 2);
+        assert!(
+            BrickRoofline::from_profile(&Profile::empty(), &cpu(), Some(Precision::Int8), None)
+                .is_err()
+        );
+        let empty = KernelRoofline::new("none", CeilingSource::Custom);
+        assert!(BrickRoofline::from_profile(&Profile::empty(), &empty, None, None).is_err());
+    }
+
+    #[test]
+    fn above_the_roof_is_flagged_and_explained() {
+        let mut p = Profile::empty();
+        // AI 0.25 with a 2.5 GFLOP/s roof, achieving 25 GFLOP/s.
+        p.bricks = vec![brick("Cached", 25_000_000, 100_000_000, 1_000_000)];
+        let r = BrickRoofline::from_profile(&p, &cpu(), None, None).unwrap();
+        assert!(r.points[0].above_roof);
+        assert!(r.notes[0].contains("Cached") && r.notes[0].contains("does not bound"));
+    }
+}

@@ -1,0 +1,151 @@
+//! Which memory level serves a brick: the fastest cache its bytes per call
+//! fit in (cache sizes from sysfs or a hardware file), DRAM past the last
+//! one, or the level the user pinned; and the options that pin them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::kernel::KernelRoofline;
+use super::units::{CacheCapacity, MemoryLevel, Precision};
+
+/// How a brick's roof level was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelChoice {
+    /// One level for every brick, as the options asked.
+    All,
+    /// Pinned for this brick (in the options, or `level = ..` on `#[brick]`).
+    Pinned,
+    /// The fastest cache level its bytes per call fit in, else DRAM.
+    WorkingSet,
+    /// No cache sizes known: the device's main roof (DRAM when it has one).
+    Default,
+}
+
+impl fmt::Display for LevelChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::All => "as asked for every brick",
+            Self::Pinned => "pinned",
+            Self::WorkingSet => "from its working set",
+            Self::Default => "no cache sizes",
+        })
+    }
+}
+
+/// The annotation to check on a brick that runs above its roof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Annotation {
+    /// Bytes: it moves more per second than its level's bandwidth.
+    Bytes,
+    /// FLOPs: it computes more per second than the peak.
+    Flops,
+}
+
+impl fmt::Display for Annotation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Bytes => "bytes",
+            Self::Flops => "flops",
+        })
+    }
+}
+
+/// How bricks are placed on a roofline: the precision of the compute roof,
+/// one memory level for all (else each brick's own), and levels pinned per
+/// brick.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RooflineOptions {
+    /// Precision of the compute roof (default FP32, else the first the
+    /// device has).
+    pub precision: Option<Precision>,
+    /// One memory level for every brick. `None`: each brick's own level,
+    /// from its bytes per call and the cache sizes (DRAM without sizes).
+    pub level: Option<MemoryLevel>,
+    /// Levels pinned per brick name, over both of the above.
+    pub pins: BTreeMap<String, MemoryLevel>,
+}
+
+impl RooflineOptions {
+    /// Pins brick `name` to `level`.
+    #[must_use]
+    pub fn pin(mut self, name: impl Into<String>, level: MemoryLevel) -> Self {
+        self.pins.insert(name.into(), level);
+        self
+    }
+}
+
+impl KernelRoofline {
+    /// Adds (or replaces) the size of cache `level`, bytes one core sees,
+    /// with where it came from.
+    #[must_use]
+    pub fn with_cache(mut self, level: MemoryLevel, bytes: u64, source: impl Into<String>) -> Self {
+        self.caches.retain(|c| c.level != level);
+        self.caches.push(CacheCapacity {
+            level,
+            bytes,
+            source: source.into(),
+        });
+        self.caches.sort_by_key(|c| c.level);
+        self
+    }
+
+    /// Cache sizes, fastest level first.
+    #[must_use]
+    pub fn cache_sizes(&self) -> &[CacheCapacity] {
+        &self.caches
+    }
+
+    /// The level a working set of `bytes` per call is served from: the
+    /// fastest cache with a bandwidth ceiling that holds it, else DRAM (else
+    /// the slowest level with a ceiling). `None` without cache sizes.
+    #[must_use]
+    pub fn level_for(&self, bytes: u64) -> Option<MemoryLevel> {
+        if self.caches.is_empty() {
+            return None;
+        }
+        let has_roof = |l: MemoryLevel| self.memory(l).is_ok();
+        self.caches
+            .iter()
+            .find(|c| bytes <= c.bytes && has_roof(c.level))
+            .map(|c| c.level)
+            .or_else(|| has_roof(MemoryLevel::Dram).then_some(MemoryLevel::Dram))
+            .or_else(|| {
+                self.memory_ceilings()
+                    .iter()
+                    .rev()
+                    .find(|m| m.level < MemoryLevel::Pcie)
+                    .map(|m| m.level)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::roofline::CeilingSource;
+
+    #[test]
+    fn working_sets_land_in_the_fastest_level_that_holds_them() {
+        let r = KernelRoofline::new("cpu", CeilingSource::Measured)
+            .with_memory(MemoryLevel::L1Cache, 1000.0, false)
+            .and_then(|r| r.with_memory(MemoryLevel::L2Cache, 400.0, false))
+            .and_then(|r| r.with_memory(MemoryLevel::Dram, 30.0, false))
+            .unwrap();
+        assert_eq!(r.level_for(100), None, "no cache sizes, no choice");
+        // L3 has a size but no measured bandwidth: skipped.
+        let r = r
+            .with_cache(MemoryLevel::L3Cache, 32 << 20, "sysfs")
+            .with_cache(MemoryLevel::L2Cache, 512 << 10, "sysfs")
+            .with_cache(MemoryLevel::L1Cache, 32 << 10, "sysfs");
+        assert_eq!(r.cache_sizes()[0].level, MemoryLevel::L1Cache);
+        assert_eq!(r.level_for(32 << 10), Some(MemoryLevel::L1Cache));
+        assert_eq!(r.level_for((32 << 10) + 1), Some(MemoryLevel::L2Cache));
+        assert_eq!(r.level_for(1 << 20), Some(MemoryLevel::Dram));
+        let opts = RooflineOptions::default().pin("MatMul", MemoryLevel::L2Cache);
+        assert_eq!(opts.pins.get("MatMul"), Some(&MemoryLevel::L2Cache));
+    }
+}

@@ -1,0 +1,282 @@
+//! Text renderers of rooflines: Markdown, JSON and the terminal (`Display`)
+//! for the analytical [`RooflineResult`] and the per-brick [`BrickRoofline`].
+//! Unbounded ceilings read "unbounded"; estimates say so next to the number.
+
+use std::fmt::{self, Write as _};
+
+use super::analytical::RooflineResult;
+use super::bricks::{BrickPoint, BrickRoofline};
+use super::kernel::KernelRoofline;
+use super::levels::LevelChoice;
+use super::units::CeilingSource;
+use crate::base::escape::{markdown, visible};
+use crate::base::textfmt::{fit, num, pct, si};
+
+/// Tokens/s, or "unbounded" for an infinite ceiling.
+fn tok_s(v: f64) -> String {
+    if v.is_infinite() && v > 0.0 {
+        "unbounded".to_owned()
+    } else {
+        format!("{} tok/s", num(v))
+    }
+}
+
+fn source(s: CeilingSource) -> &'static str {
+    match s {
+        CeilingSource::Published => "published figures",
+        CeilingSource::Measured => "measured on this machine",
+        CeilingSource::Custom => "configured",
+    }
+}
+
+fn est(estimate: bool) -> &'static str {
+    if estimate { " (estimate)" } else { "" }
+}
+
+impl RooflineResult {
+    /// Markdown: a heading and a Metric | Value table.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!("## Roofline: {}\n\n", markdown(&self.hardware));
+        s.push_str("| Metric | Value |\n|---|---|\n");
+        let _ = writeln!(s, "| Parameters | {} |", self.total_params);
+        let _ = writeln!(s, "| Bits per weight | {} |", num(self.bits_per_weight));
+        let _ = writeln!(s, "| Model size | {} GB |", num(self.model_bytes / 1e9));
+        let e = est(self.estimate);
+        let _ = writeln!(s, "| Bandwidth ceiling | {}{e} |", tok_s(self.bw_ceiling));
+        let _ = writeln!(
+            s,
+            "| Compute ceiling | {}{e} |",
+            tok_s(self.compute_ceiling)
+        );
+        let _ = writeln!(
+            s,
+            "| Throughput ceiling | **{}**{e} |",
+            tok_s(self.throughput_ceiling)
+        );
+        let _ = writeln!(s, "| Bottleneck | {} |", self.bottleneck);
+        let _ = writeln!(s, "\nContract: `{}`", self.contract_id);
+        s
+    }
+
+    /// Pretty JSON (unbounded ceilings are `null`).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        crate::base::textfmt::pretty_json(self)
+    }
+}
+
+impl fmt::Display for RooflineResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = est(self.estimate);
+        writeln!(
+            f,
+            "Roofline ({}) on {}",
+            self.contract_id,
+            visible(&self.hardware)
+        )?;
+        writeln!(
+            f,
+            "  model       {} params x {} bits = {} GB",
+            self.total_params,
+            num(self.bits_per_weight),
+            num(self.model_bytes / 1e9)
+        )?;
+        writeln!(f, "  bandwidth   {}{e}", tok_s(self.bw_ceiling))?;
+        writeln!(f, "  compute     {}{e}", tok_s(self.compute_ceiling))?;
+        writeln!(
+            f,
+            "  ceiling     {}{e} ({}-bound)",
+            tok_s(self.throughput_ceiling),
+            self.bottleneck
+        )
+    }
+}
+
+/// One line per ceiling: `FP32 82.6 TFLOP/s`, `DRAM 1008 GB/s (estimate)`.
+pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
+    let mut lines: Vec<String> = r
+        .compute_ceilings()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}FLOP/s{}",
+                c.precision,
+                si(c.tflops * 1e12),
+                est(c.estimate)
+            )
+        })
+        .collect();
+    lines.extend(
+        r.memory_ceilings()
+            .iter()
+            .map(|m| format!("{} {}B/s{}", m.level, si(m.gb_s * 1e9), est(m.estimate))),
+    );
+    lines
+}
+
+impl BrickRoofline {
+    /// One sentence naming the roof the points are judged against (the
+    /// level of each brick's when they have their own), and whether the
+    /// ceilings were measured on a busy machine.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let peak = self
+            .roofline
+            .compute(self.precision)
+            .map(|c| c.tflops)
+            .unwrap_or(0.0);
+        let bw = self
+            .roofline
+            .memory(self.level)
+            .map(|m| m.gb_s)
+            .unwrap_or(0.0);
+        let busy = if self.roofline.busy.is_some() {
+            " Measured on a busy machine: every roof is too low."
+        } else {
+            ""
+        };
+        if self.by_working_set {
+            let sizes: Vec<String> = self
+                .roofline
+                .cache_sizes()
+                .iter()
+                .map(|c| format!("{} {}B", c.level, si(c.bytes as f64)))
+                .collect();
+            let from = self
+                .roofline
+                .cache_sizes()
+                .first()
+                .map_or(String::new(), |c| format!(" from {}", c.source));
+            return format!(
+                "Each brick judged against the {} roof of {} ({}) at the memory level its bytes per \
+                 call fit in (caches {}{from}; DRAM past them): {}FLOP/s peak{}.{busy}",
+                self.precision,
+                self.roofline.name,
+                source(self.roofline.source),
+                sizes.join(", "),
+                si(peak * 1e12),
+                est(self.estimate)
+            );
+        }
+        format!(
+            "Bricks judged against the {} roof of {} ({}): {}FLOP/s peak, {}B/s, ridge at {} FLOP/byte{}.{busy}",
+            self.precision,
+            self.roofline.name,
+            source(self.roofline.source),
+            si(peak * 1e12),
+            si(bw * 1e9),
+            num(self.ridge_point),
+            est(self.estimate)
+        )
+    }
+
+    /// The bound column: the side of the ridge, with the level when bricks
+    /// have their own.
+    pub(crate) fn bound_text(&self, p: &BrickPoint) -> String {
+        if self.by_working_set || p.level_choice == LevelChoice::Pinned {
+            format!("{} ({})", p.bound, p.level)
+        } else {
+            p.bound.to_string()
+        }
+    }
+
+    /// Markdown: the roof, a table of annotated bricks, the bricks left out,
+    /// and the notes.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!("## Roofline: {}\n\n", markdown(&self.roofline.name));
+        let _ = writeln!(s, "{}\n", markdown(&self.summary()));
+        let _ = writeln!(
+            s,
+            "Ceilings: {}.\n",
+            ceiling_lines(&self.roofline).join(", ")
+        );
+        if self.points.is_empty() {
+            s.push_str(
+                "No brick carries FLOPs, bytes and time: nothing to place on the roofline.\n",
+            );
+        } else {
+            s.push_str(
+                "| Brick | Calls | Time (ms) | FLOP/byte | GFLOP/s | Roof (GFLOP/s) | % of roof | Bound |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---|\n",
+            );
+            for p in &self.points {
+                let above = if p.above_roof { " (above roof)" } else { "" };
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} | {}{above} | {} |",
+                    markdown(&p.name),
+                    p.calls,
+                    num(p.total_ns as f64 / 1e6),
+                    num(p.arithmetic_intensity),
+                    num(p.achieved_gflops),
+                    num(p.attainable_gflops),
+                    pct(p.roof_pct),
+                    self.bound_text(p)
+                );
+            }
+        }
+        if !self.not_annotated.is_empty() {
+            s.push_str("\n### Not annotated\n\n");
+            for n in &self.not_annotated {
+                let _ = writeln!(s, "- {}: no {}", markdown(&n.name), n.missing);
+            }
+        }
+        if !self.notes.is_empty() {
+            s.push_str("\n### Notes\n\n");
+            for n in &self.notes {
+                let _ = writeln!(s, "- {}", markdown(n));
+            }
+        }
+        s
+    }
+
+    /// Pretty JSON of everything (ceilings, points, bricks left out, notes).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        crate::base::textfmt::pretty_json(self)
+    }
+}
+
+impl fmt::Display for BrickRoofline {
+    /// A terminal table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", visible(&self.summary()))?;
+        writeln!(f, "Ceilings: {}", ceiling_lines(&self.roofline).join(", "))?;
+        if !self.points.is_empty() {
+            writeln!(
+                f,
+                "{:<28} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}  bound",
+                "brick", "calls", "time ms", "FLOP/B", "GFLOP/s", "roof", "% roof"
+            )?;
+        }
+        for p in &self.points {
+            writeln!(
+                f,
+                "{} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}{} {}",
+                fit(&p.name, 28),
+                p.calls,
+                num(p.total_ns as f64 / 1e6),
+                num(p.arithmetic_intensity),
+                num(p.achieved_gflops),
+                num(p.attainable_gflops),
+                pct(p.roof_pct),
+                if p.above_roof { "!" } else { " " },
+                self.bound_text(p)
+            )?;
+        }
+        if !self.not_annotated.is_empty() {
+            let names: Vec<String> = self
+                .not_annotated
+                .iter()
+                .map(|n| format!("{} (no {})", fit(&n.name, 40).trim_end(), n.missing))
+                .collect();
+            writeln!(f, "Not annotated: {}", names.join(", "))?;
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {}", visible(n))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,361 @@
+//! The scorecard computation: grade (withheld, with the reason, whenever no
+//! honest one exists), bottleneck, launch overhead, regressions and
+//! recommendations, from the parts computed by `verdict`, `breakdown` and
+//! `regression`. Non-finite inputs are read as 0 or withheld and reported,
+//! so no output field is ever NaN.
+
+use std::collections::BTreeMap;
+
+use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
+use super::ceiling::BytesPerTokenSource;
+use super::model::TrainingScorecard;
+use super::recommend::recommend;
+use super::regression::{Current, detect_regressions};
+use super::shape::RunShape;
+use super::thresholds::ScorecardOptions;
+use super::units::bytes;
+use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
+use super::view::{Coverage, RunView, Steps};
+use crate::model::hardware::HardwareSpec;
+use crate::model::step::StepProfilerInput;
+
+/// Computes the training scorecard with the standard rules and thresholds:
+/// the stable entry point other tools call.
+///
+/// `throughput_tok_s` is the measured throughput; `hw` gives the ceiling
+/// graded against; `baseline` (a saved scorecard) enables regressions.
+/// Efficiency is `throughput / hw.peak_throughput_tok_s()`; when the
+/// throughput is above the ceiling, or the ceiling is zero, negative or not
+/// finite, the grade and efficiency are withheld (`None`) and
+/// `grade_withheld` says why: a clamped 100% would grade a wrong ceiling A.
+/// A negative throughput reads as 0 (a warning says so). For custom
+/// thresholds, MFU or unknown hardware use `ScorecardBuilder::from_input`.
+#[must_use]
+pub fn compute_training_scorecard(
+    input: &StepProfilerInput,
+    throughput_tok_s: f64,
+    hw: &HardwareSpec,
+    baseline: Option<&TrainingScorecard>,
+) -> TrainingScorecard {
+    compute(
+        &RunView::from_step_log(input, Ok(throughput_tok_s)),
+        Some(hw),
+        baseline,
+        &ScorecardOptions::default(),
+    )
+}
+
+/// Launch overhead by where the coverage came from, or `None` when unknown.
+fn launch_overhead(
+    run: &RunView,
+    step_time_ms: f64,
+    phase_ms: f64,
+    wall_coverage: f64,
+    s: &mut Sanitizer,
+) -> Option<f64> {
+    if run.steps.empty > 0 {
+        // Empty steps have no phases: their "uncovered" time is not launch time.
+        return None;
+    }
+    match run.coverage {
+        // The standard rule, right for logs whose phase totals are per step
+        // (trainers that sum phases over the whole run make it read 0).
+        Coverage::Logged(_) if step_time_ms > 0.0 => Some(1.0 - (phase_ms / step_time_ms).min(1.0)),
+        Coverage::Logged(_) => Some(0.0),
+        Coverage::Measured(_) if run.phases.is_empty() => {
+            s.warnings.push(
+                "no phases recorded: launch overhead unknown; wrap the parts of each step in \
+                 profiler::phase(..)"
+                    .to_owned(),
+            );
+            None
+        }
+        Coverage::Measured(_) => Some(1.0 - wall_coverage),
+    }
+}
+
+/// The scorecard computation behind every public entry point.
+/// A throughput of `Err(why)` means "not measured" and `hw = None`
+/// "unknown peak": the grade is then withheld (never guessed) with the reason.
+pub(crate) fn compute(
+    run: &RunView,
+    hw: Option<&HardwareSpec>,
+    baseline: Option<&TrainingScorecard>,
+    options: &ScorecardOptions,
+) -> TrainingScorecard {
+    let t = &options.thresholds;
+    let mut s = Sanitizer::default();
+    let throughput = run.throughput.clone().and_then(|x| {
+        if !x.is_finite() {
+            s.warnings
+                .push(format!("throughput_tok_s is {x}; not a measurement"));
+            Err("throughput_tok_s is not a finite number, so not a measurement".to_owned())
+        } else {
+            Ok(s.non_negative("throughput_tok_s", x))
+        }
+    });
+    let step_time_ms = s.non_negative("avg_step_ms", run.steps.avg_ms);
+    let mut wall_coverage = s.finite("wall_coverage", run.coverage.fraction());
+    if !(0.0..=1.0).contains(&wall_coverage) {
+        s.warnings.push(format!(
+            "wall_coverage {wall_coverage} outside [0, 1]; clamped"
+        ));
+        wall_coverage = wall_coverage.clamp(0.0, 1.0);
+    }
+
+    let Verdict {
+        peak,
+        efficiency,
+        withheld,
+    } = verdict(
+        &throughput,
+        hw,
+        &run.steps,
+        options.busy_ceilings.as_deref(),
+    );
+    if hw.is_none() {
+        s.warnings.push(unknown_peak_note());
+    }
+    let bytes_per_token_source = hw.map(|h| {
+        options
+            .bytes_per_token_source
+            .unwrap_or_else(|| BytesPerTokenSource::of_spec(h))
+    });
+    if efficiency.is_some() && bytes_per_token_source == Some(BytesPerTokenSource::Default) {
+        s.warnings.push(format!(
+            "bytes per token is the presets' default of {} (a guess): set \
+             PROFILER_BYTES_PER_TOKEN, or declare `bytes = ...` on the bricks",
+            bytes(hw.map_or(0.0, |h| h.bytes_per_token))
+        ));
+    }
+    let grade = efficiency.map(|e| t.grade(e));
+
+    let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
+    for (name, phase) in &run.phases {
+        let pct = s.non_negative(&format!("phase `{name}` pct"), phase.pct);
+        if name.contains("h2d") || name.contains("d2h") {
+            transfer_pct = add_ms(transfer_pct, pct);
+        }
+        phase_ms = add_ms(
+            phase_ms,
+            s.non_negative(&format!("phase `{name}` total_ms"), phase.total_ms),
+        );
+    }
+    let transfer_fraction = (transfer_pct / 100.0).min(1.0);
+    let launch_overhead = launch_overhead(run, step_time_ms, phase_ms, wall_coverage, &mut s);
+    let bottleneck = t.bottleneck(
+        transfer_fraction,
+        launch_overhead.unwrap_or(0.0),
+        efficiency,
+    );
+
+    let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
+    let tok_s = throughput.as_ref().ok().copied();
+    let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
+    let hotspot_ops = hotspots(op_totals, t.hotspot_count);
+
+    let mut alerts = step_alerts(&run.steps);
+    let (step_samples_ms, step_samples_tokens) = samples(&run.steps);
+    let (regressions, vs_baseline) = match baseline {
+        Some(base) => {
+            let current = Current {
+                throughput_tok_s: tok_s,
+                step_time_ms,
+                wall_coverage,
+                step_samples_ms: &step_samples_ms,
+                step_samples_tokens: &step_samples_tokens,
+                shape: &shape,
+            };
+            let found = detect_regressions(base, &current, t);
+            alerts.extend(found.alerts);
+            (found.regressions, Some(found.comparison))
+        }
+        None => (Vec::new(), None),
+    };
+
+    let recommendations = recommend(
+        grade,
+        bottleneck,
+        launch_overhead,
+        forward_backward_ratio,
+        run.device_timed(),
+        t,
+    );
+    let mfu = mfu(options, tok_s, &mut s);
+
+    TrainingScorecard {
+        grade,
+        efficiency,
+        bottleneck,
+        throughput_tok_s: tok_s.unwrap_or(0.0),
+        step_time_ms,
+        forward_backward_ratio,
+        wall_coverage,
+        per_layer_summary,
+        hotspot_ops,
+        regressions,
+        recommendations,
+        steps: run.steps.count,
+        grade_withheld: withheld,
+        hardware: None,
+        peak_throughput_tok_s: peak,
+        peak_bw_gb_s: hw.map(|h| h.peak_bw_gb_s).filter(|b| b.is_finite()),
+        bytes_per_token: hw.map(|h| h.bytes_per_token).filter(|b| b.is_finite()),
+        bytes_per_token_source,
+        transfer_fraction,
+        launch_overhead,
+        device_timed: run.device_timed(),
+        mfu,
+        empty_steps: run.steps.empty,
+        nested_steps: run.steps.nested,
+        step_samples_ms,
+        step_samples_tokens,
+        times_per_step: run.recorded.as_ref().is_some_and(|r| r.times_per_step),
+        vs_baseline,
+        shape: Some(shape),
+        alerts,
+        warnings: s.warnings,
+        memory_peaks: run
+            .recorded
+            .as_ref()
+            .map(|r| r.memory_peaks.clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// Usable per-step samples: finite, non-negative times, with their tokens
+/// when every sample has them.
+fn samples(steps: &Steps) -> (Vec<f64>, Vec<u64>) {
+    let paired = steps.samples_tokens.len() == steps.samples_ms.len();
+    let mut times = Vec::with_capacity(steps.samples_ms.len());
+    let mut tokens = Vec::new();
+    for (i, &ms) in steps.samples_ms.iter().enumerate() {
+        if ms.is_finite() && ms >= 0.0 {
+            times.push(ms);
+            if paired {
+                tokens.push(steps.samples_tokens[i]);
+            }
+        }
+    }
+    (times, tokens)
+}
+
+/// The run's layers, ops and tokens per step.
+fn run_shape(
+    run: &RunView,
+    op_totals: &BTreeMap<String, f64>,
+    tok_s: Option<f64>,
+    step_time_ms: f64,
+) -> RunShape {
+    let mut layers: Vec<usize> = run.layers.iter().map(|l| l.layer).collect();
+    layers.sort_unstable();
+    layers.dedup();
+    RunShape {
+        layers,
+        ops: Some(op_totals.keys().cloned().collect()),
+        tokens_per_step: tok_s
+            .map(|t| t * step_time_ms / 1e3)
+            .filter(|t| t.is_finite() && *t > 0.0),
+    }
+}
+
+fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -> Option<f64> {
+    let shape = options.model_shape?;
+    let Some(peak) = options
+        .peak_flops_per_s
+        .filter(|p| p.is_finite() && *p > 0.0)
+    else {
+        s.warnings.push(
+            "MFU needs a dense peak FLOP/s: set PROFILER_HARDWARE to a device with a published \
+             peak, or PROFILER_PEAK_TFLOPS"
+                .to_owned(),
+        );
+        return None;
+    };
+    let mfu = shape.mfu(throughput?, peak)?;
+    if mfu > 1.0 {
+        s.warnings.push(format!(
+            "MFU {:.0}% exceeds 100%: check the model shape, token counts and peak",
+            mfu * 100.0
+        ));
+    }
+    Some(mfu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::training::grade::{Bottleneck, Withheld};
+    use crate::model::step::PhaseData;
+
+    fn phase(total_ms: f64, pct: f64) -> PhaseData {
+        PhaseData {
+            total_ms,
+            pct,
+            avg_ms: total_ms,
+        }
+    }
+
+    #[test]
+    fn transfer_sums_h2d_and_d2h_phases() {
+        let mut input = StepProfilerInput {
+            avg_step_ms: 100.0,
+            ..Default::default()
+        };
+        input.phases.insert("h2d".into(), phase(20.0, 20.0));
+        input.phases.insert("grad_h2d".into(), phase(10.0, 10.0));
+        input.phases.insert("d2h_logits".into(), phase(5.0, 5.0));
+        input.phases.insert("forward".into(), phase(60.0, 60.0));
+        let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
+        assert!((sc.transfer_fraction - 0.35).abs() < 1e-12);
+        assert!((sc.launch_overhead.unwrap() - 0.05).abs() < 1e-12);
+        assert_eq!(sc.bottleneck, Bottleneck::Transfer);
+    }
+
+    #[test]
+    fn unknown_peak_omits_the_grade() {
+        let sc = compute(
+            &RunView::from_step_log(&StepProfilerInput::default(), Ok(500.0)),
+            None,
+            None,
+            &ScorecardOptions::default(),
+        );
+        assert_eq!(sc.grade, None);
+        assert_eq!(sc.efficiency, None);
+        assert_eq!(sc.grade_withheld, Some(Withheld::UnknownPeak));
+        assert!(
+            sc.warnings
+                .iter()
+                .any(|w| w.contains("unknown peak: set PROFILER_HARDWARE="))
+        );
+        assert!(sc.peak_unknown());
+    }
+
+    #[test]
+    fn empty_steps_withhold_the_grade_and_the_launch_verdict() {
+        let mut input = StepProfilerInput {
+            steps: 10,
+            avg_step_ms: 0.001,
+            empty_steps: 10,
+            ..Default::default()
+        };
+        input.phases.insert("forward".into(), phase(0.0, 0.0));
+        let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
+        assert_eq!(
+            sc.grade_withheld,
+            Some(Withheld::EmptySteps {
+                empty: 10,
+                steps: 10
+            })
+        );
+        assert_eq!(sc.launch_overhead, None);
+        assert_ne!(sc.bottleneck, Bottleneck::Launch);
+        assert!(
+            sc.recommendations
+                .iter()
+                .all(|r| !r.contains("CUDA graphs"))
+        );
+        assert!(sc.alerts[0].starts_with("10 of 10 recorded steps were empty"));
+        assert!(sc.alerts[0].contains("let _ = profiler::step(n);"));
+    }
+}

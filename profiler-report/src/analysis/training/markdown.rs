@@ -1,0 +1,111 @@
+//! Markdown rendering, in the v1 layout: a Metric|Value table, then
+//! hotspot, regression and recommendation sections when non-empty. What
+//! goes beyond v1 appears only when present: alerts as quoted
+//! warnings above the table; a Regressions row beside the grade; Ceiling
+//! and MFU rows; a Warnings section. Every name and message is escaped, so
+//! it renders as its text and never as markup.
+
+use std::fmt::Write as _;
+
+use super::model::TrainingScorecard;
+use super::text::{
+    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, regression_summary,
+    withheld_text,
+};
+use crate::base::escape;
+
+impl TrainingScorecard {
+    /// The scorecard as Markdown (the v1 layout); names are escaped
+    /// so tables and lists keep their shape.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        // `write!` to a String cannot fail.
+        let _ = render(&mut s, self);
+        s
+    }
+}
+
+fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    s.push_str("## Training Scorecard\n\n");
+    for alert in &sc.alerts {
+        writeln!(s, "> **Warning:** {}\n", escape::markdown(alert))?;
+    }
+    s.push_str("| Metric | Value |\n|--------|-------|\n");
+    match withheld_text(sc) {
+        Some(why) => writeln!(s, "| Grade | **n/a**: {} |", escape::markdown(&why))?,
+        None => writeln!(s, "| Grade | **{}** |", grade_text(sc))?,
+    }
+    match &sc.vs_baseline {
+        Some(c) if sc.regressions.is_empty() => {
+            writeln!(s, "| Regressions | none ({}) |", comparison_text(c))?;
+        }
+        _ if !sc.regressions.is_empty() => writeln!(
+            s,
+            "| Regressions | {} |",
+            escape::markdown(&regression_summary(sc))
+        )?,
+        _ => {}
+    }
+    match sc.efficiency {
+        Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
+        None => s.push_str("| Efficiency | n/a |\n"),
+    }
+    if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
+        writeln!(s, "| Ceiling | {ceiling} |")?;
+    }
+    writeln!(s, "| Bottleneck | {} |", bottleneck_text(sc))?;
+    writeln!(s, "| Throughput | {:.0} tok/s |", sc.throughput_tok_s)?;
+    writeln!(s, "| Step time | {:.1} ms |", sc.step_time_ms)?;
+    writeln!(s, "| Bwd/Fwd ratio | {:.2} |", sc.forward_backward_ratio)?;
+    writeln!(s, "| Wall coverage | {:.1}% |", sc.wall_coverage * 100.0)?;
+    if let Some(mfu) = sc.mfu {
+        writeln!(s, "| MFU | {:.1}% |", mfu * 100.0)?;
+    }
+    for peak in &sc.memory_peaks {
+        let text = peak.text(escape::markdown);
+        writeln!(s, "| Peak {} memory | {text} |", peak.kind.name())?;
+    }
+
+    if !sc.hotspot_ops.is_empty() {
+        s.push_str("\n### Hotspot Operations\n\n");
+        s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
+        for (op, ms, pct) in &sc.hotspot_ops {
+            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
+        }
+    }
+
+    if !sc.regressions.is_empty() {
+        s.push_str("\n### Regressions\n\n");
+        for r in &sc.regressions {
+            // The trailing space before the newline is part of the v1 layout.
+            writeln!(
+                s,
+                "- **{}**: {} ({}) ",
+                escape::markdown(&r.metric),
+                delta_text(r),
+                r.severity
+            )?;
+            if let Some(detail) = &r.detail {
+                writeln!(s, "  - {}", escape::markdown(detail))?;
+            }
+        }
+    }
+
+    if !sc.recommendations.is_empty() {
+        s.push_str("\n### Recommendations\n\n");
+        for r in &sc.recommendations {
+            writeln!(s, "- {}", escape::markdown(r))?;
+        }
+    }
+
+    // Changes the noise test did not flag are caveats of the comparison.
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if !sc.warnings.is_empty() || !not_flagged.is_empty() {
+        s.push_str("\n### Warnings\n\n");
+        for w in sc.warnings.iter().chain(not_flagged) {
+            writeln!(s, "- {}", escape::markdown(w))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! Kineto's conventions, so Holistic Trace Analysis and Perfetto read a
+//! rank's trace as they read `torch.profiler`'s: the `distributedInfo`,
+//! `schemaVersion` and `deviceProperties` keys before `traceEvents`, a
+//! `ProfilerStep#N` `user_annotation` slice per step, and, when a device
+//! timer timed the bricks, each brick's device side as a `kernel` on a
+//! stream track linked to it by `correlation` and an `ac2g` flow.
+
+use std::borrow::Cow;
+
+use profiler_core::Profile;
+use serde_json::json;
+
+use super::event::{Args, Event, us};
+use crate::model::chrome_trace::PRODUCER_KEY;
+
+/// Tid of the device stream track (Kineto's default compute stream is 7).
+pub(super) const STREAM: u32 = 7;
+/// Tid offset of a process's device stream track.
+pub(super) const STREAM_TID_BASE: u64 = 2_000_000;
+
+/// The top-level keys Kineto writes before `traceEvents`, each on its own
+/// line and ending with a comma; `None` for a single-process run without a
+/// device. `distributedInfo` comes first, written `"rank": N` with a space,
+/// as the rank scan of Holistic Trace Analysis expects it.
+pub(super) fn header(profile: &Profile) -> Option<String> {
+    let run = &profile.run;
+    let device = device_name(profile);
+    if run.rank.is_none() && device.is_none() {
+        return None;
+    }
+    let mut out = String::new();
+    if let Some(rank) = run.rank {
+        let world = run.world_size.unwrap_or(1);
+        out.push_str(&format!(
+            "\"distributedInfo\": {{\"rank\": {rank}, \"world_size\": {world}, \"backend\": \"none\"}},\n"
+        ));
+    }
+    out.push_str("\"schemaVersion\": 1,\n");
+    // Tells our own traces from torch.profiler's within a reader's sniff.
+    out.push_str(&format!(
+        "\"{PRODUCER_KEY}\": \"{}\",\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    if let Some(name) = device {
+        let props = json!([{ "id": 0, "name": name }]);
+        out.push_str(&format!("\"deviceProperties\": {props},\n"));
+    }
+    Some(out)
+}
+
+/// The device the run timed on: its hardware's name, or "device 0" when
+/// only a device timer is known.
+fn device_name(profile: &Profile) -> Option<String> {
+    match &profile.run.hardware {
+        Some(h) if !h.name.is_empty() => Some(h.name.clone()),
+        _ => profile.run.device_timer.then(|| "device 0".to_owned()),
+    }
+}
+
+/// `ProfilerStep#N` for a step slice named `step N`.
+pub(super) fn step_name(name: &str) -> Option<(u64, String)> {
+    let n: u64 = name.strip_prefix("step ")?.parse().ok()?;
+    Some((n, format!("ProfilerStep#{n}")))
+}
+
+/// The `ProfilerStep#N` slice over a step, on the step's track.
+pub(super) fn profiler_step<'a>(
+    (step, name): (u64, String),
+    (start, end): (u64, u64),
+    (pid, tid): (u32, u64),
+) -> Event<'a> {
+    Event {
+        name: Cow::Owned(name),
+        cat: Some("user_annotation"),
+        ph: "X",
+        ts: Some(us(start)),
+        dur: Some(us(end - start)),
+        pid,
+        tid,
+        args: Some(Args::Step { step }),
+        ..Event::default()
+    }
+}
+
+/// A brick's device side: the kernel on the stream track, and the flow
+/// from the brick (`s` at its start on its thread) to the kernel (`f`).
+pub(super) fn device_side<'a>(
+    name: &'a str,
+    correlation: u64,
+    (start, end): (u64, u64),
+    (pid, tid): (u32, u64),
+) -> [Event<'a>; 3] {
+    let stream_tid = STREAM_TID_BASE + u64::from(STREAM);
+    let flow = |ph: &'static str, tid: u64, bp: Option<&'static str>| Event {
+        name: Cow::Borrowed("ac2g"),
+        cat: Some("ac2g"),
+        ph,
+        ts: Some(us(start)),
+        pid,
+        tid,
+        id: Some(correlation),
+        bp,
+        ..Event::default()
+    };
+    [
+        Event {
+            name: Cow::Borrowed(name),
+            cat: Some("kernel"),
+            ph: "X",
+            ts: Some(us(start)),
+            dur: Some(us(end - start)),
+            pid,
+            tid: stream_tid,
+            args: Some(Args::Kernel {
+                device: 0,
+                stream: STREAM,
+                correlation,
+                external_id: correlation,
+            }),
+            ..Event::default()
+        },
+        flow("s", tid, None),
+        flow("f", stream_tid, Some("e")),
+    ]
+}

@@ -1,0 +1,331 @@
+//! Inline charts: the per-layer forward/backward SVG bar chart and the CSS
+//! bars of table rows. Charts are static SVG: readable without scripts, with
+//! a tooltip (`<title>`) on every bar and the values also written as text.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use profiler_core::{Direction, Profile};
+
+use crate::base::escape;
+use crate::base::textfmt::{DASH, fixed, ms, num, pct};
+
+/// Fill of forward bars.
+const FWD_FILL: &str = "#4e79a7";
+/// Fill of backward bars.
+const BWD_FILL: &str = "#f28e2b";
+
+/// One layer's times, summed over the profile's entries for it.
+#[derive(Debug, Default)]
+pub(crate) struct LayerRow {
+    /// Layer index.
+    pub(crate) index: u32,
+    /// Forward time, ns (`None` when the direction was never recorded).
+    pub(crate) fwd_ns: Option<u64>,
+    /// Backward time, ns.
+    pub(crate) bwd_ns: Option<u64>,
+    /// Brick time per op inside the layer, both directions.
+    pub(crate) ops: BTreeMap<String, u64>,
+}
+
+impl LayerRow {
+    /// The op with the most time and its share of the layer's op time, %.
+    pub(crate) fn top_op(&self) -> Option<(&str, f64)> {
+        let total = self
+            .ops
+            .values()
+            .fold(0u64, |acc, &ns| acc.saturating_add(ns));
+        // Ties go to the first name, so the choice is stable.
+        let (name, &ns) = self
+            .ops
+            .iter()
+            .rev()
+            .max_by_key(|(_, ns)| **ns)
+            .filter(|(_, ns)| **ns > 0)?;
+        Some((name, 100.0 * ns as f64 / total as f64))
+    }
+}
+
+/// The profile's layers by index, forward and backward side by side.
+pub(crate) fn layer_rows(profile: &Profile) -> Vec<LayerRow> {
+    // Per step when steps were recorded, so the numbers sit beside the step time.
+    let per_step = profile.steps.count.max(1);
+    let mut rows: BTreeMap<u32, LayerRow> = BTreeMap::new();
+    for stats in &profile.layers {
+        let row = rows.entry(stats.index).or_insert_with(|| LayerRow {
+            index: stats.index,
+            ..LayerRow::default()
+        });
+        let slot = match stats.direction {
+            Direction::Forward => &mut row.fwd_ns,
+            Direction::Backward => &mut row.bwd_ns,
+        };
+        *slot = Some(
+            slot.unwrap_or(0)
+                .saturating_add(stats.total_ns() / per_step),
+        );
+        for op in &stats.ops {
+            let t = row.ops.entry(op.name.clone()).or_default();
+            *t = t.saturating_add(op.total_ns / per_step);
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// Geometry of the layer chart for `n` layers: bar thickness, gap between
+/// layers, and whether each bar gets its own value label (else one
+/// `fwd / bwd` label per layer).
+fn geometry(n: usize) -> (f64, f64, bool) {
+    match n {
+        0..=16 => (12.0, 10.0, true),
+        17..=48 => (7.0, 6.0, true),
+        _ => (4.0, 5.0, false),
+    }
+}
+
+const WIDTH: f64 = 720.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 112.0;
+const TOP: f64 = 34.0;
+const BOTTOM: f64 = 46.0;
+
+/// Horizontal grouped bars: forward and backward ms per layer.
+pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
+    let (bar, gap, per_bar_labels) = geometry(rows.len());
+    let pitch = 2.0 * bar + 1.0 + gap;
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = pitch * rows.len() as f64;
+    let height = TOP + plot_h + BOTTOM;
+    let max = rows
+        .iter()
+        .flat_map(|r| [r.fwd_ns, r.bwd_ns])
+        .flatten()
+        .map(ms)
+        .fold(0.0, f64::max);
+    let (step, top) = nice_axis(max);
+    let x = |v: f64| LEFT + v / top * plot_w;
+    let class = if per_bar_labels {
+        "chart"
+    } else {
+        "chart dense"
+    };
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg class=\"{class}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height:.0}\" \
+         width=\"{WIDTH}\" height=\"{height:.0}\" role=\"img\" aria-label=\"Forward and backward time per layer, ms\">"
+    );
+    // Legend.
+    for (i, (fill, label)) in [(FWD_FILL, "forward"), (BWD_FILL, "backward")]
+        .into_iter()
+        .enumerate()
+    {
+        let lx = LEFT + 100.0 * i as f64;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{lx:.1}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{fill}\"/>\
+             <text x=\"{:.1}\" y=\"20\">{label}</text>",
+            lx + 17.0
+        );
+    }
+    // Grid and axis ticks.
+    let ticks = (top / step).round() as usize;
+    // As many decimals as the step has: 0, 5, 10 or 0.2, 0.4.
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    for i in 0..=ticks {
+        let v = step * i as f64;
+        let tx = x(v);
+        let _ = writeln!(
+            s,
+            "<line class=\"grid\" x1=\"{tx:.1}\" y1=\"{TOP:.1}\" x2=\"{tx:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"tick\" x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            TOP + plot_h,
+            TOP + plot_h + 16.0,
+            fixed(v, decimals)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "<line class=\"axis\" x1=\"{LEFT:.1}\" y1=\"{TOP:.1}\" x2=\"{LEFT:.1}\" y2=\"{:.1}\"/>\
+         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">ms</text>\
+         <text class=\"axis-label\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">layer</text>",
+        TOP + plot_h,
+        LEFT + plot_w / 2.0,
+        height - 8.0,
+        TOP + plot_h / 2.0
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let y0 = TOP + gap / 2.0 + pitch * i as f64;
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"middle\">L{}</text>",
+            LEFT - 6.0,
+            y0 + bar + 0.5,
+            row.index
+        );
+        let bars = [
+            ("fwd", "forward", FWD_FILL, row.fwd_ns, y0),
+            ("bwd", "backward", BWD_FILL, row.bwd_ns, y0 + bar + 1.0),
+        ];
+        for (class, name, fill, ns, y) in bars {
+            let Some(ns) = ns else { continue };
+            let v = ms(ns);
+            let w = if v > 0.0 { (x(v) - LEFT).max(1.0) } else { 0.0 };
+            let _ = write!(
+                s,
+                "<rect class=\"bar {class}\" x=\"{LEFT:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{bar:.1}\" fill=\"{fill}\">\
+                 <title>layer {} {name}: {} ms</title></rect>",
+                row.index,
+                num(v)
+            );
+            if per_bar_labels {
+                let _ = write!(
+                    s,
+                    "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"middle\">{}</text>",
+                    LEFT + w + 4.0,
+                    y + bar / 2.0,
+                    num(v)
+                );
+            }
+            s.push('\n');
+        }
+        if !per_bar_labels {
+            let value = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
+            let longest = [row.fwd_ns, row.bwd_ns]
+                .into_iter()
+                .flatten()
+                .map(ms)
+                .fold(0.0, f64::max);
+            let _ = writeln!(
+                s,
+                "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"middle\">{} / {}</text>",
+                x(longest) + 4.0,
+                y0 + bar + 0.5,
+                value(row.fwd_ns),
+                value(row.bwd_ns)
+            );
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A tick step of 1, 2 or 5 times a power of ten giving about five ticks,
+/// and the axis end (a multiple of the step at or above `max`).
+fn nice_axis(max: f64) -> (f64, f64) {
+    let max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let raw = max / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = match raw / magnitude {
+        r if r <= 1.0 => 1.0,
+        r if r <= 2.0 => 2.0,
+        r if r <= 5.0 => 5.0,
+        _ => 10.0,
+    } * magnitude;
+    (step, (max / step).ceil() * step)
+}
+
+/// A table cell holding a bar `percent` wide (clamped to 0..=100).
+pub(crate) fn bar_cell(percent: f64) -> String {
+    let w = if percent.is_finite() {
+        percent.clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    format!(
+        "<td class=\"bar-cell\"><span class=\"bar\" style=\"width:{}%\"></span></td>",
+        fixed(w, 1)
+    )
+}
+
+/// The per-layer table: fwd ms, bwd ms, bwd/fwd and the top op.
+pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
+    let cell = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
+    let mut s = String::from(
+        "<table class=\"data\">\n<thead><tr><th>Layer</th><th class=\"num\">Fwd ms</th>\
+         <th class=\"num\">Bwd ms</th><th class=\"num\">Bwd/Fwd</th><th>Top op</th>\
+         <th class=\"num\">Top op share</th></tr></thead>\n<tbody>\n",
+    );
+    let (mut fwd_total, mut bwd_total) = (0u64, 0u64);
+    for row in rows {
+        fwd_total = fwd_total.saturating_add(row.fwd_ns.unwrap_or(0));
+        bwd_total = bwd_total.saturating_add(row.bwd_ns.unwrap_or(0));
+        let ratio = match (row.fwd_ns, row.bwd_ns) {
+            (Some(f), Some(b)) if f > 0 => fixed(b as f64 / f as f64, 2),
+            _ => DASH.to_owned(),
+        };
+        let (top, share) = row.top_op().map_or_else(
+            || (DASH.to_owned(), DASH.to_owned()),
+            |(name, share)| (escape::html(name), pct(share)),
+        );
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{ratio}</td><td>{top}</td><td class=\"num\">{share}</td></tr>",
+            row.index,
+            cell(row.fwd_ns),
+            cell(row.bwd_ns)
+        );
+    }
+    let total_ratio = if fwd_total > 0 && bwd_total > 0 {
+        fixed(bwd_total as f64 / fwd_total as f64, 2)
+    } else {
+        DASH.to_owned()
+    };
+    let _ = writeln!(
+        s,
+        "</tbody>\n<tfoot><tr><th>Total</th><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"num\">{total_ratio}</td><td></td><td></td></tr></tfoot>\n</table>",
+        num(ms(fwd_total)),
+        num(ms(bwd_total))
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_steps_are_round() {
+        assert_eq!(nice_axis(0.0), (0.2, 1.0));
+        assert_eq!(nice_axis(7.3), (2.0, 8.0));
+        assert_eq!(nice_axis(100.0), (20.0, 100.0));
+        assert_eq!(nice_axis(f64::NAN), (0.2, 1.0));
+        let (step, top) = nice_axis(0.0123);
+        assert!((step - 0.005).abs() < 1e-12 && (top - 0.015).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bars_clamp_to_the_cell() {
+        assert!(bar_cell(150.0).contains("width:100.0%"));
+        assert!(bar_cell(-3.0).contains("width:0.0%"));
+        assert!(bar_cell(f64::NAN).contains("width:0.0%"));
+    }
+
+    #[test]
+    fn many_layers_get_thinner_bars_and_one_label_per_layer() {
+        let rows: Vec<LayerRow> = (0..128)
+            .map(|i| LayerRow {
+                index: i,
+                fwd_ns: Some(1_000_000),
+                bwd_ns: Some(2_000_000),
+                ..LayerRow::default()
+            })
+            .collect();
+        let svg = layer_chart(&rows);
+        assert_eq!(svg.matches("class=\"bar fwd\"").count(), 128);
+        assert_eq!(svg.matches("class=\"bar bwd\"").count(), 128);
+        assert_eq!(svg.matches(">1.000 / 2.000<").count(), 128);
+        assert!(svg.contains(">L127<") && svg.contains("<svg class=\"chart dense\""));
+        // Ticks every 0.5 ms, labelled with the step's precision.
+        assert!(svg.contains(">0.5</text>") && svg.contains(">2.0</text>"));
+        let few = layer_chart(&rows[..3]);
+        assert_eq!(few.matches("class=\"value\"").count(), 6);
+    }
+}

@@ -1,0 +1,248 @@
+//! [`HtmlReport`]: the page of one profile, its built-in sections in order
+//! and any added [`Section`]s, with unique anchor ids.
+
+use std::collections::HashSet;
+
+use profiler_core::Profile;
+
+use super::{bricks, definitions, kernels, memory, page, run, sections, steps};
+use crate::analysis::training::TrainingScorecard;
+use crate::base::escape;
+use crate::base::section::Section;
+use crate::output::export::EXPORTER;
+
+/// Ids an inlined inferno flamegraph uses; sections never take them.
+const RESERVED_IDS: [&str; 8] = [
+    "background",
+    "details",
+    "frames",
+    "matched",
+    "search",
+    "subtitle",
+    "title",
+    "unzoom",
+];
+
+/// Builds the HTML report of a [`Profile`].
+///
+/// Sections, in order: run facts (with every warning about lost, dropped or
+/// pending records and the run's notes), the training scorecard (when
+/// given), step time and throughput over the run with the phases,
+/// per-layer forward/backward times, hotspots, the latency distribution of
+/// the top bricks, the flamegraph (when given), every brick (total and
+/// self time), counters, the kernel sections the profile has data for
+/// (tiles, checksums, the execution graph's critical path), then the added
+/// [`Section`]s, and last a glossary
+/// that every metric name and table header links to. With
+/// [`trace_file`](HtmlReport::trace_file) the header links the Chrome trace
+/// and says how to open it in Perfetto.
+///
+/// ```
+/// use profiler_report::html::{HtmlReport, Section};
+/// let mut profile = profiler::Profile::empty();
+/// profile.run.name = "train_tiny".into();
+/// let html = HtmlReport::new(&profile)
+///     .section(Section::new("notes", "Notes", "<p>first run</p>"))
+///     .render();
+/// assert!(html.starts_with("<!DOCTYPE html>"));
+/// assert!(html.contains("<section id=\"notes\">"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct HtmlReport<'a> {
+    profile: &'a Profile,
+    title: Option<String>,
+    scorecard: Option<&'a TrainingScorecard>,
+    flamegraph: Option<String>,
+    trace_file: Option<String>,
+    checksum_reference: Option<&'a Profile>,
+    extra: Vec<Section>,
+}
+
+impl<'a> HtmlReport<'a> {
+    /// A report of `profile`, titled after its run name.
+    #[must_use]
+    pub fn new(profile: &'a Profile) -> Self {
+        Self {
+            profile,
+            title: None,
+            scorecard: None,
+            flamegraph: None,
+            trace_file: None,
+            checksum_reference: None,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Sets the page title (plain text; escaped).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Adds the training scorecard section.
+    #[must_use]
+    pub fn scorecard(mut self, scorecard: &'a TrainingScorecard) -> Self {
+        self.scorecard = Some(scorecard);
+        self
+    }
+
+    /// Adds a flamegraph section showing `svg` (e.g. from
+    /// [`flamegraph_svg`](crate::output::export::flamegraph_svg)) inline. Its XML prolog and
+    /// doctype are removed, and so are its scripts: inline, inferno's script
+    /// would act on the whole page. Frames keep their hover tooltips.
+    #[must_use]
+    pub fn flamegraph_svg(mut self, svg: impl Into<String>) -> Self {
+        self.flamegraph = Some(svg.into());
+        self
+    }
+
+    /// Links the run's Chrome trace (e.g. `"trace.json"`, written by
+    /// [`write_chrome_trace`](crate::output::export::write_chrome_trace); a path
+    /// relative to the report) from the page's header, with how to open it
+    /// in Perfetto.
+    #[must_use]
+    pub fn trace_file(mut self, href: impl Into<String>) -> Self {
+        self.trace_file = Some(href.into());
+        self
+    }
+
+    /// Compares this run's kernel output checksums with `reference`'s (a
+    /// known-good run, e.g. the CPU implementation): the checksums section
+    /// then shows the first kernel whose output differs, and every other
+    /// difference, instead of the list of checksums.
+    #[must_use]
+    pub fn checksum_reference(mut self, reference: &'a Profile) -> Self {
+        self.checksum_reference = Some(reference);
+        self
+    }
+
+    /// Appends a section after the built-in ones (in call order). An id
+    /// already taken gets a `-2`, `-3`, ... suffix.
+    #[must_use]
+    pub fn section(mut self, section: Section) -> Self {
+        self.extra.push(section);
+        self
+    }
+
+    /// The complete HTML document.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let p = self.profile;
+        let mut list = vec![Section::new("run", "Run", run::run(p))];
+        if let Some(sc) = self.scorecard {
+            list.push(Section {
+                framed: true,
+                ..Section::new("scorecard", "Training Scorecard", sc.to_html_in_report())
+            });
+        }
+        list.push(Section::new("steps", "Steps", steps::steps(p)));
+        list.push(Section::new("layers", "Layers", sections::layers(p)));
+        list.push(Section::new(
+            "hotspots",
+            "Hotspots",
+            sections::hotspots(p, self.scorecard),
+        ));
+        list.push(Section::new(
+            "latency",
+            "Latency per brick",
+            sections::latency(p),
+        ));
+        if let Some(svg) = &self.flamegraph {
+            list.push(Section::new(
+                "flamegraph",
+                "Flamegraph",
+                sections::flamegraph(svg, p),
+            ));
+        }
+        list.push(Section::new("bricks", "Bricks", bricks::bricks(p)));
+        list.push(Section::new("counters", "Counters", sections::counters(p)));
+        if p.memory.is_some() {
+            list.push(Section::new("memory", "Memory", memory::memory(p)));
+        }
+        list.extend(kernels::sections(p, self.checksum_reference));
+        list.extend(self.extra.iter().cloned());
+        list.push(Section::new(
+            "glossary",
+            "Glossary",
+            definitions::glossary(crate::analysis::training::timed_a_device(p)),
+        ));
+
+        let mut taken: HashSet<String> = RESERVED_IDS.iter().map(|s| (*s).to_owned()).collect();
+        for section in &mut list {
+            let base = section.id.clone();
+            let mut n = 1;
+            while !taken.insert(section.id.clone()) {
+                n += 1;
+                section.id = format!("{base}-{n}");
+            }
+        }
+
+        let title = match (&self.title, p.run.name.as_str()) {
+            (Some(t), _) => escape::html(t),
+            (None, "") => "Profile report".to_owned(),
+            (None, name) => escape::html(name),
+        };
+        let mut subtitle = Vec::new();
+        if !p.run.host.is_empty() {
+            subtitle.push(escape::html(&p.run.host));
+        }
+        if p.run.started_at_unix_ns > 0 {
+            subtitle.push(format!(
+                "started {}",
+                crate::base::textfmt::utc_iso8601(p.run.started_at_unix_ns)
+            ));
+        }
+        subtitle.push(format!(
+            "wall {}",
+            crate::base::textfmt::duration(p.run.wall_ns as f64)
+        ));
+        subtitle.push(format!(
+            "{} steps",
+            crate::base::textfmt::int(p.steps.count)
+        ));
+        let generator = format!("{EXPORTER} {}", env!("CARGO_PKG_VERSION"));
+        let footer = format!(
+            "Profile schema {} · generated by {}",
+            escape::html(&p.schema_version),
+            generator
+        );
+        let links = self.trace_file.as_deref().map(|href| {
+            format!(
+                "Timeline of every step, phase, layer and brick: <a href=\"{0}\"><code>{0}</code></a>. \
+                 Open it in Perfetto: go to <a href=\"https://ui.perfetto.dev\">ui.perfetto.dev</a> and \
+                 choose <em>Open trace file</em> (the trace is read in your browser, not uploaded); \
+                 click a slice for its layer, direction, FLOPs and bytes.",
+                escape::html(href)
+            )
+        });
+        page::render(&page::Page {
+            title: &title,
+            subtitle: &subtitle.join(" · "),
+            links: links.as_deref(),
+            warnings: run::warnings(p).len(),
+            sections: &list,
+            footer: &footer,
+            generator: &generator,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_sanitised_and_deduplicated() {
+        assert_eq!(Section::new("a b\"<", "t", "").id(), "a-b--");
+        assert_eq!(Section::new("", "t", "").id(), "section");
+        let p = Profile::empty();
+        let html = HtmlReport::new(&p)
+            .section(Section::new("run", "Again", ""))
+            .section(Section::new("frames", "Frames", ""))
+            .render();
+        assert!(html.contains("<section id=\"run-2\">"));
+        assert!(html.contains("<section id=\"frames-2\">"));
+        assert!(!html.contains("id=\"frames\""));
+    }
+}
