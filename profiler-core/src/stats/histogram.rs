@@ -50,6 +50,8 @@ pub(crate) struct TickCounts {
 
 /// Buckets per octave: the unit the range of [`TickCounts`] grows by.
 const OCTAVE: usize = 1 << SUB_BITS;
+/// Buckets a [`TickCounts`] has room for when it is first made.
+const ROOM: usize = 4 * OCTAVE;
 
 impl TickCounts {
     /// Adds `n` samples to bucket `index`, growing the range as needed.
@@ -74,6 +76,9 @@ impl TickCounts {
         let hi = (hi | (OCTAVE - 1)).min(BUCKETS - 1);
         if self.counts.is_empty() {
             self.lo = lo;
+            // Room for a few octaves from the start: the cells of one brick
+            // seldom spread further, so merging them rarely reallocates.
+            self.counts = Vec::with_capacity((hi - lo + 1).max(ROOM));
             self.counts.resize(hi - lo + 1, 0);
             return;
         }
