@@ -1,14 +1,13 @@
 //! The `tracing_subscriber::Layer`: resolves each span callsite once, keeps
-//! a span's call data in its extensions, and opens and closes bricks as
+//! the call data of spans that have their own (fields, instance layers,
+//! lifetime timing) in their extensions, and opens and closes bricks as
 //! spans are entered, exited and closed.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError};
 
-use profiler_core::dynamic::{BrickGuard, CallWork, DynamicSite};
+use profiler_core::dynamic::{BrickGuard, CallWork};
 use profiler_core::{Direction, layer as layer_scope};
-use tracing_core::callsite::Identifier;
 use tracing_core::span::{Attributes, Id, Record};
 use tracing_core::{Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
@@ -19,6 +18,7 @@ use crate::fields::WorkVisitor;
 use crate::open;
 use crate::plan::Plan;
 use crate::rule::{SpanRule, SpanTiming};
+use crate::table::{PlanRef, PlanTable};
 
 /// Turns `tracing` spans into bricks: add it to a `tracing_subscriber`
 /// registry beside any other layers (a `fmt` layer keeps working).
@@ -50,15 +50,14 @@ pub struct BrickLayer {
     /// Whether any span may be timed over its lifetime; when none can,
     /// closing a span has nothing to record and is skipped.
     lifetimes: bool,
-    /// Resolutions by callsite; `None` for callsites that are not bricks.
-    plans: RwLock<HashMap<Identifier, Option<Arc<Plan>>>>,
+    /// Resolutions by callsite, read without a lock on every span.
+    plans: PlanTable,
 }
 
-/// What a span keeps in its extensions: its brick and the work of a call.
+/// What a span of a callsite with per-span data keeps in its extensions
+/// (other spans keep nothing: their callsite's plan says it all).
 struct SpanCalls {
-    site: DynamicSite,
     work: CallWork,
-    timing: SpanTiming,
     /// The one call of a span timed over its lifetime, once entered.
     lifetime: Mutex<Option<BrickGuard>>,
 }
@@ -82,24 +81,12 @@ impl BrickLayer {
         BrickLayerBuilder::default()
     }
 
-    /// The callsite's resolution, made on first sight.
-    fn plan(&self, meta: &'static Metadata<'static>) -> Option<Arc<Plan>> {
-        let key = meta.callsite();
-        if let Some(plan) = self
-            .plans
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
-            return plan.clone();
-        }
-        let mut plans = self.plans.write().unwrap_or_else(PoisonError::into_inner);
-        plans
-            .entry(key)
-            .or_insert_with(|| {
-                Plan::resolve(meta, &self.rules, &self.layer_fields, self.timing).map(Arc::new)
-            })
-            .clone()
+    /// The callsite's resolution, made on first sight (normally in
+    /// `register_callsite`).
+    fn plan(&self, meta: &'static Metadata<'static>) -> Option<PlanRef<'_>> {
+        self.plans.get_or_resolve(meta, || {
+            Plan::resolve(meta, &self.rules, &self.layer_fields, self.timing)
+        })
     }
 }
 
@@ -120,7 +107,7 @@ impl BrickLayerBuilder {
             layer_fields: self.layer_fields,
             timing: self.timing,
             direction: self.direction,
-            plans: RwLock::new(HashMap::new()),
+            plans: PlanTable::new(),
         }
     }
 }
@@ -139,6 +126,10 @@ where
         let Some(plan) = self.plan(attrs.metadata()) else {
             return;
         };
+        if !plan.per_span {
+            // Nothing to keep: every call is the callsite's plan.
+            return;
+        }
         let mut work = plan.work;
         work.layer = plan.next_instance();
         if plan.reads_fields {
@@ -149,9 +140,7 @@ where
         }
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(SpanCalls {
-                site: plan.site,
                 work,
-                timing: plan.timing,
                 lifetime: Mutex::new(None),
             });
         }
@@ -173,28 +162,36 @@ where
             return;
         }
         let Some(span) = ctx.span(id) else { return };
-        let extensions = span.extensions();
-        let Some(calls) = extensions.get::<SpanCalls>() else {
+        let Some(plan) = self.plan(span.metadata()) else {
             return;
         };
-        match calls.timing {
+        let extensions = plan.per_span.then(|| span.extensions());
+        let calls = extensions.as_ref().and_then(|e| e.get::<SpanCalls>());
+        let work = match (plan.per_span, calls) {
+            (false, _) => plan.work,
+            (true, Some(calls)) => calls.work,
+            // Made before this layer saw its callsite: not this layer's.
+            (true, None) => return,
+        };
+        match plan.timing {
             SpanTiming::Entered => {
                 // The layer scope opens first, so the span's own call counts
                 // towards its layer, as do the bricks nested in it.
-                let scope = calls.work.layer.map(|i| layer_scope(i, self.direction));
+                let scope = work.layer.map(|i| layer_scope(i, self.direction));
                 let work = CallWork {
                     layer: None,
-                    ..calls.work
+                    ..work
                 };
-                open::push(self.id, id.into_u64(), scope, calls.site.enter(work));
+                open::push(self.id, id.into_u64(), scope, plan.site.enter(work));
             }
             SpanTiming::Lifetime => {
+                let Some(calls) = calls else { return };
                 let mut lifetime = calls
                     .lifetime
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 if lifetime.is_none() {
-                    *lifetime = Some(calls.site.enter_detached(calls.work));
+                    *lifetime = Some(plan.site.enter_detached(work));
                 }
             }
         }

@@ -23,6 +23,7 @@ mod layer;
 mod open;
 mod plan;
 mod rule;
+mod table;
 
 pub use builder::BrickLayerBuilder;
 pub use layer::BrickLayer;

@@ -34,6 +34,9 @@ pub(crate) struct Plan {
     pub(crate) instances: Option<AtomicU32>,
     /// Whether the callsite has a layer or work field worth visiting.
     pub(crate) reads_fields: bool,
+    /// Whether each span keeps call data of its own (its fields, instance
+    /// layer or lifetime guard); other spans are all alike.
+    pub(crate) per_span: bool,
 }
 
 impl Plan {
@@ -77,19 +80,20 @@ impl Plan {
             .fields()
             .iter()
             .any(|f| WORK_FIELDS.contains(&f.name()) || layer_fields.iter().any(|n| n == f.name()));
+        let timing = rule.and_then(|r| r.timing).unwrap_or(default_timing);
+        let instances = rule.is_some_and(|r| r.layer == LayerSource::Instance);
         Some(Self {
             site,
-            timing: rule.and_then(|r| r.timing).unwrap_or(default_timing),
+            timing,
             work: CallWork {
                 elements,
                 bytes,
                 flops,
                 layer: None,
             },
-            instances: rule
-                .is_some_and(|r| r.layer == LayerSource::Instance)
-                .then(|| AtomicU32::new(0)),
+            instances: instances.then(|| AtomicU32::new(0)),
             reads_fields,
+            per_span: reads_fields || instances || timing == SpanTiming::Lifetime,
         })
     }
 

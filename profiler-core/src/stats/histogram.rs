@@ -38,13 +38,20 @@ pub(crate) fn bucket_bounds(index: usize) -> (u64, u64) {
     (mantissa << shift, (mantissa + 1) << shift)
 }
 
-/// Tick-bucket counts over the occupied range `lo..lo + counts.len()` only
-/// (most bricks span a few octaves of the 304 buckets).
+/// Tick-bucket counts over the occupied octaves only (most bricks span a
+/// few octaves of the 592 buckets). The range grows by whole octaves, so
+/// merging many cells of one brick moves and reallocates the counts a few
+/// times, not once per new bucket.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TickCounts {
     lo: usize,
     counts: Vec<u64>,
 }
+
+/// Buckets per octave: the unit the range of [`TickCounts`] grows by.
+const OCTAVE: usize = 1 << SUB_BITS;
+/// Buckets a [`TickCounts`] has room for when it is first made.
+const ROOM: usize = 4 * OCTAVE;
 
 impl TickCounts {
     /// Adds `n` samples to bucket `index`, growing the range as needed.
@@ -52,33 +59,34 @@ impl TickCounts {
         if n == 0 {
             return;
         }
-        if self.counts.is_empty() {
-            self.lo = index;
-        }
-        if index < self.lo {
-            let grow = self.lo - index;
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
-            self.lo = index;
+        if self.counts.is_empty() || index < self.lo || index >= self.lo + self.counts.len() {
+            self.reserve(index, index);
         }
         let at = index - self.lo;
-        if at >= self.counts.len() {
-            self.counts.resize(at + 1, 0);
-        }
         self.counts[at] = self.counts[at].saturating_add(n);
     }
 
-    /// Widens the range to cover buckets `lo..=hi` at once, so the adds that
-    /// follow never shift the counts.
+    /// Widens the range to cover buckets `lo..=hi` (rounded out to whole
+    /// octaves) at once, so the adds that follow never shift the counts.
     pub(crate) fn reserve(&mut self, lo: usize, hi: usize) {
         if lo > hi {
             return;
         }
+        let lo = lo - lo % OCTAVE;
+        let hi = (hi | (OCTAVE - 1)).min(BUCKETS - 1);
         if self.counts.is_empty() {
             self.lo = lo;
+            // Room for a few octaves from the start: the cells of one brick
+            // seldom spread further, so merging them rarely reallocates.
+            self.counts = Vec::with_capacity((hi - lo + 1).max(ROOM));
             self.counts.resize(hi - lo + 1, 0);
             return;
         }
         if lo < self.lo {
+            // Growing downwards moves the counts: at least double the range
+            // each time, so a brick's cells seen lowest-last move it a few
+            // times, not once per octave.
+            let lo = lo.min(self.lo.saturating_sub(self.counts.len()));
             self.counts
                 .splice(0..0, std::iter::repeat_n(0, self.lo - lo));
             self.lo = lo;
@@ -129,19 +137,18 @@ pub struct LatencyHistogram {
 impl LatencyHistogram {
     /// Builds the histogram from tick counters, converting bounds to ns.
     pub(crate) fn from_ticks(counts: &TickCounts, ns_per_tick: f64) -> Self {
-        let buckets = counts
-            .iter()
-            .map(|(i, count)| {
-                let (lo, hi) = bucket_bounds(i);
-                let lo_ns = crate::clock::to_ns(lo, ns_per_tick);
-                let hi_ns = crate::clock::to_ns(hi, ns_per_tick).max(lo_ns + 1);
-                HistBucket {
-                    lo_ns,
-                    hi_ns,
-                    count,
-                }
-            })
-            .collect();
+        // Sized first: a snapshot makes one of these per brick.
+        let mut buckets = Vec::with_capacity(counts.iter().count());
+        buckets.extend(counts.iter().map(|(i, count)| {
+            let (lo, hi) = bucket_bounds(i);
+            let lo_ns = crate::clock::to_ns(lo, ns_per_tick);
+            let hi_ns = crate::clock::to_ns(hi, ns_per_tick).max(lo_ns + 1);
+            HistBucket {
+                lo_ns,
+                hi_ns,
+                count,
+            }
+        }));
         Self { buckets }
     }
 
@@ -308,6 +315,25 @@ mod tests {
         a.add(70, 0);
         let got: Vec<(usize, u64)> = a.iter().collect();
         assert_eq!(got, [(10, 4), (40, 2), (50, 6), (60, 3)]);
+    }
+
+    #[test]
+    fn tick_counts_grown_downwards_bucket_by_bucket_keep_every_count() {
+        // Each add below the range so far moves the counts; the range
+        // doubles as it does, down to bucket 0 and no further.
+        let mut a = TickCounts::default();
+        for i in (0..BUCKETS).rev() {
+            a.add(i, i as u64 + 1);
+        }
+        assert_eq!(a.lo, 0);
+        assert_eq!(a.counts.len(), BUCKETS);
+        let got: Vec<(usize, u64)> = a.iter().collect();
+        let want: Vec<(usize, u64)> = (0..BUCKETS).map(|i| (i, i as u64 + 1)).collect();
+        assert_eq!(got, want);
+        let mut b = TickCounts::default();
+        b.add(BUCKETS - 1, 1);
+        b.merge(&a);
+        assert_eq!(b.iter().last(), Some((BUCKETS - 1, BUCKETS as u64 + 1)));
     }
 
     #[test]
