@@ -214,7 +214,10 @@ fn run(timer: CudaTimer) -> Result<Vec<String>, Failure> {
     let stream = cudarc::driver::CudaContext::new(0)?.default_stream();
     let context = stream.context().clone();
     let clock_khz = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?;
-    println!("device: {} (highest SM clock {clock_khz} kHz)", context.name()?);
+    println!(
+        "device: {} (highest SM clock {clock_khz} kHz)",
+        context.name()?
+    );
     let mut gpu = Gpu::new(stream)?;
     profiler::Config::new()
         .sync_mode(SyncMode::Deferred)
@@ -268,7 +271,10 @@ fn run(timer: CudaTimer) -> Result<Vec<String>, Failure> {
         );
         device_means.insert(name, mean_us);
         if stats.count != u64::from(ROUNDS) {
-            problems.push(format!("{name}: {} calls recorded, {ROUNDS} made", stats.count));
+            problems.push(format!(
+                "{name}: {} calls recorded, {ROUNDS} made",
+                stats.count
+            ));
         }
         let shortest = h.shortest_wall.unwrap_or_default();
         if Duration::from_nanos(stats.min_ns) > shortest {

@@ -55,7 +55,10 @@ fn roofline_rates_count_the_fp32_flops_of_known_kernels() {
             k.kernel.name
         );
         let source = &k.compute.flops.as_ref().unwrap().source;
-        assert!(source.contains("per cycle x SM clock x duration"), "{source}");
+        assert!(
+            source.contains("per cycle x SM clock x duration"),
+            "{source}"
+        );
         assert_eq!(k.roofline.precision.as_deref(), Some("fp32"));
         let bound = k.roofline.bound.expect("placed on the roofline");
         let want = if k.kernel.name == "matmul" {
@@ -90,7 +93,10 @@ fn tensor_pipe_rates_count_a_bf16_gemm_and_place_it() {
         let efficiency = k.roofline.efficiency_pct.expect("placed");
         // 2·4096³ FLOPs in 208 µs against the H100 SXM's 989 TFLOP/s.
         let by_hand = expected / (duration_ns(k) * 1e-9) / 989e12 * 100.0;
-        assert!((efficiency - by_hand).abs() < 0.5, "{efficiency} vs {by_hand}");
+        assert!(
+            (efficiency - by_hand).abs() < 0.5,
+            "{efficiency} vs {by_hand}"
+        );
     }
 }
 
@@ -101,7 +107,9 @@ fn details_pages_of_ncu_2025_read_with_their_rule_columns_left_off() {
     assert_eq!(report.layout, NcuLayout::Details);
     let names: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
     assert_eq!(names, ["saxpy", "saxpy", "matmul"]);
-    let sm = report.kernels[0].metric("SM Frequency").expect("a metric row");
+    let sm = report.kernels[0]
+        .metric("SM Frequency")
+        .expect("a metric row");
     assert_eq!(sm.value, Some(1_585_819_128.79));
 
     let gemm = read_ncu_csv(fixture("ncu_h100_torch_bf16_gemm_details.csv")).unwrap();

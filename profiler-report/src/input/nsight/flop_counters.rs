@@ -141,7 +141,9 @@ pub(crate) fn counted_flops(
             continue;
         };
         let Some(s) = duration_s else {
-            notes.push(format!("{precision} FLOPs not counted: {name} needs the duration"));
+            notes.push(format!(
+                "{precision} FLOPs not counted: {name} needs the duration"
+            ));
             continue;
         };
         let f = rate * s;

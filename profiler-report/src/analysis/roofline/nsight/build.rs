@@ -156,7 +156,10 @@ impl NcuReport {
         // then a lower bound, too low to place the kernel honestly, unless
         // the tensor pipes' own operation rates were counted too.
         if m.tensor_pipe_pct.as_ref().is_some_and(|t| t.value > 1.0)
-            && !m.flops.as_ref().is_some_and(CountedFlops::counts_tensor_pipes)
+            && !m
+                .flops
+                .as_ref()
+                .is_some_and(CountedFlops::counts_tensor_pipes)
             && flops
                 .as_ref()
                 .is_some_and(|f| f.source.starts_with("counted"))
