@@ -70,6 +70,45 @@ fn roofline_rates_count_the_fp32_flops_of_known_kernels() {
     }
 }
 
+/// The hierarchical roofline section's per-level bytes and peaks: the
+/// naive matmul looks compute-bound on DRAM (256 FLOP/B) but rereads its
+/// operands from L1 at 0.25 FLOP/B, whose roof is lowest; saxpy is bound
+/// by DRAM. Roofs computed by hand from the file's rates, peaks and clocks.
+#[test]
+fn each_kernel_is_bound_by_the_level_with_the_lowest_roof() {
+    let kernels = full("ncu_h100_cuda_bricks_roofline_raw.csv");
+    let matmul = &kernels[2].roofline;
+    let roofs: Vec<(&str, f64)> = matmul
+        .levels
+        .iter()
+        .map(|l| (l.level.as_str(), l.attainable_tflops))
+        .collect();
+    let by_hand = [("l1", 8.311), ("l2", 40.41), ("dram", 67.0)];
+    for ((level, roof), (want_level, want)) in roofs.iter().zip(by_hand) {
+        assert_eq!(*level, want_level);
+        assert!(
+            (roof / want - 1.0).abs() < 1e-3,
+            "{level}: {roof} vs {want}"
+        );
+    }
+    assert_eq!(matmul.binding_level.as_deref(), Some("l1"));
+    for saxpy in [&kernels[0], &kernels[1], &kernels[3]] {
+        assert_eq!(saxpy.roofline.binding_level.as_deref(), Some("dram"));
+    }
+    let gemm = full("ncu_h100_torch_bf16_gemm_raw.csv");
+    assert_eq!(gemm[0].roofline.levels.len(), 3);
+    assert_eq!(
+        gemm[0].roofline.binding_level, None,
+        "compute-bound at every level"
+    );
+    // Without the section's metrics there are no levels, and nothing says otherwise.
+    assert!(
+        full("ncu_h100_cuda_bricks_times_raw.csv")
+            .iter()
+            .all(|k| k.roofline.levels.is_empty())
+    );
+}
+
 /// cuBLAS's bf16 GEMM runs on the tensor cores, which the SASS FP counters
 /// miss; the tensor pipe's operation rate gives its 2·4096³ FLOPs.
 #[test]

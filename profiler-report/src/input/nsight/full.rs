@@ -151,6 +151,35 @@ pub struct RooflineSection {
     pub estimate: bool,
     /// Why the kernel could not be placed.
     pub unavailable: Option<String>,
+    /// The hierarchical roofline: each memory level the export measured,
+    /// fastest first, with the kernel's intensity against it and its roof
+    /// (empty when the export has no per-level metrics).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<LevelPoint>,
+    /// The level whose roof is lowest at the kernel's intensity there, when
+    /// that roof is below the compute peak: the level that bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binding_level: Option<String>,
+}
+
+/// A kernel on one memory level's roof.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelPoint {
+    /// The level (`l1`, `l2`, `dram`).
+    pub level: String,
+    /// Bytes the level moved.
+    pub bytes: Sourced,
+    /// FLOPs per byte of this level.
+    pub arithmetic_intensity: f64,
+    /// The level's peak bandwidth, GB/s.
+    pub bandwidth_gb_s: Sourced,
+    /// The roof at this intensity: the lower of the compute peak and
+    /// intensity × bandwidth, TFLOP/s.
+    pub attainable_tflops: f64,
+    /// Achieved over attainable, %.
+    pub efficiency_pct: f64,
+    /// Memory- or compute-bound at this level.
+    pub bound: Bound,
 }
 
 /// Arithmetic work and SM activity.

@@ -35,6 +35,7 @@ mod full;
 mod metric_lookup;
 pub(crate) mod ncu_aliases;
 mod ncu_csv;
+pub(crate) mod ncu_levels;
 pub(crate) mod ncu_metrics;
 mod ncu_model;
 mod ncu_pages;
@@ -51,7 +52,7 @@ pub use device::device_from_driver_name;
 pub use error::{COUNTER_PERMISSION_HINT, ImportError};
 pub use flops::FlopsAssumption;
 pub use full::{
-    ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection,
+    ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection, LevelPoint,
     MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
 };
 pub use metric_lookup::Sourced;

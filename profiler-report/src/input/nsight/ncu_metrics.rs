@@ -7,6 +7,7 @@ use super::metric_lookup::{
     ACTIVE_THREADS_PER_WARP, Candidate, Sourced, THREADS_PER_WARP, find, plain,
 };
 use super::ncu_aliases::{Meaning, candidates};
+use super::ncu_levels::{LevelTraffic, level_traffic};
 use super::ncu_model::NcuKernel;
 use super::number::{Quantity, not_available};
 
@@ -31,6 +32,9 @@ pub(crate) struct KernelMetrics {
     pub(crate) dram_bytes: Option<Sourced>,
     pub(crate) dram_bytes_per_s: Option<Sourced>,
     pub(crate) flops: Option<CountedFlops>,
+    /// Bytes and peak per memory level, from the hierarchical roofline
+    /// section's metrics (empty without them).
+    pub(crate) levels: Vec<LevelTraffic>,
     pub(crate) device_name: Option<String>,
     /// Metrics of the standard set this kernel lacks.
     pub(crate) missing: Vec<&'static str>,
@@ -108,6 +112,7 @@ impl KernelMetrics {
         }
         let seconds = m.duration_ns.as_ref().map(|d| d.value * 1e-9);
         m.flops = counted_flops(kernel, seconds, &mut notes);
+        m.levels = level_traffic(kernel, seconds);
         m.device_name = device_name(kernel);
         m.missing = [
             ("gpu__time_duration.sum", m.duration_ns.is_none()),

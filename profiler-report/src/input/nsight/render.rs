@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::full::FullProfile;
+use super::full::{FullProfile, RooflineSection};
 use super::metric_lookup::Sourced;
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
@@ -120,6 +120,35 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
         ),
         ("roofline", roofline),
     ]
+    .into_iter()
+    .chain(levels(r).map(|l| ("levels", l)))
+    .collect()
+}
+
+/// The hierarchical roofline on one line: each level's intensity and roof,
+/// then the level that bounds the kernel (or compute, when none does).
+fn levels(r: &RooflineSection) -> Option<String> {
+    if r.levels.is_empty() {
+        return None;
+    }
+    let mut line: Vec<String> = r
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} FLOP/B, roof {} TFLOP/s ({})",
+                l.level.to_ascii_uppercase(),
+                num(l.arithmetic_intensity),
+                num(l.attainable_tflops),
+                pct(l.efficiency_pct)
+            )
+        })
+        .collect();
+    line.push(match &r.binding_level {
+        Some(level) => format!("bound by {}", level.to_ascii_uppercase()),
+        None => "compute-bound at every level".to_owned(),
+    });
+    Some(line.join(" · "))
 }
 
 /// The terminal report: a summary line per launch, then each launch.

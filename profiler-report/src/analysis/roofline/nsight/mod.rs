@@ -6,6 +6,7 @@
 
 mod build;
 mod device;
+mod levels;
 mod placement;
 
 pub use build::FullProfileOptions;

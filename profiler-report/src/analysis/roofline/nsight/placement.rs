@@ -1,6 +1,8 @@
 //! Placing a launch on the chosen device's DRAM roofline from its FLOPs,
-//! DRAM bytes and duration, or saying why it cannot be placed.
+//! DRAM bytes and duration, and on every level's roof the export measured,
+//! or saying why it cannot be placed.
 
+use super::levels::place_levels;
 use crate::analysis::roofline::kernel::KernelRoofline;
 use crate::analysis::roofline::units::{MemoryLevel, Precision};
 use crate::input::nsight::ncu_aliases::{Meaning, names};
@@ -23,6 +25,8 @@ impl RooflineSection {
             above_roof: false,
             estimate,
             unavailable: None,
+            levels: Vec::new(),
+            binding_level: None,
         }
     }
 }
@@ -81,6 +85,8 @@ pub(crate) fn placement(
         above_roof: false,
         estimate: inputs_estimated,
         unavailable: None,
+        levels: Vec::new(),
+        binding_level: None,
     };
     let result = (|| {
         let roof = roof.ok_or_else(|| match &m.device_name {
@@ -130,6 +136,14 @@ pub(crate) fn placement(
             section.distance_to_ridge = Some(c.distance_to_ridge);
             section.above_roof = c.above_roof;
             section.estimate |= c.estimate;
+            place_levels(
+                &mut section,
+                roof,
+                Some(chosen),
+                flops.map(|f| f.value),
+                duration_s,
+                &m.levels,
+            );
             if c.above_roof {
                 notes.push(
                     "achieved FLOP/s exceed the DRAM roof: the roof does not bound this kernel \
