@@ -8,10 +8,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::link::Links;
 use super::mapping::OpMapping;
 use super::rules::VIEW_OPS;
-use super::steps::Steps;
+use super::steps::TraceSteps;
 use super::tree::{BACKWARD_PREFIX, StepWindows, Tree};
 use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
 use crate::model::parity::ParityProfile;
@@ -120,21 +119,11 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     if let Some(note) = dropped_note(&trace.dropped) {
         notes.push(note);
     }
-    let device = events.iter().any(|e| e.cat.on_device());
-    let links = if device {
-        Links::new(trace)
-    } else {
-        Links::default()
-    };
-    let host_ts = |i: usize| {
-        links
-            .launch
-            .get(i)
-            .copied()
-            .flatten()
-            .map_or(events[i].ts, |l| events[l].ts)
-    };
-    let found = Steps::find(events, device, host_ts);
+    let TraceSteps {
+        device,
+        links,
+        steps: found,
+    } = TraceSteps::of(trace);
     notes.extend(found.note(device));
     let steps = found.kept;
     let windows = StepWindows::new(&steps);
@@ -167,7 +156,7 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     if device {
         for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
             let launch = links.launch[i];
-            if !in_step(host_ts(i)) {
+            if !in_step(links.host_ts(events, i)) {
                 continue;
             }
             device_us += d.dur;

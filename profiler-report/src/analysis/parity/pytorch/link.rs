@@ -29,6 +29,16 @@ pub(crate) struct Links {
 }
 
 impl Links {
+    /// When event `i` started on the host: its launch's start for a linked
+    /// device event, else its own.
+    pub(crate) fn host_ts(&self, events: &[Event], i: usize) -> f64 {
+        self.launch
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(events[i].ts, |l| events[l].ts)
+    }
+
     pub(crate) fn new(trace: &ChromeTrace) -> Self {
         let events = &trace.events[..];
         let mut links = Links {

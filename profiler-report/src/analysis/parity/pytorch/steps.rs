@@ -3,9 +3,39 @@
 //! the short trailing step a schedule leaves, is left out with a note:
 //! counted, it would halve the step time.
 
+use super::link::Links;
 use super::rules::VIEW_OPS;
 use super::tree::StepWindows;
-use crate::model::chrome_trace::{Cat, Event};
+use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
+
+/// A trace's device events linked to their launches (none in a CPU trace)
+/// and its steps, each device event placed by its launch on the host.
+pub(crate) struct TraceSteps {
+    /// Whether the trace has device events.
+    pub(crate) device: bool,
+    /// Each device event's launch.
+    pub(crate) links: Links,
+    /// The steps.
+    pub(crate) steps: Steps,
+}
+
+impl TraceSteps {
+    pub(crate) fn of(trace: &ChromeTrace) -> Self {
+        let events = &trace.events[..];
+        let device = events.iter().any(|e| e.cat.on_device());
+        let links = if device {
+            Links::new(trace)
+        } else {
+            Links::default()
+        };
+        let steps = Steps::find(events, device, |i| links.host_ts(events, i));
+        Self {
+            device,
+            links,
+            steps,
+        }
+    }
+}
 
 /// The steps kept, as (start, end) in µs, and what was left out.
 #[derive(Debug)]

@@ -7,10 +7,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::import::{own_maps, roots};
-use super::link::Links;
 use super::mapping::OpMapping;
 use super::rules::VIEW_OPS;
-use super::steps::Steps;
+use super::steps::TraceSteps;
 use super::tree::{StepWindows, Tree};
 use crate::model::chrome_trace::{Cat, ChromeTrace};
 
@@ -120,21 +119,12 @@ fn quoted(text: &str) -> String {
 #[must_use]
 pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -> String {
     let events = &trace.events[..];
-    let device = events.iter().any(|e| e.cat.on_device());
-    let links = if device {
-        Links::new(trace)
-    } else {
-        Links::default()
-    };
-    let host_ts = |i: usize| {
-        links
-            .launch
-            .get(i)
-            .copied()
-            .flatten()
-            .map_or(events[i].ts, |l| events[l].ts)
-    };
-    let steps = Steps::find(events, device, host_ts).kept;
+    let TraceSteps {
+        device,
+        links,
+        steps,
+    } = TraceSteps::of(trace);
+    let steps = steps.kept;
     let windows = StepWindows::new(&steps);
     let tree = Tree::new(events);
     let mut notes = Vec::new();
@@ -190,7 +180,7 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     if device {
         for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
             if let Some(l) = links.launch[i]
-                && windows.contains(host_ts(i))
+                && windows.contains(links.host_ts(events, i))
                 && let Some((owner, key)) = group(l)
             {
                 add(owner, key, d.dur, &mut counted);

@@ -72,22 +72,8 @@ pub(crate) fn placement(
             return section;
         }
     };
-    let mut section = RooflineSection {
-        precision: Some(chosen.name().to_ascii_lowercase()),
-        level: "dram".to_owned(),
-        ridge_point: None,
-        arithmetic_intensity: None,
-        achieved_tflops: None,
-        attainable_tflops: None,
-        bound: None,
-        efficiency_pct: None,
-        distance_to_ridge: None,
-        above_roof: false,
-        estimate: inputs_estimated,
-        unavailable: None,
-        levels: Vec::new(),
-        binding_level: None,
-    };
+    let mut section =
+        RooflineSection::withheld(Some(chosen.name().to_ascii_lowercase()), inputs_estimated);
     let result = (|| {
         let roof = roof.ok_or_else(|| match &m.device_name {
             Some(name) => format!(
