@@ -90,6 +90,9 @@ pub use html::{FullReport, HtmlReport, write_html_report};
 /// ([`roofline::FullProfileOptions`]).
 pub mod import {
     pub use crate::input::nsight::*;
+    pub use crate::output::nsight::{
+        full_profiles_json, full_profiles_markdown, full_profiles_text,
+    };
     pub use crate::roofline::FullProfileOptions;
 }
 pub use output::error::ExportError;

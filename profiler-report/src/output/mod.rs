@@ -1,9 +1,11 @@
 //! The output floor: exports for other viewers (Chrome trace, folded
-//! stacks, flamegraphs, speedscope, merged ranks) and the HTML report page
-//! that gathers every analysis, with the error and atomic writes they share.
+//! stacks, flamegraphs, speedscope, merged ranks), the HTML report page
+//! that gathers every analysis, and Nsight imports rendered, with the error
+//! and atomic writes they share.
 //! `export` and `html` are also at the crate root.
 
 pub(crate) mod error;
 pub mod export;
 pub mod html;
+pub(crate) mod nsight;
 pub(crate) mod write;

@@ -40,11 +40,9 @@ pub(crate) mod ncu_metrics;
 mod ncu_model;
 mod ncu_pages;
 mod nsys;
-mod nsys_render;
 mod nsys_sections;
 mod nsys_table;
 mod number;
-mod render;
 mod run;
 
 pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
@@ -63,5 +61,4 @@ pub use nsys::{
     read_nsys_stats,
 };
 pub use nsys_table::NsysForm;
-pub use render::{full_profiles_json, full_profiles_markdown, full_profiles_text};
 pub use run::{NCU_METRICS, NsightTool};

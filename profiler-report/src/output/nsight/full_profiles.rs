@@ -4,10 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::full::{FullProfile, RooflineSection};
-use super::metric_lookup::Sourced;
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
+use crate::input::nsight::{FullProfile, RooflineSection, Sourced};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::nsys::NsysReport;
 use crate::base::escape;
 use crate::base::textfmt::{DASH, duration, pct, pretty_json};
+use crate::input::nsight::NsysReport;
 
 impl NsysReport {
     fn share(&self, total_ns: f64) -> String {
