@@ -144,7 +144,7 @@ impl FleetReport {
     /// Reads `run_dir` (its `rank-NNNNN/profile.json` files) and analyses it.
     ///
     /// # Errors
-    /// As [`read_run_dir`]: an unreadable directory or no rank to analyse.
+    /// As reading the directory: an unreadable directory or no rank to analyse.
     pub fn from_dir(
         run_dir: impl AsRef<Path>,
         settings: FleetSettings,
