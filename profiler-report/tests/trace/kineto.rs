@@ -75,6 +75,12 @@ fn device_timed_bricks_get_kernels_linked_by_correlation_and_flows() {
             (&brick["name"], &brick["ts"], &brick["dur"])
         );
         assert_eq!(kernel["args"]["stream"], 7);
+        assert!(
+            kernel["args"]["start"]
+                .as_str()
+                .is_some_and(|s| s.contains("launch on the host")),
+            "{kernel}"
+        );
         assert_eq!(kernel["tid"], 2_000_007);
         let flows = events(&json, |e| e["cat"] == "ac2g" && &e["id"] == id);
         let phases: Vec<&str> = flows.iter().map(|f| f["ph"].as_str().unwrap()).collect();

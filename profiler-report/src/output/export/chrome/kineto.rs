@@ -82,6 +82,11 @@ pub(super) fn profiler_step<'a>(
     }
 }
 
+/// What a kernel slice's start is: the device timer measures how long the
+/// brick's device work took, not when it began on the device.
+pub(super) const KERNEL_START: &str =
+    "the brick's launch on the host; the duration is the device timer's";
+
 /// A brick's device side: the kernel on the stream track, and the flow
 /// from the brick (`s` at its start on its thread) to the kernel (`f`).
 pub(super) fn device_side<'a>(
@@ -116,6 +121,7 @@ pub(super) fn device_side<'a>(
                 stream: STREAM,
                 correlation,
                 external_id: correlation,
+                start: KERNEL_START,
             }),
             ..Event::default()
         },
