@@ -28,7 +28,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKern
 use cudarc::nvrtc::Ptx;
 use profiler::brick;
 use profiler::sync::{self, SyncMode};
-use profiler_device::cuda::CudaTimer;
+use profiler_device::cuda::{CudaTimer, default_stream};
 
 const KERNELS: &str = r#"
 extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
@@ -190,12 +190,14 @@ fn main() {
         print!("{KERNELS}");
         return;
     }
-    let timer = CudaTimer::on_device(0);
-    if let Some(why) = timer.fallback() {
-        eprintln!("no CUDA device to time: {why}");
-        std::process::exit(2);
-    }
-    match run(timer) {
+    let stream = match default_stream(0) {
+        Ok(stream) => stream,
+        Err(why) => {
+            eprintln!("no CUDA device to time: {why}");
+            std::process::exit(2);
+        }
+    };
+    match run(stream) {
         Ok(problems) if problems.is_empty() => println!("all checks passed"),
         Ok(problems) => {
             for p in &problems {
@@ -210,8 +212,9 @@ fn main() {
     }
 }
 
-fn run(timer: CudaTimer) -> Result<Vec<String>, Failure> {
-    let stream = cudarc::driver::CudaContext::new(0)?.default_stream();
+fn run(stream: Arc<CudaStream>) -> Result<Vec<String>, Failure> {
+    // The timer records its events on the stream the kernels run on.
+    let timer = CudaTimer::on_stream(Arc::clone(&stream));
     let context = stream.context().clone();
     let clock_khz = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?;
     println!(
