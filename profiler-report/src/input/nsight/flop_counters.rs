@@ -76,11 +76,12 @@ const PER_CYCLE: &str = ".per_cycle_elapsed";
 
 /// Tensor-pipe operation rates (`sm__ops_path_tensor_src_<suffix>.sum.per_second`)
 /// that count floating-point operations, and the precision each counts.
-/// Integer paths (`int8`, `int1`) count operations, not FLOPs.
-const TENSOR_PATHS: [(&str, &str); 7] = [
+/// Integer paths (`int8`, `int1`) count operations, not FLOPs. Only paths
+/// seen in real exports (Hopper, ncu 2025) are read, so no path is counted
+/// twice under two names.
+const TENSOR_PATHS: [(&str, &str); 6] = [
     ("bf16_dst_fp32", "BF16 (tensor)"),
     ("fp16", "FP16 (tensor)"),
-    ("fp16_dst_fp32", "FP16 (tensor)"),
     ("tf32_dst_fp32", "TF32 (tensor)"),
     ("fp64", "FP64 (tensor)"),
     ("fp8_sparsity_off", "FP8 (tensor)"),
