@@ -107,7 +107,6 @@ impl KernelRoofline {
 mod tests {
     use super::*;
     use crate::analysis::roofline::{MemoryLevel, Precision};
-    use profiler_core::profile::{BandwidthCeiling, FlopsCeiling};
 
     #[test]
     fn rtx_4090_matches_the_published_figures() {
@@ -183,25 +182,7 @@ mod tests {
 
     #[test]
     fn measured_ceilings_become_fp32_dram_and_cache_roofs() {
-        let m = MeasuredCeilings {
-            cpu: "Test CPU".into(),
-            memory_bandwidth: Some(BandwidthCeiling {
-                gb_s: 20.0,
-                level: "DRAM".into(),
-                ..Default::default()
-            }),
-            cache_bandwidth: Some(BandwidthCeiling {
-                gb_s: 150.0,
-                level: "L2".into(),
-                ..Default::default()
-            }),
-            peak_flops: Some(FlopsCeiling {
-                gflops: 400.0,
-                precision: "fp32".into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let m = crate::model::hardware::sample_measured();
         let r = KernelRoofline::from_measured(&m).unwrap();
         assert_eq!(r.source, CeilingSource::Measured);
         assert_eq!(r.name, "Test CPU");

@@ -9,6 +9,8 @@ mod env;
 mod error;
 mod file;
 mod measured;
+#[cfg(test)]
+pub(crate) use measured::sample_measured;
 mod model;
 mod presets;
 pub mod probe;
