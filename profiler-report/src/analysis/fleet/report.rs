@@ -210,9 +210,14 @@ impl FleetReport {
             // a wider margin.
             let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
             let t = Threshold::of(&just, settings.mad_k, floor);
+            // A straggler holds the others back: a rank whose steps end
+            // sooner than the fleet's median does not, whatever part of its
+            // step one brick takes (on shared cores a rank that gets more
+            // CPU has a shorter step, and a brick a larger part of it).
+            let holds_back = |step: f64| step >= step_threshold.median_ns;
             for &(rank, v, step) in relative
                 .iter()
-                .filter(|(_, v, step)| t.exceeded_by(v / step))
+                .filter(|(_, v, step)| holds_back(*step) && t.exceeded_by(v / step))
             {
                 // In this rank's nanoseconds: the fleet's relative figures
                 // times its own median step.

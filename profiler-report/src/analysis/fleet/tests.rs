@@ -105,6 +105,30 @@ fn the_slow_rank_is_named_and_no_other() {
     assert!(report.verdict().starts_with("no straggler among 8 ranks"));
 }
 
+/// A rank whose steps end sooner than the others' holds nobody back, even
+/// when one brick takes most of its step: on shared cores a rank that gets
+/// more CPU has shorter steps, and its bricks a larger part of them.
+#[test]
+fn a_rank_faster_than_the_median_is_no_brick_straggler() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path(), 8, None);
+    let ns = 8_000_000;
+    let mut fast = profile(3, 8, "job7", ns);
+    fast.bricks[0].total_ns = ns * 20 * 19 / 20;
+    write(dir.path(), "rank-00003", &fast);
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    assert!(report.stragglers.is_empty(), "{:?}", report.stragglers);
+
+    // The same brick share on a rank slower than the median (within the
+    // step rule's margin) is named.
+    let ns = 10_400_000;
+    let mut slower = profile(3, 8, "job7", ns);
+    slower.bricks[0].total_ns = ns * 20 * 19 / 20;
+    write(dir.path(), "rank-00003", &slower);
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    assert_eq!(report.straggler_ranks(), vec![3], "{:?}", report.stragglers);
+}
+
 #[test]
 fn hostile_rank_directories_are_named_and_the_rest_analysed() {
     let dir = tempfile::tempdir().unwrap();
