@@ -133,3 +133,50 @@ fn a_legacy_capture_reads_its_one_kernel_table() {
         report.notes
     );
 }
+
+/// `nsys stats --format table` of a vLLM run (Nsight Systems 2025.1.1): the
+/// boxed form, after `NOTICE` and `Processing` lines, with long names cut
+/// with `…`. Totals summed by hand over the file's 68 rows.
+#[test]
+fn a_boxed_kernel_summary_reads_every_row() {
+    let (text, origin) = real("vllm_v16_cuda_gpu_kern_sum.txt");
+    let report = parse_nsys_stats(&text, &origin).unwrap();
+    assert_eq!(report.form, NsysForm::Boxed);
+    assert_eq!(report.header_line, 11);
+    assert_eq!(report.kernels.len(), 68);
+    let first = &report.kernels[0];
+    assert_eq!(
+        first.name,
+        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
+    );
+    assert_eq!(first.total_ns, 29_131_334_735.0);
+    assert_eq!(first.instances, 42_384);
+    assert_eq!(first.max_ns, 45_519_592.0);
+    assert!(!first.truncated);
+    let second = &report.kernels[1];
+    assert_eq!(second.name, "nvjet_tst_256x152_64x4_1x2_h_bz_coopA_TNT");
+    assert_eq!(second.instances, 20_424);
+    // Row 4 ends in `…`: its name is marked as cut.
+    assert!(report.kernels[3].truncated);
+    assert_eq!(report.kernels[3].instances, 81_176);
+    let last = &report.kernels[67];
+    assert_eq!(last.total_ns, 22_080.0);
+    assert_eq!(last.instances, 24);
+    let total: f64 = report.kernels.iter().map(|k| k.total_ns).sum();
+    assert_eq!(total, 100_825_818_338.0);
+}
+
+/// The NVTX range and CUDA API summaries of the same run, boxed: they share
+/// the kernel summary's first columns and are refused with the file's name.
+#[test]
+fn boxed_nvtx_and_api_summaries_are_not_kernel_summaries() {
+    for name in ["vllm_v16_nvtx_sum.txt", "vllm_v16_cuda_api_sum.txt"] {
+        let (text, origin) = real(name);
+        let e = parse_nsys_stats(&text, &origin).unwrap_err();
+        assert!(
+            matches!(e, ImportError::NotRecognised { .. }),
+            "{name}: {e}"
+        );
+        assert!(e.to_string().contains(name), "{e}");
+    }
+}
