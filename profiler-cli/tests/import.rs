@@ -367,3 +367,19 @@ fn a_capture_of_several_nsys_runs_names_them_and_report_picks_one() {
         .stderr;
     assert!(e.contains("--report 9") && e.contains("holds 5"), "{e}");
 }
+
+/// A real capture in which ncu refused its options before any kernel ran:
+/// two `==ERROR==` lines and nothing else. The command names the file and
+/// shows the tool's line instead of "not a file we read".
+#[test]
+fn a_capture_that_failed_at_its_options_shows_the_tools_error() {
+    let file = root().join("tests/fixtures/real/nsight/ncu_failed_capture.csv");
+    let e = run(&["import", "ncu", file.to_str().unwrap()])
+        .expect(2)
+        .stderr;
+    assert!(e.contains("ncu_failed_capture.csv` line 1"), "{e}");
+    assert!(
+        e.contains("did not match any section") && e.contains("no kernel was profiled"),
+        "{e}"
+    );
+}

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use profiler_report::import::{
-    ImportError, NsysForm, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all,
+    FullProfile, FullProfileOptions, ImportError, NsysForm, parse_nsys_report, parse_nsys_stats,
+    parse_nsys_stats_all, read_ncu_csv,
 };
 
 fn real(name: &str) -> (String, String) {
@@ -179,4 +180,136 @@ fn boxed_nvtx_and_api_summaries_are_not_kernel_summaries() {
         );
         assert!(e.to_string().contains(name), "{e}");
     }
+}
+
+fn ncu(name: &str) -> Vec<FullProfile> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/real/nsight")
+        .join(name);
+    read_ncu_csv(&path)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .full_profiles(&FullProfileOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn value(s: Option<&profiler_report::import::Sourced>) -> f64 {
+    s.expect("a value").value
+}
+
+/// An ncu 2025 details page of a cuBLAS GEMV on an sm_120 GPU (CC 12.0):
+/// DRAM bytes as `dram__bytes_read.sum` + `dram__bytes_write.sum`, the
+/// device column a number, no FP instruction counters.
+#[test]
+fn an_sm120_details_page_reads_its_dram_bytes_and_withholds_flops() {
+    let kernels = ncu("ncu_sm120_gemv_details.csv");
+    assert_eq!(kernels.len(), 1);
+    let k = &kernels[0];
+    assert!(
+        k.kernel.name.contains("cublasGemvParamsEx"),
+        "{}",
+        k.kernel.name
+    );
+    assert_eq!(k.hardware.compute_capability.as_deref(), Some("12.0"));
+    assert_eq!(k.kernel.grid, Some([224, 1, 1]));
+    assert_eq!(k.kernel.block, Some([32, 4, 1]));
+    assert!((value(k.timing.duration_ns.as_ref()) - 6_750.0).abs() < 1e-6);
+    // 2.33 Mbyte read + 0 byte written, as the file writes them.
+    assert!((value(k.memory.dram_bytes.as_ref()) - 2.33e6).abs() < 1.0);
+    assert!((value(k.throughput.sm_pct.as_ref()) - 9.15).abs() < 1e-9);
+    assert!((value(k.throughput.dram_pct.as_ref()) - 19.66).abs() < 1e-9);
+    // The one tensor counter reads 0 and there are no FP counters: no
+    // FLOPs, and the roofline says why instead of placing the kernel.
+    assert!(k.compute.flops.is_none());
+    assert!(k.roofline.unavailable.is_some());
+    // The device column is `0`, not a name: the hardware is unknown.
+    assert!(k.hardware.name.is_none());
+}
+
+/// The same run's GEMM, raw metrics: the tensor pipe's operation count
+/// (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`, 45,902,462,976 in the
+/// file) is its FLOPs; `n/a` counters are missing, not zero.
+#[test]
+fn an_sm120_tensor_op_count_is_the_gemms_flops() {
+    let kernels = ncu("ncu_sm120_gemm_metrics.csv");
+    assert_eq!(kernels.len(), 1);
+    let k = &kernels[0];
+    assert!(
+        k.kernel
+            .name
+            .contains("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256")
+    );
+    assert_eq!(value(k.compute.flops.as_ref()), 45_902_462_976.0);
+    assert_eq!(
+        k.compute.flops_by_precision.keys().collect::<Vec<_>>(),
+        ["bf16 (tensor)"]
+    );
+    assert!(
+        k.compute
+            .flops
+            .as_ref()
+            .unwrap()
+            .source
+            .contains("tensor-pipe operations")
+    );
+    assert!((value(k.timing.duration_ns.as_ref()) - 404_700.0).abs() < 1e-6);
+    assert!((value(k.memory.dram_bytes.as_ref()) - (63.77e6 + 197.38e3)).abs() < 1.0);
+    // 45.9 GFLOP over 404.7 µs.
+    let tflops = value(k.compute.achieved_tflops.as_ref());
+    assert!(
+        (tflops - 45.902_462_976 / 404.7e-6 / 1e3).abs() < 1e-6,
+        "{tflops}"
+    );
+}
+
+/// The GEMM's details page: the same duration and DRAM bytes as its raw
+/// metrics, read from the other layout.
+#[test]
+fn an_sm120_details_page_agrees_with_its_raw_metrics() {
+    let details = &ncu("ncu_sm120_gemm_details.csv")[0];
+    let raw = &ncu("ncu_sm120_gemm_metrics.csv")[0];
+    assert_eq!(details.kernel.name, raw.kernel.name);
+    assert_eq!(
+        value(details.timing.duration_ns.as_ref()),
+        value(raw.timing.duration_ns.as_ref())
+    );
+    assert_eq!(
+        value(details.memory.dram_bytes.as_ref()),
+        value(raw.memory.dram_bytes.as_ref())
+    );
+}
+
+/// The roofline chart section exported alone: display names and per-cycle
+/// rates, but no duration, so nothing can be placed, and the report says
+/// what is missing instead of guessing.
+#[test]
+fn a_roofline_section_without_a_duration_places_nothing() {
+    let kernels = ncu("ncu_sm120_gemv_roofline_section.csv");
+    assert_eq!(kernels.len(), 1);
+    let k = &kernels[0];
+    assert!(k.timing.duration_ns.is_none());
+    assert!(k.compute.flops.is_none());
+    assert!(k.roofline.achieved_tflops.is_none());
+    assert!(
+        k.missing.iter().any(|m| m == "gpu__time_duration.sum"),
+        "{:?}",
+        k.missing
+    );
+}
+
+/// A capture that failed before any kernel ran: only the tool's
+/// `==ERROR==` lines (an unknown `--section`). The error shows the line.
+#[test]
+fn a_failed_capture_shows_the_tools_error() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/real/nsight/ncu_failed_capture.csv");
+    let e = read_ncu_csv(&path).unwrap_err();
+    let ImportError::CaptureFailed { line, message, .. } = &e else {
+        panic!("{e}");
+    };
+    assert_eq!(*line, 1);
+    assert_eq!(
+        message,
+        "==ERROR== Option '--section .*SpeedOfLight.*' did not match any section."
+    );
+    assert!(e.to_string().contains("ncu_failed_capture.csv"), "{e}");
 }

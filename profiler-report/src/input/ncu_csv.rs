@@ -29,12 +29,15 @@ impl Format for NcuCsvFormat {
             let l = l.trim_start_matches('\u{feff}').trim_start();
             l.starts_with("\"ID\"") || l.starts_with("ID,")
         };
-        // A failed capture holds the tool's `==PROF==` and `==ERROR==` lines
-        // and no table: read as this format so the error shows the line.
-        let failed = text.lines().any(|l| l.trim_start().starts_with("==PROF=="))
-            && text
-                .lines()
-                .any(|l| l.trim_start().starts_with("==ERROR=="));
+        // A failed capture holds the tool's `==ERROR==` lines and no table,
+        // after `==PROF==` lines or, when ncu refused its options, first:
+        // read as this format so the error shows the line.
+        let tool = |prefix: &str| text.lines().any(|l| l.trim_start().starts_with(prefix));
+        let starts_with_error = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_start().starts_with("==ERROR=="));
+        let failed = tool("==ERROR==") && (tool("==PROF==") || starts_with_error);
         head.json_root().is_none()
             && (text.lines().any(header) || reports_counters_restricted(&text) || failed)
     }

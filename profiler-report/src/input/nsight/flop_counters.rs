@@ -2,8 +2,9 @@
 //! twice, as in its own roofline), per precision that has all three; from
 //! the rates its roofline sections export (`.sum.per_cycle_elapsed` times
 //! the SM sub-partition clock, times the duration) when the counts are
-//! absent; and from the tensor pipes' operation rates
-//! (`sm__ops_path_tensor_src_*.sum.per_second`, one operation per FLOP).
+//! absent; and from the tensor pipes' operation counts or rates
+//! (`sm__ops_path_tensor_src_*.sum`, `.sum.per_second`; one operation per
+//! FLOP).
 
 use super::ncu_model::NcuKernel;
 
@@ -48,6 +49,7 @@ pub(crate) struct CountedFlops {
 /// The ways FLOPs are counted, as the report names them.
 const BY_COUNTS: &str = "2 x FMA + ADD + MUL instructions";
 const BY_RATES: &str = "2 x FMA + ADD + MUL instructions per cycle x SM clock x duration";
+const BY_TENSOR_COUNTS: &str = "tensor-pipe operations";
 const BY_TENSOR: &str = "tensor-pipe operations per second x duration";
 
 impl CountedFlops {
@@ -57,7 +59,7 @@ impl CountedFlops {
 
     /// Whether the tensor pipes' FLOPs are in the count.
     pub(crate) fn counts_tensor_pipes(&self) -> bool {
-        self.methods.contains(&BY_TENSOR)
+        self.methods.contains(&BY_TENSOR) || self.methods.contains(&BY_TENSOR_COUNTS)
     }
 
     /// The precision with the most FLOPs.
@@ -74,13 +76,14 @@ const SMSP_CLOCK: &str = "smsp__cycles_elapsed.avg.per_second";
 /// Suffix of an instruction counter's rate per elapsed cycle.
 const PER_CYCLE: &str = ".per_cycle_elapsed";
 
-/// Tensor-pipe operation rates (`sm__ops_path_tensor_src_<suffix>.sum.per_second`)
-/// that count floating-point operations, and the precision each counts.
-/// Integer paths (`int8`, `int1`) count operations, not FLOPs. Only paths
-/// seen in real exports (Hopper, ncu 2025) are read, so no path is counted
-/// twice under two names.
-const TENSOR_PATHS: [(&str, &str); 6] = [
+/// Tensor-pipe operation counters (`sm__ops_path_tensor_src_<suffix>.sum`,
+/// or its `.per_second` rate) that count floating-point operations, and the
+/// precision each counts. Integer paths (`int8`, `int1`) count operations,
+/// not FLOPs. Only paths seen in real exports (Hopper and sm_120, ncu 2025)
+/// are read, so no path is counted twice under two names.
+const TENSOR_PATHS: [(&str, &str); 7] = [
     ("bf16_dst_fp32", "BF16 (tensor)"),
+    ("bf16_dst_bf16", "BF16 (tensor)"),
     ("fp16", "FP16 (tensor)"),
     ("tf32_dst_fp32", "TF32 (tensor)"),
     ("fp64", "FP64 (tensor)"),
@@ -89,7 +92,8 @@ const TENSOR_PATHS: [(&str, &str); 6] = [
 ];
 
 /// FLOPs per precision: counted from instruction counters, else from their
-/// rates over the kernel's `duration_s`, plus the tensor pipes' FLOPs.
+/// rates over the kernel's `duration_s`, plus the tensor pipes' FLOPs
+/// (their counts, else their rates over the duration).
 pub(crate) fn counted_flops(
     kernel: &NcuKernel,
     duration_s: Option<f64>,
@@ -137,23 +141,27 @@ pub(crate) fn counted_flops(
         }
     }
     for (path, precision) in TENSOR_PATHS {
-        let name = format!("sm__ops_path_tensor_src_{path}.sum.per_second");
-        let Some(rate) = value(&name) else {
+        let count = format!("sm__ops_path_tensor_src_{path}.sum");
+        let rate = format!("{count}.per_second");
+        let (f, method) = if let Some(ops) = value(&count) {
+            (ops, BY_TENSOR_COUNTS)
+        } else if let Some(per_second) = value(&rate) {
+            let Some(s) = duration_s else {
+                notes.push(format!(
+                    "{precision} FLOPs not counted: {rate} needs the duration"
+                ));
+                continue;
+            };
+            (per_second * s, BY_TENSOR)
+        } else {
             continue;
         };
-        let Some(s) = duration_s else {
-            notes.push(format!(
-                "{precision} FLOPs not counted: {name} needs the duration"
-            ));
-            continue;
-        };
-        let f = rate * s;
         if f > 0.0 && f.is_finite() {
             match by_precision.iter_mut().find(|(p, _)| *p == precision) {
                 Some((_, total)) => *total += f,
                 None => by_precision.push((precision, f)),
             }
-            used(BY_TENSOR);
+            used(method);
         }
     }
     (!by_precision.is_empty()).then_some(CountedFlops {
