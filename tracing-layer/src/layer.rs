@@ -3,18 +3,19 @@
 //! lifetime timing) in their extensions, and opens and closes bricks as
 //! spans are entered, exited and closed.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError};
 
 use profiler_core::dynamic::{BrickGuard, CallWork};
 use profiler_core::{Direction, layer as layer_scope};
 use tracing_core::span::{Attributes, Id, Record};
-use tracing_core::{Interest, Metadata, Subscriber};
+use tracing_core::{Dispatch, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
-use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::registry::{LookupSpan, Registry};
 
 use crate::builder::BrickLayerBuilder;
 use crate::fields::WorkVisitor;
+use crate::made;
 use crate::open;
 use crate::plan::Plan;
 use crate::rule::{SpanRule, SpanTiming};
@@ -52,6 +53,9 @@ pub struct BrickLayer {
     lifetimes: bool,
     /// Resolutions by callsite, read without a lock on every span.
     plans: PlanTable,
+    /// Whether the subscriber is `tracing_subscriber`'s registry, whose
+    /// span ids let a thread find the spans it made without a lookup.
+    registry: AtomicBool,
 }
 
 /// What a span of a callsite with per-span data keeps in its extensions
@@ -81,8 +85,22 @@ impl BrickLayer {
         BrickLayerBuilder::default()
     }
 
+    /// Opens a call of span `id` timed per enter, with its layer scope.
+    #[inline]
+    fn open(&self, id: &Id, plan: &Plan, work: CallWork) {
+        // The layer scope opens first, so the span's own call counts
+        // towards its layer, as do the bricks nested in it.
+        let scope = work.layer.map(|i| layer_scope(i, self.direction));
+        let work = CallWork {
+            layer: None,
+            ..work
+        };
+        open::push(self.id, id.into_u64(), scope, plan.site.enter(work));
+    }
+
     /// The callsite's resolution, made on first sight (normally in
     /// `register_callsite`).
+    #[inline]
     fn plan(&self, meta: &'static Metadata<'static>) -> Option<PlanRef<'_>> {
         self.plans.get_or_resolve(meta, || {
             Plan::resolve(meta, &self.rules, &self.layer_fields, self.timing)
@@ -108,6 +126,7 @@ impl BrickLayerBuilder {
             timing: self.timing,
             direction: self.direction,
             plans: PlanTable::new(),
+            registry: AtomicBool::new(false),
         }
     }
 }
@@ -116,6 +135,10 @@ impl<S> Layer<S> for BrickLayer
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn on_register_dispatch(&self, subscriber: &Dispatch) {
+        self.registry.store(subscriber.is::<Registry>(), Relaxed);
+    }
+
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
         // Resolved here, once per callsite; this layer filters nothing out.
         let _ = self.plan(meta);
@@ -123,11 +146,28 @@ where
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        let Some(plan) = self.plan(attrs.metadata()) else {
+        let meta = attrs.metadata();
+        // Every span made here is noted, bricks or not: a later span with
+        // this id must not find this one's plan.
+        if self.registry.load(Relaxed)
+            && made::note(
+                self.id,
+                id.into_u64(),
+                std::ptr::from_ref(meta).addr(),
+                || match self.plan(meta)? {
+                    PlanRef::Table(plan, at) if !plan.per_span => Some(at),
+                    _ => None,
+                },
+            )
+            .is_some()
+        {
+            // Nothing to keep: every call is the callsite's plan.
+            return;
+        }
+        let Some(plan) = self.plan(meta) else {
             return;
         };
         if !plan.per_span {
-            // Nothing to keep: every call is the callsite's plan.
             return;
         }
         let mut work = plan.work;
@@ -161,6 +201,12 @@ where
         if !profiler_core::is_enabled() {
             return;
         }
+        // A span made on this thread whose calls are all its callsite's.
+        if self.registry.load(Relaxed)
+            && let Some(plan) = made::plan(self.id, id.into_u64()).and_then(|at| self.plans.at(at))
+        {
+            return self.open(id, plan, plan.work);
+        }
         let Some(span) = ctx.span(id) else { return };
         let Some(plan) = self.plan(span.metadata()) else {
             return;
@@ -174,16 +220,7 @@ where
             (true, None) => return,
         };
         match plan.timing {
-            SpanTiming::Entered => {
-                // The layer scope opens first, so the span's own call counts
-                // towards its layer, as do the bricks nested in it.
-                let scope = work.layer.map(|i| layer_scope(i, self.direction));
-                let work = CallWork {
-                    layer: None,
-                    ..work
-                };
-                open::push(self.id, id.into_u64(), scope, plan.site.enter(work));
-            }
+            SpanTiming::Entered => self.open(id, &plan, work),
             SpanTiming::Lifetime => {
                 let Some(calls) = calls else { return };
                 let mut lifetime = calls

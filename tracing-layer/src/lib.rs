@@ -20,6 +20,7 @@ mod alias;
 mod builder;
 mod fields;
 mod layer;
+mod made;
 mod open;
 mod plan;
 mod rule;

@@ -25,7 +25,8 @@ struct Entry {
 /// A callsite's resolution, borrowed from the table or shared with the
 /// overflow map.
 pub(crate) enum PlanRef<'a> {
-    Table(&'a Plan),
+    /// A plan of the lock-free part, and its entry there.
+    Table(&'a Plan, u32),
     Shared(Arc<Plan>),
 }
 
@@ -34,7 +35,7 @@ impl Deref for PlanRef<'_> {
 
     fn deref(&self) -> &Plan {
         match self {
-            PlanRef::Table(plan) => plan,
+            PlanRef::Table(plan, _) => plan,
             PlanRef::Shared(plan) => plan,
         }
     }
@@ -86,6 +87,7 @@ impl PlanTable {
 
     /// The resolution of the callsite of `meta`, made with `resolve` the
     /// first time the callsite is seen. `None` when it is not a brick.
+    #[inline]
     pub(crate) fn get_or_resolve(
         &self,
         meta: &'static Metadata<'static>,
@@ -122,11 +124,23 @@ impl PlanTable {
         // Published after the plan: a reader that sees the key sees it.
         entry.key.store(key, Release);
         *held += 1;
-        entry.plan.get()?.as_deref().map(PlanRef::Table)
+        entry
+            .plan
+            .get()?
+            .as_deref()
+            .map(|plan| PlanRef::Table(plan, at as u32))
+    }
+
+    /// The plan in entry `at` of the lock-free part (from
+    /// [`PlanRef::Table`]), if it holds one.
+    #[inline]
+    pub(crate) fn at(&self, at: u32) -> Option<&Plan> {
+        self.entries.get(at as usize)?.plan.get()?.as_deref()
     }
 
     /// The first entry probed for the callsite at address `key`: metadata
     /// are statics at least 8 bytes apart, so the low bits say little.
+    #[inline]
     fn home(&self, key: usize) -> usize {
         // Fibonacci hashing: the top bits of the product are well mixed.
         let mixed = (key as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -135,6 +149,7 @@ impl PlanTable {
 
     /// The resolution of the callsite at `key`, if it was resolved: the
     /// outer `None` means not seen yet.
+    #[inline]
     fn find(&self, key: usize) -> Option<Option<PlanRef<'_>>> {
         let mut at = self.home(key);
         loop {
@@ -145,7 +160,7 @@ impl PlanTable {
                     return entry
                         .plan
                         .get()
-                        .map(|plan| plan.as_deref().map(PlanRef::Table));
+                        .map(|plan| plan.as_deref().map(|plan| PlanRef::Table(plan, at as u32)));
                 }
                 _ => at = (at + 1) % self.entries.len(),
             }
@@ -195,7 +210,7 @@ mod tests {
                     resolved.set(resolved.get() + 1);
                     Plan::resolve(meta, &[], &[], SpanTiming::Entered)
                 })
-                .map(|plan| (plan.site.name(), matches!(plan, PlanRef::Table(_))))
+                .map(|plan| (plan.site.name(), matches!(plan, PlanRef::Table(..))))
         };
         let first: Vec<_> = metas.iter().map(|&m| get(m)).collect();
         let again: Vec<_> = metas.iter().map(|&m| get(m)).collect();

@@ -212,9 +212,9 @@ pub fn targets(variants: &[Variant], slots: Option<&SlotsResult>) -> Vec<Target>
         limit: 1.25,
     });
     out.push(Target {
-        name: "span through BrickLayer <= 1.3x span through a counting layer",
-        detail: both("tracing-brick", "tracing"),
-        value: wall_ratio("tracing-brick", "tracing"),
+        name: "span through BrickLayer <= 1.3x span through a counting layer (both scoped)",
+        detail: both("tracing-brick", "tracing-scoped"),
+        value: wall_ratio("tracing-brick", "tracing-scoped"),
         limit: 1.3,
     });
     let snapshot = slots.and_then(SlotsResult::snapshot);

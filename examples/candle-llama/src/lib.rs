@@ -8,8 +8,10 @@
 //! ```
 
 pub mod model;
+pub mod parity;
 pub mod run;
 pub mod shape;
 pub mod work;
 
+pub use parity::Parity;
 pub use run::{Args, Outcome, run};

@@ -15,6 +15,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::model::Model;
+use crate::parity::Parity;
 use crate::shape::Shape;
 use crate::work;
 
@@ -64,6 +65,13 @@ pub struct Args {
     /// Size of each bandwidth-probe array, MiB (default: from the cache size).
     #[arg(long, hide = true)]
     pub probe_array_mib: Option<u64>,
+    /// A `torch.profiler` trace of the same model (`llama_torch.py`) to
+    /// compare per op: writes parity.md, parity.json and parity.svg.
+    #[arg(long, requires = "mapping")]
+    pub parity_trace: Option<PathBuf>,
+    /// The mapping of that trace's ops onto this run's bricks (TOML).
+    #[arg(long, requires = "parity_trace")]
+    pub mapping: Option<PathBuf>,
 }
 
 impl Args {
@@ -100,6 +108,8 @@ pub struct Outcome {
     pub profile: Profile,
     /// Files written, in order.
     pub files: Vec<PathBuf>,
+    /// The comparison with the PyTorch trace, when one was given.
+    pub parity: Option<Parity>,
 }
 
 /// Builds the model, profiles the passes and writes the reports.
@@ -163,8 +173,28 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     if let Some(r) = &roofline {
         println!("\n{r}");
     }
-    let files = write_reports(&profile, &scorecard, roofline.as_ref(), &args.out)?;
-    Ok(Outcome { profile, files })
+    let parity = match (&args.parity_trace, &args.mapping) {
+        (Some(trace), Some(mapping)) => Some(Parity::compare(&profile, trace, mapping)?),
+        _ => None,
+    };
+    if let Some(p) = &parity {
+        println!("\n{}", p.comparison);
+    }
+    let mut files = write_reports(
+        &profile,
+        &scorecard,
+        roofline.as_ref(),
+        parity.as_ref(),
+        &args.out,
+    )?;
+    if let Some(p) = &parity {
+        files.extend(p.write(&args.out)?);
+    }
+    Ok(Outcome {
+        profile,
+        files,
+        parity,
+    })
 }
 
 /// The scorecard's peak: the measured DRAM bandwidth and FP32 FLOP/s.
@@ -197,12 +227,13 @@ fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> 
         .ok()
 }
 
-/// Writes profile.json, trace.json, roofline.svg/.json, report.html and
-/// scorecard.json into `out`.
+/// Writes profile.json, trace.json, roofline.svg/.json, report.html (with
+/// the PyTorch baseline, if any) and scorecard.json into `out`.
 fn write_reports(
     profile: &Profile,
     scorecard: &profiler_report::TrainingScorecard,
     roofline: Option<&BrickRoofline>,
+    parity: Option<&Parity>,
     out: &Path,
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
@@ -214,6 +245,10 @@ fn write_reports(
         println!("trace.json: {warning}");
     }
     files.push(path("trace.json"));
+    let baselines: Vec<_> = parity
+        .map(|p| p.baseline.profile.clone())
+        .into_iter()
+        .collect();
     let mut report = FullReport::new(profile)
         .title("candle-llama")
         .scorecard(scorecard)
@@ -225,6 +260,9 @@ fn write_reports(
             files.push(path(name));
         }
         report = report.roofline(r);
+    }
+    if !baselines.is_empty() {
+        report = report.parity(&baselines);
     }
     profiler_report::write_html_report(&report.render()?, path("report.html"))?;
     files.push(path("report.html"));

@@ -23,7 +23,7 @@ fn instrumented(x: u64) -> u64 {
 }
 
 /// Counts every span enter.
-struct CountEnters(Arc<AtomicU64>);
+pub(crate) struct CountEnters(pub(crate) Arc<AtomicU64>);
 
 impl<S: Subscriber> Layer<S> for CountEnters {
     fn on_enter(&self, _id: &span::Id, _ctx: Context<'_, S>) {
