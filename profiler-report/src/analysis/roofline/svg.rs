@@ -4,7 +4,6 @@
 //! annotated brick with its numbers in a tooltip.
 
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::levels::LevelChoice;
 use super::units::{Bound, CeilingSource, MemoryLevel};
 use crate::base::escape::visible;
 use crate::base::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
@@ -336,7 +335,7 @@ fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
     let points = &r.points;
     // The label names the level when bricks have their own.
     let label_of = |p: &BrickPoint| {
-        if r.by_working_set || p.level_choice == LevelChoice::Pinned {
+        if r.by_working_set || p.level_choice.is_pinned() {
             format!("{} ({})", visible(&p.name), p.level)
         } else {
             visible(&p.name).into_owned()
@@ -388,7 +387,7 @@ fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
             p.calls,
             num(p.total_ns as f64 / 1e6),
             si(p.bytes_per_call as f64),
-            p.level_choice
+            r.level_origin(p)
         );
         svg.open_group(class, Some(&tip));
         svg.circle(*px, *py, 4.5, "", None);
