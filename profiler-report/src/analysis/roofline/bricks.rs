@@ -8,9 +8,11 @@ use profiler_core::Profile;
 use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
+use super::hierarchy::Hierarchy;
 use super::kernel::KernelRoofline;
 use super::levels::{Annotation, LevelChoice, LevelPicker, RooflineOptions};
 use super::units::{Bound, MemoryLevel, Precision};
+use crate::input::nsight::FullProfile;
 
 fn dram() -> MemoryLevel {
     MemoryLevel::Dram
@@ -91,6 +93,10 @@ pub struct BrickRoofline {
     pub not_annotated: Vec<NotAnnotated>,
     /// Caveats: roof choices made for the caller, points above the roof.
     pub notes: Vec<String>,
+    /// Imported ncu kernels at every memory level the export measured
+    /// (see [`BrickRoofline::with_levels_of`]); empty otherwise.
+    #[serde(default, skip_serializing_if = "Hierarchy::is_empty")]
+    pub hierarchy: Hierarchy,
 }
 
 impl BrickRoofline {
@@ -254,7 +260,19 @@ impl BrickRoofline {
             points,
             not_annotated,
             notes,
+            hierarchy: Hierarchy::default(),
         })
+    }
+}
+
+impl BrickRoofline {
+    /// Adds the hierarchical roofline of the ncu launches the bricks were
+    /// imported from: the plot then draws each kernel at every level the
+    /// export measured, and each level's roof.
+    #[must_use]
+    pub fn with_levels_of(mut self, launches: &[FullProfile]) -> Self {
+        self.hierarchy = Hierarchy::from_full_profiles(launches);
+        self
     }
 }
 
