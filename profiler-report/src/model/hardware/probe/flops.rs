@@ -17,12 +17,35 @@ pub(crate) struct Kernel {
     pub(crate) precision: &'static str,
     /// Instruction set, as recorded in the ceilings.
     pub(crate) isa: &'static str,
+    /// How it measures: instructions, width, how ops are counted.
+    pub(crate) method: &'static str,
     pub(crate) chains: u32,
+    /// Multiply-adds per chain per iteration (2 ops each).
     pub(crate) lanes: u32,
     run: fn(u64) -> f32,
 }
 
 impl Kernel {
+    /// A kernel of `chains` chains doing `lanes` multiply-adds each per
+    /// iteration of `run`.
+    pub(crate) fn new(
+        precision: &'static str,
+        isa: &'static str,
+        method: &'static str,
+        chains: u32,
+        lanes: u32,
+        run: fn(u64) -> f32,
+    ) -> Self {
+        Self {
+            precision,
+            isa,
+            method,
+            chains,
+            lanes,
+            run,
+        }
+    }
+
     /// FLOPs of `iters` iterations.
     pub(crate) fn flops(&self, iters: u64) -> f64 {
         iters as f64 * f64::from(self.chains) * f64::from(self.lanes) * 2.0
@@ -33,6 +56,9 @@ impl Kernel {
         (self.run)(black_box(iters))
     }
 }
+
+const FMA32: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane), fp32 lanes";
+const FMA64: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane), fp64 lanes";
 
 /// Multiplier and addend: the chains converge to 1.0, so no value
 /// overflows or goes subnormal however long the probe runs.
@@ -253,6 +279,7 @@ pub(crate) fn kernel() -> Kernel {
             return Kernel {
                 precision: "fp32",
                 isa: "avx512f",
+                method: FMA32,
                 chains: 16,
                 lanes: 16,
                 run: x86::avx512,
@@ -263,6 +290,7 @@ pub(crate) fn kernel() -> Kernel {
             return Kernel {
                 precision: "fp32",
                 isa: "avx2+fma",
+                method: FMA32,
                 chains: 12,
                 lanes: 8,
                 run: x86::avx2,
@@ -274,6 +302,7 @@ pub(crate) fn kernel() -> Kernel {
         return Kernel {
             precision: "fp32",
             isa: "neon",
+            method: FMA32,
             chains: 16,
             lanes: 4,
             run: arm::neon,
@@ -288,6 +317,7 @@ pub(crate) fn portable_kernel() -> Kernel {
     Kernel {
         precision: "fp32",
         isa: "portable",
+        method: FMA32,
         chains: 8,
         lanes: 8,
         run: portable,
@@ -299,6 +329,7 @@ pub(crate) fn kernel_f64() -> Kernel {
     let k = |isa, chains, lanes, run| Kernel {
         precision: "fp64",
         isa,
+        method: FMA64,
         chains,
         lanes,
         run,
@@ -386,6 +417,7 @@ mod tests {
         let f64_portable = Kernel {
             precision: "fp64",
             isa: "portable",
+            method: FMA64,
             chains: 8,
             lanes: 4,
             run: portable_f64,
