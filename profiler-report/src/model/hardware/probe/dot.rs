@@ -201,6 +201,33 @@ pub(crate) fn bf16_kernel() -> Option<Kernel> {
     None
 }
 
+/// BF16 and INT8 dot-product instruction sets this CPU has, by name.
+pub(crate) fn low_precision_isa() -> Vec<&'static str> {
+    let mut found = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bf16") {
+            found.push("avx512_bf16");
+        }
+        if std::arch::is_x86_feature_detected!("avx512vnni") {
+            found.push("avx512_vnni");
+        }
+        if std::arch::is_x86_feature_detected!("avxvnni") {
+            found.push("avx_vnni");
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("bf16") {
+            found.push("bf16");
+        }
+        if std::arch::is_aarch64_feature_detected!("dotprod") {
+            found.push("dotprod");
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

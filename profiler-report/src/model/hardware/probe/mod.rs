@@ -175,7 +175,7 @@ fn peak(
 /// multiply-add), never emulated, since an emulation is no peak.
 fn low_precision_note(notes: &mut Vec<String>, int8: bool, bf16: bool) {
     // The x86 ones have kernels (`dot`); only the others go unmeasured.
-    let mut found = flops::low_precision_isa();
+    let mut found = dot::low_precision_isa();
     found.retain(|isa| !matches!(*isa, "avx512_bf16" | "avx512_vnni" | "avx_vnni"));
     let has = if found.is_empty() {
         String::new()
