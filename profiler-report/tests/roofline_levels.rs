@@ -199,6 +199,16 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
         "{text}"
     );
     assert!(text.contains("(DRAM) past every cache (sysfs)"), "{text}");
+    // An L3 with a size but no bandwidth roof: its bricks go to DRAM, saying why.
+    let with_l3 = roof
+        .clone()
+        .with_cache(MemoryLevel::L3Cache, 32 << 20, "sysfs");
+    let r3 = BrickRoofline::from_profile(&p, &with_l3, None, None).unwrap();
+    assert!(
+        r3.to_string()
+            .contains("(DRAM) fits in L3 (sysfs), which has no roof"),
+        "{r3}"
+    );
     assert!(r.to_svg().contains("pinned by annotation"));
 
     let pinned = RooflineOptions::default().pin("Liar", MemoryLevel::Dram);

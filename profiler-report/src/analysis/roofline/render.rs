@@ -193,8 +193,16 @@ impl BrickRoofline {
             // `sysfs /sys/devices/...`: the kind of source, not the path.
             source.split_whitespace().next().unwrap_or("").to_owned()
         };
-        match sizes.iter().find(|c| c.level == p.level) {
-            Some(c) => format!("fits in {} ({})", p.level, from(&c.source)),
+        if let Some(c) = sizes.iter().find(|c| c.level == p.level) {
+            return format!("fits in {} ({})", p.level, from(&c.source));
+        }
+        // DRAM: past every cache, or in one without a bandwidth roof.
+        match sizes.iter().find(|c| p.bytes_per_call <= c.bytes) {
+            Some(c) => format!(
+                "fits in {} ({}), which has no roof",
+                c.level,
+                from(&c.source)
+            ),
             None => format!(
                 "past every cache ({})",
                 sizes.first().map_or(String::new(), |c| from(&c.source))
