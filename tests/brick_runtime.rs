@@ -6,7 +6,7 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use profiler::{BrickCategory, Profile, brick};
+use profiler::{BrickCategory, BrickLevel, Profile, brick};
 
 #[brick(RmsNorm, elements = 4u64)]
 fn tiny_norm(x: u64) -> u64 {
@@ -192,6 +192,29 @@ fn registered_but_uncalled_bricks_are_listed() {
         .expect("site");
     assert!(site.file.ends_with("brick_runtime.rs"));
     assert!(site.module_path.contains("brick_runtime"));
+}
+
+#[brick("PinnedTileOp", bytes = 4096u64, flops = 8192u64, level = l2)]
+fn pinned_tile() {}
+
+#[test]
+fn a_pinned_level_reaches_the_profile_and_its_file() {
+    let _lock = common::exclusive();
+    profiler::enable();
+    pinned_tile();
+    let profile = profiler::snapshot();
+    let site = profile
+        .sites
+        .iter()
+        .find(|s| s.name == "PinnedTileOp")
+        .expect("site");
+    assert_eq!(site.level, Some(BrickLevel::L2));
+    let unpinned = profile.sites.iter().find(|s| s.name == "NeverCalledOp");
+    assert_eq!(unpinned.map(|s| s.level), Some(None));
+    let json = serde_json::to_string(&profile).unwrap();
+    assert!(json.contains(r#""level":"l2""#));
+    let back: Profile = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.sites, profile.sites);
 }
 
 /// A future that is pending once, sleeping a little before waking itself.

@@ -76,7 +76,7 @@ pub(crate) fn rms_norm(x: &mut [f32]) {
     }
 }
 
-#[brick("pedantic.custom", category = Solver, flops = rows * cols, layer = layer)]
+#[brick("pedantic.custom", category = Solver, flops = rows * cols, layer = layer, level = L2)]
 #[must_use]
 fn custom(rows: u64, cols: u64, layer: u32) -> u64 {
     rows * cols
@@ -354,6 +354,8 @@ fn free_functions_record_amounts() {
     let custom = profile.brick("pedantic.custom").expect("recorded");
     assert_eq!((custom.count, custom.total_flops), (1, 32));
     assert_eq!(custom.category, profiler::BrickCategory::Solver);
+    let site = profile.sites.iter().find(|s| s.name == "pedantic.custom");
+    assert_eq!(site.and_then(|s| s.level), Some(profiler::BrickLevel::L2));
     assert!(
         profile
             .layers

@@ -129,6 +129,16 @@ impl Run {
         })
     }
 
+    /// The Nsight Compute launches of the run (none for other runs), for
+    /// the hierarchical roofline of their per-level traffic.
+    pub(crate) fn launches(&self, ncu: &FullProfileOptions) -> Result<Vec<FullProfile>, CliError> {
+        Ok(match self {
+            Self::Ncu(r) => r.full_profiles(ncu)?,
+            Self::FullProfiles(p, _) => p.clone(),
+            Self::Profile(_) | Self::Nsys(_) => Vec::new(),
+        })
+    }
+
     /// The run as one side of a diff.
     pub(crate) fn diff_input(&self, label: &str) -> Result<DiffInput, CliError> {
         Ok(match self {

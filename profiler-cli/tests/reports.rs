@@ -142,6 +142,33 @@ fn roofline_uses_the_measured_ceilings_or_the_device_given() {
     assert_eq!(json["precision"], "fp32");
 }
 
+/// An ncu export with per-level traffic: `--svg` and the HTML page draw
+/// every kernel at every level the export measured.
+#[test]
+fn roofline_of_an_ncu_export_plots_each_kernel_at_each_level() {
+    const NCU: &str = "tests/fixtures/real/gpu/ncu_h100_cuda_bricks_roofline_raw.csv";
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("ncu.svg");
+    let args = ["roofline", NCU, "--hardware", "h100", "--svg"];
+    run(&[&args[..], &[svg.to_str().unwrap()]].concat()).expect(0);
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(roxmltree::Document::parse(&svg).is_ok());
+    assert_eq!(svg.matches("<circle class=\"level-mark level-").count(), 6);
+    assert!(svg.contains(">ncu levels:</text>"), "{svg}");
+    let page = dir.path().join("ncu.html");
+    run(&[
+        "html",
+        NCU,
+        "--hardware",
+        "h100",
+        "-o",
+        page.to_str().unwrap(),
+    ])
+    .expect(0);
+    let page = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(page.matches("<circle class=\"level-mark level-").count(), 6);
+}
+
 #[test]
 fn parity_against_itself_and_a_slower_baseline() {
     let out = run(&["parity", PROFILE, PROFILE]).expect(0).stdout;

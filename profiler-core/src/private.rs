@@ -9,6 +9,7 @@
 
 pub use crate::__profiler_register_site as register_site;
 pub use crate::catalogue::{BrickCategory, BrickId};
+pub use crate::level::BrickLevel;
 // `Amounts`, `Recording` and `recording` are the primitives the entry points
 // below wrap; generated code no longer names them.
 pub use crate::record::amounts::{Amounts, IntoCount, IntoLayerIndex};

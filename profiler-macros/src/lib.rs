@@ -43,6 +43,10 @@ use proc_macro::TokenStream;
 /// - `category`: for custom bricks only, one of `Norm`, `Attention`, `Ffn`
 ///   (or `FFN`), `Other` (the default), `Sparse`, `Fft` (or `FFT`),
 ///   `Solver`. Built-in bricks have a fixed category.
+/// - `level`: the memory level that serves the brick's data, `L1`, `L2`,
+///   `L3` or `DRAM` (any case, or a string such as `"l2"`). Rooflines judge
+///   the brick against that level's bandwidth instead of guessing it from
+///   `bytes` per call and the cache sizes; `roofline --pin` overrides it.
 /// - `crate`: the path of the `profiler` facade when the dependency is
 ///   renamed in Cargo.toml (`prof = { package = "brick-profiler", .. }`): write
 ///   `crate = prof`, a bare path as for `category` (not a string).

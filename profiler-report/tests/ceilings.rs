@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use profiler_report::{
     hardware::probe::{ProbeOptions, measure_ceilings_with},
-    roofline::{KernelRoofline, MemoryLevel, Precision},
+    roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision},
 };
 
 const ARRAY_BYTES: u64 = 32 << 20;
@@ -121,4 +121,64 @@ fn one_thread_and_no_cache_probe_are_honoured() {
     assert_eq!(c.memory_bandwidth.as_ref().map(|b| b.threads), Some(1));
     assert_eq!(c.peak_flops.as_ref().map(|f| f.threads), Some(1));
     assert!(c.measured_at_unix_ns > 0);
+}
+
+/// This machine's INT8 peak: measured with the int8 multiply-add
+/// instructions the CPU has (AVX2's `vpmaddubsw` + `vpmaddwd` on an x86-64
+/// without VNNI), saying which; usable as the roof of `--precision int8`.
+/// A BF16 peak only where a native instruction exists, else a note.
+#[test]
+fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
+    let c = measure_ceilings_with(&ProbeOptions {
+        array_bytes: Some(4 << 20),
+        repetitions: 2,
+        flops_round: Duration::from_millis(5),
+        cache: false,
+        ..ProbeOptions::default()
+    });
+    let int8 = c.other_peaks.iter().find(|f| f.precision == "int8");
+    let bf16 = c.other_peaks.iter().find(|f| f.precision == "bf16");
+    #[cfg(target_arch = "x86_64")]
+    let (has_int8, has_bf16) = (
+        std::arch::is_x86_feature_detected!("avx2"),
+        std::arch::is_x86_feature_detected!("avx512bf16"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (has_int8, has_bf16) = (false, false);
+    if has_int8 {
+        let int8 = int8.expect("an INT8 peak");
+        assert!(int8.gflops > 0.0 && int8.median_gflops > 0.0, "{int8:?}");
+        assert!(
+            int8.method.contains("vpmaddubsw") || int8.method.contains("vpdpbusd"),
+            "{}",
+            int8.method
+        );
+        assert!(int8.method.contains("2 ops per multiply-add"));
+        assert!(int8.threads >= 1 && int8.lanes >= 32 && int8.chains >= 12);
+        let roof = KernelRoofline::from_measured(&c).unwrap();
+        let compute = roof.compute(Precision::Int8).expect("an INT8 roof");
+        assert!((compute.tflops * 1e3 - int8.gflops).abs() < 1e-9 * int8.gflops);
+        let r = BrickRoofline::from_profile(
+            &profiler_core::Profile::empty(),
+            &roof,
+            Some(Precision::Int8),
+            None,
+        )
+        .expect("bricks judged against the INT8 peak");
+        assert_eq!(r.precision, Precision::Int8);
+    } else {
+        assert!(int8.is_none());
+    }
+    if has_bf16 {
+        assert!(bf16.is_some_and(|f| f.method.contains("vdpbf16ps")));
+    } else {
+        assert!(bf16.is_none());
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("BF16") && n.contains("no native bf16 instruction")),
+            "{:?}",
+            c.notes
+        );
+    }
 }

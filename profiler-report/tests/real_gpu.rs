@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use profiler_core::Profile;
-use profiler_report::import::{FullProfile, FullProfileOptions, NcuLayout, read_ncu_csv};
-use profiler_report::roofline::Bound;
+use profiler_report::import::{
+    FullProfile, FullProfileOptions, NcuLayout, full_profiles_to_profile, read_ncu_csv,
+};
+use profiler_report::roofline::{Bound, BrickRoofline, KernelRoofline, MemoryLevel};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -106,6 +108,85 @@ fn each_kernel_is_bound_by_the_level_with_the_lowest_roof() {
         full("ncu_h100_cuda_bricks_times_raw.csv")
             .iter()
             .all(|k| k.roofline.levels.is_empty())
+    );
+}
+
+/// The plot of the H100 export draws each kernel once per level ncu
+/// measured (saxpy's three launches summed into one kernel, as its brick
+/// is), each in its level's class and named in its tooltip, with each
+/// level's roof and a legend naming the levels; the document is well-formed
+/// XML.
+#[test]
+fn the_svg_draws_every_kernel_at_every_level_ncu_measured() {
+    let launches = full("ncu_h100_cuda_bricks_roofline_raw.csv");
+    let profile = full_profiles_to_profile(&launches, "h100.csv");
+    let roof = KernelRoofline::preset("h100").unwrap();
+    let r = BrickRoofline::from_profile(&profile, &roof, None, None)
+        .unwrap()
+        .with_levels_of(&launches);
+    let kernels: Vec<(&str, Vec<MemoryLevel>)> = r
+        .hierarchy
+        .kernels
+        .iter()
+        .map(|k| (k.name.as_str(), k.marks.iter().map(|m| m.level).collect()))
+        .collect();
+    let all = vec![
+        MemoryLevel::L1Cache,
+        MemoryLevel::L2Cache,
+        MemoryLevel::Dram,
+    ];
+    assert_eq!(kernels, [("matmul", all.clone()), ("saxpy", all)]);
+    // matmul rereads its operands from L1 at 0.25 FLOP/B (see above).
+    let matmul = &r.hierarchy.kernels[0];
+    assert!((matmul.marks[0].arithmetic_intensity - 0.25).abs() < 0.01);
+
+    let svg = r.to_svg();
+    let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
+    let marks: Vec<(String, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .filter_map(|n| {
+            let class = n.attribute("class")?;
+            let level = class.strip_prefix("level-mark level-")?;
+            let title = n.children().find(|c| c.has_tag_name("title"))?.text()?;
+            Some((level.to_owned(), title.to_owned()))
+        })
+        .collect();
+    assert_eq!(marks.len(), 6, "{marks:?}");
+    for kernel in ["matmul", "saxpy"] {
+        for (class, name) in [("l1", "L1"), ("l2", "L2"), ("dram", "DRAM")] {
+            let at = format!("{kernel} at {name}: ");
+            assert_eq!(
+                marks
+                    .iter()
+                    .filter(|(c, t)| c == class && t.starts_with(&at))
+                    .count(),
+                1,
+                "{at} {marks:?}"
+            );
+        }
+    }
+    let roofs = doc
+        .descendants()
+        .filter(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.starts_with("level-roof level-"))
+        })
+        .count();
+    assert_eq!(roofs, 3);
+    let legend: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(legend.contains(&"ncu levels:"), "{legend:?}");
+    assert!(legend.contains(&"L2"), "{legend:?}");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some("level-path"))
+            .count(),
+        2,
+        "one line per kernel"
     );
 }
 

@@ -5,9 +5,9 @@
 //! annotation to check, and a busy probe is said next to the roofs.
 
 use profiler_core::profile::{
-    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings,
+    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings, SiteInfo,
 };
-use profiler_core::{BrickCategory, BrickStats, Profile};
+use profiler_core::{BrickCategory, BrickLevel, BrickStats, Profile};
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
 use profiler_report::roofline::{
     Annotation, BrickRoofline, KernelRoofline, LevelChoice, MemoryLevel, RooflineOptions,
@@ -144,6 +144,83 @@ fn a_pin_overrides_the_working_set_and_must_name_a_roof() {
     let bad = RooflineOptions::default().pin("Liar", MemoryLevel::Pcie);
     let e = BrickRoofline::from_profile_with(&profile(), &roof, &bad).unwrap_err();
     assert!(e.to_string().contains("PCIe"), "{e}");
+}
+
+fn site(name: &str, level: BrickLevel) -> SiteInfo {
+    SiteInfo {
+        name: name.into(),
+        category: BrickCategory::Other,
+        module_path: "kernels".into(),
+        file: "kernels.rs".into(),
+        line: 7,
+        level: Some(level),
+    }
+}
+
+/// `#[brick("Liar", level = L2)]`: its 8 MiB per call would put it on
+/// DRAM; the annotation says its data comes from L2, and the text says
+/// so. `--pin` wins over the annotation.
+#[test]
+fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
+    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let mut p = profile();
+    p.sites = vec![
+        site("Liar", BrickLevel::L2),
+        // The device has no L3 roof: noted, and judged by its working set.
+        site("SmallAdd", BrickLevel::L3),
+    ];
+    let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
+    let point = |r: &BrickRoofline, name: &str| {
+        let p = r.points.iter().find(|p| p.name == name).unwrap().clone();
+        (p.level, p.level_choice, p.above_roof)
+    };
+    assert_eq!(
+        point(&r, "Liar"),
+        (MemoryLevel::L2Cache, LevelChoice::Annotated, false)
+    );
+    assert_eq!(
+        point(&r, "SmallAdd"),
+        (MemoryLevel::L1Cache, LevelChoice::WorkingSet, false)
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("SmallAdd is annotated `level = L3`")),
+        "{:?}",
+        r.notes
+    );
+    let text = r.to_string();
+    assert!(
+        text.contains("memory-bound (L2) pinned by annotation"),
+        "{text}"
+    );
+    assert!(
+        text.contains("memory-bound (L1) fits in L1 (sysfs)"),
+        "{text}"
+    );
+    assert!(text.contains("(DRAM) past every cache (sysfs)"), "{text}");
+    // An L3 with a size but no bandwidth roof: its bricks go to DRAM, saying why.
+    let with_l3 = roof
+        .clone()
+        .with_cache(MemoryLevel::L3Cache, 32 << 20, "sysfs");
+    let r3 = BrickRoofline::from_profile(&p, &with_l3, None, None).unwrap();
+    assert!(
+        r3.to_string()
+            .contains("(DRAM) fits in L3 (sysfs), which has no roof"),
+        "{r3}"
+    );
+    assert!(r.to_svg().contains("pinned by annotation"));
+
+    let pinned = RooflineOptions::default().pin("Liar", MemoryLevel::Dram);
+    let r = BrickRoofline::from_profile_with(&p, &roof, &pinned).unwrap();
+    assert_eq!(
+        point(&r, "Liar"),
+        (MemoryLevel::Dram, LevelChoice::Pinned, true)
+    );
+    assert!(r.to_markdown().contains("(DRAM) pinned by --pin"));
+    // One level for every brick, as asked, over the annotation too.
+    let all = BrickRoofline::from_profile(&p, &roof, None, Some(MemoryLevel::L1Cache)).unwrap();
+    assert_eq!(point(&all, "Liar").1, LevelChoice::All);
 }
 
 #[test]

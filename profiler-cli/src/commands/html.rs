@@ -107,7 +107,9 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         hardware: hardware.as_ref().map(|h| h.roofline.clone()),
         ..FullProfileOptions::default()
     };
-    let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
+    let run = Run::load(&args.profile)?;
+    let launches = run.launches(&ncu)?;
+    let profile = run.into_profile(&ncu)?;
     let sc = scorecard(args, &profile, cx)?;
     let reference = match &args.checksum_reference {
         Some(path) => Some(Profile::read(path).map_err(CliError::input)?),
@@ -123,7 +125,7 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
             ..RooflineOptions::default()
         },
     ) {
-        Ok(r) => Some(r),
+        Ok(r) => Some(r.with_levels_of(&launches)),
         Err(e) if hardware.is_none() && args.precision.is_none() && args.level.is_none() => {
             eprintln!("profiler-report: no roofline section: {e}");
             None

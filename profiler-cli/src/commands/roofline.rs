@@ -67,13 +67,15 @@ pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError>
         args.flops,
         args.kernel.clone(),
     )?;
-    let profile = Run::load(&args.profile)?.into_profile(&ncu)?;
+    let run = Run::load(&args.profile)?;
+    let launches = run.launches(&ncu)?;
+    let profile = run.into_profile(&ncu)?;
     let options = RooflineOptions {
         precision: args.precision,
         level: args.level,
         pins: args.pin.iter().cloned().collect(),
     };
-    let roofline = brick_roofline(&profile, hardware.as_ref(), &options)?;
+    let roofline = brick_roofline(&profile, hardware.as_ref(), &options)?.with_levels_of(&launches);
     if let Some(path) = &args.svg {
         write_file(path, roofline.to_svg().as_bytes())?;
     }

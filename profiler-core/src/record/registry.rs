@@ -11,6 +11,7 @@
 use std::sync::atomic::AtomicU32;
 
 use crate::catalogue::{BrickCategory, BrickId};
+use crate::level::BrickLevel;
 use crate::profile::SiteInfo;
 
 /// A site whose name has no slot yet.
@@ -25,6 +26,8 @@ pub struct BrickSite {
     module_path: &'static str,
     file: &'static str,
     line: u32,
+    /// The memory level the annotation pins (`level = L2`).
+    level: Option<BrickLevel>,
     /// The slot, once assigned (`UNASSIGNED` before; see `record::site`).
     pub(crate) slot: AtomicU32,
 }
@@ -44,6 +47,7 @@ impl BrickSite {
             module_path,
             file,
             line,
+            level: None,
             slot: AtomicU32::new(id as u32),
         }
     }
@@ -63,8 +67,16 @@ impl BrickSite {
             module_path,
             file,
             line,
+            level: None,
             slot: AtomicU32::new(UNASSIGNED),
         }
+    }
+
+    /// The same site, with the memory level its annotation pins.
+    #[must_use]
+    pub const fn with_level(mut self, level: BrickLevel) -> Self {
+        self.level = Some(level);
+        self
     }
     /// The site as a profile reports it.
     pub(crate) fn info(&self) -> SiteInfo {
@@ -74,6 +86,7 @@ impl BrickSite {
             module_path: self.module_path.to_owned(),
             file: self.file.to_owned(),
             line: self.line,
+            level: self.level,
         }
     }
 }
@@ -154,16 +167,23 @@ mod tests {
     fn registered_statics_are_listed_once_sorted() {
         fn uncalled() {
             static CUSTOM: BrickSite =
-                BrickSite::custom("registry-test", BrickCategory::Fft, "registry", "r.rs", 9);
+                BrickSite::custom("registry-test", BrickCategory::Fft, "registry", "r.rs", 9)
+                    .with_level(BrickLevel::L2);
             crate::__profiler_register_site!(CUSTOM);
         }
         let _ = uncalled as fn();
         let sites = registered_sites();
-        let ours: Vec<(&str, u32)> = sites
+        let ours: Vec<(&str, u32, Option<BrickLevel>)> = sites
             .iter()
             .filter(|s| s.module_path == "registry")
-            .map(|s| (s.name.as_str(), s.line))
+            .map(|s| (s.name.as_str(), s.line, s.level))
             .collect();
-        assert_eq!(ours, [("FFT2D", 7), ("registry-test", 9)]);
+        assert_eq!(
+            ours,
+            [
+                ("FFT2D", 7, None),
+                ("registry-test", 9, Some(BrickLevel::L2))
+            ]
+        );
     }
 }

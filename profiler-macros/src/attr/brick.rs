@@ -1,5 +1,6 @@
 //! Grammar of `#[brick(...)]`: the leading brick name (built-in or custom)
-//! and the `elements`, `bytes`, `flops`, `layer` and `category` arguments.
+//! and the `elements`, `bytes`, `flops`, `layer`, `category` and `level`
+//! arguments.
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -9,13 +10,16 @@ use syn::{Error, Expr, Ident, LitStr, Path, Result, Token, token};
 use super::grammar::{
     Arg, parse_args, parse_crate, parse_eq, parse_expr, skip_argument, store, unknown_argument,
 };
+use super::level::{Level, parse_level};
 use crate::catalogue;
 use crate::errors::Errors;
 
 const MISSING_BRICK_NAME: &str =
     "expected a brick name: `#[brick(RmsNorm)]` or `#[brick(\"MyOp\")]`";
 
-const BRICK_ARGS: &[&str] = &["elements", "bytes", "flops", "layer", "category", "crate"];
+const BRICK_ARGS: &[&str] = &[
+    "elements", "bytes", "flops", "layer", "category", "level", "crate",
+];
 
 /// What a `#[brick]` times.
 pub(crate) enum BrickName {
@@ -39,6 +43,8 @@ pub(crate) struct BrickArgs {
     pub(crate) flops: Option<Arg<Expr>>,
     pub(crate) layer: Option<Arg<Expr>>,
     pub(crate) category: Option<Arg<Category>>,
+    /// `level = L2`: the memory level the brick's roof is pinned to.
+    pub(crate) level: Option<Arg<Level>>,
     /// `crate = path`: the facade's path when the dependency is renamed.
     pub(crate) krate: Option<Arg<Path>>,
 }
@@ -57,8 +63,10 @@ impl BrickArgs {
         let mut flops = None;
         let mut layer = None;
         let mut category = None;
+        let mut level = None;
         let mut krate = None;
-        let expected = "an argument: `elements`, `bytes`, `flops`, `layer`, `category` or `crate`";
+        let expected =
+            "an argument: `elements`, `bytes`, `flops`, `layer`, `category`, `level` or `crate`";
         parse_args(input, &mut errors, expected, |key, input, errors| {
             let slot = match key.to_string().as_str() {
                 "elements" => &mut elements,
@@ -68,6 +76,11 @@ impl BrickArgs {
                 "category" => {
                     let value = parse_category(&key, input)?;
                     store(&mut category, key, value, errors);
+                    return Ok(());
+                }
+                "level" => {
+                    let value = parse_level(&key, input)?;
+                    store(&mut level, key, value, errors);
                     return Ok(());
                 }
                 "crate" => {
@@ -88,6 +101,7 @@ impl BrickArgs {
             flops,
             layer,
             category,
+            level,
             krate,
         })
     }
@@ -280,10 +294,10 @@ mod tests {
             [
                 "unknown brick `RmsNrom`, did you mean `RmsNorm`?",
                 "unknown argument `elemnts`, did you mean `elements`? expected one of \
-                 `elements`, `bytes`, `flops`, `layer`, `category`, `crate`",
+                 `elements`, `bytes`, `flops`, `layer`, `category`, `level`, `crate`",
                 "duplicate argument `bytes`",
                 "unknown argument `foo`, expected one of \
-                 `elements`, `bytes`, `flops`, `layer`, `category`, `crate`",
+                 `elements`, `bytes`, `flops`, `layer`, `category`, `level`, `crate`",
                 "unknown category `Atention`, did you mean `Attention`?",
                 "missing value for `flops`: write `flops = <expr>`",
             ]
@@ -312,6 +326,21 @@ mod tests {
         assert_eq!(
             brick_errors(quote!("X", category = "Norm")),
             ["expected a category name: `category = Attention`"]
+        );
+    }
+
+    #[test]
+    fn level_is_kept_once() {
+        let variant = |args: TokenStream| brick(args).level.map(|l| l.value.variant);
+        assert_eq!(variant(quote!(RmsNorm, level = L2)), Some("L2"));
+        assert_eq!(variant(quote!("X", level = "l1", bytes = 4)), Some("L1"));
+        assert_eq!(variant(quote!(RmsNorm)), None);
+        assert_eq!(
+            brick_errors(quote!(RmsNorm, level = L1, level = L4, level = L2)),
+            [
+                "unknown memory level `L4`, expected one of `L1`, `L2`, `L3`, `DRAM`",
+                "duplicate argument `level`"
+            ]
         );
     }
 

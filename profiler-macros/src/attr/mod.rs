@@ -7,6 +7,7 @@
 mod brick;
 mod contract;
 mod grammar;
+mod level;
 mod trace_op;
 
 pub(crate) use brick::{BrickArgs, BrickName};

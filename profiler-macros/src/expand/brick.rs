@@ -63,8 +63,20 @@ pub(super) fn expand(args: &BrickArgs, function: &Function, private: &TokenStrea
 }
 
 /// `BrickSite::builtin(BrickId::RmsNorm, <location>)` or
-/// `BrickSite::custom("Name", BrickCategory::Other, <location>)`.
+/// `BrickSite::custom("Name", BrickCategory::Other, <location>)`, then
+/// `.with_level(BrickLevel::L2)` when the attribute pins a level.
 fn site_constructor(args: &BrickArgs, private: &TokenStream) -> TokenStream {
+    let site = named_site(args, private);
+    match &args.level {
+        Some(Arg { value, .. }) => {
+            let variant = Ident::new(value.variant, value.span);
+            quote!(#site.with_level(#private::BrickLevel::#variant))
+        }
+        None => site,
+    }
+}
+
+fn named_site(args: &BrickArgs, private: &TokenStream) -> TokenStream {
     let location = quote!(::core::module_path!(), ::core::file!(), ::core::line!());
     match &args.name {
         BrickName::Builtin { variant, .. } => {

@@ -226,6 +226,31 @@ mod tests {
     }
 
     #[test]
+    fn a_pinned_level_rides_on_the_site_static() {
+        let out = text(&brick(
+            quote!(RmsNorm, level = l2, bytes = 4),
+            quote!(
+                fn f() {}
+            ),
+        ));
+        if !OFF {
+            assert!(
+                out.contains(
+                    ":: core :: line ! ()) . with_level (:: profiler :: __private :: BrickLevel :: L2) ;"
+                ),
+                "{out}"
+            );
+        }
+        let out = text(&brick(
+            quote!("Mine"),
+            quote!(
+                fn f() {}
+            ),
+        ));
+        assert!(!out.contains("with_level"), "no level, no call: {out}");
+    }
+
+    #[test]
     fn crate_argument_replaces_the_facade_path_everywhere() {
         let item = quote!(
             fn f(x: &[u8]) -> Vec<u8> {

@@ -8,9 +8,11 @@ use profiler_core::Profile;
 use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
+use super::hierarchy::Hierarchy;
 use super::kernel::KernelRoofline;
-use super::levels::{Annotation, LevelChoice, RooflineOptions};
+use super::levels::{Annotation, LevelChoice, LevelPicker, RooflineOptions};
 use super::units::{Bound, MemoryLevel, Precision};
+use crate::input::nsight::FullProfile;
 
 fn dram() -> MemoryLevel {
     MemoryLevel::Dram
@@ -91,6 +93,10 @@ pub struct BrickRoofline {
     pub not_annotated: Vec<NotAnnotated>,
     /// Caveats: roof choices made for the caller, points above the roof.
     pub notes: Vec<String>,
+    /// Imported ncu kernels at every memory level the export measured
+    /// (see [`BrickRoofline::with_levels_of`]); empty otherwise.
+    #[serde(default, skip_serializing_if = "Hierarchy::is_empty")]
+    pub hierarchy: Hierarchy,
 }
 
 impl BrickRoofline {
@@ -118,8 +124,9 @@ impl BrickRoofline {
     }
 
     /// Places every brick of `profile` on `roofline` as `options` say. A
-    /// brick's level is, in order: its pin, the level asked for every
-    /// brick, the fastest cache level its bytes per call fit in (when the
+    /// brick's level is, in order: its pin in the options, the level asked
+    /// for every brick, the level its `#[brick(level = ..)]` annotation
+    /// pins, the fastest cache level its bytes per call fit in (when the
     /// roofline knows cache sizes), DRAM. A brick still above its roof is
     /// named in the notes with the annotation to check.
     ///
@@ -165,6 +172,7 @@ impl BrickRoofline {
             roofline.memory(*l)?;
         }
         let by_working_set = options.level.is_none() && !roofline.cache_sizes().is_empty();
+        let picker = LevelPicker::new(profile, roofline, options, level, &mut notes);
         let estimate = roofline.compute(precision)?.estimate || roofline.memory(level)?.estimate;
         let mut points = Vec::new();
         let mut not_annotated = Vec::new();
@@ -185,14 +193,7 @@ impl BrickRoofline {
                 continue;
             }
             let bytes_per_call = b.total_bytes / b.count.max(1);
-            let (level, level_choice) = match options.pins.get(&b.name) {
-                Some(l) => (*l, LevelChoice::Pinned),
-                None if options.level.is_some() => (level, LevelChoice::All),
-                None => match roofline.level_for(bytes_per_call) {
-                    Some(l) => (l, LevelChoice::WorkingSet),
-                    None => (level, LevelChoice::Default),
-                },
-            };
+            let (level, level_choice) = picker.pick(roofline, &b.name, bytes_per_call);
             let ai = b.total_flops as f64 / b.total_bytes as f64;
             let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
             let c = roofline.classify(ai, flops_per_s, precision, level)?;
@@ -259,7 +260,19 @@ impl BrickRoofline {
             points,
             not_annotated,
             notes,
+            hierarchy: Hierarchy::default(),
         })
+    }
+}
+
+impl BrickRoofline {
+    /// Adds the hierarchical roofline of the ncu launches the bricks were
+    /// imported from: the plot then draws each kernel at every level the
+    /// export measured, and each level's roof.
+    #[must_use]
+    pub fn with_levels_of(mut self, launches: &[FullProfile]) -> Self {
+        self.hierarchy = Hierarchy::from_full_profiles(launches);
+        self
     }
 }
 
@@ -276,7 +289,7 @@ fn above_roof_note(
     if above.is_empty() {
         return None;
     }
-    if !by_working_set && above.iter().all(|p| p.level_choice != LevelChoice::Pinned) {
+    if !by_working_set && above.iter().all(|p| !p.level_choice.is_pinned()) {
         let names: Vec<&str> = above.iter().map(|p| p.name.as_str()).collect();
         return Some(format!(
             "{} brick(s) run above the {precision}/{level} roof ({}): that roof does not bound them. \

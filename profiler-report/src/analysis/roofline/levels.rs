@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use profiler_core::Profile;
 use serde::{Deserialize, Serialize};
 
 use super::kernel::KernelRoofline;
@@ -16,8 +17,10 @@ use super::units::{CacheCapacity, MemoryLevel, Precision};
 pub enum LevelChoice {
     /// One level for every brick, as the options asked.
     All,
-    /// Pinned for this brick (in the options, or `level = ..` on `#[brick]`).
+    /// Pinned for this brick in the options (`roofline --pin NAME=LEVEL`).
     Pinned,
+    /// Pinned by the brick's annotation, `#[brick(..., level = L2)]`.
+    Annotated,
     /// The fastest cache level its bytes per call fit in, else DRAM.
     WorkingSet,
     /// No cache sizes known: the device's main roof (DRAM when it has one).
@@ -28,7 +31,8 @@ impl fmt::Display for LevelChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::All => "as asked for every brick",
-            Self::Pinned => "pinned",
+            Self::Pinned => "pinned by --pin",
+            Self::Annotated => "pinned by annotation",
             Self::WorkingSet => "from its working set",
             Self::Default => "no cache sizes",
         })
@@ -65,8 +69,18 @@ pub struct RooflineOptions {
     /// One memory level for every brick. `None`: each brick's own level,
     /// from its bytes per call and the cache sizes (DRAM without sizes).
     pub level: Option<MemoryLevel>,
-    /// Levels pinned per brick name, over both of the above.
+    /// Levels pinned per brick name, over both of the above and over a
+    /// level the brick's annotation pins.
     pub pins: BTreeMap<String, MemoryLevel>,
+}
+
+impl LevelChoice {
+    /// Whether the level was pinned (by the options or the annotation)
+    /// rather than chosen for every brick or from the working set.
+    #[must_use]
+    pub fn is_pinned(self) -> bool {
+        matches!(self, Self::Pinned | Self::Annotated)
+    }
 }
 
 impl RooflineOptions {
@@ -120,6 +134,76 @@ impl KernelRoofline {
                     .find(|m| m.level < MemoryLevel::Pcie)
                     .map(|m| m.level)
             })
+    }
+}
+
+/// Where each brick's level comes from, in order: a pin in the options,
+/// the one level asked for every brick, the brick's `level = ..`
+/// annotation, the fastest cache its bytes per call fit in, the main roof.
+pub(super) struct LevelPicker<'a> {
+    options: &'a RooflineOptions,
+    /// Levels the profile's call sites pin, by brick name (the first site
+    /// of a name that pins one decides).
+    annotated: BTreeMap<&'a str, MemoryLevel>,
+    /// The main roof's level, for `All` and `Default`.
+    main: MemoryLevel,
+}
+
+impl<'a> LevelPicker<'a> {
+    /// The picker for `profile`'s bricks. An annotated level the device
+    /// has no roof for is dropped with a note (its bricks are judged by
+    /// their working set): a pin in code must not make the report fail.
+    pub(super) fn new(
+        profile: &'a Profile,
+        roofline: &KernelRoofline,
+        options: &'a RooflineOptions,
+        main: MemoryLevel,
+        notes: &mut Vec<String>,
+    ) -> Self {
+        let mut annotated = BTreeMap::new();
+        for site in &profile.sites {
+            let Some(level) = site.level else { continue };
+            let level = MemoryLevel::from(level);
+            if annotated.contains_key(site.name.as_str()) {
+                continue;
+            }
+            if roofline.memory(level).is_err() {
+                notes.push(format!(
+                    "{} is annotated `level = {level}` but {} has no {level} roof: it is judged \
+                     by its working set instead",
+                    site.name, roofline.name
+                ));
+                continue;
+            }
+            annotated.insert(site.name.as_str(), level);
+        }
+        Self {
+            options,
+            annotated,
+            main,
+        }
+    }
+
+    /// The level of brick `name` with `bytes_per_call`, and how it was chosen.
+    pub(super) fn pick(
+        &self,
+        roofline: &KernelRoofline,
+        name: &str,
+        bytes_per_call: u64,
+    ) -> (MemoryLevel, LevelChoice) {
+        if let Some(l) = self.options.pins.get(name) {
+            return (*l, LevelChoice::Pinned);
+        }
+        if self.options.level.is_some() {
+            return (self.main, LevelChoice::All);
+        }
+        if let Some(l) = self.annotated.get(name) {
+            return (*l, LevelChoice::Annotated);
+        }
+        match roofline.level_for(bytes_per_call) {
+            Some(l) => (l, LevelChoice::WorkingSet),
+            None => (self.main, LevelChoice::Default),
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 mod analytical;
 mod bricks;
 mod error;
+mod hierarchy;
 mod html;
 mod kernel;
 mod levels;
@@ -15,6 +16,7 @@ mod nsight;
 mod presets;
 mod render;
 mod svg;
+mod svg_levels;
 mod units;
 
 pub use analytical::{
@@ -22,6 +24,7 @@ pub use analytical::{
 };
 pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
 pub use error::RooflineError;
+pub use hierarchy::{Hierarchy, KernelLevels, LevelMark, LevelRoof};
 pub use html::roofline_section;
 pub use kernel::{KernelClassification, KernelRoofline};
 pub use levels::{Annotation, LevelChoice, RooflineOptions};

@@ -171,13 +171,42 @@ impl BrickRoofline {
         )
     }
 
-    /// The bound column: the side of the ridge, with the level when bricks
-    /// have their own.
+    /// The bound column: the side of the ridge, with the level and where
+    /// it came from when bricks have their own.
     pub(crate) fn bound_text(&self, p: &BrickPoint) -> String {
-        if self.by_working_set || p.level_choice == LevelChoice::Pinned {
-            format!("{} ({})", p.bound, p.level)
+        if self.by_working_set || p.level_choice.is_pinned() {
+            format!("{} ({}) {}", p.bound, p.level, self.level_origin(p))
         } else {
             p.bound.to_string()
+        }
+    }
+
+    /// Where a point's level came from: `pinned by --pin`, `pinned by
+    /// annotation`, `fits in L2 (sysfs)`, `past every cache (sysfs)`, ...
+    #[must_use]
+    pub fn level_origin(&self, p: &BrickPoint) -> String {
+        if p.level_choice != LevelChoice::WorkingSet {
+            return p.level_choice.to_string();
+        }
+        let sizes = self.roofline.cache_sizes();
+        let from = |source: &str| {
+            // `sysfs /sys/devices/...`: the kind of source, not the path.
+            source.split_whitespace().next().unwrap_or("").to_owned()
+        };
+        if let Some(c) = sizes.iter().find(|c| c.level == p.level) {
+            return format!("fits in {} ({})", p.level, from(&c.source));
+        }
+        // DRAM: past every cache, or in one without a bandwidth roof.
+        match sizes.iter().find(|c| p.bytes_per_call <= c.bytes) {
+            Some(c) => format!(
+                "fits in {} ({}), which has no roof",
+                c.level,
+                from(&c.source)
+            ),
+            None => format!(
+                "past every cache ({})",
+                sizes.first().map_or(String::new(), |c| from(&c.source))
+            ),
         }
     }
 

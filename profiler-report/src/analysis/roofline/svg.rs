@@ -1,10 +1,11 @@
 //! The roofline plot: log-log axes (FLOP/byte against GFLOP/s), one line per
 //! bandwidth ceiling and per compute ceiling (equal peaks share a line), the
 //! roof the bricks are judged against drawn bold, and one labelled point per
-//! annotated brick with its numbers in a tooltip.
+//! annotated brick with its numbers in a tooltip; imported ncu kernels also
+//! at every memory level the export measured (`svg_levels`).
 
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::levels::LevelChoice;
+use super::svg_levels;
 use super::units::{Bound, CeilingSource, MemoryLevel};
 use crate::base::escape::visible;
 use crate::base::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
@@ -57,8 +58,10 @@ fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
         .map(|m| m.gb_s)
         .collect();
     let ridges = peaks.iter().flat_map(|p| bws.iter().map(move |b| p / b));
+    let (level_xs, level_ys) = svg_levels::axis_values(r);
     let xs: Vec<f64> = ridges
         .chain(r.points.iter().map(|p| p.arithmetic_intensity))
+        .chain(level_xs)
         .collect();
     let max_peak = peaks.iter().copied().fold(0.0, f64::max);
     let ys: Vec<f64> = r
@@ -66,6 +69,7 @@ fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
         .iter()
         .map(|p| p.achieved_gflops)
         .chain([max_peak])
+        .chain(level_ys)
         .collect();
     let fold = |v: &[f64], f: fn(f64, f64) -> f64, init: f64| {
         v.iter()
@@ -97,7 +101,12 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
         "Roofline of {}: performance against arithmetic intensity",
         visible(&r.roofline.name)
     );
-    let mut svg = Svg::new(WIDTH, HEIGHT, "pr-roofline", &label, CSS);
+    let css = if r.hierarchy.is_empty() {
+        CSS.to_owned()
+    } else {
+        format!("{CSS}{}", svg_levels::CSS)
+    };
+    let mut svg = Svg::new(WIDTH, HEIGHT, "pr-roofline", &label, &css);
     svg.rect(0.0, 0.0, WIDTH, HEIGHT, "background", None);
     svg.text(
         LEFT,
@@ -111,8 +120,10 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
         ),
     );
     legend(&mut svg, r);
+    svg_levels::legend(&mut svg, r, WIDTH - RIGHT, 18.0);
     grid(&mut svg, &x, &y);
     ceilings(&mut svg, r, &x, &y);
+    svg_levels::draw(&mut svg, r, &x, &y);
     let unlabelled = points(&mut svg, r, &x, &y);
     if unlabelled > 0 {
         svg.text(
@@ -336,7 +347,7 @@ fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
     let points = &r.points;
     // The label names the level when bricks have their own.
     let label_of = |p: &BrickPoint| {
-        if r.by_working_set || p.level_choice == LevelChoice::Pinned {
+        if r.by_working_set || p.level_choice.is_pinned() {
             format!("{} ({})", visible(&p.name), p.level)
         } else {
             visible(&p.name).into_owned()
@@ -388,7 +399,7 @@ fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
             p.calls,
             num(p.total_ns as f64 / 1e6),
             si(p.bytes_per_call as f64),
-            p.level_choice
+            r.level_origin(p)
         );
         svg.open_group(class, Some(&tip));
         svg.circle(*px, *py, 4.5, "", None);

@@ -111,6 +111,18 @@ impl MemoryLevel {
     }
 }
 
+impl From<profiler_core::BrickLevel> for MemoryLevel {
+    /// The level a `#[brick(level = ..)]` annotation names.
+    fn from(level: profiler_core::BrickLevel) -> Self {
+        match level {
+            profiler_core::BrickLevel::L1 => Self::L1Cache,
+            profiler_core::BrickLevel::L2 => Self::L2Cache,
+            profiler_core::BrickLevel::L3 => Self::L3Cache,
+            profiler_core::BrickLevel::Dram => Self::Dram,
+        }
+    }
+}
+
 impl fmt::Display for MemoryLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -17,12 +17,35 @@ pub(crate) struct Kernel {
     pub(crate) precision: &'static str,
     /// Instruction set, as recorded in the ceilings.
     pub(crate) isa: &'static str,
+    /// How it measures: instructions, width, how ops are counted.
+    pub(crate) method: &'static str,
     pub(crate) chains: u32,
+    /// Multiply-adds per chain per iteration (2 ops each).
     pub(crate) lanes: u32,
     run: fn(u64) -> f32,
 }
 
 impl Kernel {
+    /// A kernel of `chains` chains doing `lanes` multiply-adds each per
+    /// iteration of `run`.
+    pub(crate) fn new(
+        precision: &'static str,
+        isa: &'static str,
+        method: &'static str,
+        chains: u32,
+        lanes: u32,
+        run: fn(u64) -> f32,
+    ) -> Self {
+        Self {
+            precision,
+            isa,
+            method,
+            chains,
+            lanes,
+            run,
+        }
+    }
+
     /// FLOPs of `iters` iterations.
     pub(crate) fn flops(&self, iters: u64) -> f64 {
         iters as f64 * f64::from(self.chains) * f64::from(self.lanes) * 2.0
@@ -33,6 +56,9 @@ impl Kernel {
         (self.run)(black_box(iters))
     }
 }
+
+const FMA32: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane), fp32 lanes";
+const FMA64: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane), fp64 lanes";
 
 /// Multiplier and addend: the chains converge to 1.0, so no value
 /// overflows or goes subnormal however long the probe runs.
@@ -250,34 +276,16 @@ pub(crate) fn kernel() -> Kernel {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
-            return Kernel {
-                precision: "fp32",
-                isa: "avx512f",
-                chains: 16,
-                lanes: 16,
-                run: x86::avx512,
-            };
+            return Kernel::new("fp32", "avx512f", FMA32, 16, 16, x86::avx512);
         }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
-            return Kernel {
-                precision: "fp32",
-                isa: "avx2+fma",
-                chains: 12,
-                lanes: 8,
-                run: x86::avx2,
-            };
+            return Kernel::new("fp32", "avx2+fma", FMA32, 12, 8, x86::avx2);
         }
     }
     #[cfg(target_arch = "aarch64")]
     {
-        return Kernel {
-            precision: "fp32",
-            isa: "neon",
-            chains: 16,
-            lanes: 4,
-            run: arm::neon,
-        };
+        return Kernel::new("fp32", "neon", FMA32, 16, 4, arm::neon);
     }
     #[allow(unreachable_code)]
     portable_kernel()
@@ -285,24 +293,12 @@ pub(crate) fn kernel() -> Kernel {
 
 /// The portable kernel (also what tests compare the vector ones against).
 pub(crate) fn portable_kernel() -> Kernel {
-    Kernel {
-        precision: "fp32",
-        isa: "portable",
-        chains: 8,
-        lanes: 8,
-        run: portable,
-    }
+    Kernel::new("fp32", "portable", FMA32, 8, 8, portable)
 }
 
 /// The fastest f64 kernel this CPU supports.
 pub(crate) fn kernel_f64() -> Kernel {
-    let k = |isa, chains, lanes, run| Kernel {
-        precision: "fp64",
-        isa,
-        chains,
-        lanes,
-        run,
-    };
+    let k = |isa, chains, lanes, run| Kernel::new("fp64", isa, FMA64, chains, lanes, run);
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -319,33 +315,6 @@ pub(crate) fn kernel_f64() -> Kernel {
     }
     #[allow(unreachable_code)]
     k("portable", 8, 4, portable_f64)
-}
-
-/// BF16 and INT8 dot-product instruction sets this CPU has, by name.
-pub(crate) fn low_precision_isa() -> Vec<&'static str> {
-    let mut found = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512bf16") {
-            found.push("avx512_bf16");
-        }
-        if std::arch::is_x86_feature_detected!("avx512vnni") {
-            found.push("avx512_vnni");
-        }
-        if std::arch::is_x86_feature_detected!("avxvnni") {
-            found.push("avx_vnni");
-        }
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        if std::arch::is_aarch64_feature_detected!("bf16") {
-            found.push("bf16");
-        }
-        if std::arch::is_aarch64_feature_detected!("dotprod") {
-            found.push("dotprod");
-        }
-    }
-    found
 }
 
 /// Iterations that take about `target` on one thread.
@@ -383,13 +352,7 @@ mod tests {
     #[test]
     fn every_kernel_computes_the_same_recurrence() {
         // After n steps from 0.5, x = 1 - 0.5 * M^n; the sum is lanes * chains of it.
-        let f64_portable = Kernel {
-            precision: "fp64",
-            isa: "portable",
-            chains: 8,
-            lanes: 4,
-            run: portable_f64,
-        };
+        let f64_portable = Kernel::new("fp64", "portable", FMA64, 8, 4, portable_f64);
         for k in [kernel(), portable_kernel(), kernel_f64(), f64_portable] {
             let n = 1000u64;
             let expect = (1.0 - 0.5 * f64::from(M).powi(n as i32)) * f64::from(k.chains * k.lanes);

@@ -1,12 +1,14 @@
 //! Measured ceilings of the machine the program runs on: bandwidth of every
 //! memory level (a STREAM-style triad on buffers resident in L1, L2 and the
 //! last-level cache, and past it for DRAM) and peak FLOP/s per precision
-//! (vectorised FMA chains), all on every core, in about a second, watching
-//! for other work on the machine. [`measure_ceilings`] returns them with how
+//! (vectorised FMA chains; INT8 and BF16 dot-product chains where the CPU
+//! has instructions for them), all on every core, in about a second,
+//! watching for other work on the machine. [`measure_ceilings`] returns them with how
 //! they were measured.
 
 mod bandwidth;
 mod contention;
+mod dot;
 mod flops;
 mod levels;
 mod rounds;
@@ -19,8 +21,6 @@ use profiler_core::profile::{FlopsCeiling, MeasuredCeilings};
 pub use contention::{BUSY_OTHER_RUNNABLE, BUSY_SPREAD_PCT, BUSY_STEAL_PCT};
 pub use levels::{ASSUMED_LLC_BYTES, MAX_ARRAY_BYTES};
 pub(crate) use sysinfo::cpu_name;
-
-const FMA_METHOD: &str = "independent FMA chains x = x*m + a (2 FLOPs per lane)";
 
 /// How to run the probes. The defaults suit a report: every core, arrays
 /// sized from the last-level cache, five repetitions.
@@ -102,14 +102,17 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
         .or_else(|| cache_levels.first())
         .cloned();
     let mut peaks = Vec::new();
-    for k in [flops::kernel(), flops::kernel_f64()] {
+    let int8 = dot::int8_kernel();
+    let bf16 = dot::bf16_kernel();
+    let kernels = [Some(flops::kernel()), Some(flops::kernel_f64()), int8, bf16];
+    for k in kernels.into_iter().flatten() {
         watch.sample();
         peaks.push(peak(k, threads, reps, options.flops_round, &mut watch));
     }
     let mut peaks = peaks.into_iter();
     let peak_flops = peaks.next();
     let other_peaks: Vec<FlopsCeiling> = peaks.collect();
-    low_precision_note(&mut notes);
+    low_precision_note(&mut notes, int8.is_some(), bf16.is_some());
     if cfg!(debug_assertions) {
         notes.push(
             "measured by a build without optimisations: the probes run unoptimised loops, so \
@@ -157,7 +160,7 @@ fn peak(
         gflops: timed.best() / 1e9,
         median_gflops: timed.median() / 1e9,
         precision: k.precision.to_owned(),
-        method: format!("{FMA_METHOD}, {} lanes", k.precision),
+        method: k.method.to_owned(),
         isa: k.isa.to_owned(),
         threads: threads as u32,
         chains: k.chains,
@@ -167,19 +170,33 @@ fn peak(
     }
 }
 
-/// Says why BF16 and INT8 peaks are absent: they are measured only with
-/// instructions made for them (AVX-512 BF16, VNNI, Arm BF16 and dot
-/// product), which the probe does not drive yet.
-fn low_precision_note(notes: &mut Vec<String>) {
-    let found = flops::low_precision_isa();
-    notes.push(if found.is_empty() {
-        "BF16 and INT8 peaks not measured: the CPU has no BF16 or INT8 dot-product \
-         instructions, so such work runs at the FP32 peak or below"
-            .to_owned()
+/// Says why a BF16 or INT8 peak is absent: each is measured only with an
+/// instruction made for it (AVX-512 BF16; VNNI or AVX2's u8 x i8
+/// multiply-add), never emulated, since an emulation is no peak.
+fn low_precision_note(notes: &mut Vec<String>, int8: bool, bf16: bool) {
+    // The x86 ones have kernels (`dot`); only the others go unmeasured.
+    let mut found = dot::low_precision_isa();
+    found.retain(|isa| !matches!(*isa, "avx512_bf16" | "avx512_vnni" | "avx_vnni"));
+    let has = if found.is_empty() {
+        String::new()
     } else {
         format!(
-            "BF16 and INT8 peaks not measured: the CPU has {}, which the probe does not drive yet",
+            " (the CPU has {}, which the probe does not drive)",
             found.join(", ")
         )
-    });
+    };
+    match (int8, bf16) {
+        (true, true) => {}
+        (true, false) => notes.push(format!(
+            "BF16 peak not measured: no native bf16 instruction{has}; bf16 work runs through \
+             FP32 at the FP32 peak or below"
+        )),
+        (false, true) => notes.push(format!(
+            "INT8 peak not measured: no int8 dot-product instruction{has}"
+        )),
+        (false, false) => notes.push(format!(
+            "BF16 and INT8 peaks not measured: no native bf16 or int8 dot-product \
+             instruction{has}, so such work runs at the FP32 peak or below"
+        )),
+    }
 }
