@@ -25,15 +25,39 @@ const TRACK_GRANULE: i64 = 64 * 1024;
 
 /// One thread's running counts of one memory kind.
 #[derive(Clone, Copy, Debug, Default)]
-struct Counts {
-    allocated: u64,
-    allocations: u64,
-    freed: u64,
+pub(crate) struct Counts {
+    pub(crate) allocated: u64,
+    pub(crate) allocations: u64,
+    pub(crate) freed: u64,
     /// Allocated minus freed on this thread (negative when it frees what
     /// others allocated).
-    live: i64,
+    pub(crate) live: i64,
     /// Highest `live` since the innermost mark.
-    high: i64,
+    pub(crate) high: i64,
+}
+
+impl Counts {
+    /// What changed from `at` to `self`, with `high` as the highest live
+    /// bytes reached in between.
+    pub(crate) fn since(self, at: Counts, high: i64) -> Used {
+        Used {
+            allocated: self.allocated.wrapping_sub(at.allocated),
+            allocations: self.allocations.wrapping_sub(at.allocations),
+            freed: self.freed.wrapping_sub(at.freed),
+            net: self.live.wrapping_sub(at.live),
+            peak: high.saturating_sub(at.live).max(0),
+        }
+    }
+}
+
+/// The thread's ledger at a layer or phase scope's edge: the running counts,
+/// those made with no brick open, and the highest live bytes since the last
+/// mark (which the edge then restarts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Level {
+    pub(crate) counts: [Counts; KINDS],
+    pub(crate) loose: [Counts; KINDS],
+    pub(crate) high: [i64; KINDS],
 }
 
 /// What a brick's mark saved: the counts at its entry (with the enclosing
@@ -69,8 +93,14 @@ struct Ledger {
     step: [Cell<Counts>; KINDS],
     /// Highest live bytes since the step began, and the brick that reached it.
     step_high: [Cell<(i64, u32)>; KINDS],
-    /// Counts already charged to "outside" (allocations with no brick open).
+    /// Counts already charged to "outside" or to open scopes (allocations
+    /// with no brick open).
     outside: [Cell<Counts>; KINDS],
+    /// Running counts of allocations made with no brick open.
+    loose: [Cell<Counts>; KINDS],
+    /// Layer and phase scopes holding a mark: while any is open, what no
+    /// brick took goes to them rather than to "outside".
+    scopes: Cell<u32>,
     /// Reset generation `outside` belongs to.
     generation: Cell<u32>,
     /// Live bytes outside `band` take a counter-track sample.
@@ -89,6 +119,8 @@ thread_local! {
             step: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
             step_high: [const { Cell::new((0, NO_BRICK)) }; KINDS],
             outside: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
+            loose: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
+            scopes: Cell::new(0),
             generation: Cell::new(0),
             band: [const { Cell::new((0, 0)) }; KINDS],
             thread: Cell::new(0),
@@ -208,13 +240,7 @@ pub(crate) fn exit(slot: u32) {
         for (kind, cell) in l.counts.iter().enumerate() {
             let c = cell.get();
             let at = mark.at[kind];
-            let used = Used {
-                allocated: c.allocated.wrapping_sub(at.allocated),
-                allocations: c.allocations.wrapping_sub(at.allocations),
-                freed: c.freed.wrapping_sub(at.freed),
-                net: c.live.wrapping_sub(at.live),
-                peak: c.high.saturating_sub(at.live).max(0),
-            };
+            let used = c.since(at, c.high);
             cell.set(Counts {
                 high: c.high.max(at.high),
                 ..c
@@ -232,15 +258,30 @@ pub(crate) fn exit(slot: u32) {
     });
 }
 
-/// Charges what the thread allocated with no brick open since the last
-/// flush to the process's "outside" totals.
+/// Adds what the thread allocated with no brick open since the last flush
+/// to its loose counts and, when no layer or phase scope is open, to the
+/// process's "outside" totals.
 fn flush_outside(l: &Ledger) {
     let generation = state::generation(state::load());
     let fresh = l.generation.replace(generation) == generation;
-    for ((count, outside), out) in l.counts.iter().zip(&l.outside).zip(&OUTSIDE) {
+    let scoped = l.scopes.get() != 0;
+    for (((count, outside), loose), out) in
+        l.counts.iter().zip(&l.outside).zip(&l.loose).zip(&OUTSIDE)
+    {
         let c = count.get();
         let o = outside.replace(c);
-        if fresh && (c.allocations != o.allocations || c.freed != o.freed) {
+        let was = loose.get();
+        loose.set(Counts {
+            allocated: was
+                .allocated
+                .wrapping_add(c.allocated.wrapping_sub(o.allocated)),
+            allocations: was
+                .allocations
+                .wrapping_add(c.allocations.wrapping_sub(o.allocations)),
+            freed: was.freed.wrapping_add(c.freed.wrapping_sub(o.freed)),
+            ..was
+        });
+        if fresh && !scoped && (c.allocations != o.allocations || c.freed != o.freed) {
             out.allocated
                 .fetch_add(c.allocated.wrapping_sub(o.allocated), Relaxed);
             out.allocations
@@ -258,6 +299,37 @@ pub(crate) fn flush_current() {
             flush_outside(l);
         }
     });
+}
+
+/// Reads the ledger at a layer or phase scope's edge and restarts the
+/// high-water mark there (so a scope's peak counts from its entry): first
+/// charges pending allocations made with no brick open to the scopes open
+/// until now (or to "outside"), then counts `opened` more open scopes
+/// (negative when closing). `restore` is `None` at an entry; at a close it
+/// is the high-water mark to merge back in: the one the closing scope saved
+/// at entry when it is the innermost scope (bricks around it then see their
+/// peak as before), `i64::MIN` (keep the mark) otherwise.
+pub(crate) fn scope_edge(opened: i32, restore: Option<[i64; KINDS]>) -> Level {
+    LEDGER.with(|l| {
+        if l.depth.get() == 0 {
+            flush_outside(l);
+        }
+        l.scopes.set(l.scopes.get().saturating_add_signed(opened));
+        let mut level = Level {
+            counts: [Counts::default(); KINDS],
+            loose: [Counts::default(); KINDS],
+            high: [0; KINDS],
+        };
+        for (kind, cell) in l.counts.iter().enumerate() {
+            let c = cell.get();
+            level.counts[kind] = c;
+            level.loose[kind] = l.loose[kind].get();
+            level.high[kind] = c.high;
+            let high = restore.map_or(c.live, |saved| c.high.max(saved[kind]));
+            cell.set(Counts { high, ..c });
+        }
+        level
+    })
 }
 
 /// Marks the start of a step on this thread.
@@ -279,14 +351,7 @@ pub(crate) fn end_step() -> [(Used, u32); KINDS] {
             let c = l.counts[kind].get();
             let at = l.step[kind].get();
             let (high, brick) = l.step_high[kind].get();
-            let used = Used {
-                allocated: c.allocated.wrapping_sub(at.allocated),
-                allocations: c.allocations.wrapping_sub(at.allocations),
-                freed: c.freed.wrapping_sub(at.freed),
-                net: c.live.wrapping_sub(at.live),
-                peak: high.saturating_sub(at.live).max(0),
-            };
-            (used, brick)
+            (c.since(at, high), brick)
         })
     })
 }
