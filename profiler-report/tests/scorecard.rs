@@ -624,7 +624,10 @@ fn the_layer_table_shows_each_layers_memory_when_it_was_tracked() {
     );
     assert_eq!(sc.per_layer_summary[0].allocated_bytes, None);
     let text = sc.to_string();
-    assert!(text.contains("allocated") && text.contains("peak"), "{text}");
+    assert!(
+        text.contains("allocated") && text.contains("peak"),
+        "{text}"
+    );
     assert!(text.contains("3 MB"), "{text}");
     let json = serde_json::to_string(&sc).unwrap();
     let back: TrainingScorecard = serde_json::from_str(&json).unwrap();

@@ -105,6 +105,9 @@ struct Ledger {
     generation: Cell<u32>,
     /// Live bytes outside `band` take a counter-track sample.
     band: [Cell<(i64, i64)>; KINDS],
+    /// Live bytes above this take the allocator's slow path: the lower of
+    /// the step's high and the band's top.
+    rise: [Cell<i64>; KINDS],
     /// This thread's number in the counter track (0 until its first sample).
     thread: Cell<u32>,
 }
@@ -123,16 +126,20 @@ thread_local! {
             scopes: Cell::new(0),
             generation: Cell::new(0),
             band: [const { Cell::new((0, 0)) }; KINDS],
+            rise: [const { Cell::new(0) }; KINDS],
             thread: Cell::new(0),
         }
     };
 }
 
-/// Charges an allocation of `bytes` of `kind` to the calling thread.
-/// Called from inside the global allocator: touches only the ledger and,
-/// rarely, the fixed counter-track buffer.
-#[inline]
-pub(crate) fn charge_alloc(state: u64, kind: usize, bytes: usize) {
+/// Charges an allocation of `bytes` of memory kind `KIND` to the calling
+/// thread. Called from inside the global allocator: touches only the ledger
+/// and, rarely, the fixed counter-track buffer. The kind is a constant and
+/// the body is inlined, so the ledger's fields are reached at fixed
+/// thread-local offsets, with no call and no bounds check.
+#[inline(always)]
+pub(crate) fn charge_alloc<const KIND: usize>(state: u64, bytes: usize) {
+    let kind = KIND;
     if busy() {
         return;
     }
@@ -146,19 +153,20 @@ pub(crate) fn charge_alloc(state: u64, kind: usize, bytes: usize) {
         c.live = c.live.wrapping_add(bytes as i64);
         c.high = c.high.max(c.live);
         l.counts[kind].set(c);
-        if c.live > l.step_high[kind].get().0 {
-            l.step_high[kind].set((c.live, l.brick.get()));
-        }
-        if c.live > l.band[kind].get().1 {
-            sample(l, state, kind, c.live);
+        // One comparison for both rare cases keeps this body small enough
+        // to be inlined whole into the allocator.
+        if c.live > l.rise[kind].get() {
+            rise(l, state, kind, c.live);
         }
     });
 }
 
-/// Charges a free of `bytes` of `kind` to the calling thread, whichever
-/// thread or brick allocated the block.
-#[inline]
-pub(crate) fn charge_free(state: u64, kind: usize, bytes: usize) {
+/// Charges a free of `bytes` of memory kind `KIND` to the calling thread,
+/// whichever thread or brick allocated the block (inlined like
+/// [`charge_alloc`]).
+#[inline(always)]
+pub(crate) fn charge_free<const KIND: usize>(state: u64, bytes: usize) {
+    let kind = KIND;
     if busy() {
         return;
     }
@@ -173,12 +181,32 @@ pub(crate) fn charge_free(state: u64, kind: usize, bytes: usize) {
     });
 }
 
+/// Live bytes rose above `rise`: notes a new step high (with the brick
+/// running) and takes a counter-track sample when they left the band.
+#[cold]
+#[inline(never)]
+fn rise(l: &Ledger, state: u64, kind: usize, live: i64) {
+    if live > l.step_high[kind].get().0 {
+        l.step_high[kind].set((live, l.brick.get()));
+    }
+    if live > l.band[kind].get().1 {
+        sample(l, state, kind, live);
+    }
+    reset_rise(l, kind);
+}
+
+/// Sets `rise` to the lower of the step's high and the band's top.
+fn reset_rise(l: &Ledger, kind: usize) {
+    l.rise[kind].set(l.step_high[kind].get().0.min(l.band[kind].get().1));
+}
+
 /// Takes a counter-track sample of `live` and moves the band around it.
 #[cold]
 #[inline(never)]
 fn sample(l: &Ledger, state: u64, kind: usize, live: i64) {
     let width = (live.unsigned_abs() / 8).max(TRACK_GRANULE as u64) as i64;
     l.band[kind].set((live.saturating_sub(width), live.saturating_add(width)));
+    reset_rise(l, kind);
     let mut thread = l.thread.get();
     if thread == 0 {
         thread = NEXT_THREAD.fetch_add(1, Relaxed);
@@ -335,10 +363,13 @@ pub(crate) fn scope_edge(opened: i32, restore: Option<[i64; KINDS]>) -> Level {
 /// Marks the start of a step on this thread.
 pub(crate) fn begin_step() {
     LEDGER.with(|l| {
-        for ((count, step), high) in l.counts.iter().zip(&l.step).zip(&l.step_high) {
+        for (kind, ((count, step), high)) in
+            l.counts.iter().zip(&l.step).zip(&l.step_high).enumerate()
+        {
             let c = count.get();
             step.set(c);
             high.set((c.live, NO_BRICK));
+            reset_rise(l, kind);
         }
     });
 }
