@@ -297,24 +297,18 @@ fn flush_outside(l: &Ledger) {
         l.counts.iter().zip(&l.outside).zip(&l.loose).zip(&OUTSIDE)
     {
         let c = count.get();
-        let o = outside.replace(c);
+        let d = c.since(outside.replace(c), 0);
         let was = loose.get();
         loose.set(Counts {
-            allocated: was
-                .allocated
-                .wrapping_add(c.allocated.wrapping_sub(o.allocated)),
-            allocations: was
-                .allocations
-                .wrapping_add(c.allocations.wrapping_sub(o.allocations)),
-            freed: was.freed.wrapping_add(c.freed.wrapping_sub(o.freed)),
+            allocated: was.allocated.wrapping_add(d.allocated),
+            allocations: was.allocations.wrapping_add(d.allocations),
+            freed: was.freed.wrapping_add(d.freed),
             ..was
         });
-        if fresh && !scoped && (c.allocations != o.allocations || c.freed != o.freed) {
-            out.allocated
-                .fetch_add(c.allocated.wrapping_sub(o.allocated), Relaxed);
-            out.allocations
-                .fetch_add(c.allocations.wrapping_sub(o.allocations), Relaxed);
-            out.freed.fetch_add(c.freed.wrapping_sub(o.freed), Relaxed);
+        if fresh && !scoped && (d.allocations != 0 || d.freed != 0) {
+            out.allocated.fetch_add(d.allocated, Relaxed);
+            out.allocations.fetch_add(d.allocations, Relaxed);
+            out.freed.fetch_add(d.freed, Relaxed);
         }
     }
 }
@@ -343,20 +337,16 @@ pub(crate) fn scope_edge(opened: i32, restore: Option<[i64; KINDS]>) -> Level {
             flush_outside(l);
         }
         l.scopes.set(l.scopes.get().saturating_add_signed(opened));
-        let mut level = Level {
-            counts: [Counts::default(); KINDS],
-            loose: [Counts::default(); KINDS],
-            high: [0; KINDS],
-        };
-        for (kind, cell) in l.counts.iter().enumerate() {
-            let c = cell.get();
-            level.counts[kind] = c;
-            level.loose[kind] = l.loose[kind].get();
-            level.high[kind] = c.high;
+        let counts = l.counts.each_ref().map(Cell::get);
+        for (kind, (cell, c)) in l.counts.iter().zip(counts).enumerate() {
             let high = restore.map_or(c.live, |saved| c.high.max(saved[kind]));
             cell.set(Counts { high, ..c });
         }
-        level
+        Level {
+            counts,
+            loose: l.loose.each_ref().map(Cell::get),
+            high: counts.map(|c| c.high),
+        }
     })
 }
 
