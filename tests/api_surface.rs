@@ -12,8 +12,8 @@ use profiler::{
 };
 // Specialised parts, in named modules.
 use profiler::alloc::{
-    BrickMemory, DeviceMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory,
-    Tracking, record_device_alloc, record_device_free,
+    BrickMemory, DeviceMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory,
+    PhaseMemory, ScopeMemory, StepMemory, Tracking, record_device_alloc, record_device_free,
 };
 use profiler::compat::{
     BrickIdTimer, BrickTimer, all_brick_stats, brick_names, record_elapsed,

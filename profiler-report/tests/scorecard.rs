@@ -579,6 +579,62 @@ fn hand_built_profile() -> Profile {
 }
 
 #[test]
+fn the_layer_table_shows_each_layers_memory_when_it_was_tracked() {
+    use profiler_core::alloc::{LayerMemory, MemoryKind, MemoryProfile, ScopeMemory};
+    let mut profile = hand_built_profile();
+    let without = ScorecardBuilder::from_profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(without.per_layer_summary[0].allocated_bytes, None);
+    assert!(!without.to_string().contains("allocated"));
+    let scope = |direction, kind, allocated_bytes, peak_bytes| LayerMemory {
+        index: 1,
+        direction,
+        memory: ScopeMemory {
+            kind,
+            calls: 4,
+            allocated_bytes,
+            allocations: 8,
+            freed_bytes: allocated_bytes,
+            peak_bytes,
+            retained_bytes: 0,
+            self_allocated_bytes: 0,
+            self_allocations: 0,
+            self_freed_bytes: 0,
+        },
+    };
+    profile.memory = Some(MemoryProfile {
+        layers: vec![
+            scope(Direction::Forward, MemoryKind::Host, 8_000_000, 1_500_000),
+            scope(Direction::Backward, MemoryKind::Host, 4_000_000, 3_000_000),
+            scope(Direction::Forward, MemoryKind::Device, 1 << 40, 1 << 40),
+        ],
+        ..MemoryProfile::default()
+    });
+    let sc = ScorecardBuilder::from_profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    let l1 = &sc.per_layer_summary[1];
+    assert_eq!(
+        (l1.allocated_bytes, l1.peak_bytes),
+        (Some(3_000_000), Some(3_000_000)),
+        "host only: 12 MB over 4 steps, the higher direction's peak"
+    );
+    assert_eq!(sc.per_layer_summary[0].allocated_bytes, None);
+    let text = sc.to_string();
+    assert!(
+        text.contains("allocated") && text.contains("peak"),
+        "{text}"
+    );
+    assert!(text.contains("3 MB"), "{text}");
+    let json = serde_json::to_string(&sc).unwrap();
+    let back: TrainingScorecard = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.per_layer_summary, sc.per_layer_summary);
+}
+
+#[test]
 fn builder_reads_a_hand_built_profile() {
     let profile = hand_built_profile();
     let input = StepProfilerInput::from_profile(&profile);

@@ -10,7 +10,7 @@ use crate::record::state;
 pub fn record_device_alloc(bytes: usize) {
     let state = state::load();
     if state::is_recording(state) {
-        charge_alloc(state, DEVICE, bytes);
+        charge_alloc::<DEVICE>(state, bytes);
     }
 }
 
@@ -19,7 +19,7 @@ pub fn record_device_alloc(bytes: usize) {
 pub fn record_device_free(bytes: usize) {
     let state = state::load();
     if state::is_recording(state) {
-        charge_free(state, DEVICE, bytes);
+        charge_free::<DEVICE>(state, bytes);
     }
 }
 

@@ -46,7 +46,7 @@ impl<A> Tracking<A> {
 fn on_alloc(bytes: usize) {
     let state = state::load();
     if state::is_recording(state) {
-        charge_alloc(state, HOST, bytes);
+        charge_alloc::<HOST>(state, bytes);
     }
 }
 
@@ -55,7 +55,7 @@ fn on_alloc(bytes: usize) {
 fn on_free(bytes: usize) {
     let state = state::load();
     if state::is_recording(state) {
-        charge_free(state, HOST, bytes);
+        charge_free::<HOST>(state, bytes);
     }
 }
 

@@ -11,8 +11,10 @@ use crate::kernel_data::NodeKind;
 use crate::profile::{Direction, EventKind, SyncMode};
 use crate::record::amounts::{IntoLayerIndex, NO_LAYER};
 use crate::record::layers::{SCOPE_SLOT, pack, unpack};
+use crate::record::scope_memory::{self, ScopeKey};
 use crate::record::state;
 use crate::record::thread::swap_layer;
+use crate::record::uncharged::uncharged;
 
 /// Open layer scope; attributes bricks on this thread to the layer until dropped.
 ///
@@ -29,6 +31,8 @@ pub struct LayerGuard {
     ctx: u32,
     token: u64,
     start: Option<ScopeStart>,
+    /// The scope's mark of the memory ledger, when memory is tracked.
+    memory: Option<u64>,
     _thread_bound: PhantomData<*const ()>,
 }
 
@@ -60,7 +64,8 @@ fn restore_innermost(open: &[(u64, u32)]) {
 pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
     let ctx = pack(index.into_layer_index(), direction);
     let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
-    let _ = OPEN.try_with(|open| open.borrow_mut().push((token, ctx)));
+    // The stack's growth is the profiler's own allocation, not the caller's.
+    let _ = OPEN.try_with(|open| uncharged(|| open.borrow_mut().push((token, ctx))));
     swap_layer(ctx);
     LayerGuard {
         ctx,
@@ -68,6 +73,7 @@ pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
         start: ScopeStart::now(|| NodeKind::Layer {
             index: unpack(ctx).0,
         }),
+        memory: scope_memory::open(ScopeKey::Layer(ctx)),
         _thread_bound: PhantomData,
     }
 }
@@ -80,6 +86,9 @@ pub fn in_layer<R>(index: impl IntoLayerIndex, direction: Direction, f: impl FnO
 
 impl Drop for LayerGuard {
     fn drop(&mut self) {
+        if let Some(token) = self.memory.take() {
+            scope_memory::close(token);
+        }
         if let Some(start) = self.start.take() {
             if state::sync_mode() == SyncMode::PerLayer {
                 state::run_sync_hook();

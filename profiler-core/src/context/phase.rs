@@ -11,6 +11,8 @@ use super::scope::ScopeStart;
 use super::step::in_open_step;
 use crate::kernel_data::NodeKind;
 use crate::profile::EventKind;
+use crate::record::scope_memory::{self, ScopeKey};
+use crate::record::uncharged::uncharged;
 
 /// Accumulated time of one phase.
 #[derive(Debug, Clone)]
@@ -83,6 +85,8 @@ pub struct PhaseGuard {
     id: u32,
     top_level: bool,
     start: Option<ScopeStart>,
+    /// The phase's mark of the memory ledger, when memory is tracked.
+    memory: Option<u64>,
     _thread_bound: PhantomData<*const ()>,
 }
 
@@ -103,15 +107,18 @@ pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
             id: 0,
             top_level: false,
             start: None,
+            memory: None,
             _thread_bound: PhantomData,
         };
     };
-    let id = phases().intern(name);
+    // Interning is the profiler's own allocation, not the caller's.
+    let id = uncharged(|| phases().intern(name));
     let top_level = PHASE_DEPTH.with(|d| d.replace(d.get() + 1)) == 0;
     PhaseGuard {
         id,
         top_level,
         start: Some(start),
+        memory: scope_memory::open(ScopeKey::Phase(id)),
         _thread_bound: PhantomData,
     }
 }
@@ -124,6 +131,9 @@ pub fn in_phase<R>(name: impl Into<Cow<'static, str>>, f: impl FnOnce() -> R) ->
 
 impl Drop for PhaseGuard {
     fn drop(&mut self) {
+        if let Some(token) = self.memory.take() {
+            scope_memory::close(token);
+        }
         let Some(start) = self.start.take() else {
             return;
         };

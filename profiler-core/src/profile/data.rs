@@ -18,7 +18,7 @@ use crate::stats::{BrickStats, CategoryStats};
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
 /// minor version of the same major (unknown fields are ignored, missing ones
 /// default) and reject a newer major.
-pub const SCHEMA_VERSION: &str = "1.2";
+pub const SCHEMA_VERSION: &str = "1.3";
 
 /// A snapshot of everything the profiler recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,8 +1,10 @@
-//! Memory in a profile: what each brick and step
-//! allocated, freed and peaked at, what ran outside any brick, and live
-//! bytes over the run, for host memory and for device memory.
+//! Memory in a profile: what each brick, layer, phase and step allocated,
+//! freed and peaked at, what ran outside all of them, and live bytes over
+//! the run, for host memory and for device memory.
 
 use serde::{Deserialize, Serialize};
+
+use super::layer::Direction;
 
 /// Which memory an amount is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -89,7 +91,57 @@ pub struct StepMemory {
     pub peak_brick: Option<String>,
 }
 
-/// Allocations made with no brick open, of one kind.
+/// What a layer or phase scope used of one kind, over its entries on every
+/// thread. Totals are everything the thread did while the scope was open,
+/// bricks included (as a layer's time is its scope's wall time); `self_*`
+/// are what was allocated and freed with no brick open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeMemory {
+    /// Which memory.
+    pub kind: MemoryKind,
+    /// Entries of the scope that allocated or freed anything.
+    pub calls: u64,
+    /// Bytes allocated while the scope was open.
+    pub allocated_bytes: u64,
+    /// Allocations made while the scope was open.
+    pub allocations: u64,
+    /// Bytes freed while the scope was open, whoever allocated them.
+    pub freed_bytes: u64,
+    /// Highest live bytes above the entry's level, over all entries.
+    pub peak_bytes: u64,
+    /// Allocated minus freed, summed over entries: still live at the exit.
+    pub retained_bytes: i64,
+    /// Bytes allocated with no brick open.
+    pub self_allocated_bytes: u64,
+    /// Allocations made with no brick open.
+    pub self_allocations: u64,
+    /// Bytes freed with no brick open.
+    pub self_freed_bytes: u64,
+}
+
+/// One layer scope's memory, in one direction, of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerMemory {
+    /// Layer index.
+    pub index: u32,
+    /// Forward or backward.
+    pub direction: Direction,
+    /// What the scope used.
+    #[serde(flatten)]
+    pub memory: ScopeMemory,
+}
+
+/// One phase's memory of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseMemory {
+    /// Phase name.
+    pub name: String,
+    /// What the phase used.
+    #[serde(flatten)]
+    pub memory: ScopeMemory,
+}
+
+/// Allocations made with no brick, layer or phase open, of one kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutsideMemory {
     /// Bytes allocated.
@@ -122,10 +174,16 @@ pub struct MemoryProfile {
     /// Recorded steps, in order.
     #[serde(default)]
     pub steps: Vec<StepMemory>,
-    /// Host allocations outside any brick.
+    /// Layer scopes, by index, forward before backward, host before device.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerMemory>,
+    /// Phases, in first-seen order, host before device.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseMemory>,
+    /// Host allocations outside any brick, layer or phase.
     #[serde(default)]
     pub outside_host: OutsideMemory,
-    /// Device allocations outside any brick.
+    /// Device allocations outside any brick, layer or phase.
     #[serde(default)]
     pub outside_device: OutsideMemory,
     /// Live bytes over the run, sampled when they move by an eighth (at
@@ -147,6 +205,27 @@ impl MemoryProfile {
         self.bricks
             .iter()
             .find(|b| b.name == name && b.kind == kind)
+    }
+
+    /// The memory of layer `index` in `direction` of `kind`, if charged.
+    #[must_use]
+    pub fn layer(
+        &self,
+        index: u32,
+        direction: Direction,
+        kind: MemoryKind,
+    ) -> Option<&LayerMemory> {
+        self.layers
+            .iter()
+            .find(|l| l.index == index && l.direction == direction && l.memory.kind == kind)
+    }
+
+    /// The memory of phase `name` of `kind`, if charged.
+    #[must_use]
+    pub fn phase(&self, name: &str, kind: MemoryKind) -> Option<&PhaseMemory> {
+        self.phases
+            .iter()
+            .find(|p| p.name == name && p.memory.kind == kind)
     }
 
     /// The step whose peak of `kind` was highest.
@@ -180,6 +259,8 @@ impl MemoryProfile {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.bricks.is_empty()
+            && self.layers.is_empty()
+            && self.phases.is_empty()
             && self.steps.is_empty()
             && self.track.is_empty()
             && self.outside_host.allocations == 0
@@ -208,5 +289,47 @@ mod tests {
             vec![(10, 100), (20, 140), (30, 90)]
         );
         assert!(memory.live_over_run(MemoryKind::Device).is_empty());
+    }
+
+    #[test]
+    fn scope_memory_is_flat_in_json_and_absent_lists_read_as_empty() {
+        let used = ScopeMemory {
+            kind: MemoryKind::Host,
+            calls: 2,
+            allocated_bytes: 300,
+            allocations: 3,
+            freed_bytes: 100,
+            peak_bytes: 250,
+            retained_bytes: 200,
+            self_allocated_bytes: 100,
+            self_allocations: 1,
+            self_freed_bytes: 0,
+        };
+        let memory = MemoryProfile {
+            layers: vec![LayerMemory {
+                index: 3,
+                direction: Direction::Backward,
+                memory: used.clone(),
+            }],
+            phases: vec![PhaseMemory {
+                name: "forward".into(),
+                memory: used,
+            }],
+            ..MemoryProfile::default()
+        };
+        let json = serde_json::to_value(&memory).expect("serialises");
+        assert_eq!(json["layers"][0]["direction"], "backward");
+        assert_eq!(json["layers"][0]["peak_bytes"], 250);
+        assert_eq!(json["phases"][0]["self_allocated_bytes"], 100);
+        let back: MemoryProfile = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, memory);
+        assert!(!back.is_empty());
+        let layer = back.layer(3, Direction::Backward, MemoryKind::Host);
+        assert_eq!(layer.map(|l| l.memory.retained_bytes), Some(200));
+        assert!(back.phase("forward", MemoryKind::Device).is_none());
+        let old: MemoryProfile = serde_json::from_str(r#"{"bricks": []}"#).expect("1.2 memory");
+        assert!(old.layers.is_empty() && old.phases.is_empty());
+        let empty = serde_json::to_value(MemoryProfile::default()).expect("serialises");
+        assert!(empty.get("layers").is_none(), "no scopes, no field");
     }
 }

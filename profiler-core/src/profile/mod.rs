@@ -27,7 +27,10 @@ pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};
 pub use identity::{IdentitySource, RankIdentity};
 pub use io::ProfileError;
 pub use layer::{Direction, LayerOp, LayerStats, MAX_LAYER_INDEX};
-pub use memory::{BrickMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory};
+pub use memory::{
+    BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
+    ScopeMemory, StepMemory,
+};
 pub use run::{ClockInfo, HardwareInfo, Overhead, RunInfo, SyncMode, ThreadInfo};
 pub use sites::SiteInfo;
 pub(crate) use steps::StepRole;

@@ -25,15 +25,39 @@ const TRACK_GRANULE: i64 = 64 * 1024;
 
 /// One thread's running counts of one memory kind.
 #[derive(Clone, Copy, Debug, Default)]
-struct Counts {
-    allocated: u64,
-    allocations: u64,
-    freed: u64,
+pub(crate) struct Counts {
+    pub(crate) allocated: u64,
+    pub(crate) allocations: u64,
+    pub(crate) freed: u64,
     /// Allocated minus freed on this thread (negative when it frees what
     /// others allocated).
-    live: i64,
+    pub(crate) live: i64,
     /// Highest `live` since the innermost mark.
-    high: i64,
+    pub(crate) high: i64,
+}
+
+impl Counts {
+    /// What changed from `at` to `self`, with `high` as the highest live
+    /// bytes reached in between.
+    pub(crate) fn since(self, at: Counts, high: i64) -> Used {
+        Used {
+            allocated: self.allocated.wrapping_sub(at.allocated),
+            allocations: self.allocations.wrapping_sub(at.allocations),
+            freed: self.freed.wrapping_sub(at.freed),
+            net: self.live.wrapping_sub(at.live),
+            peak: high.saturating_sub(at.live).max(0),
+        }
+    }
+}
+
+/// The thread's ledger at a layer or phase scope's edge: the running counts,
+/// those made with no brick open, and the highest live bytes since the last
+/// mark (which the edge then restarts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Level {
+    pub(crate) counts: [Counts; KINDS],
+    pub(crate) loose: [Counts; KINDS],
+    pub(crate) high: [i64; KINDS],
 }
 
 /// What a brick's mark saved: the counts at its entry (with the enclosing
@@ -69,12 +93,21 @@ struct Ledger {
     step: [Cell<Counts>; KINDS],
     /// Highest live bytes since the step began, and the brick that reached it.
     step_high: [Cell<(i64, u32)>; KINDS],
-    /// Counts already charged to "outside" (allocations with no brick open).
+    /// Counts already charged to "outside" or to open scopes (allocations
+    /// with no brick open).
     outside: [Cell<Counts>; KINDS],
+    /// Running counts of allocations made with no brick open.
+    loose: [Cell<Counts>; KINDS],
+    /// Layer and phase scopes holding a mark: while any is open, what no
+    /// brick took goes to them rather than to "outside".
+    scopes: Cell<u32>,
     /// Reset generation `outside` belongs to.
     generation: Cell<u32>,
     /// Live bytes outside `band` take a counter-track sample.
     band: [Cell<(i64, i64)>; KINDS],
+    /// Live bytes above this take the allocator's slow path: the lower of
+    /// the step's high and the band's top.
+    rise: [Cell<i64>; KINDS],
     /// This thread's number in the counter track (0 until its first sample).
     thread: Cell<u32>,
 }
@@ -89,18 +122,24 @@ thread_local! {
             step: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
             step_high: [const { Cell::new((0, NO_BRICK)) }; KINDS],
             outside: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
+            loose: [const { Cell::new(EMPTY_MARK.at[0]) }; KINDS],
+            scopes: Cell::new(0),
             generation: Cell::new(0),
             band: [const { Cell::new((0, 0)) }; KINDS],
+            rise: [const { Cell::new(0) }; KINDS],
             thread: Cell::new(0),
         }
     };
 }
 
-/// Charges an allocation of `bytes` of `kind` to the calling thread.
-/// Called from inside the global allocator: touches only the ledger and,
-/// rarely, the fixed counter-track buffer.
-#[inline]
-pub(crate) fn charge_alloc(state: u64, kind: usize, bytes: usize) {
+/// Charges an allocation of `bytes` of memory kind `KIND` to the calling
+/// thread. Called from inside the global allocator: touches only the ledger
+/// and, rarely, the fixed counter-track buffer. The kind is a constant and
+/// the body is inlined, so the ledger's fields are reached at fixed
+/// thread-local offsets, with no call and no bounds check.
+#[inline(always)]
+pub(crate) fn charge_alloc<const KIND: usize>(state: u64, bytes: usize) {
+    let kind = KIND;
     if busy() {
         return;
     }
@@ -114,19 +153,20 @@ pub(crate) fn charge_alloc(state: u64, kind: usize, bytes: usize) {
         c.live = c.live.wrapping_add(bytes as i64);
         c.high = c.high.max(c.live);
         l.counts[kind].set(c);
-        if c.live > l.step_high[kind].get().0 {
-            l.step_high[kind].set((c.live, l.brick.get()));
-        }
-        if c.live > l.band[kind].get().1 {
-            sample(l, state, kind, c.live);
+        // One comparison for both rare cases keeps this body small enough
+        // to be inlined whole into the allocator.
+        if c.live > l.rise[kind].get() {
+            rise(l, state, kind, c.live);
         }
     });
 }
 
-/// Charges a free of `bytes` of `kind` to the calling thread, whichever
-/// thread or brick allocated the block.
-#[inline]
-pub(crate) fn charge_free(state: u64, kind: usize, bytes: usize) {
+/// Charges a free of `bytes` of memory kind `KIND` to the calling thread,
+/// whichever thread or brick allocated the block (inlined like
+/// [`charge_alloc`]).
+#[inline(always)]
+pub(crate) fn charge_free<const KIND: usize>(state: u64, bytes: usize) {
+    let kind = KIND;
     if busy() {
         return;
     }
@@ -141,12 +181,32 @@ pub(crate) fn charge_free(state: u64, kind: usize, bytes: usize) {
     });
 }
 
+/// Live bytes rose above `rise`: notes a new step high (with the brick
+/// running) and takes a counter-track sample when they left the band.
+#[cold]
+#[inline(never)]
+fn rise(l: &Ledger, state: u64, kind: usize, live: i64) {
+    if live > l.step_high[kind].get().0 {
+        l.step_high[kind].set((live, l.brick.get()));
+    }
+    if live > l.band[kind].get().1 {
+        sample(l, state, kind, live);
+    }
+    reset_rise(l, kind);
+}
+
+/// Sets `rise` to the lower of the step's high and the band's top.
+fn reset_rise(l: &Ledger, kind: usize) {
+    l.rise[kind].set(l.step_high[kind].get().0.min(l.band[kind].get().1));
+}
+
 /// Takes a counter-track sample of `live` and moves the band around it.
 #[cold]
 #[inline(never)]
 fn sample(l: &Ledger, state: u64, kind: usize, live: i64) {
     let width = (live.unsigned_abs() / 8).max(TRACK_GRANULE as u64) as i64;
     l.band[kind].set((live.saturating_sub(width), live.saturating_add(width)));
+    reset_rise(l, kind);
     let mut thread = l.thread.get();
     if thread == 0 {
         thread = NEXT_THREAD.fetch_add(1, Relaxed);
@@ -208,13 +268,7 @@ pub(crate) fn exit(slot: u32) {
         for (kind, cell) in l.counts.iter().enumerate() {
             let c = cell.get();
             let at = mark.at[kind];
-            let used = Used {
-                allocated: c.allocated.wrapping_sub(at.allocated),
-                allocations: c.allocations.wrapping_sub(at.allocations),
-                freed: c.freed.wrapping_sub(at.freed),
-                net: c.live.wrapping_sub(at.live),
-                peak: c.high.saturating_sub(at.live).max(0),
-            };
+            let used = c.since(at, c.high);
             cell.set(Counts {
                 high: c.high.max(at.high),
                 ..c
@@ -232,20 +286,29 @@ pub(crate) fn exit(slot: u32) {
     });
 }
 
-/// Charges what the thread allocated with no brick open since the last
-/// flush to the process's "outside" totals.
+/// Adds what the thread allocated with no brick open since the last flush
+/// to its loose counts and, when no layer or phase scope is open, to the
+/// process's "outside" totals.
 fn flush_outside(l: &Ledger) {
     let generation = state::generation(state::load());
     let fresh = l.generation.replace(generation) == generation;
-    for ((count, outside), out) in l.counts.iter().zip(&l.outside).zip(&OUTSIDE) {
+    let scoped = l.scopes.get() != 0;
+    for (((count, outside), loose), out) in
+        l.counts.iter().zip(&l.outside).zip(&l.loose).zip(&OUTSIDE)
+    {
         let c = count.get();
-        let o = outside.replace(c);
-        if fresh && (c.allocations != o.allocations || c.freed != o.freed) {
-            out.allocated
-                .fetch_add(c.allocated.wrapping_sub(o.allocated), Relaxed);
-            out.allocations
-                .fetch_add(c.allocations.wrapping_sub(o.allocations), Relaxed);
-            out.freed.fetch_add(c.freed.wrapping_sub(o.freed), Relaxed);
+        let d = c.since(outside.replace(c), 0);
+        let was = loose.get();
+        loose.set(Counts {
+            allocated: was.allocated.wrapping_add(d.allocated),
+            allocations: was.allocations.wrapping_add(d.allocations),
+            freed: was.freed.wrapping_add(d.freed),
+            ..was
+        });
+        if fresh && !scoped && (d.allocations != 0 || d.freed != 0) {
+            out.allocated.fetch_add(d.allocated, Relaxed);
+            out.allocations.fetch_add(d.allocations, Relaxed);
+            out.freed.fetch_add(d.freed, Relaxed);
         }
     }
 }
@@ -260,13 +323,43 @@ pub(crate) fn flush_current() {
     });
 }
 
+/// Reads the ledger at a layer or phase scope's edge and restarts the
+/// high-water mark there (so a scope's peak counts from its entry): first
+/// charges pending allocations made with no brick open to the scopes open
+/// until now (or to "outside"), then counts `opened` more open scopes
+/// (negative when closing). `restore` is `None` at an entry; at a close it
+/// is the high-water mark to merge back in: the one the closing scope saved
+/// at entry when it is the innermost scope (bricks around it then see their
+/// peak as before), `i64::MIN` (keep the mark) otherwise.
+pub(crate) fn scope_edge(opened: i32, restore: Option<[i64; KINDS]>) -> Level {
+    LEDGER.with(|l| {
+        if l.depth.get() == 0 {
+            flush_outside(l);
+        }
+        l.scopes.set(l.scopes.get().saturating_add_signed(opened));
+        let counts = l.counts.each_ref().map(Cell::get);
+        for (kind, (cell, c)) in l.counts.iter().zip(counts).enumerate() {
+            let high = restore.map_or(c.live, |saved| c.high.max(saved[kind]));
+            cell.set(Counts { high, ..c });
+        }
+        Level {
+            counts,
+            loose: l.loose.each_ref().map(Cell::get),
+            high: counts.map(|c| c.high),
+        }
+    })
+}
+
 /// Marks the start of a step on this thread.
 pub(crate) fn begin_step() {
     LEDGER.with(|l| {
-        for ((count, step), high) in l.counts.iter().zip(&l.step).zip(&l.step_high) {
+        for (kind, ((count, step), high)) in
+            l.counts.iter().zip(&l.step).zip(&l.step_high).enumerate()
+        {
             let c = count.get();
             step.set(c);
             high.set((c.live, NO_BRICK));
+            reset_rise(l, kind);
         }
     });
 }
@@ -279,14 +372,7 @@ pub(crate) fn end_step() -> [(Used, u32); KINDS] {
             let c = l.counts[kind].get();
             let at = l.step[kind].get();
             let (high, brick) = l.step_high[kind].get();
-            let used = Used {
-                allocated: c.allocated.wrapping_sub(at.allocated),
-                allocations: c.allocations.wrapping_sub(at.allocations),
-                freed: c.freed.wrapping_sub(at.freed),
-                net: c.live.wrapping_sub(at.live),
-                peak: high.saturating_sub(at.live).max(0),
-            };
-            (used, brick)
+            (c.since(at, high), brick)
         })
     })
 }

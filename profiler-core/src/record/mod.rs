@@ -29,6 +29,7 @@ pub(crate) mod pending;
 pub(crate) mod rank;
 pub(crate) mod registry;
 pub(crate) mod sample;
+pub(crate) mod scope_memory;
 pub(crate) mod series;
 pub(crate) mod site;
 pub(crate) mod slab;

@@ -1,15 +1,20 @@
-//! The memory part of a snapshot: per-brick tables, steps, allocations
-//! outside any brick and the live-bytes track, read into a [`MemoryProfile`].
+//! The memory part of a snapshot: per-brick tables, layer and phase scopes,
+//! steps, allocations outside all of them and the live-bytes track, read
+//! into a [`MemoryProfile`].
 
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::convert::Conversion;
+use crate::context::phase::phases;
 use crate::profile::{
-    BrickMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory,
+    BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
+    ScopeMemory, StepMemory,
 };
+use crate::record::layers::unpack;
 use crate::record::memory::{
     DEVICE, HOST, KINDS, OUTSIDE, TRACK, TRACK_CAPACITY, TRACK_LEN, read_table, steps,
 };
+use crate::record::scope_memory::{self, ScopeKey, ScopeTotals};
 use crate::record::site::SlotMeta;
 use crate::record::state;
 
@@ -28,6 +33,54 @@ fn name_of(metas: &[SlotMeta], slot: u32) -> Option<String> {
         .get(slot as usize)
         .filter(|m| !m.hidden)
         .map(|m| m.name.to_string())
+}
+
+/// A scope's totals as a profile reports them.
+fn scope_memory(index: usize, t: &ScopeTotals) -> ScopeMemory {
+    ScopeMemory {
+        kind: kind_of(index),
+        calls: t.calls,
+        allocated_bytes: t.total.allocated,
+        allocations: t.total.allocations,
+        freed_bytes: t.total.freed,
+        peak_bytes: t.total.peak.max(0).unsigned_abs(),
+        retained_bytes: t.total.net,
+        self_allocated_bytes: t.self_allocated,
+        self_allocations: t.self_allocations,
+        self_freed_bytes: t.self_freed,
+    }
+}
+
+/// Reads the layer and phase scopes' memory into `memory`, in the table's
+/// order: layers by context (index, then direction), phases by id (first
+/// seen first), host before device within each.
+fn scopes(memory: &mut MemoryProfile) {
+    let rows = scope_memory::read();
+    if rows.is_empty() {
+        return;
+    }
+    let names: Vec<String> = phases().stats.iter().map(|p| p.name.to_string()).collect();
+    for (key, index, totals) in rows {
+        let used = scope_memory(index, &totals);
+        match key {
+            ScopeKey::Layer(ctx) => {
+                let (layer, direction) = unpack(ctx);
+                memory.layers.push(LayerMemory {
+                    index: layer,
+                    direction,
+                    memory: used,
+                });
+            }
+            ScopeKey::Phase(id) => {
+                if let Some(name) = names.get(id as usize) {
+                    memory.phases.push(PhaseMemory {
+                        name: name.clone(),
+                        memory: used,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Everything charged so far, or `None` when no allocator ever charged.
@@ -65,6 +118,7 @@ pub(crate) fn collect(metas: &[SlotMeta], conv: &Conversion) -> Option<MemoryPro
     memory
         .bricks
         .sort_by(|a, b| (b.allocated_bytes, &a.name).cmp(&(a.allocated_bytes, &b.name)));
+    scopes(&mut memory);
     let outside = |index: usize| OutsideMemory {
         allocated_bytes: OUTSIDE[index].allocated.load(Relaxed),
         allocations: OUTSIDE[index].allocations.load(Relaxed),

@@ -41,8 +41,8 @@ impl Sanitizer {
     }
 }
 
-/// Per-layer summaries, the mean bwd/fwd ratio, and op totals over layers
-/// and top-level ops.
+/// Per-layer summaries (with the layer's host memory when it was tracked),
+/// the mean bwd/fwd ratio, and op totals over layers and top-level ops.
 pub(crate) fn layer_summaries(
     run: &RunView,
     s: &mut Sanitizer,
@@ -75,6 +75,10 @@ pub(crate) fn layer_summaries(
             }
         }
         let (top_op, top_ms) = top.map_or((String::new(), 0.0), |(n, ms)| (n.to_owned(), ms));
+        let memory = run
+            .recorded
+            .as_ref()
+            .and_then(|r| r.layer_memory.get(&layer.layer));
         if ratio > 0.0 && bwd_ms > 0.0 {
             ratio_sum = add_ms(ratio_sum, ratio);
             ratio_count += 1;
@@ -91,6 +95,8 @@ pub(crate) fn layer_summaries(
                 0.0
             },
             non_finite: s.warnings.len() > before,
+            allocated_bytes: memory.map(|m| m.allocated),
+            peak_bytes: memory.map(|m| m.peak),
         });
     }
     for (name, ms) in &run.ops {

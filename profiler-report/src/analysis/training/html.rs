@@ -16,6 +16,8 @@ use super::text::{
 use super::units::pct;
 use crate::base::escape;
 use crate::base::glossary::Metric;
+use crate::base::textfmt::DASH;
+use profiler_core::units;
 
 impl TrainingScorecard {
     /// The scorecard as an HTML fragment, `<section
@@ -135,16 +137,26 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
             ""
         };
         let _ = writeln!(s, "<h3>Per layer{unit}</h3>\n<table class=\"layers\">");
-        s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th></tr>\n");
+        // Memory columns only when some layer's memory was tracked.
+        let memory = sc
+            .per_layer_summary
+            .iter()
+            .any(|l| l.allocated_bytes.is_some());
+        let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
+        s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th>");
+        if memory {
+            s.push_str("<th>Allocated</th><th>Peak</th>");
+        }
+        s.push_str("</tr>\n");
         for l in &sc.per_layer_summary {
             let class = if l.non_finite {
                 " class=\"non-finite\""
             } else {
                 ""
             };
-            writeln!(
+            write!(
                 s,
-                "<tr{class}><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.1}%</td></tr>",
+                "<tr{class}><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.1}%</td>",
                 l.layer,
                 l.fwd_ms,
                 l.bwd_ms,
@@ -152,6 +164,15 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
                 e(&l.top_op),
                 l.top_op_pct
             )?;
+            if memory {
+                write!(
+                    s,
+                    "<td>{}</td><td>{}</td>",
+                    bytes(l.allocated_bytes),
+                    bytes(l.peak_bytes)
+                )?;
+            }
+            s.push_str("</tr>\n");
         }
         s.push_str("</table>\n");
     }

@@ -29,6 +29,14 @@ pub struct LayerSummary {
     /// Whether any of the layer's times was NaN or infinite (read as 0).
     #[serde(default)]
     pub non_finite: bool,
+    /// Host bytes allocated inside the layer's scopes, both directions,
+    /// bricks included (per step when steps were recorded); `None` when
+    /// the run tracked no memory in this layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocated_bytes: Option<u64>,
+    /// Highest host live bytes above a scope's entry, either direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_bytes: Option<u64>,
 }
 
 /// How bad a regression is; serialised lowercase.

@@ -15,6 +15,8 @@ use super::text::{
 };
 use super::units::pct;
 use crate::base::escape::visible;
+use crate::base::textfmt::DASH;
+use profiler_core::units;
 
 impl Display for TrainingScorecard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -130,20 +132,30 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
             " (ms)"
         }
     )?;
-    writeln!(
+    // Memory columns only when some layer's memory was tracked.
+    let memory = sc
+        .per_layer_summary
+        .iter()
+        .any(|l| l.allocated_bytes.is_some());
+    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
+    write!(
         f,
         "  {:>5}  {:>10}  {:>10}  {:>7}  {:<op_width$}  {:>6}",
         "layer", "fwd ms", "bwd ms", "bwd/fwd", "top op", "share"
     )?;
+    if memory {
+        write!(f, "  {:>10}  {:>10}", "allocated", "peak")?;
+    }
+    writeln!(f)?;
     for l in &sc.per_layer_summary {
         let flag = if l.non_finite {
             "  ! non-finite time read as 0"
         } else {
             ""
         };
-        writeln!(
+        write!(
             f,
-            "  {:>5}  {:>10.2}  {:>10.2}  {:>7.2}  {:<op_width$}  {:>5.1}%{flag}",
+            "  {:>5}  {:>10.2}  {:>10.2}  {:>7.2}  {:<op_width$}  {:>5.1}%",
             l.layer,
             l.fwd_ms,
             l.bwd_ms,
@@ -151,6 +163,15 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
             visible(&l.top_op),
             l.top_op_pct
         )?;
+        if memory {
+            write!(
+                f,
+                "  {:>10}  {:>10}",
+                bytes(l.allocated_bytes),
+                bytes(l.peak_bytes)
+            )?;
+        }
+        writeln!(f, "{flag}")?;
     }
     Ok(())
 }

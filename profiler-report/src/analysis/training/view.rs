@@ -10,7 +10,7 @@ use profiler_core::{Direction, Profile};
 
 use super::ceiling::bytes_per_token_from_bricks;
 use super::measured::{measured_throughput, timed_a_device};
-use super::memory::MemoryPeak;
+use super::memory::{LayerBytes, MemoryPeak, layer_bytes};
 use crate::model::step::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 
 /// How the share of step time outside phases is known, which decides how
@@ -73,6 +73,8 @@ pub(crate) struct Recorded {
     pub(crate) notes: Vec<String>,
     /// The highest step peak of each memory kind, when memory was tracked.
     pub(crate) memory_peaks: Vec<MemoryPeak>,
+    /// Each layer's host memory, by index (empty when none was tracked).
+    pub(crate) layer_memory: BTreeMap<usize, LayerBytes>,
     /// Set when the run's measured ceilings were taken on a busy machine: why.
     pub(crate) busy_ceilings: Option<String>,
 }
@@ -171,6 +173,7 @@ impl RunView {
                 times_per_step: steps.count > 0,
                 notes,
                 memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
+                layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
                 busy_ceilings: profile
                     .run
                     .measured_ceilings

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use profiler_core::{Direction, Profile};
+use profiler_core::alloc::MemoryKind;
+use profiler_core::{Direction, Profile, units};
 
 use crate::base::escape;
 use crate::base::textfmt::{DASH, fixed, ms, num, pct};
@@ -26,6 +27,11 @@ pub(crate) struct LayerRow {
     pub(crate) bwd_ns: Option<u64>,
     /// Brick time per op inside the layer, both directions.
     pub(crate) ops: BTreeMap<String, u64>,
+    /// Host bytes allocated inside the layer's scopes, both directions (per
+    /// step when steps were recorded); `None` when none were tracked.
+    pub(crate) allocated_bytes: Option<u64>,
+    /// Highest host live bytes above a scope's entry, either direction.
+    pub(crate) peak_bytes: Option<u64>,
 }
 
 impl LayerRow {
@@ -67,6 +73,15 @@ pub(crate) fn layer_rows(profile: &Profile) -> Vec<LayerRow> {
         for op in &stats.ops {
             let t = row.ops.entry(op.name.clone()).or_default();
             *t = t.saturating_add(op.total_ns / per_step);
+        }
+    }
+    let scopes = profile.memory.as_ref().map_or(&[][..], |m| &m.layers[..]);
+    for l in scopes.iter().filter(|l| l.memory.kind == MemoryKind::Host) {
+        if let Some(row) = rows.get_mut(&l.index) {
+            let allocated = row.allocated_bytes.unwrap_or(0);
+            row.allocated_bytes =
+                Some(allocated.saturating_add(l.memory.allocated_bytes / per_step));
+            row.peak_bytes = Some(row.peak_bytes.unwrap_or(0).max(l.memory.peak_bytes));
         }
     }
     rows.into_values().collect()
@@ -246,11 +261,18 @@ pub(crate) fn bar_cell(percent: f64) -> String {
 /// The per-layer table: fwd ms, bwd ms, bwd/fwd and the top op.
 pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
     let cell = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
+    // Memory columns only when some layer's memory was tracked.
+    let memory = rows.iter().any(|r| r.allocated_bytes.is_some());
+    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
     let mut s = String::from(
         "<table class=\"data\">\n<thead><tr><th>Layer</th><th class=\"num\">Fwd ms</th>\
          <th class=\"num\">Bwd ms</th><th class=\"num\">Bwd/Fwd</th><th>Top op</th>\
-         <th class=\"num\">Top op share</th></tr></thead>\n<tbody>\n",
+         <th class=\"num\">Top op share</th>",
     );
+    if memory {
+        s.push_str("<th class=\"num\">Allocated</th><th class=\"num\">Peak</th>");
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
     let (mut fwd_total, mut bwd_total) = (0u64, 0u64);
     for row in rows {
         fwd_total = fwd_total.saturating_add(row.fwd_ns.unwrap_or(0));
@@ -263,14 +285,23 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
             || (DASH.to_owned(), DASH.to_owned()),
             |(name, share)| (escape::html(name), pct(share)),
         );
-        let _ = writeln!(
+        let _ = write!(
             s,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{ratio}</td><td>{top}</td><td class=\"num\">{share}</td></tr>",
+             <td class=\"num\">{ratio}</td><td>{top}</td><td class=\"num\">{share}</td>",
             row.index,
             cell(row.fwd_ns),
             cell(row.bwd_ns)
         );
+        if memory {
+            let _ = write!(
+                s,
+                "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                bytes(row.allocated_bytes),
+                bytes(row.peak_bytes)
+            );
+        }
+        s.push_str("</tr>\n");
     }
     let total_ratio = if fwd_total > 0 && bwd_total > 0 {
         fixed(bwd_total as f64 / fwd_total as f64, 2)
@@ -280,9 +311,10 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
     let _ = writeln!(
         s,
         "</tbody>\n<tfoot><tr><th>Total</th><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{total_ratio}</td><td></td><td></td></tr></tfoot>\n</table>",
+         <td class=\"num\">{total_ratio}</td><td></td><td></td>{}</tr></tfoot>\n</table>",
         num(ms(fwd_total)),
-        num(ms(bwd_total))
+        num(ms(bwd_total)),
+        if memory { "<td></td><td></td>" } else { "" }
     );
     s
 }

@@ -1,6 +1,7 @@
 //! The memory section: live bytes over the run (host and device) as line
 //! charts, the step with the highest peak and the brick that reached it,
-//! and the bricks that allocated most with their allocations per call.
+//! the bricks that allocated most with their allocations per call, and the
+//! phases with what ran outside every brick, layer and phase.
 
 use std::fmt::Write as _;
 
@@ -13,7 +14,7 @@ use super::counters::counter_charts;
 use super::parts::{note, num_cell, th};
 use crate::base::escape;
 use crate::base::glossary::Metric;
-use crate::base::textfmt::{int, num};
+use crate::base::textfmt::{DASH, int, num};
 
 /// Bricks listed in the table, by allocated bytes.
 const TOP: usize = 15;
@@ -57,6 +58,72 @@ pub(crate) fn memory(profile: &Profile) -> String {
         }
     }
     s.push_str(&top_table(memory));
+    s.push_str(&phase_table(memory));
+    s
+}
+
+/// The phases' memory and, last, what had no brick, layer or phase open.
+fn phase_table(memory: &MemoryProfile) -> String {
+    let outside = [
+        (MemoryKind::Host, &memory.outside_host),
+        (MemoryKind::Device, &memory.outside_device),
+    ];
+    let outside: Vec<_> = outside
+        .into_iter()
+        .filter(|(_, o)| o.allocations != 0 || o.freed_bytes != 0)
+        .collect();
+    if memory.phases.is_empty() && outside.is_empty() {
+        return String::new();
+    }
+    let headers = [
+        th("Phase", "name", None),
+        th("Memory", "", None),
+        th("Allocated", "num", Some(Metric::Allocated)),
+        th("Self allocated", "num", Some(Metric::Allocated)),
+        th("Allocations", "num", None),
+        th("Freed", "num", None),
+        th("Peak", "num", Some(Metric::PeakMemory)),
+        th("Retained", "num", None),
+    ];
+    let mut s = format!(
+        "<div class=\"scroll\">\n<table class=\"data sortable memory phases\">\n<thead><tr>{}</tr></thead>\n<tbody>\n",
+        headers.concat()
+    );
+    let bytes = |v: f64| num_cell(v, &units::bytes(v), "");
+    for p in &memory.phases {
+        let m = &p.memory;
+        let cells = [
+            format!(
+                "<th scope=\"row\" class=\"name\">{}</th>",
+                escape::html(&p.name)
+            ),
+            format!("<td>{}</td>", m.kind.name()),
+            bytes(m.allocated_bytes as f64),
+            bytes(m.self_allocated_bytes as f64),
+            num_cell(m.allocations as f64, &int(m.allocations), ""),
+            bytes(m.freed_bytes as f64),
+            bytes(m.peak_bytes as f64),
+            bytes(m.retained_bytes as f64),
+        ];
+        let _ = writeln!(s, "<tr>{}</tr>", cells.concat());
+    }
+    for (kind, o) in outside {
+        let allocated = bytes(o.allocated_bytes as f64);
+        let _ = writeln!(
+            s,
+            "<tr class=\"outside\"><th scope=\"row\" class=\"name\">outside</th><td>{}</td>{allocated}{allocated}{}{}{}{}</tr>",
+            kind.name(),
+            num_cell(o.allocations as f64, &int(o.allocations), ""),
+            bytes(o.freed_bytes as f64),
+            num_cell(0.0, DASH, ""),
+            num_cell(0.0, DASH, ""),
+        );
+    }
+    s.push_str("</tbody>\n</table>\n</div>\n");
+    s.push_str(&note(
+        "Phase totals include the bricks and layers inside; self is what ran with no brick open. \
+         <em>outside</em> is what ran with no brick, layer or phase open.",
+    ));
     s
 }
 
@@ -128,7 +195,7 @@ fn top_table(memory: &MemoryProfile) -> String {
 
 #[cfg(test)]
 mod tests {
-    use profiler_core::alloc::{BrickMemory, StepMemory};
+    use profiler_core::alloc::{BrickMemory, OutsideMemory, PhaseMemory, ScopeMemory, StepMemory};
 
     use super::*;
 
@@ -174,6 +241,55 @@ mod tests {
         assert!(html.contains("<th scope=\"row\" class=\"name\">Softmax</th>"));
         assert!(html.contains(">2.000</td>"), "allocations per call: {html}");
         assert!(html.contains("No live-bytes samples"));
+        assert!(
+            !html.contains("phases"),
+            "no phase table without phases or outside"
+        );
+    }
+
+    #[test]
+    fn phases_and_outside_get_their_own_table() {
+        let mut profile = Profile::empty();
+        let used = ScopeMemory {
+            kind: MemoryKind::Host,
+            calls: 2,
+            allocated_bytes: 3_000_000,
+            allocations: 6,
+            freed_bytes: 1_000_000,
+            peak_bytes: 2_000_000,
+            retained_bytes: 2_000_000,
+            self_allocated_bytes: 1_000_000,
+            self_allocations: 2,
+            self_freed_bytes: 0,
+        };
+        profile.memory = Some(MemoryProfile {
+            phases: vec![PhaseMemory {
+                name: "fwd <1>".to_owned(),
+                memory: used,
+            }],
+            outside_host: OutsideMemory {
+                allocated_bytes: 4096,
+                allocations: 1,
+                freed_bytes: 0,
+            },
+            ..MemoryProfile::default()
+        });
+        let html = memory(&profile);
+        assert!(
+            html.contains("<th scope=\"row\" class=\"name\">fwd &lt;1&gt;</th>"),
+            "{html}"
+        );
+        for shown in [3e6, 1e6, 2e6] {
+            let cell = format!(">{}</td>", units::bytes(shown));
+            assert!(html.contains(&cell), "{cell}: {html}");
+        }
+        assert!(html.contains("<tr class=\"outside\">"), "{html}");
+        let outside = format!(">{}</td>", units::bytes(4096.0));
+        assert_eq!(
+            html.matches(&outside).count(),
+            2,
+            "allocated and self: {html}"
+        );
     }
 
     #[test]
