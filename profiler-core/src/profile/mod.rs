@@ -28,12 +28,12 @@ pub use identity::{IdentitySource, RankIdentity};
 pub use io::ProfileError;
 pub use layer::{Direction, LayerOp, LayerStats, MAX_LAYER_INDEX};
 pub use memory::{BrickMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, StepMemory};
-pub use run::{ClockInfo, HardwareInfo, Overhead, RunInfo, SyncMode, ThreadInfo};
+pub use run::{ClockInfo, HardwareInfo, LaunchGap, Overhead, RunInfo, SyncMode, ThreadInfo};
 pub use sites::SiteInfo;
 pub(crate) use steps::StepRole;
 pub use steps::{PhaseStats, Schedule, StepSummary, TRAINING_PHASES};
 pub use timeline::{
-    CounterSample, CounterTrack, EventKind, ThreadTimeline, Timeline, TimelineEvent,
+    CounterSample, CounterTrack, DeviceStart, EventKind, ThreadTimeline, Timeline, TimelineEvent,
 };
 pub use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry, TraceRecorder};
 pub use valid::InvalidValue;
