@@ -1,8 +1,9 @@
 //! Anchors: a point known on both the device's clock and the profiler's
 //! host clock, so a device time becomes a host time (the anchor's host
-//! time plus the device time since the anchor). One is taken when the
-//! device is idle, where a command runs as soon as it arrives, and taken
-//! again about once a second, so clock drift stays small.
+//! time plus the device time since the anchor). A new one is taken about
+//! once a second, so clock drift stays small. The CUDA pool records an
+//! anchor event on an idle stream (its bookkeeping is here); the wgpu
+//! timer's anchors are in `wgpu/anchors.rs`.
 
 /// How long an anchor serves before a new one is wanted (clock drift
 /// between the device and the host is a few parts per million).
