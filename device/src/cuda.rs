@@ -91,7 +91,7 @@ enum Backend {
 ///
 /// Device starts: when a brick starts on an idle stream (after the
 /// previous sync, typically) and no anchor was taken in the last second
-/// ([`crate::REANCHOR_NS`]), an anchor event is recorded first and the host
+/// (`REANCHOR_NS`), an anchor event is recorded first and the host
 /// clock read right after; a brick's start is then the anchor's host time
 /// plus `cuEventElapsedTime(anchor, start)`. The error is the time from the
 /// anchor's record call to the device reaching it on the idle stream (the

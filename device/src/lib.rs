@@ -16,6 +16,7 @@
 mod anchor;
 mod error;
 pub mod pool;
+mod pool_stats;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;

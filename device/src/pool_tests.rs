@@ -175,14 +175,14 @@ fn thousands_of_bricks_reuse_a_small_pool_without_loss() {
 
 #[test]
 fn a_clean_run_has_no_notes_and_each_problem_has_one() {
-    assert!(pool_notes("CUDA", &PoolStats::default()).is_empty());
+    assert!(PoolStats::default().notes("CUDA").is_empty());
     let stats = PoolStats {
         dropped: 3,
         incomplete: 2,
         in_flight: 4,
         ..PoolStats::default()
     };
-    let notes = pool_notes("CUDA", &stats);
+    let notes = stats.notes("CUDA");
     assert_eq!(notes.len(), 3);
     assert!(
         notes[0].starts_with("CUDA timer: 3 events dropped"),

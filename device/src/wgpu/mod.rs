@@ -7,6 +7,7 @@ mod anchors;
 mod chunks;
 mod ledger;
 mod open;
+mod stats;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -20,6 +21,8 @@ use self::anchors::ClockAnchors;
 use self::chunks::{Chunks, PAIRS_PER_CHUNK, Pair};
 use self::ledger::{Ledger, Span, Time};
 pub use self::open::{INSTALL_HINT, TimedDevice};
+pub use self::stats::WgpuStats;
+use self::stats::wgpu_notes;
 use crate::error::DeviceError;
 
 /// Default number of timestamp pairs (passes) kept before `finalize`.
@@ -28,34 +31,6 @@ pub const DEFAULT_PAIR_CAPACITY: usize = 32 * PAIRS_PER_CHUNK as usize;
 /// The longest `finalize` waits for a read-back before giving up on it
 /// (those bricks then fall back to launch-to-sync time, counted).
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What a wgpu timer did so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WgpuStats {
-    /// Timestamp pairs handed to compute passes or encoders.
-    pub pairs: u64,
-    /// Pairs refused because every query set was in use (those passes
-    /// ran untimed).
-    pub dropped: u64,
-    /// Pairs read back.
-    pub read: u64,
-    /// Pairs read back whose end came before their begin.
-    pub unusable: u64,
-    /// Bricks given up to make room for new pairs (never finalized).
-    pub expired: u64,
-    /// Bricks that held no timed pass of their thread.
-    pub no_pass: u64,
-    /// Encoder spans run untimed: the device lacks
-    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
-    pub untimed_spans: u64,
-    /// Read-backs that did not arrive within [`READBACK_TIMEOUT`].
-    pub timeouts: u64,
-    /// Query sets created (each holds 2048 pairs).
-    pub query_sets: u64,
-    /// Anchors of the GPU's clock to the host's started (one at first,
-    /// then one a second at most).
-    pub anchors: u64,
-}
 
 struct Inner {
     ledger: Ledger,
@@ -82,7 +57,7 @@ struct Inner {
 /// [`WgpuTimer::submitting`], else the time its writes were handed out), so
 /// the anchor is set by the pass that began soonest after its submit (a
 /// pass submitted to an idle queue, whenever there is one), and a new one
-/// starts about once a second ([`crate::REANCHOR_NS`]). Device starts may
+/// starts about once a second (`REANCHOR_NS`). Device starts may
 /// thus read early by that pass's submit-to-start latency (plus its
 /// encoding, without `submitted`), never late: a brick's device start is
 /// never before its own pass was handed out.
@@ -367,36 +342,4 @@ impl DeviceTimer for WgpuTimer {
     fn notes(&self) -> Vec<String> {
         wgpu_notes(&self.stats())
     }
-}
-
-/// Notes for a wgpu timer's counts; nothing when every pass was timed.
-fn wgpu_notes(stats: &WgpuStats) -> Vec<String> {
-    let counts = [
-        (
-            stats.dropped,
-            "passes ran untimed with every query set waiting for finalize",
-        ),
-        (
-            stats.expired,
-            "bricks never finalized were given up to make room",
-        ),
-        (
-            stats.no_pass,
-            "bricks held no timed compute pass (launch-to-sync time used)",
-        ),
-        (
-            stats.untimed_spans,
-            "encoder spans ran untimed (no TIMESTAMP_QUERY_INSIDE_ENCODERS)",
-        ),
-        (
-            stats.unusable,
-            "timestamp pairs read back with the end before the begin",
-        ),
-        (stats.timeouts, "read-backs timed out"),
-    ];
-    counts
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("wgpu timer: {n} {what}"))
-        .collect()
 }
