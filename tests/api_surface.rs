@@ -25,15 +25,16 @@ use profiler::kernel::{
     record_kernel_launch, record_transfer, register_ptx, start_tile, stop_tile,
 };
 use profiler::profile::{
-    ClockSource, Counters, HardwareInfo, LayerStats, PhaseStats, ProfileError, RunInfo,
-    SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
+    ClockSource, Counters, DeviceStart, HardwareInfo, LaunchGap, LayerStats, PhaseStats,
+    ProfileError, RunInfo, SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
 };
 use profiler::stats::{
     BrickBottleneck, CycleDiagnosis, HistBucket, LatencyHistogram, UnknownBrick,
 };
 use profiler::sync::{
     CpuEventTimer, DeviceEvent, DeviceTimer, SyncMode, elapsed_ns, finalize, has_pending,
-    pending_count, record_deferred, record_deferred_dynamic, reset_epoch, set_sync_mode, sync_mode,
+    host_now_ns, pending_count, record_deferred, record_deferred_dynamic, reset_epoch,
+    set_sync_mode, sync_mode,
 };
 use profiler::trace::{
     EventKind, RecordedExecutionTrace, RecordedTraceEntry, TensorShape, Timeline, TraceRecorder,

@@ -129,7 +129,10 @@ impl Gpu {
             pass.set_bind_group(0, &kernel.bindings, &[]);
             pass.dispatch_workgroups(kernel.groups.0, kernel.groups.1, 1);
         }
-        self.queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        // The pass cannot begin before this: it anchors device starts.
+        self.timer.submitting();
+        self.queue.submit([commands]);
     }
 
     fn wait(&self) {

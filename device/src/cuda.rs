@@ -61,10 +61,23 @@ impl EventSource for CudaEvents {
             .elapsed_ms(end)
             .map_err(|e| driver("cuEventElapsedTime", e))
     }
+
+    fn is_idle(&self) -> bool {
+        // cudarc has no safe stream query; cuStreamQuery never blocks.
+        if self.stream.context().bind_to_thread().is_err() {
+            return false;
+        }
+        // SAFETY: the stream handle is live while `self.stream` (an Arc)
+        // is, and its context is bound to this thread just above;
+        // cuStreamQuery only reads the stream's state.
+        let status = unsafe { cudarc::driver::sys::cuStreamQuery(self.stream.cu_stream()) };
+        status == cudarc::driver::sys::CUresult::CUDA_SUCCESS
+    }
 }
 
 enum Backend {
-    Cuda(EventPool<CudaEvents>),
+    // Boxed: the pool is far larger than the host fallback.
+    Cuda(Box<EventPool<CudaEvents>>),
     Host {
         timer: CpuEventTimer,
         why: DeviceError,
@@ -75,6 +88,16 @@ enum Backend {
 /// recorded on the user's stream, resolved by `finalize` once complete
 /// (queried first, so nothing blocks), and an NVTX range per brick when
 /// `libnvToolsExt` is present, so Nsight Systems shows the brick names.
+///
+/// Device starts: when a brick starts on an idle stream (after the
+/// previous sync, typically) and no anchor was taken in the last second
+/// (`REANCHOR_NS`), an anchor event is recorded first and the host
+/// clock read right after; a brick's start is then the anchor's host time
+/// plus `cuEventElapsedTime(anchor, start)`. The error is the time from the
+/// anchor's record call to the device reaching it on the idle stream (the
+/// launch latency, microseconds). On a stream that is never idle no anchor
+/// is taken and bricks have no device start (their trace slices start at
+/// the launch and say so).
 ///
 /// ```no_run
 /// use profiler_device::cuda::CudaTimer;
@@ -113,10 +136,10 @@ impl CudaTimer {
     /// them a brick falls back to launch-to-sync time, counted.
     pub fn with_capacity(stream: Arc<CudaStream>, events: usize) -> Self {
         Self {
-            backend: Arc::new(Backend::Cuda(EventPool::new(
+            backend: Arc::new(Backend::Cuda(Box::new(EventPool::new(
                 CudaEvents::new(stream),
                 events,
-            ))),
+            )))),
             nvtx: nvtx_present(),
         }
     }
@@ -195,6 +218,13 @@ impl DeviceTimer for CudaTimer {
         match &*self.backend {
             Backend::Cuda(pool) => pool.elapsed_ns(start, end),
             Backend::Host { timer, .. } => timer.elapsed_ns(start, end),
+        }
+    }
+
+    fn host_time_ns(&self, event: DeviceEvent) -> Option<u64> {
+        match &*self.backend {
+            Backend::Cuda(pool) => pool.host_time_ns(event),
+            Backend::Host { timer, .. } => timer.host_time_ns(event),
         }
     }
 

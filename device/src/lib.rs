@@ -7,13 +7,21 @@
 //! `profiler::sync::finalize` (after the device sync) attributes each
 //! brick's device time. The event bookkeeping that needs no GPU lives in
 //! [`pool`], behind a small trait, so other event APIs can reuse it.
+//!
+//! Both timers also place each brick's device start on the profiler's host
+//! clock (`DeviceTimer::host_time_ns`) through an anchor, a point known on
+//! both clocks, taken when the device is idle and again about once a
+//! second ([`REANCHOR_NS`]); the trace then draws the kernel where it ran.
 
+mod anchor;
 mod error;
 pub mod pool;
+mod pool_stats;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 
+pub use anchor::REANCHOR_NS;
 pub use error::DeviceError;

@@ -1,13 +1,16 @@
 //! A bounded pool of reusable device events behind a small [`EventSource`]
-//! trait: reuse, stream-order draining and drops at capacity, written once
-//! and tested without a GPU (the CUDA timer is this pool over CUDA events).
+//! trait: reuse, stream-order draining, drops at capacity and anchor events
+//! (device time to host time), written once and tested without a GPU (the
+//! CUDA timer is this pool over CUDA events).
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use profiler_core::sync::DeviceEvent;
 
+use crate::anchor::{self, EventAnchors};
 use crate::error::DeviceError;
+pub use crate::pool_stats::PoolStats;
 
 /// What a pool needs from a device: events that time, recorded in the order
 /// of one stream, queried without blocking.
@@ -21,8 +24,19 @@ pub trait EventSource: Send + Sync + 'static {
     fn record(&self, event: &Self::Event) -> Result<(), DeviceError>;
     /// Whether the work recorded before `event` has completed. Never blocks.
     fn is_complete(&self, event: &Self::Event) -> bool;
-    /// Milliseconds between two completed events.
+    /// Milliseconds between two completed events (negative when `end` ran
+    /// first).
     fn elapsed_ms(&self, start: &Self::Event, end: &Self::Event) -> Result<f32, DeviceError>;
+    /// Whether the stream has no work left, so an event recorded now runs
+    /// at once (for CUDA: `cuStreamQuery` succeeds). Never blocks. The
+    /// default, `false`, never anchors: events then have no host time.
+    fn is_idle(&self) -> bool {
+        false
+    }
+    /// Now on the profiler's host clock (`profiler_core::sync::host_now_ns`).
+    fn host_now_ns(&self) -> u64 {
+        profiler_core::sync::host_now_ns()
+    }
 }
 
 /// The handle of an event the pool could not give (at capacity, or the
@@ -32,65 +46,6 @@ pub const DROPPED: DeviceEvent = DeviceEvent(u64::MAX);
 
 /// Default number of events a pool creates at most.
 pub const DEFAULT_EVENT_CAPACITY: usize = 8192;
-
-/// What a pool did so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Events created on the device (each is reused once released).
-    pub created: u64,
-    /// Events recorded on the stream.
-    pub recorded: u64,
-    /// Events refused because every pooled event was in flight.
-    pub dropped: u64,
-    /// Events whose creation or record failed on the device.
-    pub failed: u64,
-    /// Device times asked for before the end event completed.
-    pub incomplete: u64,
-    /// Device times resolved.
-    pub resolved: u64,
-    /// Events recorded and not yet released.
-    pub in_flight: u64,
-}
-
-impl PoolStats {
-    /// The profile notes these counts call for (drops, failures, events
-    /// asked for too early, events in flight); none for a clean run.
-    pub fn notes(&self, api: &str) -> Vec<String> {
-        pool_notes(api, self)
-    }
-}
-
-/// Notes for a pool's counts; nothing when every event resolved.
-fn pool_notes(api: &str, stats: &PoolStats) -> Vec<String> {
-    let mut notes = Vec::new();
-    if stats.dropped > 0 {
-        notes.push(format!(
-            "{api} timer: {} events dropped with every pooled event in flight \
-             (those bricks fell back to launch-to-sync time; raise the capacity or finalize more often)",
-            stats.dropped
-        ));
-    }
-    if stats.failed > 0 {
-        notes.push(format!(
-            "{api} timer: {} events failed to create or record on the device",
-            stats.failed
-        ));
-    }
-    if stats.incomplete > 0 {
-        notes.push(format!(
-            "{api} timer: {} device times asked for before their events completed \
-             (call finalize after the device sync)",
-            stats.incomplete
-        ));
-    }
-    if stats.in_flight > 0 {
-        notes.push(format!(
-            "{api} timer: {} events in flight at this snapshot",
-            stats.in_flight
-        ));
-    }
-    notes
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -103,6 +58,8 @@ struct Slot<E> {
     event: E,
     generation: u32,
     state: State,
+    /// The anchor event this event is timed against, if any.
+    anchor: Option<u64>,
 }
 
 struct Inner<E> {
@@ -112,6 +69,7 @@ struct Inner<E> {
     /// they are skipped when reached).
     recorded: VecDeque<u64>,
     stats: PoolStats,
+    anchors: EventAnchors,
 }
 
 /// A bounded pool of device events implementing the bookkeeping of a
@@ -151,6 +109,7 @@ impl<S: EventSource> EventPool<S> {
                 free: Vec::new(),
                 recorded: VecDeque::new(),
                 stats: PoolStats::default(),
+                anchors: EventAnchors::default(),
             }),
         }
     }
@@ -179,9 +138,63 @@ impl<S: EventSource> EventPool<S> {
 
     /// Records an event on the stream: a pooled one, a new one below
     /// capacity, or [`DROPPED`] (counted) when every event is in flight.
+    /// First, when an anchor is due and the stream is idle, records an
+    /// anchor event (see [`EventPool::host_time_ns`]).
     pub fn record(&self) -> DeviceEvent {
         let mut inner = self.lock();
-        let index = match inner.free.pop() {
+        self.anchor_if_due(&mut inner);
+        let Some(index) = self.take(&mut inner) else {
+            return DROPPED;
+        };
+        let id = self.record_slot(&mut inner, index);
+        if id == DROPPED.0 {
+            return DROPPED;
+        }
+        let anchor = inner.anchors.attach();
+        inner.slots[index as usize].anchor = anchor;
+        inner.stats.recorded += 1;
+        inner.stats.in_flight += 1;
+        DeviceEvent(id)
+    }
+
+    /// Takes an anchor when one is due and the stream is idle: an event
+    /// recorded on an idle stream runs as soon as it arrives, so the host
+    /// time read right after the record is its time, to within the
+    /// record's latency (microseconds). Without room or on a busy stream,
+    /// asks again later.
+    fn anchor_if_due(&self, inner: &mut Inner<S::Event>) {
+        let now = self.source.host_now_ns();
+        if !inner.anchors.schedule.wants(now) {
+            return;
+        }
+        // Room for the anchor and the brick's own event, so an anchor never
+        // costs a brick its event.
+        let room = inner.free.len() + (self.capacity - inner.slots.len()) >= 2;
+        if !room || !self.source.is_idle() {
+            inner.anchors.schedule.busy(now);
+            return;
+        }
+        let Some(index) = self.take(inner) else {
+            inner.anchors.schedule.busy(now);
+            return;
+        };
+        let id = self.record_slot(inner, index);
+        if id == DROPPED.0 {
+            inner.anchors.schedule.busy(now);
+            return;
+        }
+        let host_ns = self.source.host_now_ns();
+        inner.slots[index as usize].anchor = None;
+        inner.stats.anchors += 1;
+        if let Some(old) = inner.anchors.install(id, host_ns) {
+            Self::free(inner, old);
+        }
+    }
+
+    /// A free slot: a pooled one or a new one below capacity; `None`
+    /// (counted) when none can be had.
+    fn take(&self, inner: &mut Inner<S::Event>) -> Option<u32> {
+        Some(match inner.free.pop() {
             Some(index) => index,
             None if inner.slots.len() < self.capacity => match self.source.create() {
                 Ok(event) => {
@@ -189,32 +202,36 @@ impl<S: EventSource> EventPool<S> {
                         event,
                         generation: 0,
                         state: State::Free,
+                        anchor: None,
                     });
                     inner.stats.created += 1;
                     (inner.slots.len() - 1) as u32
                 }
                 Err(_) => {
                     inner.stats.failed += 1;
-                    return DROPPED;
+                    return None;
                 }
             },
             None => {
                 inner.stats.dropped += 1;
-                return DROPPED;
+                return None;
             }
-        };
+        })
+    }
+
+    /// Records the slot's event on the stream; its handle, or
+    /// `DROPPED.0` (counted, the slot freed) when the record failed.
+    fn record_slot(&self, inner: &mut Inner<S::Event>, index: u32) -> u64 {
         let slot = &inner.slots[index as usize];
         if self.source.record(&slot.event).is_err() {
             inner.free.push(index);
             inner.stats.failed += 1;
-            return DROPPED;
+            return DROPPED.0;
         }
         let id = handle(index, slot.generation);
         inner.slots[index as usize].state = State::Recorded;
         inner.recorded.push_back(id);
-        inner.stats.recorded += 1;
-        inner.stats.in_flight += 1;
-        DeviceEvent(id)
+        id
     }
 
     /// Marks completed events, oldest first, without blocking: stops at the
@@ -267,6 +284,28 @@ impl<S: EventSource> EventPool<S> {
         Some((f64::from(ms.max(0.0)) * 1e6).round() as u64)
     }
 
+    /// When the stream reached `event`, on the profiler's host clock: its
+    /// anchor's host time plus the device time from the anchor to it. `None`
+    /// for a dropped, released or unfinished event, or one recorded before
+    /// any anchor could be taken (the stream was never idle).
+    pub fn host_time_ns(&self, event: DeviceEvent) -> Option<u64> {
+        if event == DROPPED {
+            return None;
+        }
+        let mut inner = self.lock();
+        Self::drain_locked(&self.source, &mut inner);
+        let index = inner.live(event.0)?;
+        let anchor_id = inner.slots[index].anchor?;
+        let host_ns = inner.anchors.host_ns(anchor_id)?;
+        let anchor = inner.live(anchor_id)?;
+        let (a, e) = (&inner.slots[anchor], &inner.slots[index]);
+        if a.state != State::Complete || e.state != State::Complete {
+            return None;
+        }
+        let ms = self.source.elapsed_ms(&a.event, &e.event).ok()?;
+        Some(anchor::shift(host_ns, anchor::ms_to_ns(ms)))
+    }
+
     /// Returns an event to the pool; stale and dropped handles are ignored.
     pub fn release(&self, event: DeviceEvent) {
         if event == DROPPED {
@@ -274,11 +313,12 @@ impl<S: EventSource> EventPool<S> {
         }
         let mut inner = self.lock();
         if let Some(index) = inner.live(event.0) {
-            let slot = &mut inner.slots[index];
-            slot.state = State::Free;
-            slot.generation = slot.generation.wrapping_add(1);
-            inner.free.push(index as u32);
+            let anchor = inner.slots[index].anchor.take();
+            Self::free(&mut inner, event.0);
             inner.stats.in_flight -= 1;
+            if let Some(done) = anchor.and_then(|a| inner.anchors.detach(a)) {
+                Self::free(&mut inner, done);
+            }
         }
         // Stale handles at the front would otherwise wait for the next drain.
         while let Some(&id) = inner.recorded.front() {
@@ -286,6 +326,18 @@ impl<S: EventSource> EventPool<S> {
                 break;
             }
             inner.recorded.pop_front();
+        }
+    }
+}
+
+impl<S: EventSource> EventPool<S> {
+    /// Returns the live event `id` to the free list (a stale id is ignored).
+    fn free(inner: &mut Inner<S::Event>, id: u64) {
+        if let Some(index) = inner.live(id) {
+            let slot = &mut inner.slots[index];
+            slot.state = State::Free;
+            slot.generation = slot.generation.wrapping_add(1);
+            inner.free.push(index as u32);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The pool over a fake stream: events complete in record order as the fake
-//! device advances, and each record lands 1 ms after the previous one.
+//! device advances, and each record lands 1 ms after the previous one; the
+//! host clock is set by hand.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
@@ -14,6 +15,11 @@ struct FakeStream {
     done: AtomicU64,
     fail_records: AtomicBool,
     queried: Mutex<Vec<u64>>,
+    /// Whether the stream says it is idle, and how often it was asked.
+    idle: AtomicBool,
+    idle_asked: AtomicU64,
+    /// The host clock, ns.
+    host: AtomicU64,
 }
 
 /// A fake event: which record it last was.
@@ -40,8 +46,23 @@ impl EventSource for FakeStream {
         n < self.done.load(SeqCst)
     }
     fn elapsed_ms(&self, start: &FakeEvent, end: &FakeEvent) -> Result<f32, DeviceError> {
-        Ok((end.0.load(SeqCst) - start.0.load(SeqCst)) as f32)
+        Ok((end.0.load(SeqCst) as f64 - start.0.load(SeqCst) as f64) as f32)
     }
+    fn is_idle(&self) -> bool {
+        self.idle_asked.fetch_add(1, SeqCst);
+        self.idle.load(SeqCst)
+    }
+    fn host_now_ns(&self) -> u64 {
+        self.host.load(SeqCst)
+    }
+}
+
+/// A pool over a stream that says it is idle, the host clock at `host_ns`.
+fn idle_pool(capacity: usize, host_ns: u64) -> EventPool<FakeStream> {
+    let pool = pool(capacity);
+    pool.source().idle.store(true, SeqCst);
+    pool.source().host.store(host_ns, SeqCst);
+    pool
 }
 
 fn pool(capacity: usize) -> EventPool<FakeStream> {
@@ -154,18 +175,119 @@ fn thousands_of_bricks_reuse_a_small_pool_without_loss() {
 
 #[test]
 fn a_clean_run_has_no_notes_and_each_problem_has_one() {
-    assert!(pool_notes("CUDA", &PoolStats::default()).is_empty());
+    assert!(PoolStats::default().notes("CUDA").is_empty());
     let stats = PoolStats {
         dropped: 3,
         incomplete: 2,
         in_flight: 4,
         ..PoolStats::default()
     };
-    let notes = pool_notes("CUDA", &stats);
+    let notes = stats.notes("CUDA");
     assert_eq!(notes.len(), 3);
     assert!(
         notes[0].starts_with("CUDA timer: 3 events dropped"),
         "{notes:?}"
     );
     assert!(notes[2].contains("4 events in flight"), "{notes:?}");
+}
+
+#[test]
+fn an_event_is_the_anchors_host_time_plus_the_device_time_since_it() {
+    // The anchor is record 0 (device 0 ms) at host 5 ms; the bricks' events
+    // are records 1 and 2.
+    let pool = idle_pool(8, 5_000_000);
+    let a = pool.record();
+    let b = pool.record();
+    finish_all(&pool);
+    assert_eq!(pool.host_time_ns(a), Some(6_000_000));
+    assert_eq!(pool.host_time_ns(b), Some(7_000_000));
+    assert_eq!(pool.elapsed_ns(a, b), Some(1_000_000));
+    let stats = pool.stats();
+    assert_eq!((stats.anchors, stats.created, stats.in_flight), (1, 3, 2));
+}
+
+#[test]
+fn an_unfinished_event_has_no_host_time_yet() {
+    let pool = idle_pool(8, 0);
+    let a = pool.record();
+    assert_eq!(pool.host_time_ns(a), None);
+    finish_all(&pool);
+    assert_eq!(pool.host_time_ns(a), Some(1_000_000));
+}
+
+#[test]
+fn a_busy_stream_takes_no_anchor_and_its_events_have_no_host_time() {
+    let pool = pool(8);
+    let a = pool.record();
+    let b = pool.record();
+    finish_all(&pool);
+    assert_eq!(
+        pool.elapsed_ns(a, b),
+        Some(1_000_000),
+        "durations still resolve"
+    );
+    assert_eq!((pool.host_time_ns(a), pool.stats().anchors), (None, 0));
+}
+
+#[test]
+fn a_busy_stream_is_asked_again_only_after_the_retry_gap() {
+    let pool = pool(64);
+    for _ in 0..3 {
+        pool.record();
+    }
+    assert_eq!(pool.source().idle_asked.load(SeqCst), 1);
+    pool.source().host.store(crate::anchor::RETRY_NS, SeqCst);
+    pool.record();
+    assert_eq!(pool.source().idle_asked.load(SeqCst), 2);
+}
+
+#[test]
+fn a_second_later_a_new_anchor_is_taken_and_the_old_one_serves_its_events() {
+    let pool = idle_pool(8, 0);
+    // Anchor 1 is record 0 at host 0; a1 is record 1.
+    let a1 = pool.record();
+    // Anchor 2 is record 2 at host 2 s; a2 is record 3.
+    pool.source().host.store(2_000_000_000, SeqCst);
+    let a2 = pool.record();
+    finish_all(&pool);
+    assert_eq!(pool.host_time_ns(a1), Some(1_000_000));
+    assert_eq!(pool.host_time_ns(a2), Some(2_001_000_000));
+    assert_eq!(pool.stats().anchors, 2);
+    // a1's release frees anchor 1 too: two bricks fit without creating.
+    pool.release(a1);
+    pool.record();
+    pool.record();
+    let stats = pool.stats();
+    assert_eq!((stats.created, stats.anchors, stats.dropped), (4, 2, 0));
+}
+
+#[test]
+fn an_anchor_never_takes_a_bricks_last_event() {
+    let pool = idle_pool(1, 0);
+    let a = pool.record();
+    assert_ne!(a, DROPPED);
+    finish_all(&pool);
+    assert_eq!((pool.host_time_ns(a), pool.stats().anchors), (None, 0));
+}
+
+#[test]
+fn thousands_of_anchored_bricks_reuse_a_small_pool_without_loss() {
+    let pool = idle_pool(4, 0);
+    for brick in 0..10_000u64 {
+        // Half a second per brick: a new anchor every other brick.
+        pool.source().host.store(brick * 500_000_000, SeqCst);
+        let a = pool.record();
+        let b = pool.record();
+        finish_all(&pool);
+        let (ha, hb) = (pool.host_time_ns(a), pool.host_time_ns(b));
+        assert_eq!(ha.map(|h| h + 1_000_000), hb, "brick {brick}");
+        pool.release(a);
+        pool.release(b);
+    }
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.dropped, stats.in_flight, stats.anchors),
+        (0, 0, 5_000)
+    );
+    assert!(stats.created <= 4);
 }

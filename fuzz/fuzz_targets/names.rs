@@ -90,6 +90,7 @@ fn profile(names: &[String]) -> Profile {
             events,
         }],
         dropped: 0,
+        device_starts: Vec::new(),
     };
     p.trace = trace;
     for direction in [Direction::Forward, Direction::Backward] {

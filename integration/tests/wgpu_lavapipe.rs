@@ -1,8 +1,10 @@
 //! The wgpu device timer on a real Vulkan driver (Mesa's lavapipe in CI):
 //! growing work gets growing device times, device time stays within the
 //! host's wall time around the submit, deferred `finalize` attributes every
-//! brick, and nothing is lost over 10,000 bricks. Without a Vulkan adapter
-//! with timestamp queries the tests fail with the install hint.
+//! brick, nothing is lost over 10,000 bricks, and each brick's device start
+//! (anchored to the host clock) follows its launch without overlapping the
+//! next brick's. Without a Vulkan adapter with timestamp queries the tests
+//! fail with the install hint.
 
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
@@ -130,7 +132,9 @@ impl Rig {
     fn submit(&self, size: usize) {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.encode(&mut encoder, size);
-        self.queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        self.timer.submitting();
+        self.queue.submit([commands]);
     }
 
     fn wait(&self) {
@@ -255,4 +259,59 @@ fn nothing_is_lost_over_ten_thousand_bricks() {
         (0, 0, 0, 0)
     );
     assert!(after.query_sets >= 5, "10,000 pairs span five query sets");
+}
+
+/// How early an anchored device start may read: the anchor pass's
+/// submit-to-start latency, which on lavapipe (a CPU thread picking up the
+/// submit) stays well under this on a loaded machine.
+const ANCHOR_TOLERANCE_NS: u64 = 5_000_000;
+
+#[test]
+fn device_starts_follow_their_launches_and_bricks_do_not_overlap_on_the_device() {
+    let (_turn, rig) = rig();
+    profiler::Config::new().trace_mode(true).apply();
+    profiler::reset();
+    // An idle queue, so the first pass can anchor the clocks.
+    rig.wait();
+    for i in 0..20 {
+        busy(rig, i % 2);
+    }
+    rig.wait();
+    let profile = finalize_clean();
+    profiler::Config::new().trace_mode(false).apply();
+    assert!(rig.timer.stats().anchors >= 1, "{:?}", rig.timer.stats());
+    let timeline = &profile.timeline;
+    let thread = timeline
+        .threads
+        .iter()
+        .find(|t| t.events.iter().any(|e| timeline.name_of(e) == "busy"))
+        .expect("the bricks' thread");
+    let mut bricks: Vec<(u64, u64, u64)> = timeline
+        .device_starts
+        .iter()
+        .filter(|d| d.thread == thread.thread)
+        .map(|d| {
+            let e = &thread.events[d.event as usize];
+            (d.start_ns, e.dur_ns, e.start_ns)
+        })
+        .collect();
+    assert_eq!(bricks.len(), 20, "every brick has a device start");
+    bricks.sort_unstable();
+    for &(start, _, launch) in &bricks {
+        assert!(
+            start + ANCHOR_TOLERANCE_NS >= launch,
+            "device start {start} ns, launch {launch} ns"
+        );
+    }
+    for w in bricks.windows(2) {
+        let ((start, dur, _), (next, ..)) = (w[0], w[1]);
+        // One submit after another on one queue; 2 ns of conversion rounding.
+        assert!(
+            start + dur <= next + 2,
+            "{:?} overlaps the next brick",
+            w[0]
+        );
+    }
+    let gap = profile.run.launch_gap.expect("launch gaps measured");
+    assert_eq!(gap.bricks, 20);
 }

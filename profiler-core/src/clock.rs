@@ -152,6 +152,14 @@ pub(crate) fn to_ticks(ns: u64, ns_per_tick: f64) -> u64 {
     (ns as f64 / ns_per_tick).round() as u64
 }
 
+/// Nanoseconds since the clock's origin by `Instant` (initialising the
+/// clock if needed): the host clock device timers place events on. Unlike
+/// [`since_epoch_ns`], its zero never moves.
+pub(crate) fn host_ns() -> u64 {
+    init();
+    monotonic_ns()
+}
+
 /// `Instant` nanoseconds of the deferred time base's zero, relative to the
 /// anchor.
 static EPOCH_NS: AtomicU64 = AtomicU64::new(0);

@@ -187,6 +187,7 @@ fn profile() -> Profile {
             events,
         }],
         dropped: 0,
+        device_starts: Vec::new(),
     };
     p.trace = trace;
     let ops: Vec<LayerOp> = names

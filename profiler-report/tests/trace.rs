@@ -147,6 +147,7 @@ fn golden_profile() -> Profile {
             },
         ],
         dropped: 3,
+        device_starts: Vec::new(),
     };
     p.counters.timeline_dropped = 3;
     let sample = |t_ns, value, thread| CounterSample {

@@ -193,10 +193,14 @@ impl Chunks {
         self.submitted.back().map(|(_, index)| index.clone())
     }
 
-    /// Reads every mapped chunk, oldest first, handing each pair's time to
-    /// `f`, and frees the chunks. Stops at the first still being mapped
-    /// (submissions finish in order).
-    pub(crate) fn harvest(&mut self, ns_per_tick: f64, mut f: impl FnMut(u64, Time)) -> usize {
+    /// Reads every mapped chunk, oldest first, handing each pair's time
+    /// and begin ticks to `f`, and frees the chunks. Stops at the first
+    /// still being mapped (submissions finish in order).
+    pub(crate) fn harvest(
+        &mut self,
+        ns_per_tick: f64,
+        mut f: impl FnMut(u64, Time, Option<u64>),
+    ) -> usize {
         let mut read = 0;
         while let Some((chunk, _)) = self.submitted.front() {
             let state = chunk.mapped.load(Acquire);
@@ -210,10 +214,10 @@ impl Chunks {
                 .then(|| chunk.readback.get_mapped_range(0..chunk.bytes()).ok())
                 .flatten();
             for i in 0..u64::from(chunk.used) {
-                let time = view.as_deref().map_or(Time::Unusable, |data| {
+                let (time, begin) = view.as_deref().map_or((Time::Unusable, None), |data| {
                     pair_time(data, i as usize, ns_per_tick)
                 });
-                f(chunk.base + i, time);
+                f(chunk.base + i, time, begin);
             }
             drop(view);
             if state == MAP_DONE {
@@ -227,18 +231,20 @@ impl Chunks {
 }
 
 /// The time of pair `i` in resolved query data (two little-endian `u64`
-/// ticks per pair), scaled by the queue's timestamp period.
-pub(crate) fn pair_time(data: &[u8], i: usize, ns_per_tick: f64) -> Time {
+/// ticks per pair), scaled by the queue's timestamp period, with its begin
+/// in raw ticks when usable.
+pub(crate) fn pair_time(data: &[u8], i: usize, ns_per_tick: f64) -> (Time, Option<u64>) {
     let tick = |at: usize| {
         data.get(at..at + 8)
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes)
     };
     match (tick(i * 16), tick(i * 16 + 8)) {
-        (Some(begin), Some(end)) if end >= begin => {
-            Time::Ns(((end - begin) as f64 * ns_per_tick).round() as u64)
-        }
-        _ => Time::Unusable,
+        (Some(begin), Some(end)) if end >= begin => (
+            Time::Ns(((end - begin) as f64 * ns_per_tick).round() as u64),
+            Some(begin),
+        ),
+        _ => (Time::Unusable, None),
     }
 }
 
@@ -252,8 +258,12 @@ mod tests {
         for tick in [100u64, 350, 900, 800] {
             data.extend_from_slice(&tick.to_le_bytes());
         }
-        assert_eq!(pair_time(&data, 0, 2.0), Time::Ns(500));
-        assert_eq!(pair_time(&data, 1, 2.0), Time::Unusable);
-        assert_eq!(pair_time(&data, 2, 2.0), Time::Unusable, "past the data");
+        assert_eq!(pair_time(&data, 0, 2.0), (Time::Ns(500), Some(100)));
+        assert_eq!(pair_time(&data, 1, 2.0), (Time::Unusable, None));
+        assert_eq!(
+            pair_time(&data, 2, 2.0),
+            (Time::Unusable, None),
+            "past the data"
+        );
     }
 }

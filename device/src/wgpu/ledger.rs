@@ -1,7 +1,8 @@
 //! The bookkeeping of timestamp pairs, apart from the GPU: each compute
 //! pass's pair gets a sequence number and its thread; a brick is the range
 //! of sequence numbers between its two events, and its device time the sum
-//! of its thread's passes in that range.
+//! of its thread's passes in that range; its device start is the begin
+//! timestamp of its thread's first pass in the range.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -39,6 +40,8 @@ pub(crate) enum Span {
 struct Entry {
     thread: u32,
     time: Time,
+    /// The pass's begin timestamp, raw ticks, once read and usable.
+    begin: Option<u64>,
 }
 
 /// Pairs and the bricks' events still open, bounded by `capacity` pairs.
@@ -136,17 +139,40 @@ impl Ledger {
         self.entries.push_back(Entry {
             thread,
             time: Time::Unread,
+            begin: None,
         });
         seq
     }
 
-    /// Sets a pair's time (ignored for a pair already dropped).
-    pub(crate) fn set(&mut self, seq: u64, time: Time) {
+    /// Sets a pair's time and begin ticks (ignored for a pair already
+    /// dropped).
+    pub(crate) fn set(&mut self, seq: u64, time: Time, begin: Option<u64>) {
         if let Some(offset) = seq.checked_sub(self.first)
             && let Some(entry) = self.entries.get_mut(offset as usize)
         {
             entry.time = time;
+            entry.begin = begin.filter(|_| matches!(time, Time::Ns(_)));
         }
+    }
+
+    /// The sequence number of the first pass of `event`'s thread from
+    /// `event` on, and its begin ticks, when read and usable: where a
+    /// brick starting at `event` began on the device.
+    pub(crate) fn first_begin(&self, event: DeviceEvent) -> Option<(u64, u64)> {
+        let (thread, from) = parts(event);
+        let skip = usize::try_from(from.checked_sub(self.first)?).ok()?;
+        let (offset, entry) = self
+            .entries
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .find(|(_, e)| e.thread == thread)?;
+        Some((self.first + offset as u64, entry.begin?))
+    }
+
+    /// The sequence number of the first pair kept.
+    pub(crate) fn first(&self) -> u64 {
+        self.first
     }
 
     /// The pairs of `start`'s thread between two events.
@@ -188,11 +214,11 @@ mod tests {
         let b = l.push(1);
         let end = l.open(1);
         assert_eq!(l.span(start, end), Span::Unread);
-        l.set(a, Time::Ns(10));
-        l.set(b, Time::Ns(5));
+        l.set(a, Time::Ns(10), None);
+        l.set(b, Time::Ns(5), None);
         assert_eq!(l.span(start, end), Span::Read { ns: 15, passes: 2 });
         // Another thread's pass in the range is not ours, read or not.
-        l.set(other, Time::Ns(1000));
+        l.set(other, Time::Ns(1000), None);
         assert_eq!(l.span(start, end), Span::Read { ns: 15, passes: 2 });
     }
 
@@ -204,7 +230,7 @@ mod tests {
         let p = l.push(1);
         let inner_end = l.open(1);
         let outer_end = l.open(1);
-        l.set(p, Time::Ns(7));
+        l.set(p, Time::Ns(7), None);
         assert_eq!(l.span(inner, inner_end), Span::Read { ns: 7, passes: 1 });
         l.close(inner);
         l.close(inner_end);
@@ -221,7 +247,7 @@ mod tests {
         let s = l.open(3);
         let p = l.push(3);
         let e = l.open(3);
-        l.set(p, Time::Unusable);
+        l.set(p, Time::Unusable, None);
         assert_eq!(l.span(s, e), Span::Read { ns: 0, passes: 0 });
     }
 
@@ -237,6 +263,23 @@ mod tests {
         assert_eq!(l.expired, 1);
         let now = l.open(1);
         assert_eq!(l.span(forgotten, now), Span::Gone);
+    }
+
+    #[test]
+    fn a_brick_begins_at_its_threads_first_read_pass() {
+        let mut l = Ledger::new(64);
+        let other = l.push(2);
+        let start = l.open(1);
+        l.push(2);
+        let first = l.push(1);
+        let second = l.push(1);
+        assert_eq!(l.first_begin(start), None, "not read yet");
+        l.set(other, Time::Ns(1), Some(5));
+        l.set(second, Time::Ns(1), Some(900));
+        l.set(first, Time::Ns(4), Some(700));
+        assert_eq!(l.first_begin(start), Some((first, 700)));
+        l.set(first, Time::Unusable, Some(700));
+        assert_eq!(l.first_begin(start), None, "an unusable pass has no begin");
     }
 
     #[test]

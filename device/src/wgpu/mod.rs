@@ -1,10 +1,13 @@
 //! [`WgpuTimer`]: brick times from GPU timestamp queries written at the
 //! beginning and end of compute passes, resolved and read back
-//! asynchronously, scaled by the queue's timestamp period.
+//! asynchronously, scaled by the queue's timestamp period, and placed on
+//! the host clock through anchors.
 
+mod anchors;
 mod chunks;
 mod ledger;
 mod open;
+mod stats;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -14,9 +17,12 @@ use std::time::Duration;
 use profiler_core::sync::{DeviceEvent, DeviceTimer};
 use wgpu::{CommandEncoder, ComputePassTimestampWrites, Device, Features, PollType, Queue};
 
+use self::anchors::ClockAnchors;
 use self::chunks::{Chunks, PAIRS_PER_CHUNK, Pair};
 use self::ledger::{Ledger, Span, Time};
 pub use self::open::{INSTALL_HINT, TimedDevice};
+pub use self::stats::WgpuStats;
+use self::stats::wgpu_notes;
 use crate::error::DeviceError;
 
 /// Default number of timestamp pairs (passes) kept before `finalize`.
@@ -26,35 +32,11 @@ pub const DEFAULT_PAIR_CAPACITY: usize = 32 * PAIRS_PER_CHUNK as usize;
 /// (those bricks then fall back to launch-to-sync time, counted).
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What a wgpu timer did so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WgpuStats {
-    /// Timestamp pairs handed to compute passes or encoders.
-    pub pairs: u64,
-    /// Pairs refused because every query set was in use (those passes
-    /// ran untimed).
-    pub dropped: u64,
-    /// Pairs read back.
-    pub read: u64,
-    /// Pairs read back whose end came before their begin.
-    pub unusable: u64,
-    /// Bricks given up to make room for new pairs (never finalized).
-    pub expired: u64,
-    /// Bricks that held no timed pass of their thread.
-    pub no_pass: u64,
-    /// Encoder spans run untimed: the device lacks
-    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
-    pub untimed_spans: u64,
-    /// Read-backs that did not arrive within [`READBACK_TIMEOUT`].
-    pub timeouts: u64,
-    /// Query sets created (each holds 2048 pairs).
-    pub query_sets: u64,
-}
-
 struct Inner {
     ledger: Ledger,
     chunks: Chunks,
     stats: WgpuStats,
+    anchors: ClockAnchors,
 }
 
 /// A [`DeviceTimer`] over wgpu timestamp queries. A brick's device time is
@@ -68,6 +50,17 @@ struct Inner {
 /// [`READBACK_TIMEOUT`] for the rest. Every pass handed timestamp writes
 /// must be submitted before `collect` or `finalize`: resolving a query
 /// that is never written waits on the device.
+///
+/// Device starts: a brick starts where its thread's first timed pass
+/// began. The GPU's timestamps are placed on the host clock by an anchor:
+/// no pass begins before its submit (announced with
+/// [`WgpuTimer::submitting`], else the time its writes were handed out), so
+/// the anchor is set by the pass that began soonest after its submit (a
+/// pass submitted to an idle queue, whenever there is one), and a new one
+/// starts about once a second (`REANCHOR_NS`). Device starts may
+/// thus read early by that pass's submit-to-start latency (plus its
+/// encoding, without `submitted`), never late: a brick's device start is
+/// never before its own pass was handed out.
 ///
 /// ```no_run
 /// # fn demo(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), profiler_device::DeviceError> {
@@ -173,6 +166,7 @@ impl WgpuTimer {
                 // back must not stop new pairs.
                 chunks: Chunks::new(chunks + 1),
                 stats: WgpuStats::default(),
+                anchors: ClockAnchors::default(),
             })),
         })
     }
@@ -188,6 +182,7 @@ impl WgpuTimer {
         WgpuStats {
             expired: inner.ledger.expired,
             query_sets: inner.chunks.created() as u64,
+            anchors: inner.anchors.taken,
             ..inner.stats
         }
     }
@@ -208,7 +203,9 @@ impl WgpuTimer {
             .flatten();
         match pair {
             Some(pair) => {
-                inner.ledger.push(thread_key());
+                let seq = inner.ledger.push(thread_key());
+                let now = profiler_core::sync::host_now_ns();
+                inner.anchors.handed(seq, now);
                 inner.stats.pairs += 1;
                 Some(pair)
             }
@@ -249,6 +246,16 @@ impl WgpuTimer {
         result
     }
 
+    /// Announces a submit of the timed passes handed out so far: call it
+    /// right before `queue.submit` (not after: a submit may run the work
+    /// before it returns). None of them begins before now, a tighter bound
+    /// for the anchor than their hand-out (see the type's docs). Optional;
+    /// cheap (a lock).
+    pub fn submitting(&self) {
+        let now = profiler_core::sync::host_now_ns();
+        self.lock().anchors.submitted(now);
+    }
+
     /// Queues the read-back of every pair handed out so far and reads what
     /// has already arrived, without waiting. Call after submitting the
     /// passes; `finalize` does the rest.
@@ -274,14 +281,17 @@ impl WgpuTimer {
             ledger,
             chunks,
             stats,
+            anchors,
         } = &mut *inner;
-        chunks.harvest(self.ns_per_tick, |seq, time| {
+        chunks.harvest(self.ns_per_tick, |seq, time, begin| {
             stats.read += 1;
             if time == Time::Unusable {
                 stats.unusable += 1;
             }
-            ledger.set(seq, time);
+            anchors.read(seq, begin, self.ns_per_tick);
+            ledger.set(seq, time, begin);
         });
+        anchors.prune(ledger.first());
     }
 
     /// Waits at most [`READBACK_TIMEOUT`] for the pairs handed out so far.
@@ -319,6 +329,12 @@ impl DeviceTimer for WgpuTimer {
         }
     }
 
+    fn host_time_ns(&self, event: DeviceEvent) -> Option<u64> {
+        let inner = self.lock();
+        let (seq, ticks) = inner.ledger.first_begin(event)?;
+        inner.anchors.host_ns(seq, ticks, self.ns_per_tick)
+    }
+
     fn release(&self, event: DeviceEvent) {
         self.lock().ledger.close(event);
     }
@@ -326,36 +342,4 @@ impl DeviceTimer for WgpuTimer {
     fn notes(&self) -> Vec<String> {
         wgpu_notes(&self.stats())
     }
-}
-
-/// Notes for a wgpu timer's counts; nothing when every pass was timed.
-fn wgpu_notes(stats: &WgpuStats) -> Vec<String> {
-    let counts = [
-        (
-            stats.dropped,
-            "passes ran untimed with every query set waiting for finalize",
-        ),
-        (
-            stats.expired,
-            "bricks never finalized were given up to make room",
-        ),
-        (
-            stats.no_pass,
-            "bricks held no timed compute pass (launch-to-sync time used)",
-        ),
-        (
-            stats.untimed_spans,
-            "encoder spans ran untimed (no TIMESTAMP_QUERY_INSIDE_ENCODERS)",
-        ),
-        (
-            stats.unusable,
-            "timestamp pairs read back with the end before the begin",
-        ),
-        (stats.timeouts, "read-backs timed out"),
-    ];
-    counts
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("wgpu timer: {n} {what}"))
-        .collect()
 }

@@ -117,7 +117,7 @@ pub fn record_elapsed_with_bytes(
         ..Amounts::NONE
     };
     let (end, _) = clock_now();
-    record_measured(state::load(), slot, end, ns, amounts, current_layer());
+    record_measured(state::load(), slot, end, ns, amounts, current_layer(), None);
     if output_bytes > 0 {
         let mut facts = run_facts();
         let total = facts.compressed.entry(slot).or_default();

@@ -69,6 +69,7 @@ pub fn reset() {
     device::TIMER_PANICS.store(0, Relaxed);
     crate::sync::DEVICE_FALLBACKS.store(0, Relaxed);
     crate::sync::LAUNCH_TO_SYNC.store(0, Relaxed);
+    crate::sync::reset_launch_gaps();
     crate::tools::checksums::log().clear();
     crate::record::memory::reset();
     let mut facts = run_facts();

@@ -31,12 +31,12 @@ pub use memory::{
     BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
     ScopeMemory, StepMemory,
 };
-pub use run::{ClockInfo, HardwareInfo, Overhead, RunInfo, SyncMode, ThreadInfo};
+pub use run::{ClockInfo, HardwareInfo, LaunchGap, Overhead, RunInfo, SyncMode, ThreadInfo};
 pub use sites::SiteInfo;
 pub(crate) use steps::StepRole;
 pub use steps::{PhaseStats, Schedule, StepSummary, TRAINING_PHASES};
 pub use timeline::{
-    CounterSample, CounterTrack, EventKind, ThreadTimeline, Timeline, TimelineEvent,
+    CounterSample, CounterTrack, DeviceStart, EventKind, ThreadTimeline, Timeline, TimelineEvent,
 };
 pub use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry, TraceRecorder};
 pub use valid::InvalidValue;

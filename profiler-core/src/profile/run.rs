@@ -72,6 +72,11 @@ pub struct RunInfo {
     /// Whether a device timer was installed.
     #[serde(default)]
     pub device_timer: bool,
+    /// How long device-timed bricks waited between their host launch and
+    /// their device start; `None` when the timer gave no device starts
+    /// (and in files written before this was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_gap: Option<LaunchGap>,
     /// Clock behind the timestamps.
     #[serde(default)]
     pub clock: ClockInfo,
@@ -97,6 +102,23 @@ pub struct RunInfo {
     /// `off` feature): then nothing is ever recorded.
     #[serde(default)]
     pub compiled_out: bool,
+}
+
+/// Queueing delay of device-timed bricks: device start minus host launch,
+/// both on the host clock (a device start a little before the launch
+/// timestamp counts as 0). Large gaps mean the host runs ahead of the
+/// device; gaps near 0 with idle time on the device mean it waits for
+/// launches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LaunchGap {
+    /// Bricks whose device start was known.
+    pub bricks: u64,
+    /// Sum of their gaps, ns.
+    pub total_ns: u64,
+    /// Mean gap, ns.
+    pub mean_ns: f64,
+    /// Longest gap, ns.
+    pub max_ns: u64,
 }
 
 /// The clock behind a profile's timestamps.

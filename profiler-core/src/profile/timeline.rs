@@ -92,6 +92,23 @@ pub struct Timeline {
     pub threads: Vec<ThreadTimeline>,
     /// Events dropped because a thread's buffer was full.
     pub dropped: u64,
+    /// Where device-timed bricks began on the device, when the timer said
+    /// (absent in files written before this was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_starts: Vec<DeviceStart>,
+}
+
+/// When a brick's device work began: a timeline event of one thread, and
+/// its start on the device, anchored to the host clock, in ns since the
+/// profile's start (the event itself starts at the host launch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceStart {
+    /// The thread (matches [`ThreadTimeline::thread`]).
+    pub thread: u32,
+    /// Index of the brick's event in that thread's `events`.
+    pub event: u32,
+    /// Device start, ns since the profile's start.
+    pub start_ns: u64,
 }
 
 impl Timeline {

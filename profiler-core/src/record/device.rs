@@ -3,7 +3,6 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
 
 /// An opaque device event handle issued by a [`DeviceTimer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,6 +37,19 @@ pub trait DeviceTimer: Send + Sync + 'static {
     /// user's sync). `None` if it cannot be resolved; the brick then falls
     /// back to launch-to-sync time and the fallback is counted.
     fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64>;
+    /// When the device reached `event`, on the profiler's host clock: ns
+    /// since the clock's origin as `profiler::sync::host_now_ns()` reads
+    /// it (the monotonic clock, `Instant`, which `finalize` converts to
+    /// the timeline's ticks with a reading of both clocks taken together;
+    /// a zero that `reset_epoch` does not move). Asked by `finalize` for a
+    /// brick's start event, after [`DeviceTimer::elapsed_ns`] resolved and
+    /// before the events are released; the kernel slice of the trace then
+    /// starts there, and the queueing delay (device start minus host
+    /// launch) is measured. `None` (the default) when the timer only knows
+    /// durations: the slice starts at the brick's host launch and says so.
+    fn host_time_ns(&self, _event: DeviceEvent) -> Option<u64> {
+        None
+    }
     /// Releases an event once it has been resolved.
     fn release(&self, _event: DeviceEvent) {}
     /// Whether [`DeviceTimer::brick_started`] wants each brick's name (e.g.
@@ -58,29 +70,26 @@ pub trait DeviceTimer: Send + Sync + 'static {
     }
 }
 
-/// A [`DeviceTimer`] over the host clock: an event is "now". It resolves
-/// to the same time a CPU measurement would, which makes it the reference for
-/// tests and for checking a real device timer against.
-#[derive(Debug)]
+/// A [`DeviceTimer`] over the host clock: an event is "now" on the
+/// profiler's host clock. It resolves to the same time a CPU measurement
+/// would, and knows exactly when each event was taken, which makes it the
+/// reference for tests and for checking a real device timer against.
+#[derive(Debug, Default)]
 pub struct CpuEventTimer {
-    origin: Instant,
-}
-
-impl Default for CpuEventTimer {
-    fn default() -> Self {
-        Self {
-            origin: Instant::now(),
-        }
-    }
+    _private: (),
 }
 
 impl DeviceTimer for CpuEventTimer {
     fn record_event(&self) -> DeviceEvent {
-        DeviceEvent(u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX))
+        DeviceEvent(crate::clock::host_ns())
     }
 
     fn elapsed_ns(&self, start: DeviceEvent, end: DeviceEvent) -> Option<u64> {
         end.0.checked_sub(start.0)
+    }
+
+    fn host_time_ns(&self, event: DeviceEvent) -> Option<u64> {
+        Some(event.0)
     }
 }
 

@@ -16,6 +16,7 @@ use std::sync::atomic::{
     AtomicPtr, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 
+use super::starts::Mark;
 use crate::counter::bump;
 use crate::profile::EventKind;
 
@@ -227,14 +228,32 @@ impl EventBuffer {
         self.len.store(len + 1, Release);
     }
 
+    /// Events appended so far (kept ones only): the position the next
+    /// kept event gets. Owner only.
+    pub(crate) fn published(&self) -> usize {
+        self.len.load(Relaxed)
+    }
+
     /// Copies the published events and counter samples out. Any thread.
+    #[cfg(test)]
     pub(crate) fn read(&self) -> (Vec<RawEvent>, Vec<RawSample>) {
+        let (events, samples, _) = self.read_marked(&[]);
+        (events, samples)
+    }
+
+    /// [`EventBuffer::read`], with `marks` (buffer positions, ascending,
+    /// each with a value) turned into indices of the returned events:
+    /// counter samples share the buffer but not the events' numbering.
+    /// Marks past the published events are left out.
+    pub(crate) fn read_marked(&self, marks: &[Mark]) -> (Vec<RawEvent>, Vec<RawSample>, Vec<Mark>) {
         let len = self.len.load(Acquire);
         let Some(directory) = self.directory.get() else {
-            return (Vec::new(), Vec::new());
+            return (Vec::new(), Vec::new(), Vec::new());
         };
         let mut out = Vec::with_capacity(len);
         let mut samples = Vec::new();
+        let mut marks = marks.iter().peekable();
+        let mut marked = Vec::new();
         for i in 0..len {
             let chunk = directory[i / CHUNK_EVENTS].load(Acquire);
             // SAFETY: every chunk below the published length was allocated
@@ -252,6 +271,14 @@ impl EventBuffer {
                     value: f64::from_bits(args[0]),
                 });
             } else {
+                while let Some(&&(at, value)) = marks.peek()
+                    && at <= i
+                {
+                    if at == i {
+                        marked.push((out.len(), value));
+                    }
+                    marks.next();
+                }
                 out.push(RawEvent::from_parts(
                     tag,
                     e.start.load(Relaxed),
@@ -260,7 +287,7 @@ impl EventBuffer {
                 ));
             }
         }
-        (out, samples)
+        (out, samples, marked)
     }
 
     /// Forgets all events (chunks are kept for reuse). Owner only.
@@ -317,6 +344,20 @@ mod tests {
         buffer.clear();
         assert!(buffer.read().0.is_empty());
         assert!(directory_capacity >= capacity);
+    }
+
+    #[test]
+    fn marks_follow_their_events_past_counter_samples() {
+        let buffer = EventBuffer::new();
+        buffer.push_counter(1, 5, 1.0);
+        buffer.push(RawEvent::brick(1, 0, (10, 20), [0; 3]));
+        buffer.push_counter(1, 25, 2.0);
+        let position = buffer.published();
+        buffer.push(RawEvent::brick(2, 0, (30, 40), [0; 3]));
+        let (events, samples, marks) = buffer.read_marked(&[(position, 33), (99, 1)]);
+        assert_eq!((events.len(), samples.len()), (2, 2));
+        assert_eq!(marks, [(1, 33)], "the second event, not the fourth entry");
+        assert_eq!(events[1].id, 2);
     }
 
     #[test]

@@ -336,7 +336,8 @@ pub(crate) fn record_finished(
 
 /// Records a sample measured elsewhere, `ns` long, ending at `end_ticks`:
 /// exact ns into the thread's measured table; layers and the timeline get
-/// its tick equivalent.
+/// its tick equivalent. `device_start` (ticks), when the device said when
+/// the work began, goes beside the timeline event.
 pub(crate) fn record_measured(
     state: u64,
     slot: u32,
@@ -344,6 +345,7 @@ pub(crate) fn record_measured(
     ns: u64,
     amounts: Amounts,
     layer_ctx: u32,
+    device_start: Option<u64>,
 ) {
     with_slab(state, |slab, _| {
         slab.measured
@@ -355,7 +357,14 @@ pub(crate) fn record_measured(
         let ticks = crate::clock::to_ticks(ns, crate::clock::ns_per_tick());
         let ctx = layer_context(amounts.layer, layer_ctx);
         let span = (end_ticks.saturating_sub(ticks), end_ticks);
+        let position = slab.events.published();
         attribute(slab, state, slot, amounts, ctx, span, ticks);
+        // Only an event the buffer kept gets a mark (a full one drops it).
+        if let Some(start) = device_start
+            && slab.events.published() > position
+        {
+            slab.device_starts.push(position, start);
+        }
     });
 }
 

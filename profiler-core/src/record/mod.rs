@@ -4,8 +4,8 @@
 //! carries), `device` (device timers), `state` (the one state word and the
 //! settings behind it), `facts` (run facts), `registry` (call sites,
 //! registered at link time), `site` (slots of call sites and names),
-//! `layers` (the layer-attribution table), `events` (the trace-mode
-//! buffer), `entries` (`#[trace_op]` entries), `cell` (one brick's
+//! `layers` (the layer-attribution table), `starts` (device
+//! starts beside timeline events), `events` (the trace-mode buffer), `entries` (`#[trace_op]` entries), `cell` (one brick's
 //! counters), `sample` (merged samples), `series` (counter names),
 //! `pending` (the deferred queue) and `graph` (a thread's share of the
 //! execution graph), `slab` (one thread's storage), `totals` (slabs
@@ -33,6 +33,7 @@ pub(crate) mod scope_memory;
 pub(crate) mod series;
 pub(crate) mod site;
 pub(crate) mod slab;
+pub(crate) mod starts;
 pub(crate) mod state;
 pub(crate) mod thread;
 pub(crate) mod totals;

@@ -20,6 +20,7 @@ use super::layers::LayerTable;
 use super::pending;
 use super::sample::SampleTotals;
 use super::site::{CHUNK_SLOTS, MAX_SLOTS};
+use super::starts::DeviceStarts;
 use super::state;
 
 type Chunk = [SlotCell; CHUNK_SLOTS];
@@ -35,6 +36,8 @@ pub(crate) struct ThreadSlab {
     chunks: [AtomicPtr<Chunk>; MAX_CHUNKS],
     pub(crate) layers: LayerTable,
     pub(crate) events: EventBuffer,
+    /// Device starts of the buffer's device-timed bricks.
+    pub(crate) device_starts: DeviceStarts,
     /// `#[trace_op]` entries.
     pub(crate) trace_entries: EntryStore,
     /// Samples measured elsewhere, kept in exact ns by slot. Written by the
@@ -70,6 +73,7 @@ impl ThreadSlab {
             chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_CHUNKS],
             layers: LayerTable::new(),
             events: EventBuffer::new(),
+            device_starts: DeviceStarts::default(),
             trace_entries: EntryStore::default(),
             measured: Mutex::new(BTreeMap::new()),
             pending: AtomicU64::new(0),
@@ -181,6 +185,7 @@ impl ThreadSlab {
         self.for_each_cell(|_, cell| cell.clear());
         self.layers.clear();
         self.events.clear();
+        self.device_starts.clear();
         self.trace_entries.clear();
         self.measured
             .lock()

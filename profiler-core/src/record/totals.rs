@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use super::events::{RawEvent, RawSample};
 use super::sample::SampleTotals;
 use super::slab::ThreadSlab;
+use super::starts::Mark;
 use crate::kernel_data::ExecutionGraph;
 use crate::profile::{RecordedTraceEntry, ThreadInfo};
 
@@ -22,7 +23,9 @@ pub(crate) struct Totals {
     pub(crate) slots: Vec<SampleTotals>,
     /// (layer context, slot or `SCOPE_SLOT`) -> (count, ticks).
     pub(crate) layers: BTreeMap<(u32, u32), (u64, u64)>,
-    pub(crate) timelines: Vec<(ThreadInfo, Vec<RawEvent>)>,
+    /// Each thread's timeline events, with the device starts (ticks) of
+    /// some of them by index.
+    pub(crate) timelines: Vec<(ThreadInfo, Vec<RawEvent>, Vec<Mark>)>,
     /// Counter samples by thread.
     pub(crate) samples: Vec<(u32, Vec<RawSample>)>,
     pub(crate) counters_rejected: u64,
@@ -88,9 +91,9 @@ impl Totals {
             name: slab.name.clone(),
             exited: slab.retired.load(Acquire),
         };
-        let (events, samples) = slab.events.read();
+        let (events, samples, starts) = slab.events.read_marked(&slab.device_starts.read());
         if !events.is_empty() {
-            self.timelines.push((info.clone(), events));
+            self.timelines.push((info.clone(), events, starts));
             recorded = true;
         }
         if !samples.is_empty() {
@@ -152,7 +155,11 @@ impl Totals {
 
     /// Timeline events and trace entries held, for the process budgets.
     pub(crate) fn held(&self) -> (usize, usize) {
-        let events = self.timelines.iter().map(|(_, e)| e.len()).sum::<usize>()
+        let events = self
+            .timelines
+            .iter()
+            .map(|(_, e, _)| e.len())
+            .sum::<usize>()
             + self.samples.iter().map(|(_, s)| s.len()).sum::<usize>();
         (events, self.trace_entries.len())
     }

@@ -8,10 +8,11 @@ use crate::catalogue::BrickBottleneck;
 use crate::context::phase::phase_name;
 use crate::kernel_data::{TileLevel, TileStats};
 use crate::profile::{
-    CounterSample, CounterTrack, EventKind, LayerOp, LayerStats, ThreadTimeline, Timeline,
-    TimelineEvent,
+    CounterSample, CounterTrack, DeviceStart, EventKind, LayerOp, LayerStats, ThreadTimeline,
+    Timeline, TimelineEvent,
 };
 use crate::record::amounts::NO_LAYER;
+use crate::record::events::RawEvent;
 use crate::record::layers::{CHILDREN_CTX, SCOPE_SLOT, unpack};
 use crate::record::sample::SampleTotals;
 use crate::record::series;
@@ -221,60 +222,89 @@ pub(crate) fn timeline(totals: &Totals, metas: &[SlotMeta], conv: &Conversion) -
             names.len() as u32 - 1
         })
     };
+    let mut device_starts = Vec::new();
     let mut threads: Vec<ThreadTimeline> = totals
         .timelines
         .iter()
-        .map(|(info, raw)| {
-            let mut events: Vec<TimelineEvent> = raw
+        .map(|(info, raw, starts)| {
+            let mut starts = starts.iter().peekable();
+            // Each event with its device start (ns), carried through the
+            // filter and the sort below.
+            let mut events: Vec<(TimelineEvent, Option<u64>)> = raw
                 .iter()
-                .filter(|e| {
+                .enumerate()
+                .map(|(i, e)| {
+                    while starts.next_if(|&&(at, _)| at < i).is_some() {}
+                    let start = starts.next_if(|&&(at, _)| at == i).map(|&(_, t)| t);
+                    (
+                        e,
+                        start.map(|t| conv.ns(t.saturating_sub(conv.origin_ticks))),
+                    )
+                })
+                .filter(|(e, _)| {
                     e.kind != EventKind::Brick
                         || metas.get(e.id as usize).is_some_and(|m| !m.hidden)
                 })
-                .map(|e| {
-                    let ctx = match e.kind {
-                        EventKind::Brick => e.ctx,
-                        EventKind::Layer => e.id as u32,
-                        _ => NO_LAYER,
-                    };
-                    let (layer, direction) = if ctx == NO_LAYER {
-                        (None, None)
-                    } else {
-                        let (index, direction) = unpack(ctx);
-                        (Some(index), Some(direction))
-                    };
-                    TimelineEvent {
-                        kind: e.kind,
-                        name: name_of(e.kind, e.id),
-                        start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
-                        dur_ns: conv.ns(e.end.saturating_sub(e.start)),
-                        layer,
-                        direction,
-                        elements: e.args[0],
-                        bytes: e.args[1],
-                        flops: e.args[2],
-                    }
-                })
+                .map(|(e, start)| (timeline_event(e, &mut name_of, conv), start))
                 .collect();
             // Outer scopes first: earlier start, then longer, then coarser kind.
-            events.sort_by(|a, b| {
+            events.sort_by(|(a, _), (b, _)| {
                 a.start_ns
                     .cmp(&b.start_ns)
                     .then(b.dur_ns.cmp(&a.dur_ns))
                     .then(a.kind.rank().cmp(&b.kind.rank()))
             });
+            device_starts.extend(events.iter().enumerate().filter_map(|(i, (_, start))| {
+                Some(DeviceStart {
+                    thread: info.thread,
+                    event: u32::try_from(i).ok()?,
+                    start_ns: (*start)?,
+                })
+            }));
             ThreadTimeline {
                 thread: info.thread,
                 name: info.name.clone(),
-                events,
+                events: events.into_iter().map(|(e, _)| e).collect(),
             }
         })
         .collect();
     threads.sort_by_key(|t| t.thread);
+    device_starts.sort_by_key(|d| (d.thread, d.event));
     Timeline {
         names,
         threads,
         dropped: totals.timeline_dropped,
+        device_starts,
+    }
+}
+
+/// One raw event as the profile reports it, its name interned by `name_of`.
+fn timeline_event(
+    e: &RawEvent,
+    name_of: &mut impl FnMut(EventKind, u64) -> u32,
+    conv: &Conversion,
+) -> TimelineEvent {
+    let ctx = match e.kind {
+        EventKind::Brick => e.ctx,
+        EventKind::Layer => e.id as u32,
+        _ => NO_LAYER,
+    };
+    let (layer, direction) = if ctx == NO_LAYER {
+        (None, None)
+    } else {
+        let (index, direction) = unpack(ctx);
+        (Some(index), Some(direction))
+    };
+    TimelineEvent {
+        kind: e.kind,
+        name: name_of(e.kind, e.id),
+        start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
+        dur_ns: conv.ns(e.end.saturating_sub(e.start)),
+        layer,
+        direction,
+        elements: e.args[0],
+        bytes: e.args[1],
+        flops: e.args[2],
     }
 }
 

@@ -108,6 +108,7 @@ fn build_uncharged() -> Profile {
         threads_seen: u32::try_from(totals.threads_seen).unwrap_or(u32::MAX),
         sync_mode,
         device_timer,
+        launch_gap: crate::sync::launch_gaps(),
         clock: ClockInfo {
             source,
             ns_per_tick,

@@ -26,6 +26,8 @@
 //! # profiler::disable();
 //! ```
 
+mod launch;
+
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::catalogue::{BrickCategory, BrickId};
@@ -118,6 +120,11 @@ fn deferred(slot: impl FnOnce() -> u32, start_ns: u64, elements: u64) {
 /// `end_ns.saturating_sub(start_ns)` exactly, or its device time when a
 /// [`DeviceTimer`] recorded it. Call right after the device sync. Records
 /// queued before a `reset()` are discarded, not finalized.
+///
+/// When the timer also says when the device reached a brick's start event
+/// ([`DeviceTimer::host_time_ns`]), the brick's timeline event keeps that
+/// device start (trace exports draw the kernel there) and the wait from
+/// launch to device start joins the profile's launch gaps.
 pub fn finalize(end_ns: u64) {
     let state = state::load();
     // Bring the thread up to the current reset generation first: a reset
@@ -129,11 +136,16 @@ pub fn finalize(end_ns: u64) {
     // Where "now" is on both clocks, to place the samples on the timeline.
     let now_ticks = crate::clock::now(crate::clock::init());
     let now_ns = elapsed_ns();
+    let now_host = crate::clock::host_ns();
+    // The deferred base's zero on the host clock (the base moves on
+    // `reset_epoch`, the host clock never does).
+    let epoch_host = now_host.saturating_sub(now_ns);
     let ns_per_tick = crate::clock::ns_per_tick();
     pending::drain(|p| {
-        let device_ns = match (timer, p.device) {
+        let (device_ns, device_start) = match (timer, p.device) {
             (Some(timer), Some((start, end))) => {
                 let ns = device::guarded(|| timer.elapsed_ns(start, end)).flatten();
+                let at = ns.and_then(|_| device::guarded(|| timer.host_time_ns(start)).flatten());
                 device::guarded(|| {
                     timer.release(start);
                     timer.release(end);
@@ -141,10 +153,15 @@ pub fn finalize(end_ns: u64) {
                 if ns.is_none() {
                     DEVICE_FALLBACKS.fetch_add(1, Relaxed);
                 }
-                ns
+                (ns, at)
             }
-            _ => None,
+            _ => (None, None),
         };
+        if let Some(at) = device_start {
+            launch::add(p.start_ns.saturating_add(epoch_host), at);
+        }
+        let start_ticks =
+            device_start.map(|at| launch::host_to_ticks(at, (now_host, now_ticks), ns_per_tick));
         let elapsed = device_ns.unwrap_or_else(|| {
             LAUNCH_TO_SYNC.fetch_add(1, Relaxed);
             end_ns.saturating_sub(p.start_ns)
@@ -153,7 +170,8 @@ pub fn finalize(end_ns: u64) {
             now_ns.saturating_sub(p.start_ns.saturating_add(elapsed)),
             ns_per_tick,
         ));
-        record_measured(state, p.slot, end_ticks, elapsed, p.amounts, p.layer);
+        let (slot, amounts, layer) = (p.slot, p.amounts, p.layer);
+        record_measured(state, slot, end_ticks, elapsed, amounts, layer, start_ticks);
     });
     with_slab(state, |slab, _| slab.pending.store(0, Relaxed));
 }
@@ -181,6 +199,26 @@ pub fn pending_count() -> usize {
 #[must_use]
 pub fn elapsed_ns() -> u64 {
     crate::clock::since_epoch_ns()
+}
+
+/// Now on the profiler's host clock: ns since its origin by the monotonic
+/// clock (`Instant`), a zero that never moves (unlike [`elapsed_ns`]'s).
+/// A [`DeviceTimer`] reports when the device reached an event on this
+/// clock ([`DeviceTimer::host_time_ns`]); `finalize` converts it to the
+/// timeline's ticks with a reading of both clocks taken together.
+#[must_use]
+pub fn host_now_ns() -> u64 {
+    crate::clock::host_ns()
+}
+
+/// Launch gaps recorded so far (see [`crate::profile::LaunchGap`]).
+pub(crate) fn launch_gaps() -> Option<crate::profile::LaunchGap> {
+    launch::summary()
+}
+
+/// Forgets the launch gaps (on reset).
+pub(crate) fn reset_launch_gaps() {
+    launch::reset();
 }
 
 /// Makes "now" the zero of [`elapsed_ns`]; call at the start of a forward pass.

@@ -13,8 +13,9 @@ pub(crate) mod op;
 pub(crate) mod shape;
 
 pub use crate::profile::{
-    CounterSample, CounterTrack, DEFAULT_ELEMENT_SIZE, EventKind, RecordedExecutionTrace,
-    RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent, TraceRecorder,
+    CounterSample, CounterTrack, DEFAULT_ELEMENT_SIZE, DeviceStart, EventKind,
+    RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent,
+    TraceRecorder,
 };
 pub use crate::record::entries::{DEFAULT_PROCESS_ENTRY_CAPACITY, DEFAULT_TRACE_ENTRY_CAPACITY};
 use crate::record::state;

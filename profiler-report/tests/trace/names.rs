@@ -62,6 +62,7 @@ fn nested(names: &[&str]) -> Profile {
             events,
         }],
         dropped: 0,
+        device_starts: Vec::new(),
     };
     p
 }

@@ -321,6 +321,7 @@ mod tests {
                 },
             ],
             dropped: 0,
+            device_starts: Vec::new(),
         };
         let trace = TraceAnalyzer::from_timeline(&timeline);
         let steps: Vec<(usize, Option<&str>)> = trace

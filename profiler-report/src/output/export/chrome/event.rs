@@ -62,8 +62,9 @@ pub(super) enum Args<'a> {
         correlation: u64,
         #[serde(rename = "External id")]
         external_id: u64,
-        /// Where the slice's start came from: device timers give durations,
-        /// so the kernel is drawn from its brick's launch on the host.
+        /// Where the slice's start came from: the device's start anchored
+        /// to the host clock, or, when the timer gave only a duration, the
+        /// brick's launch on the host.
         start: &'static str,
     },
     /// `distributedInfo`-style facts on a `ProfilerStep#N` slice.

@@ -6,8 +6,11 @@
 //! stream track linked to it by `correlation` and an `ac2g` flow.
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use profiler_core::Profile;
+use profiler_core::trace::{ThreadTimeline, TimelineEvent};
 use serde_json::json;
 
 use super::event::{Args, Event, us};
@@ -82,50 +85,99 @@ pub(super) fn profiler_step<'a>(
     }
 }
 
-/// What a kernel slice's start is: the device timer measures how long the
-/// brick's device work took, not when it began on the device.
-pub(super) const KERNEL_START: &str =
-    "the brick's launch on the host; the duration is the device timer's";
+/// What a kernel slice's start is when the timer said when the device
+/// began the brick's work.
+pub(super) const KERNEL_START_DEVICE: &str =
+    "device clock, anchored to the host clock by the timer; the duration is the device timer's";
 
-/// A brick's device side: the kernel on the stream track, and the flow
-/// from the brick (`s` at its start on its thread) to the kernel (`f`).
+/// What a kernel slice's start is when the timer gave only a duration.
+pub(super) const KERNEL_START: &str = "the brick's launch on the host (the timer gave no device \
+     start, so queueing before the kernel ran is not shown); the duration is the device timer's";
+
+/// Each of a thread's events' device start (ns), in the order the trace
+/// walks them: by start, longer first, coarser kind first (stable, as
+/// `sorted_events` orders them), so an index of the walk finds its start.
+pub(super) fn device_starts_in_order(
+    starts: &BTreeMap<u32, Vec<(u32, u64)>>,
+    thread: &ThreadTimeline,
+) -> Vec<Option<u64>> {
+    let mut by_index = vec![None; thread.events.len()];
+    for &(event, start) in starts.get(&thread.thread).into_iter().flatten() {
+        if let Some(slot) = by_index.get_mut(event as usize) {
+            *slot = Some(start);
+        }
+    }
+    let key = |e: &TimelineEvent| (e.start_ns, Reverse(e.dur_ns), e.kind.rank());
+    if thread.events.is_sorted_by_key(key) {
+        return by_index;
+    }
+    let mut order: Vec<usize> = (0..thread.events.len()).collect();
+    order.sort_by_key(|&i| key(&thread.events[i]));
+    order.into_iter().map(|i| by_index[i]).collect()
+}
+
+/// The profile's device starts by thread: `(event index, start ns)`.
+pub(super) fn device_starts_by_thread(profile: &Profile) -> BTreeMap<u32, Vec<(u32, u64)>> {
+    let mut by_thread: BTreeMap<u32, Vec<(u32, u64)>> = BTreeMap::new();
+    for d in &profile.timeline.device_starts {
+        by_thread
+            .entry(d.thread)
+            .or_default()
+            .push((d.event, d.start_ns));
+    }
+    by_thread
+}
+
+/// A brick's device side, each event with its ts and dur (ns) for sorting:
+/// the kernel on the stream track, at `kernel` (its device span) when the
+/// timer gave a device start, else over the brick's own span `brick`; and
+/// the flow from the brick (`s` at its start on its thread) to the kernel
+/// (`f` at the kernel's start).
 pub(super) fn device_side<'a>(
     name: &'a str,
     correlation: u64,
-    (start, end): (u64, u64),
+    (brick, kernel): ((u64, u64), Option<(u64, u64)>),
     (pid, tid): (u32, u64),
-) -> [Event<'a>; 3] {
+) -> [(u64, u64, Event<'a>); 3] {
     let stream_tid = STREAM_TID_BASE + u64::from(STREAM);
-    let flow = |ph: &'static str, tid: u64, bp: Option<&'static str>| Event {
-        name: Cow::Borrowed("ac2g"),
-        cat: Some("ac2g"),
-        ph,
+    let ((start, end), from) = match kernel {
+        Some(span) => (span, KERNEL_START_DEVICE),
+        None => (brick, KERNEL_START),
+    };
+    let flow = |ph: &'static str, at: u64, tid: u64, bp: Option<&'static str>| {
+        let event = Event {
+            name: Cow::Borrowed("ac2g"),
+            cat: Some("ac2g"),
+            ph,
+            ts: Some(us(at)),
+            pid,
+            tid,
+            id: Some(correlation),
+            bp,
+            ..Event::default()
+        };
+        (at, 0, event)
+    };
+    let kernel = Event {
+        name: Cow::Borrowed(name),
+        cat: Some("kernel"),
+        ph: "X",
         ts: Some(us(start)),
+        dur: Some(us(end - start)),
         pid,
-        tid,
-        id: Some(correlation),
-        bp,
+        tid: stream_tid,
+        args: Some(Args::Kernel {
+            device: 0,
+            stream: STREAM,
+            correlation,
+            external_id: correlation,
+            start: from,
+        }),
         ..Event::default()
     };
     [
-        Event {
-            name: Cow::Borrowed(name),
-            cat: Some("kernel"),
-            ph: "X",
-            ts: Some(us(start)),
-            dur: Some(us(end - start)),
-            pid,
-            tid: stream_tid,
-            args: Some(Args::Kernel {
-                device: 0,
-                stream: STREAM,
-                correlation,
-                external_id: correlation,
-                start: KERNEL_START,
-            }),
-            ..Event::default()
-        },
-        flow("s", tid, None),
-        flow("f", stream_tid, Some("e")),
+        (start, end - start, kernel),
+        flow("s", brick.0, tid, None),
+        flow("f", start, stream_tid, Some("e")),
     ]
 }

@@ -52,9 +52,12 @@ pub(crate) use trace::ChromeTrace;
 ///   `stream 7 (device 0)` (tid `2_000_007`, `args.stream`, `args.device`),
 ///   linked to its brick by `args.correlation` (also on the brick) and an
 ///   `ac2g` flow (`ph` `s` at the brick, `f` with `bp: "e"` at the kernel).
-///   The timer measures the device time, not when it began: the kernel is
-///   drawn from the brick's launch, and `args.start` says so (queueing
-///   before the kernel ran is not shown).
+///   When the timer said when the device began the brick's work (the
+///   profile's `timeline.device_starts`), the kernel starts there (device
+///   clock anchored to the host's; `args.start` says so) and lasts the
+///   device time, so queueing after the launch shows as the flow's length;
+///   otherwise it is drawn from the brick's launch, and `args.start` says
+///   that instead (queueing before the kernel ran is not shown).
 /// - `otherData` names the rank, world size, local rank and run id when
 ///   the profile has them, with the host.
 /// - `ts`/`dur` are µs with ns precision.

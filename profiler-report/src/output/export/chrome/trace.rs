@@ -102,8 +102,10 @@ impl<'a> ChromeTrace<'a> {
         // device timer gave the bricks' times.
         let ranked = profile.run.rank.is_some();
         let device = profile.run.device_timer;
+        let device_starts = kineto::device_starts_by_thread(profile);
         for thread in &profile.timeline.threads {
             let events = sorted_events(&thread.events);
+            let starts = kineto::device_starts_in_order(&device_starts, thread);
             let tid = u64::from(thread.thread);
             for n in nest(&event_spans(&events)) {
                 let event = events[n.item];
@@ -124,10 +126,13 @@ impl<'a> ChromeTrace<'a> {
                 if device && event.kind == EventKind::Brick {
                     self.correlation += 1;
                     args = Some(SpanArgs::correlated(args, self.correlation));
-                    for e in kineto::device_side(name, self.correlation, at, (pid, tid)) {
-                        let dur = if e.ph == "X" { at.1 - at.0 } else { 0 };
-                        self.timed.push((at.0, dur, e));
-                    }
+                    let kernel = starts.get(n.item).copied().flatten().map(|start| {
+                        let start = start.saturating_add(self.offset_ns);
+                        (start, start.saturating_add(event.dur_ns))
+                    });
+                    let spans = (at, kernel);
+                    let sides = kineto::device_side(name, self.correlation, spans, (pid, tid));
+                    self.timed.extend(sides);
                     tids.insert(STREAM_TID_BASE + u64::from(STREAM));
                 }
                 self.complete_with(
