@@ -1077,3 +1077,39 @@ fn terminal_and_markdown_show_names_as_text() {
     assert!(md.contains("| \\<script\\>alert(1)\\</script\\> |"), "{md}");
     assert!(md.contains("| a\\|b\\\\r |"), "{md}");
 }
+
+/// A run whose device timer placed its bricks' device work on the host
+/// clock: the scorecard shows the wait from launch to device start in every
+/// format and keeps it in its JSON; a run without it shows no such row.
+#[test]
+fn a_device_timed_run_shows_its_launch_gap() {
+    use profiler_core::profile::LaunchGap;
+    let mut profile = hand_built_profile();
+    let without = ScorecardBuilder::from_profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(without.launch_gap, None);
+    assert!(!without.to_string().contains("Launch gap"));
+    profile.run.launch_gap = Some(LaunchGap {
+        bricks: 1_200,
+        total_ns: 14_400_000,
+        mean_ns: 12_000.0,
+        max_ns: 80_000,
+    });
+    let sc = ScorecardBuilder::from_profile(&profile)
+        .hardware(rtx())
+        .build()
+        .unwrap();
+    assert_eq!(sc.launch_gap.as_ref().map(|g| g.bricks), Some(1_200));
+    let line =
+        "mean 12 µs, longest 80 µs from launch to device start, over 1200 device-timed bricks";
+    assert!(sc.to_string().contains(line), "{sc}");
+    assert!(
+        sc.to_markdown()
+            .contains(&format!("| Launch gap | {line} |"))
+    );
+    assert!(sc.to_html().contains(line));
+    let back = TrainingScorecard::from_json(&sc.to_json()).unwrap();
+    assert_eq!(back.launch_gap, sc.launch_gap);
+}

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
-    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
-    withheld_text,
+    launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
+    values_text, withheld_text,
 };
 use super::units::pct;
 use crate::base::escape;
@@ -117,6 +117,9 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
     }
     if let Some(hw) = &sc.hardware {
         row("Hardware".to_owned(), e(hw))?;
+    }
+    if let Some(gap) = &sc.launch_gap {
+        row("Launch gap".to_owned(), launch_gap_text(gap))?;
     }
     if let Some(mfu) = sc.mfu {
         row(defined(Metric::Mfu, "MFU"), pct(mfu))?;

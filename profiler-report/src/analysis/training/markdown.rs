@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, regression_summary,
-    withheld_text,
+    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, launch_gap_text,
+    regression_summary, withheld_text,
 };
 use crate::base::escape;
 
@@ -59,6 +59,9 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     writeln!(s, "| Step time | {:.1} ms |", sc.step_time_ms)?;
     writeln!(s, "| Bwd/Fwd ratio | {:.2} |", sc.forward_backward_ratio)?;
     writeln!(s, "| Wall coverage | {:.1}% |", sc.wall_coverage * 100.0)?;
+    if let Some(gap) = &sc.launch_gap {
+        writeln!(s, "| Launch gap | {} |", launch_gap_text(gap))?;
+    }
     if let Some(mfu) = sc.mfu {
         writeln!(s, "| MFU | {:.1}% |", mfu * 100.0)?;
     }

@@ -10,6 +10,7 @@ use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
 use super::memory::MemoryPeak;
 use super::shape::RunShape;
+use profiler_core::profile::LaunchGap;
 
 /// One layer's forward/backward summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -219,6 +220,11 @@ pub struct TrainingScorecard {
     /// run tracked memory.
     #[serde(default)]
     pub memory_peaks: Vec<MemoryPeak>,
+    /// The wait from launch to device start of the device-timed bricks,
+    /// when the device timer placed their work on the host clock: near zero
+    /// while the device waits for work, large while launches run ahead of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_gap: Option<LaunchGap>,
 }
 
 impl TrainingScorecard {

@@ -11,7 +11,8 @@ use std::fmt::{self, Display, Formatter};
 use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
-    launch_text, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
+    values_text,
 };
 use super::units::pct;
 use crate::base::escape::visible;
@@ -55,6 +56,9 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     }
     if let Some(launch) = launch_text(sc) {
         row(f, "Launch overhead", launch)?;
+    }
+    if let Some(gap) = &sc.launch_gap {
+        row(f, "Launch gap", launch_gap_text(gap))?;
     }
     if let Some(mfu) = sc.mfu {
         row(f, "MFU", pct(mfu))?;

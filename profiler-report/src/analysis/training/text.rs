@@ -7,6 +7,8 @@
 use super::grade::{Bottleneck, Grade, Withheld};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
+use profiler_core::profile::LaunchGap;
+use profiler_core::units;
 
 /// Grade cell text: the letter, or `n/a` when it was withheld.
 pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
@@ -191,6 +193,17 @@ pub(crate) fn launch_text(sc: &TrainingScorecard) -> Option<String> {
         None if sc.device_timed == Some(false) => None,
         None => Some("n/a: no phases recorded".to_owned()),
     }
+}
+
+/// The launch gap row: `mean 12.0 µs, longest 80.0 µs from launch to
+/// device start, over 1200 bricks`.
+pub(crate) fn launch_gap_text(gap: &LaunchGap) -> String {
+    format!(
+        "mean {}, longest {} from launch to device start, over {} device-timed bricks",
+        units::duration(gap.mean_ns),
+        units::duration(gap.max_ns as f64),
+        gap.bricks
+    )
 }
 
 /// A regression's change: `+10.9%`, or `-6.0 pts` for wall coverage.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use profiler_core::profile::HardwareInfo;
+use profiler_core::profile::{HardwareInfo, LaunchGap};
 use profiler_core::sync::SyncMode;
 use profiler_core::{Direction, Profile};
 
@@ -77,6 +77,9 @@ pub(crate) struct Recorded {
     pub(crate) layer_memory: BTreeMap<usize, LayerBytes>,
     /// Set when the run's measured ceilings were taken on a busy machine: why.
     pub(crate) busy_ceilings: Option<String>,
+    /// The wait from launch to device start of the device-timed bricks,
+    /// when the device timer placed their work on the host clock.
+    pub(crate) launch_gap: Option<LaunchGap>,
 }
 
 /// Everything the scorecard computation reads about a run.
@@ -173,6 +176,7 @@ impl RunView {
                 times_per_step: steps.count > 0,
                 notes,
                 memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
+                launch_gap: profile.run.launch_gap.clone(),
                 layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
                 busy_ceilings: profile
                     .run
