@@ -6,7 +6,8 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use profiler::{BrickCategory, BrickLevel, Profile, brick};
+use profiler::profile::BrickLevel;
+use profiler::{BrickCategory, Profile, brick};
 
 #[brick(RmsNorm, elements = 4u64)]
 fn tiny_norm(x: u64) -> u64 {

@@ -355,7 +355,10 @@ fn free_functions_record_amounts() {
     assert_eq!((custom.count, custom.total_flops), (1, 32));
     assert_eq!(custom.category, profiler::BrickCategory::Solver);
     let site = profile.sites.iter().find(|s| s.name == "pedantic.custom");
-    assert_eq!(site.and_then(|s| s.level), Some(profiler::BrickLevel::L2));
+    assert_eq!(
+        site.and_then(|s| s.level),
+        Some(profiler::profile::BrickLevel::L2)
+    );
     assert!(
         profile
             .layers

@@ -81,7 +81,6 @@ pub use context::layer::{LayerGuard, in_layer, layer};
 pub use context::phase::{PhaseGuard, in_phase, phase};
 pub use context::step::{StepGuard, in_step, step};
 pub use control::{Config, disable, enable, is_enabled, reset, snapshot};
-pub use level::{BrickLevel, UnknownBrickLevel};
 pub use profile::{Direction, Profile, Schedule};
 pub use record::rank::rank_identity;
 pub use stats::{BrickStats, CategoryStats};

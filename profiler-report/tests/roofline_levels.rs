@@ -4,10 +4,11 @@
 //! overrides the choice, a brick above its own roof is named with the
 //! annotation to check, and a busy probe is said next to the roofs.
 
+use profiler_core::profile::BrickLevel;
 use profiler_core::profile::{
     BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings, SiteInfo,
 };
-use profiler_core::{BrickCategory, BrickLevel, BrickStats, Profile};
+use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
 use profiler_report::roofline::{
     Annotation, BrickRoofline, KernelRoofline, LevelChoice, MemoryLevel, RooflineOptions,

@@ -21,6 +21,7 @@ mod trace;
 mod valid;
 
 pub use crate::clock::ClockSource;
+pub use crate::level::{BrickLevel, UnknownBrickLevel};
 pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};

@@ -111,14 +111,14 @@ impl MemoryLevel {
     }
 }
 
-impl From<profiler_core::BrickLevel> for MemoryLevel {
+impl From<profiler_core::profile::BrickLevel> for MemoryLevel {
     /// The level a `#[brick(level = ..)]` annotation names.
-    fn from(level: profiler_core::BrickLevel) -> Self {
+    fn from(level: profiler_core::profile::BrickLevel) -> Self {
         match level {
-            profiler_core::BrickLevel::L1 => Self::L1Cache,
-            profiler_core::BrickLevel::L2 => Self::L2Cache,
-            profiler_core::BrickLevel::L3 => Self::L3Cache,
-            profiler_core::BrickLevel::Dram => Self::Dram,
+            profiler_core::profile::BrickLevel::L1 => Self::L1Cache,
+            profiler_core::profile::BrickLevel::L2 => Self::L2Cache,
+            profiler_core::profile::BrickLevel::L3 => Self::L3Cache,
+            profiler_core::profile::BrickLevel::Dram => Self::Dram,
         }
     }
 }
