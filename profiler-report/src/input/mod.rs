@@ -20,6 +20,7 @@
 
 mod chrome_events;
 mod chrome_raw;
+mod chrome_stream;
 mod chrome_trace;
 mod error;
 mod execution_trace;

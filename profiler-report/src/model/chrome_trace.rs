@@ -119,6 +119,9 @@ pub struct ChromeTrace {
     pub(crate) flows: HashMap<i64, FlowStart>,
     /// Each distinct text once, while reading.
     pub(crate) texts: HashSet<Arc<str>>,
+    /// Room to name a thread in while reading, kept to spare an allocation
+    /// per event.
+    pub(crate) scratch: String,
 }
 
 impl ChromeTrace {
