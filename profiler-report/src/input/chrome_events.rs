@@ -74,6 +74,7 @@ impl ChromeTrace {
         nest(&mut trace.events);
         trace.texts = HashSet::new();
         trace.scratch = String::new();
+        trace.last_thread = None;
         Ok(trace)
     }
 }
@@ -105,11 +106,24 @@ impl ChromeTrace {
     /// The thread of an event, named `pid/tid`.
     fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> Arc<str> {
         use std::fmt::Write as _;
+        // Events come in runs on one thread: spare those the naming.
+        let ints = match (pid, tid) {
+            (Id::Int(p), Id::Int(t)) => Some((*p, *t)),
+            _ => None,
+        };
+        if let (Some(ints), Some((last, thread))) = (ints, &self.last_thread)
+            && ints == *last
+        {
+            return Arc::clone(thread);
+        }
         let mut name = std::mem::take(&mut self.scratch);
         name.clear();
         let _ = write!(name, "{pid}/{tid}");
         let thread = self.intern(&name);
         self.scratch = name;
+        if let Some(ints) = ints {
+            self.last_thread = Some((ints, Arc::clone(&thread)));
+        }
         thread
     }
 }

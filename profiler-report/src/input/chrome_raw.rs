@@ -8,6 +8,8 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::chrome_dims::Dims;
+
 /// Implements the visits a lenient field type ignores: whatever is not
 /// handled reads as the type's default.
 macro_rules! ignore_rest {
@@ -180,38 +182,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
             ignore_rest!(bool, unit, seq, map);
         }
         d.deserialize_any(V)
-    }
-}
-
-/// `Input Dims` (`record_shapes=True`) as one line of text:
-/// `[4, 64, 64] x [192, 64]`, leaving out the empty dims of scalars and
-/// `None` inputs so that a pattern need not count them.
-#[derive(Debug, Default)]
-pub(crate) struct Dims(pub(crate) Option<String>);
-
-impl<'de> Deserialize<'de> for Dims {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
-        let serde_json::Value::Array(inputs) = value else {
-            return Ok(Dims(None));
-        };
-        let parts: Vec<String> = inputs
-            .iter()
-            .filter(|input| matches!(input, serde_json::Value::Array(d) if !d.is_empty()))
-            .map(dims_text)
-            .collect();
-        Ok(Dims(Some(parts.join(" x "))))
-    }
-}
-
-/// `[4, 64]`; a list of tensors (`aten::stack`) as `[[4, 8], [4, 8]]`.
-fn dims_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(dims_text).collect();
-            format!("[{}]", items.join(", "))
-        }
-        other => other.to_string(),
     }
 }
 

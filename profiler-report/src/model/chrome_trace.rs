@@ -122,6 +122,8 @@ pub struct ChromeTrace {
     /// Room to name a thread in while reading, kept to spare an allocation
     /// per event.
     pub(crate) scratch: String,
+    /// The last thread named from whole-number ids, while reading.
+    pub(crate) last_thread: Option<((i128, i128), Arc<str>)>,
 }
 
 impl ChromeTrace {

@@ -331,6 +331,9 @@ fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
     ))
 }
 
+/// What an op's brick depends on: its name, input shapes and module path.
+type OpKey<'a> = (&'a str, Option<&'a str>, Option<u32>);
+
 /// Each event's own brick, before nesting: annotations and ops by the
 /// mapping, backward nodes through their forward op's sequence number.
 pub(super) fn own_maps(
@@ -339,14 +342,21 @@ pub(super) fn own_maps(
     mapping: &OpMapping,
     notes: &mut Vec<String>,
 ) -> Vec<Option<String>> {
+    // Rules are tried in order, with globs: once per distinct op, name,
+    // shapes and module path, not once per event.
+    let mut ops: HashMap<OpKey<'_>, Option<&str>> = HashMap::new();
     let mut own: Vec<Option<String>> = events
         .iter()
         .enumerate()
         .map(|(i, e)| match e.cat {
             Cat::Annotation => mapping.annotation(&e.name).map(str::to_owned),
-            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => mapping
-                .op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
-                .map(str::to_owned),
+            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => {
+                let key = (e.name.as_ref(), e.dims.as_deref(), tree.module[i]);
+                let brick = ops.entry(key).or_insert_with(|| {
+                    mapping.op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
+                });
+                brick.map(str::to_owned)
+            }
             Cat::Module => tree
                 .module_path(i)
                 .and_then(|p| mapping.module(p))
