@@ -155,18 +155,12 @@ impl Sink for ChromeTrace {
         let name = self.intern(name);
         let thread = self.thread(&e.pid, &e.tid);
         let dims = e.args.dims.as_deref().map(|d| self.intern(d));
-        self.events.push(Event {
-            name,
+        self.events.push(Event::new(
+            (name, thread, dims),
             cat,
-            ts,
-            dur,
-            thread,
-            seq: e.args.seq,
-            external_id: e.args.external_id,
-            correlation: e.args.correlation,
-            dims,
-            parent: None,
-        });
+            (ts, dur),
+            (e.args.seq, e.args.external_id, e.args.correlation),
+        ));
     }
 }
 
@@ -196,7 +190,7 @@ fn nest(events: &mut [Event]) {
             if e.ts >= t.end() - EPS_US && e.dur > 0.0 || e.ts > t.end() + EPS_US {
                 stack.pop(); // `top` ended before `e` began.
             } else if e.end() <= t.end() + EPS_US {
-                events[i].parent = Some(top);
+                events[i].set_parent(top);
                 break;
             } else {
                 stack.pop(); // Overlap without nesting: not a parent.
@@ -226,7 +220,7 @@ mod tests {
         assert_eq!(trace.tokens_per_step, Some(256.0));
         let parent = |name: &str| {
             let e = events.iter().find(|e| &*e.name == name).unwrap();
-            e.parent.map(|p| &*events[p].name)
+            e.parent().map(|p| &*events[p].name)
         };
         assert_eq!(events.len(), 5);
         assert_eq!(parent("Outer"), None);

@@ -185,7 +185,7 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
         // their parents, so one backward pass sees every subtree first.
         let mut mapped_below = vec![false; events.len()];
         for (i, e) in events.iter().enumerate().rev() {
-            if let Some(parent) = e.parent {
+            if let Some(parent) = e.parent() {
                 if e.cat == Cat::CpuOp {
                     has_op_child[parent] = true;
                 }
@@ -371,7 +371,7 @@ pub(super) fn own_maps(
     let mut creator: HashMap<i64, usize> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
         if e.cat == Cat::CpuOp
-            && let Some(seq) = e.seq
+            && let Some(seq) = e.seq()
             && !in_backward(i)
         {
             let slot = creator.entry(seq).or_insert(i);
@@ -389,7 +389,7 @@ pub(super) fn own_maps(
             continue;
         }
         let forward = e
-            .seq
+            .seq()
             .and_then(|s| creator.get(&s))
             .and_then(|&f| forward_root[f])
             .and_then(|r| own[r].clone());
@@ -415,7 +415,7 @@ pub(super) fn roots(events: &[Event], own: &[Option<String>]) -> Vec<Option<usiz
     let mut root: Vec<Option<usize>> = vec![None; events.len()];
     for i in 0..events.len() {
         root[i] = events[i]
-            .parent
+            .parent()
             .and_then(|p| root[p])
             .or(own[i].as_ref().map(|_| i));
     }
