@@ -12,9 +12,9 @@ use crate::model::parity_error::ParityError;
 
 impl ChromeTrace {
     /// Reads a trace from `reader` without holding the document whole:
-    /// in chunks of 1 MiB, each event parsed from the bytes in memory (one
-    /// event or top-level value may hold at most 64 MiB); `origin` names it
-    /// in errors.
+    /// in chunks of 1 MiB, each event parsed from the bytes in memory (the
+    /// complete events of a chunk on two threads; one event or top-level
+    /// value may hold at most 64 MiB); `origin` names it in errors.
     ///
     /// # Errors
     /// [`ParityError::Malformed`] for invalid JSON, an event with a key

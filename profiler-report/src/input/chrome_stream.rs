@@ -7,6 +7,7 @@ use std::io::Read;
 use serde::Deserialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 
+use super::chrome_batch::parse_batch;
 use super::chrome_raw::{MaybeEvent, Sink, Tokens, Top};
 
 /// Bytes read from the source at a time.
@@ -363,6 +364,17 @@ fn events<R: Read, S: Sink>(w: &mut Window<R>, sink: &mut S) -> Result<(), Strea
             Some(b']') => return Err(w.error("trailing comma")),
             None => return Err(w.error("EOF while parsing a list")),
             Some(_) => {}
+        }
+        if let Some((batch, used)) = parse_batch(&w.buf[w.pos..]) {
+            let count = batch.len();
+            for (k, event) in batch.into_iter().enumerate() {
+                if let Some(event) = event {
+                    sink.event(index + k, event);
+                }
+            }
+            index += count;
+            w.pos += used;
+            continue;
         }
         // Name the event: a position alone is hard to find in a one-line
         // trace of a million events.

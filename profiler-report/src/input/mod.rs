@@ -18,6 +18,7 @@
 //! exports are read by the importers of [`nsight`] (also at
 //! `profiler_report::import`).
 
+mod chrome_batch;
 mod chrome_dims;
 mod chrome_events;
 mod chrome_raw;

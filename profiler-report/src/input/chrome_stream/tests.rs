@@ -144,3 +144,26 @@ fn a_value_past_the_limit_is_refused_without_reading_on() {
     );
     assert!(read(&doc, 64, 2048).is_ok());
 }
+
+#[test]
+fn long_runs_of_events_read_on_two_threads_as_one_at_a_time() {
+    let event = |i: usize| format!("{{\"name\": \"e{i}\\\"}}\", \"ts\": {i}}}");
+    let events: Vec<String> = (0..300).map(event).collect();
+    let doc = format!("{{\"traceEvents\": [\n{}\n]}}", events.join(",\n"));
+    let (_, seen) = every_cut(&doc).unwrap();
+    let expected: Vec<(usize, String, Option<f64>)> = (0..300)
+        .map(|i| (i, format!("e{i}\"}}"), Some(i as f64)))
+        .collect();
+    assert_eq!(seen.0, expected);
+    // An error inside a run is found and named as without threads.
+    let mut events = events;
+    events[150] = "{\"ts\": 1, \"ts\": 2}".to_owned();
+    let doc = format!("{{\"traceEvents\": [\n{}\n]}}", events.join(",\n"));
+    let e = error(&doc);
+    assert!(
+        e.message
+            .starts_with("traceEvents[150]: duplicate field `ts`"),
+        "{e:?}"
+    );
+    assert_eq!(e.line, 152);
+}
