@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use clap::Parser;
-use profiler_report::parity::{OpMapping, import_pytorch_trace};
+use profiler_report::parity::{ChromeTrace, OpMapping, import_chrome_trace};
 
 /// Import benchmark of a large Kineto trace.
 #[derive(Debug, Parser)]
@@ -49,6 +49,23 @@ fn peak_rss_kb() -> u64 {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// How many times faster than HTA the import is to be.
+const SPEEDUP_GOAL: f64 = 10.0;
+/// The share of HTA's peak memory the import is to stay under.
+const MEMORY_GOAL: f64 = 0.25;
+
+fn met(ok: bool) -> &'static str {
+    if ok { "met" } else { "NOT met" }
+}
+
+/// The load averages (1, 5, 15 minutes): the machine may be shared, and
+/// the figures mean little without them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// One side's result, parsed from its child's output line.
@@ -91,10 +108,18 @@ fn child(mut cmd: Command, what: &str) -> Result<Run, String> {
 
 fn import_child(path: &Path) -> Result<(), String> {
     let start = Instant::now();
-    let i = import_pytorch_trace(path, &OpMapping::defaults()).map_err(|e| e.to_string())?;
+    // The two halves of `import_pytorch_trace`, timed apart.
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let trace =
+        ChromeTrace::from_reader(file, &path.display().to_string()).map_err(|e| e.to_string())?;
+    let read = start.elapsed().as_secs_f64();
+    let read_rss = peak_rss_kb();
+    let i = import_chrome_trace(&trace, &OpMapping::defaults());
     let wall = start.elapsed().as_secs_f64();
     println!(
-        "steps={} device_events={} ops={} wall_s={wall:.3} peak_rss_kb={}",
+        "events={} steps={} device_events={} ops={} read_s={read:.3} read_peak_rss_kb={read_rss} \
+         wall_s={wall:.3} peak_rss_kb={}",
+        trace.event_count(),
         i.steps,
         i.device_events,
         i.profile.ops.len(),
@@ -118,6 +143,7 @@ fn main() -> Result<(), String> {
         bytes as f64 / 1048576.0,
         start.elapsed().as_secs_f64()
     );
+    println!("load average before: {}", load_average());
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut ours = Command::new(exe);
     ours.arg("--import").arg(&args.out);
@@ -128,15 +154,24 @@ fn main() -> Result<(), String> {
     hta.arg(script).arg(&args.out);
     let hta = child(hta, "HTA")?;
     println!("hta:  {}", hta.line);
+    let speedup = hta.wall_s / ours.wall_s.max(1e-9);
+    let memory = ours.peak_rss_kb as f64 / hta.peak_rss_kb.max(1) as f64;
     println!(
-        "ours {:.2} s, {:.0} MB peak; HTA {:.2} s, {:.0} MB peak: {:.1}x faster, {:.1}% of HTA's memory",
+        "ours {:.2} s, {:.0} MB peak; HTA {:.2} s, {:.0} MB peak: {speedup:.1}x faster, {:.1}% of \
+         HTA's memory",
         ours.wall_s,
         ours.peak_rss_kb as f64 / 1024.0,
         hta.wall_s,
         hta.peak_rss_kb as f64 / 1024.0,
-        hta.wall_s / ours.wall_s,
-        100.0 * ours.peak_rss_kb as f64 / hta.peak_rss_kb.max(1) as f64
+        100.0 * memory
     );
+    println!(
+        "goal: at least {SPEEDUP_GOAL}x faster: {}; goal: under {:.0}% of HTA's peak memory: {}",
+        met(speedup >= SPEEDUP_GOAL),
+        100.0 * MEMORY_GOAL,
+        met(memory < MEMORY_GOAL)
+    );
+    println!("load average: {}", load_average());
     if !args.keep {
         let _ = std::fs::remove_file(&args.out);
     }

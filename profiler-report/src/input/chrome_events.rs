@@ -5,22 +5,33 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::chrome_raw::{RawEvent, Root, Sink, Tokens};
+use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
+use super::chrome_stream::read_document;
 use crate::model::chrome_trace::{Cat, ChromeTrace, Event, FlowStart};
 use crate::model::parity_error::ParityError;
 
 impl ChromeTrace {
-    /// Reads a trace from `reader` without holding the document whole;
-    /// `origin` names it in errors.
+    /// Reads a trace from `reader` without holding the document whole:
+    /// in chunks of 1 MiB, each event parsed from the bytes in memory (the
+    /// complete events of a chunk on two threads; one event or top-level
+    /// value may hold at most 64 MiB); `origin` names it in errors.
     ///
     /// # Errors
-    /// [`ParityError::Malformed`] for invalid JSON or an event with a key
-    /// given twice (naming the key and the event's index),
+    /// [`ParityError::Malformed`] for invalid JSON, an event with a key
+    /// given twice, or a value past 64 MiB (naming the event's index, its
+    /// byte offset, line and column),
     /// [`ParityError::NotATrace`] without complete events, and
     /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`.
     pub fn from_reader(reader: impl std::io::Read, origin: &str) -> Result<Self, ParityError> {
-        let mut de = serde_json::Deserializer::from_reader(reader);
-        Self::read(&mut de, origin)
+        let mut trace = Self::default();
+        let top = read_document(reader, &mut trace).map_err(|e| ParityError::Malformed {
+            what: "PyTorch trace",
+            origin: origin.to_owned(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+        Self::finish(trace, top, origin)
     }
 
     /// Reads a trace from text; errors as [`ChromeTrace::from_reader`].
@@ -28,19 +39,11 @@ impl ChromeTrace {
     /// # Errors
     /// As [`ChromeTrace::from_reader`].
     pub fn from_json(text: &str, origin: &str) -> Result<Self, ParityError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        Self::read(&mut de, origin)
+        Self::from_reader(text.as_bytes(), origin)
     }
 
-    fn read<'de, R: serde_json::de::Read<'de>>(
-        de: &mut serde_json::Deserializer<R>,
-        origin: &str,
-    ) -> Result<Self, ParityError> {
-        let json = |e: serde_json::Error| ParityError::json("PyTorch trace", origin, &e);
-        let mut trace = Self::default();
-        let top =
-            serde::de::DeserializeSeed::deserialize(Root(&mut trace), &mut *de).map_err(json)?;
-        de.end().map_err(json)?;
+    /// Checks what the top level held and sorts and nests the events read.
+    fn finish(mut trace: Self, top: Top, origin: &str) -> Result<Self, ParityError> {
         let not_a_trace = |reason: &str| ParityError::NotATrace {
             origin: origin.to_owned(),
             reason: reason.to_owned(),
@@ -70,6 +73,8 @@ impl ChromeTrace {
         });
         nest(&mut trace.events);
         trace.texts = HashSet::new();
+        trace.scratch = String::new();
+        trace.last_thread = None;
         Ok(trace)
     }
 }
@@ -98,18 +103,38 @@ impl ChromeTrace {
         t
     }
 
-    fn thread(&mut self, e: &RawEvent) -> Arc<str> {
-        self.intern(&format!("{}/{}", e.pid.0, e.tid.0))
+    /// The thread of an event, named `pid/tid`.
+    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> Arc<str> {
+        use std::fmt::Write as _;
+        // Events come in runs on one thread: spare those the naming.
+        let ints = match (pid, tid) {
+            (Id::Int(p), Id::Int(t)) => Some((*p, *t)),
+            _ => None,
+        };
+        if let (Some(ints), Some((last, thread))) = (ints, &self.last_thread)
+            && ints == *last
+        {
+            return Arc::clone(thread);
+        }
+        let mut name = std::mem::take(&mut self.scratch);
+        name.clear();
+        let _ = write!(name, "{pid}/{tid}");
+        let thread = self.intern(&name);
+        self.scratch = name;
+        if let Some(ints) = ints {
+            self.last_thread = Some((ints, Arc::clone(&thread)));
+        }
+        thread
     }
 }
 
 impl Sink for ChromeTrace {
-    fn event(&mut self, index: usize, e: RawEvent) {
-        match e.ph.0.as_deref() {
+    fn event(&mut self, index: usize, e: RawEvent<'_>) {
+        match e.ph.get() {
             Some("X") => {}
             Some("s") if is_launch_flow(&e) => {
                 if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0) {
-                    let thread = self.thread(&e);
+                    let thread = self.thread(&e.pid, &e.tid);
                     self.flows.insert(id, FlowStart { thread, ts });
                 }
                 return;
@@ -119,8 +144,8 @@ impl Sink for ChromeTrace {
         let (Some(ts), Some(dur)) = (e.ts.0, e.dur.0) else {
             return;
         };
-        let name = e.name.0.as_deref().unwrap_or_default();
-        let Some(cat) = Cat::of(e.cat.0.as_deref(), name) else {
+        let name = e.name.get().unwrap_or_default();
+        let Some(cat) = Cat::of(e.cat.get(), name) else {
             return;
         };
         if !(ts.is_finite() && dur.is_finite() && ts >= 0.0 && dur >= 0.0) {
@@ -128,29 +153,23 @@ impl Sink for ChromeTrace {
             return;
         }
         let name = self.intern(name);
-        let thread = self.thread(&e);
+        let thread = self.thread(&e.pid, &e.tid);
         let dims = e.args.dims.as_deref().map(|d| self.intern(d));
-        self.events.push(Event {
-            name,
+        self.events.push(Event::new(
+            (name, thread, dims),
             cat,
-            ts,
-            dur,
-            thread,
-            seq: e.args.seq,
-            external_id: e.args.external_id,
-            correlation: e.args.correlation,
-            dims,
-            parent: None,
-        });
+            (ts, dur),
+            (e.args.seq, e.args.external_id, e.args.correlation),
+        ));
     }
 }
 
 /// A flow from a launch to its device event: `ac2g` (older traces: an
 /// `async` flow named `launch`).
-fn is_launch_flow(e: &RawEvent) -> bool {
-    match e.cat.0.as_deref() {
+fn is_launch_flow(e: &RawEvent<'_>) -> bool {
+    match e.cat.get() {
         Some("ac2g") => true,
-        Some("async") => e.name.0.as_deref() == Some("launch"),
+        Some("async") => e.name.get() == Some("launch"),
         _ => false,
     }
 }
@@ -171,7 +190,7 @@ fn nest(events: &mut [Event]) {
             if e.ts >= t.end() - EPS_US && e.dur > 0.0 || e.ts > t.end() + EPS_US {
                 stack.pop(); // `top` ended before `e` began.
             } else if e.end() <= t.end() + EPS_US {
-                events[i].parent = Some(top);
+                events[i].set_parent(top);
                 break;
             } else {
                 stack.pop(); // Overlap without nesting: not a parent.
@@ -201,7 +220,7 @@ mod tests {
         assert_eq!(trace.tokens_per_step, Some(256.0));
         let parent = |name: &str| {
             let e = events.iter().find(|e| &*e.name == name).unwrap();
-            e.parent.map(|p| &*events[p].name)
+            e.parent().map(|p| &*events[p].name)
         };
         assert_eq!(events.len(), 5);
         assert_eq!(parent("Outer"), None);

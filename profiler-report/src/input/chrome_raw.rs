@@ -1,11 +1,14 @@
-//! The serde shapes of a Chrome trace's JSON, read straight from a reader
-//! into typed events: lenient about the value types producers write (numbers
-//! as strings, ids as numbers or strings), strict about duplicate keys.
+//! The serde shapes of one Chrome trace event, parsed from a byte slice into
+//! typed fields: lenient about the value types producers write (numbers as
+//! strings, ids as numbers or strings), strict about duplicate keys.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::chrome_dims::Dims;
 
 /// Implements the visits a lenient field type ignores: whatever is not
 /// handled reads as the type's default.
@@ -33,24 +36,35 @@ macro_rules! ignore_rest {
     };
 }
 
-/// A string field; any other value reads as absent.
+/// A string field, borrowed from the document when it holds no escapes;
+/// any other value reads as absent.
 #[derive(Debug, Default)]
-pub(crate) struct Text(pub(crate) Option<String>);
+pub(crate) struct Text<'a>(pub(crate) Option<Cow<'a, str>>);
 
-impl<'de> Deserialize<'de> for Text {
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Text;
+            type Value = Text<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
-                Ok(Text(Some(v.to_owned())))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Some(Cow::Owned(v.to_owned()))))
             }
             ignore_rest!(bool, i64, u64, f64, unit, seq, map);
         }
         d.deserialize_any(V)
+    }
+}
+
+impl Text<'_> {
+    /// The text, when given.
+    pub(crate) fn get(&self) -> Option<&str> {
+        self.0.as_deref()
     }
 }
 
@@ -108,71 +122,66 @@ impl<'de> Deserialize<'de> for Int {
     }
 }
 
-/// A `pid` or `tid`: a number or a string (quoted unless it holds a
-/// whole number).
+/// A `pid` or `tid`: a number or a string (a string holding a whole
+/// number is that number: older traces write a thread id as a number in one
+/// event and as a string of it in the next; one thread either way).
 #[derive(Debug, Default)]
-pub(crate) struct Id(pub(crate) String);
+pub(crate) enum Id<'a> {
+    /// Not given, or of no usable type.
+    #[default]
+    Absent,
+    /// A whole number.
+    Int(i128),
+    /// Any other number.
+    Float(f64),
+    /// Text that is not a whole number.
+    Text(Cow<'a, str>),
+}
 
-impl<'de> Deserialize<'de> for Id {
+impl fmt::Display for Id<'_> {
+    /// As the thread is named: numbers as written, other text quoted.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Absent => Ok(()),
+            Id::Int(n) => write!(f, "{n}"),
+            Id::Float(v) => write!(f, "{v}"),
+            Id::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Id;
+            type Value = Id<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an id")
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
-                Ok(Id(v.to_string()))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id<'de>, E> {
+                Ok(Id::Int(v.into()))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
-                Ok(Id(v.to_string()))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id<'de>, E> {
+                Ok(Id::Int(v.into()))
             }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Id, E> {
-                Ok(Id(v.to_string()))
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Id<'de>, E> {
+                Ok(Id::Float(v))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
-                // Older traces write a thread id as a number in one event and
-                // as a string of it in the next; one thread either way.
-                Ok(Id(match v.parse::<i64>() {
-                    Ok(n) => n.to_string(),
-                    Err(_) => format!("{v:?}"),
-                }))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Id<'de>, E> {
+                Ok(match v.parse::<i64>() {
+                    Ok(n) => Id::Int(n.into()),
+                    Err(_) => Id::Text(Cow::Borrowed(v)),
+                })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Id<'de>, E> {
+                Ok(match v.parse::<i64>() {
+                    Ok(n) => Id::Int(n.into()),
+                    Err(_) => Id::Text(Cow::Owned(v.to_owned())),
+                })
             }
             ignore_rest!(bool, unit, seq, map);
         }
         d.deserialize_any(V)
-    }
-}
-
-/// `Input Dims` (`record_shapes=True`) as one line of text:
-/// `[4, 64, 64] x [192, 64]`, leaving out the empty dims of scalars and
-/// `None` inputs so that a pattern need not count them.
-#[derive(Debug, Default)]
-pub(crate) struct Dims(pub(crate) Option<String>);
-
-impl<'de> Deserialize<'de> for Dims {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
-        let serde_json::Value::Array(inputs) = value else {
-            return Ok(Dims(None));
-        };
-        let parts: Vec<String> = inputs
-            .iter()
-            .filter(|input| matches!(input, serde_json::Value::Array(d) if !d.is_empty()))
-            .map(dims_text)
-            .collect();
-        Ok(Dims(Some(parts.join(" x "))))
-    }
-}
-
-/// `[4, 64]`; a list of tensors (`aten::stack`) as `[[4, 8], [4, 8]]`.
-fn dims_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(dims_text).collect();
-            format!("[{}]", items.join(", "))
-        }
-        other => other.to_string(),
     }
 }
 
@@ -218,17 +227,23 @@ impl<'de> Deserialize<'de> for Args {
     }
 }
 
-/// One element of `traceEvents`; a key given twice is an error.
+/// One element of `traceEvents`, its strings borrowed from the document
+/// where they can be; a key given twice is an error.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(crate) struct RawEvent {
-    pub(crate) ph: Text,
-    pub(crate) name: Text,
-    pub(crate) cat: Text,
+pub(crate) struct RawEvent<'a> {
+    #[serde(borrow)]
+    pub(crate) ph: Text<'a>,
+    #[serde(borrow)]
+    pub(crate) name: Text<'a>,
+    #[serde(borrow)]
+    pub(crate) cat: Text<'a>,
     pub(crate) ts: Num,
     pub(crate) dur: Num,
-    pub(crate) pid: Id,
-    pub(crate) tid: Id,
+    #[serde(borrow)]
+    pub(crate) pid: Id<'a>,
+    #[serde(borrow)]
+    pub(crate) tid: Id<'a>,
     pub(crate) args: Args,
     /// A flow event's id (`ac2g` flows carry the correlation id).
     pub(crate) id: Int,
@@ -236,17 +251,17 @@ pub(crate) struct RawEvent {
 
 /// An element that is an object reads as an event; anything else is skipped.
 #[derive(Default)]
-struct MaybeEvent(Option<RawEvent>);
+pub(crate) struct MaybeEvent<'a>(pub(crate) Option<RawEvent<'a>>);
 
-impl<'de> Deserialize<'de> for MaybeEvent {
+impl<'de> Deserialize<'de> for MaybeEvent<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = MaybeEvent;
+            type Value = MaybeEvent<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an event object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaybeEvent, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaybeEvent<'de>, A::Error> {
                 RawEvent::deserialize(de::value::MapAccessDeserializer::new(map))
                     .map(|e| MaybeEvent(Some(e)))
             }
@@ -260,43 +275,7 @@ impl<'de> Deserialize<'de> for MaybeEvent {
 /// the document is never held whole.
 pub(crate) trait Sink {
     /// One event object.
-    fn event(&mut self, index: usize, event: RawEvent);
-}
-
-struct EventsSeed<'s, S>(&'s mut S);
-
-impl<'de, S: Sink> DeserializeSeed<'de> for EventsSeed<'_, S> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, S: Sink> Visitor<'de> for EventsSeed<'_, S> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0;
-        loop {
-            match seq.next_element::<MaybeEvent>() {
-                Ok(Some(MaybeEvent(Some(e)))) => self.0.event(index, e),
-                Ok(Some(MaybeEvent(None))) => {}
-                Ok(None) => return Ok(()),
-                // Name the event: a position alone is hard to find in a
-                // one-line trace of a million events.
-                Err(e) => {
-                    let text = e.to_string();
-                    let message = text.split(" at line ").next().unwrap_or_default();
-                    return Err(de::Error::custom(format!(
-                        "traceEvents[{index}]: {message}"
-                    )));
-                }
-            }
-            index += 1;
-        }
-    }
+    fn event(&mut self, index: usize, event: RawEvent<'_>);
 }
 
 /// A top-level `tokens_per_step`: a number, or a string holding one.
@@ -317,63 +296,4 @@ pub(crate) struct Top {
     pub(crate) container: bool,
     /// `tokens_per_step`, when given.
     pub(crate) tokens_per_step: Option<Tokens>,
-}
-
-/// Reads a trace document: `{"traceEvents": [...], ...}` or a bare array.
-pub(crate) struct Root<'s, S>(pub(crate) &'s mut S);
-
-impl<'de, S: Sink> DeserializeSeed<'de> for Root<'_, S> {
-    type Value = Top;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Top, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, S: Sink> Visitor<'de> for Root<'_, S> {
-    type Value = Top;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a trace object or an array of events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Top, A::Error> {
-        EventsSeed(self.0).visit_seq(seq)?;
-        Ok(Top {
-            has_events: true,
-            container: true,
-            tokens_per_step: None,
-        })
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-        let mut top = Top {
-            container: true,
-            ..Top::default()
-        };
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "traceEvents" if top.has_events => {
-                    return Err(de::Error::duplicate_field("traceEvents"));
-                }
-                "traceEvents" => {
-                    map.next_value_seed(EventsSeed(&mut *self.0))?;
-                    top.has_events = true;
-                }
-                "tokens_per_step" => {
-                    let v = map.next_value::<serde_json::Value>()?;
-                    let n = match &v {
-                        serde_json::Value::Number(n) => n.as_f64(),
-                        serde_json::Value::String(s) => s.trim().parse().ok(),
-                        _ => None,
-                    };
-                    top.tokens_per_step = Some(match n {
-                        Some(n) => Tokens::Number(n),
-                        None => Tokens::Other(v.to_string()),
-                    });
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(top)
-    }
-    ignore_rest!(bool, i64, u64, f64, str, unit);
 }

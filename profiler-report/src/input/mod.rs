@@ -18,8 +18,11 @@
 //! exports are read by the importers of [`nsight`] (also at
 //! `profiler_report::import`).
 
+mod chrome_batch;
+mod chrome_dims;
 mod chrome_events;
 mod chrome_raw;
+mod chrome_stream;
 mod chrome_trace;
 mod error;
 mod execution_trace;

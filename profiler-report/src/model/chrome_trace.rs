@@ -63,28 +63,88 @@ impl Cat {
 /// Prefix of the Python tracer's range around a module's `forward`.
 pub(crate) const MODULE_PREFIX: &str = "nn.Module: ";
 
-/// A complete (`ph: "X"`) event. Names, threads and shapes are shared
-/// (`Arc<str>`), so a trace of millions of events holds each text once.
+/// A complete (`ph: "X"`) event, 96 bytes: names, threads and shapes are
+/// shared (`Arc<str>`), so a trace of millions of events holds each text
+/// once; ids are kept without an `Option` around each (an id of `i64::MIN`
+/// reads as absent) and the parent as a 32-bit index.
 #[derive(Debug, Clone)]
 pub(crate) struct Event {
     pub(crate) name: Arc<str>,
-    pub(crate) cat: Cat,
+    /// `pid/tid` as written.
+    pub(crate) thread: Arc<str>,
+    /// `args["Input Dims"]` as `[4, 64] x [64, 192]`.
+    pub(crate) dims: Option<Arc<str>>,
     /// Start, µs.
     pub(crate) ts: f64,
     /// Duration, µs.
     pub(crate) dur: f64,
-    /// `pid/tid` as written.
-    pub(crate) thread: Arc<str>,
     /// `args["Sequence number"]`: links an op to its autograd node.
-    pub(crate) seq: Option<i64>,
+    seq: i64,
     /// `args["External id"]`: in older traces, links a kernel to its op.
-    pub(crate) external_id: Option<i64>,
+    external_id: i64,
     /// `args["correlation"]`: links a launch to its kernel.
-    pub(crate) correlation: Option<i64>,
-    /// `args["Input Dims"]` as `[4, 64] x [64, 192]`.
-    pub(crate) dims: Option<Arc<str>>,
+    correlation: i64,
     /// Index of the enclosing event on the same thread.
-    pub(crate) parent: Option<usize>,
+    parent: u32,
+    pub(crate) cat: Cat,
+}
+
+/// An id not given.
+const NO_ID: i64 = i64::MIN;
+/// No enclosing event.
+const NO_PARENT: u32 = u32::MAX;
+
+/// The ids of an event's `args`: (`Sequence number`, `External id`,
+/// `correlation`).
+pub(crate) type EventIds = (Option<i64>, Option<i64>, Option<i64>);
+
+impl Event {
+    /// An event without a parent yet.
+    pub(crate) fn new(
+        (name, thread, dims): (Arc<str>, Arc<str>, Option<Arc<str>>),
+        cat: Cat,
+        (ts, dur): (f64, f64),
+        (seq, external_id, correlation): EventIds,
+    ) -> Self {
+        Self {
+            name,
+            thread,
+            dims,
+            ts,
+            dur,
+            seq: seq.unwrap_or(NO_ID),
+            external_id: external_id.unwrap_or(NO_ID),
+            correlation: correlation.unwrap_or(NO_ID),
+            parent: NO_PARENT,
+            cat,
+        }
+    }
+
+    /// `args["Sequence number"]`: links an op to its autograd node.
+    pub(crate) fn seq(&self) -> Option<i64> {
+        (self.seq != NO_ID).then_some(self.seq)
+    }
+
+    /// `args["External id"]`: in older traces, links a kernel to its op.
+    pub(crate) fn external_id(&self) -> Option<i64> {
+        (self.external_id != NO_ID).then_some(self.external_id)
+    }
+
+    /// `args["correlation"]`: links a launch to its kernel.
+    pub(crate) fn correlation(&self) -> Option<i64> {
+        (self.correlation != NO_ID).then_some(self.correlation)
+    }
+
+    /// Index of the enclosing event on the same thread.
+    pub(crate) fn parent(&self) -> Option<usize> {
+        (self.parent != NO_PARENT).then_some(self.parent as usize)
+    }
+
+    /// Sets the enclosing event; an index past 32 bits (more events than a
+    /// 4 GiB input can hold) leaves none.
+    pub(crate) fn set_parent(&mut self, parent: usize) {
+        self.parent = u32::try_from(parent).unwrap_or(NO_PARENT);
+    }
 }
 
 /// The start of an `ac2g` flow (`ph: "s"`): where on the host a launch
@@ -105,6 +165,14 @@ impl Event {
 /// `torch.profiler` (Kineto) or this crate's export writes it. Read it with
 /// [`ChromeTrace::from_reader`]; turn it into a parity baseline with
 /// `parity::import_chrome_trace`.
+///
+/// Memory: the file is never held (it is read in 1 MiB chunks), but every
+/// complete event is, at 96 bytes, plus each distinct name, thread and
+/// shape once, and each `ac2g` flow start; sorting adds up to half that
+/// for a moment. Events are kept rather than folded as they come because
+/// Kineto files are not in time order per thread (device events follow
+/// the host's, ranges are written as they end), and nesting and linking a
+/// kernel to the op around its launch need each thread's events in order.
 #[derive(Debug, Clone, Default)]
 pub struct ChromeTrace {
     /// Complete events, sorted per thread by start (longer first on ties),
@@ -119,6 +187,11 @@ pub struct ChromeTrace {
     pub(crate) flows: HashMap<i64, FlowStart>,
     /// Each distinct text once, while reading.
     pub(crate) texts: HashSet<Arc<str>>,
+    /// Room to name a thread in while reading, kept to spare an allocation
+    /// per event.
+    pub(crate) scratch: String,
+    /// The last thread named from whole-number ids, while reading.
+    pub(crate) last_thread: Option<((i128, i128), Arc<str>)>,
 }
 
 impl ChromeTrace {

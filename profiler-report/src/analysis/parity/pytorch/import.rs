@@ -185,7 +185,7 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
         // their parents, so one backward pass sees every subtree first.
         let mut mapped_below = vec![false; events.len()];
         for (i, e) in events.iter().enumerate().rev() {
-            if let Some(parent) = e.parent {
+            if let Some(parent) = e.parent() {
                 if e.cat == Cat::CpuOp {
                     has_op_child[parent] = true;
                 }
@@ -331,6 +331,9 @@ fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
     ))
 }
 
+/// What an op's brick depends on: its name, input shapes and module path.
+type OpKey<'a> = (&'a str, Option<&'a str>, Option<u32>);
+
 /// Each event's own brick, before nesting: annotations and ops by the
 /// mapping, backward nodes through their forward op's sequence number.
 pub(super) fn own_maps(
@@ -339,14 +342,21 @@ pub(super) fn own_maps(
     mapping: &OpMapping,
     notes: &mut Vec<String>,
 ) -> Vec<Option<String>> {
+    // Rules are tried in order, with globs: once per distinct op, name,
+    // shapes and module path, not once per event.
+    let mut ops: HashMap<OpKey<'_>, Option<&str>> = HashMap::new();
     let mut own: Vec<Option<String>> = events
         .iter()
         .enumerate()
         .map(|(i, e)| match e.cat {
             Cat::Annotation => mapping.annotation(&e.name).map(str::to_owned),
-            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => mapping
-                .op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
-                .map(str::to_owned),
+            Cat::CpuOp if !e.name.starts_with(BACKWARD_PREFIX) => {
+                let key = (e.name.as_ref(), e.dims.as_deref(), tree.module[i]);
+                let brick = ops.entry(key).or_insert_with(|| {
+                    mapping.op_in(&e.name, e.dims.as_deref(), tree.module_path(i))
+                });
+                brick.map(str::to_owned)
+            }
             Cat::Module => tree
                 .module_path(i)
                 .and_then(|p| mapping.module(p))
@@ -361,7 +371,7 @@ pub(super) fn own_maps(
     let mut creator: HashMap<i64, usize> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
         if e.cat == Cat::CpuOp
-            && let Some(seq) = e.seq
+            && let Some(seq) = e.seq()
             && !in_backward(i)
         {
             let slot = creator.entry(seq).or_insert(i);
@@ -379,7 +389,7 @@ pub(super) fn own_maps(
             continue;
         }
         let forward = e
-            .seq
+            .seq()
             .and_then(|s| creator.get(&s))
             .and_then(|&f| forward_root[f])
             .and_then(|r| own[r].clone());
@@ -405,7 +415,7 @@ pub(super) fn roots(events: &[Event], own: &[Option<String>]) -> Vec<Option<usiz
     let mut root: Vec<Option<usize>> = vec![None; events.len()];
     for i in 0..events.len() {
         root[i] = events[i]
-            .parent
+            .parent()
             .and_then(|p| root[p])
             .or(own[i].as_ref().map(|_| i));
     }

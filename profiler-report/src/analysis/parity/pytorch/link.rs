@@ -49,20 +49,20 @@ impl Links {
             .iter()
             .enumerate()
             .filter(|(_, e)| e.cat == Cat::Runtime)
-            .filter_map(|(i, e)| Some((e.correlation?, i)))
+            .filter_map(|(i, e)| Some((e.correlation()?, i)))
             .collect();
         let by_external: HashMap<i64, usize> = events
             .iter()
             .enumerate()
             .filter(|(_, e)| e.cat == Cat::CpuOp)
-            .filter_map(|(i, e)| Some((e.external_id?, i)))
+            .filter_map(|(i, e)| Some((e.external_id()?, i)))
             .collect();
         for (i, e) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
             let flow = e
-                .correlation
+                .correlation()
                 .and_then(|c| trace.flows.get(&c))
                 .map(|f| (f.thread.as_ref(), f.ts));
-            let launch = e.correlation.and_then(|c| runtime.get(&c)).copied();
+            let launch = e.correlation().and_then(|c| runtime.get(&c)).copied();
             links.launch[i] = match (launch, flow) {
                 (Some(l), flow) => {
                     let at = &events[l];
@@ -79,8 +79,8 @@ impl Links {
                     links.by_flow += usize::from(host.is_some());
                     host
                 }
-                (None, None) if e.correlation.is_none() => {
-                    let op = e.external_id.and_then(|x| by_external.get(&x)).copied();
+                (None, None) if e.correlation().is_none() => {
+                    let op = e.external_id().and_then(|x| by_external.get(&x)).copied();
                     links.by_external_id += usize::from(op.is_some());
                     op
                 }
@@ -137,7 +137,7 @@ fn enclosing(events: &[Event], thread: &str, ts: f64) -> Option<usize> {
         if events[i].end() >= ts {
             return Some(i);
         }
-        cur = events[i].parent;
+        cur = events[i].parent();
     }
     None
 }

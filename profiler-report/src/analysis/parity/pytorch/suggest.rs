@@ -135,7 +135,7 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     let mut has_inner_module = vec![false; events.len()];
     for e in events {
         if e.cat == Cat::Module
-            && let Some(outer) = e.parent.and_then(|p| tree.module_call[p])
+            && let Some(outer) = e.parent().and_then(|p| tree.module_call[p])
         {
             has_inner_module[outer] = true;
         }

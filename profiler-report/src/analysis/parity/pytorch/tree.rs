@@ -46,7 +46,7 @@ impl Tree {
         for (i, e) in events.iter().enumerate() {
             let backward = e.name.starts_with(BACKWARD_PREFIX);
             let own_op = (e.cat == Cat::CpuOp).then_some(i);
-            match e.parent {
+            match e.parent() {
                 Some(p) => {
                     under_op[i] = under_op[p] || events[p].cat == Cat::CpuOp;
                     in_backward[i] = backward || in_backward[p];
