@@ -220,7 +220,7 @@ pub(crate) fn compute(
             .as_ref()
             .map(|r| r.memory_peaks.clone())
             .unwrap_or_default(),
-        launch_gap: run.recorded.as_ref().and_then(|r| r.launch_gap.clone()),
+        launch_gap: run.recorded.as_ref().and_then(|r| r.launch_gap),
     }
 }
 

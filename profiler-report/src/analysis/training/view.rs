@@ -176,7 +176,7 @@ impl RunView {
                 times_per_step: steps.count > 0,
                 notes,
                 memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
-                launch_gap: profile.run.launch_gap.clone(),
+                launch_gap: profile.run.launch_gap,
                 layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
                 busy_ceilings: profile
                     .run
