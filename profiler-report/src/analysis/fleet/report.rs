@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::error::{FleetError, RankProblem};
 use super::read::{RankData, RunDir, read_run_dir};
-use super::stats::{Threshold, quantile};
+use super::stats::{Threshold, median, quantile};
 
 /// Least excess over the median that makes a brick straggler, whatever
 /// the step rule's `min_excess`.
@@ -210,14 +210,23 @@ impl FleetReport {
             // a wider margin.
             let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
             let t = Threshold::of(&just, settings.mad_k, floor);
-            // A straggler holds the others back: a rank whose steps end
-            // sooner than the fleet's median does not, whatever part of its
-            // step one brick takes (on shared cores a rank that gets more
-            // CPU has a shorter step, and a brick a larger part of it).
-            let holds_back = |step: f64| step >= step_threshold.median_ns;
+            // A straggler holds the others back by what its brick takes too
+            // long: its step must be longer than the fleet's median by at
+            // least half of the brick's excess per step. A rank whose step
+            // is not (on shared cores, one that lost the CPU in this brick
+            // and got it back elsewhere) keeps pace, and no one waits for it.
+            let typical = median(&per_step.iter().map(|(_, ns)| *ns).collect::<Vec<_>>());
+            let holds_back = |rank: u32, step: f64| {
+                let own = per_step
+                    .iter()
+                    .find(|(r, _)| *r == rank)
+                    .map_or(0.0, |(_, ns)| *ns);
+                let behind = step - step_threshold.median_ns;
+                behind >= 0.0 && behind >= 0.5 * (own - typical)
+            };
             for &(rank, v, step) in relative
                 .iter()
-                .filter(|(_, v, step)| holds_back(*step) && t.exceeded_by(v / step))
+                .filter(|(rank, v, step)| holds_back(*rank, *step) && t.exceeded_by(v / step))
             {
                 // In this rank's nanoseconds: the fleet's relative figures
                 // times its own median step.
