@@ -11,8 +11,8 @@ mod text;
 
 pub use error::{FleetError, RankProblem};
 pub use report::{
-    BRICK_MIN_EXCESS, FleetReport, FleetSettings, HeatMap, Imbalance, RankSteps, Straggler,
-    StragglerIn,
+    BRICK_MIN_EXCESS, BRICK_MIN_STEP_COST, FleetReport, FleetSettings, HeatMap, Imbalance,
+    RankSteps, Straggler, StragglerIn,
 };
 pub use stats::Threshold;
 

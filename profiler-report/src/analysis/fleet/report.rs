@@ -15,6 +15,11 @@ use super::stats::{Threshold, median, quantile};
 /// the step rule's `min_excess`.
 pub const BRICK_MIN_EXCESS: f64 = 2.0;
 
+/// Least share of the fleet's median step a brick straggler must cost its
+/// rank: a brick that loses less than this holds no one back by much, and
+/// on shared cores such an excess is scheduling noise.
+pub const BRICK_MIN_STEP_COST: f64 = 0.05;
+
 /// How stragglers are told apart from noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FleetSettings {
@@ -211,8 +216,9 @@ impl FleetReport {
             let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
             let t = Threshold::of(&just, settings.mad_k, floor);
             // A straggler holds the others back by what its brick takes too
-            // long: its step must be longer than the fleet's median by at
-            // least half of the brick's excess per step. A rank whose step
+            // long: the brick must cost it at least `BRICK_MIN_STEP_COST` of
+            // the fleet's median step, and its step must be longer than that
+            // median by at least half of the brick's excess. A rank whose step
             // is not (on shared cores, one that lost the CPU in this brick
             // and got it back elsewhere) keeps pace, and no one waits for it.
             let typical = median(&per_step.iter().map(|(_, ns)| *ns).collect::<Vec<_>>());
@@ -222,7 +228,8 @@ impl FleetReport {
                     .find(|(r, _)| *r == rank)
                     .map_or(0.0, |(_, ns)| *ns);
                 let behind = step - step_threshold.median_ns;
-                behind >= 0.0 && behind >= 0.5 * (own - typical)
+                let lost = own - typical;
+                lost >= BRICK_MIN_STEP_COST * step_threshold.median_ns && behind >= 0.5 * lost
             };
             for &(rank, v, step) in relative
                 .iter()
