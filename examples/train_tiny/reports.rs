@@ -68,9 +68,10 @@ fn measure(args: &Args) -> MeasuredCeilings {
     }
     for f in c.peak_flops.iter().chain(&c.other_peaks) {
         parts.push(format!(
-            "{} peak {:.1} GFLOP/s ({}, {} threads)",
+            "{} peak {:.1} {} ({}, {} threads)",
             f.precision.to_uppercase(),
             f.gflops,
+            f.unit(),
             f.isa,
             f.threads
         ));

@@ -123,7 +123,7 @@ fn bricks_land_on_the_level_their_working_set_fits_in() {
     assert!(!finding.contains("SmallAdd"), "{finding}");
     let text = r.to_string();
     assert!(
-        text.contains("memory-bound (L1)") && text.contains("memory-bound (DRAM)"),
+        text.contains("memory-bound, fits in L1") && text.contains("memory-bound, DRAM: "),
         "{text}"
     );
     let svg = r.to_svg();
@@ -192,14 +192,11 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
     );
     let text = r.to_string();
     assert!(
-        text.contains("memory-bound (L2) pinned by annotation"),
+        text.contains("memory-bound, L2: pinned by annotation"),
         "{text}"
     );
-    assert!(
-        text.contains("memory-bound (L1) fits in L1 (sysfs)"),
-        "{text}"
-    );
-    assert!(text.contains("(DRAM) past every cache (sysfs)"), "{text}");
+    assert!(text.contains("memory-bound, fits in L1 (sysfs)"), "{text}");
+    assert!(text.contains("DRAM: past every cache (sysfs)"), "{text}");
     // An L3 with a size but no bandwidth roof: its bricks go to DRAM, saying why.
     let with_l3 = roof
         .clone()
@@ -207,7 +204,7 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
     let r3 = BrickRoofline::from_profile(&p, &with_l3, None, None).unwrap();
     assert!(
         r3.to_string()
-            .contains("(DRAM) fits in L3 (sysfs), which has no roof"),
+            .contains("DRAM: fits in L3 (sysfs), which has no roof"),
         "{r3}"
     );
     assert!(r.to_svg().contains("pinned by annotation"));
@@ -218,7 +215,7 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
         point(&r, "Liar"),
         (MemoryLevel::Dram, LevelChoice::Pinned, true)
     );
-    assert!(r.to_markdown().contains("(DRAM) pinned by --pin"));
+    assert!(r.to_markdown().contains("DRAM: pinned by --pin"));
     // One level for every brick, as asked, over the annotation too.
     let all = BrickRoofline::from_profile(&p, &roof, None, Some(MemoryLevel::L1Cache)).unwrap();
     assert_eq!(point(&all, "Liar").1, LevelChoice::All);

@@ -58,9 +58,10 @@ impl Report for Probed {
         for f in c.peak_flops.iter().chain(&c.other_peaks) {
             let _ = writeln!(
                 s,
-                "  {:<5} {:>9.1} GFLOP/s  (median {:.1}; {} on {}, {} threads)",
+                "  {:<5} {:>9.1} {:<7}  (median {:.1}; {} on {}, {} threads)",
                 f.precision.to_uppercase(),
                 f.gflops,
+                f.unit(),
                 f.median_gflops,
                 f.method,
                 f.isa,
@@ -70,7 +71,7 @@ impl Report for Probed {
         for cache in &c.caches {
             let _ = writeln!(
                 s,
-                "  L{} cache {} KiB per core, {} instance(s), from {}",
+                "  L{} cache {} KiB each, {} instance(s), from {}",
                 cache.level,
                 cache.bytes >> 10,
                 cache.instances,

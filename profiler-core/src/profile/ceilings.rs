@@ -139,6 +139,19 @@ pub struct FlopsCeiling {
     pub duration_ns: u64,
 }
 
+impl FlopsCeiling {
+    /// The rate's unit: `"GOP/s"` for integer precisions (their operations
+    /// are not floating-point ones), else `"GFLOP/s"`.
+    #[must_use]
+    pub fn unit(&self) -> &'static str {
+        if self.precision.starts_with("int") {
+            "GOP/s"
+        } else {
+            "GFLOP/s"
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,9 +50,10 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
     }
     for f in m.peak_flops.iter().chain(&m.other_peaks) {
         items.push(format!(
-            "{} peak {} GFLOP/s (median {}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
+            "{} peak {} {} (median {}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
             escape::html(&f.precision.to_uppercase()),
             num(f.gflops),
+            f.unit(),
             num(f.median_gflops),
             escape::html(&f.method),
             escape::html(&f.isa),
@@ -65,7 +66,7 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
     }
     for c in &m.caches {
         items.push(format!(
-            "L{} cache {} KiB per core ({} instances), from {}",
+            "L{} cache {} KiB each ({} instances), from {}",
             c.level,
             num(c.bytes as f64 / 1024.0),
             c.instances,

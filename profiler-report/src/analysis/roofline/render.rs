@@ -100,9 +100,10 @@ pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
         .iter()
         .map(|c| {
             format!(
-                "{} {}FLOP/s{}",
+                "{} {}{}/s{}",
                 c.precision,
                 si(c.tflops * 1e12),
+                c.precision.operation(),
                 est(c.estimate)
             )
         })
@@ -172,12 +173,17 @@ impl BrickRoofline {
     }
 
     /// The bound column: the side of the ridge, with the level and where
-    /// it came from when bricks have their own.
+    /// it came from when bricks have their own (`memory-bound, fits in L1
+    /// (sysfs)`, `memory-bound, L2: pinned by annotation`).
     pub(crate) fn bound_text(&self, p: &BrickPoint) -> String {
-        if self.by_working_set || p.level_choice.is_pinned() {
-            format!("{} ({}) {}", p.bound, p.level, self.level_origin(p))
+        if !(self.by_working_set || p.level_choice.is_pinned()) {
+            return p.bound.to_string();
+        }
+        let origin = self.level_origin(p);
+        if origin.starts_with(&format!("fits in {} ", p.level)) {
+            format!("{}, {origin}", p.bound)
         } else {
-            p.bound.to_string()
+            format!("{}, {}: {origin}", p.bound, p.level)
         }
     }
 

@@ -50,6 +50,18 @@ impl Precision {
     }
 }
 
+impl Precision {
+    /// What a peak in this precision counts: `"OP"` for INT8 (integer
+    /// operations), `"FLOP"` for the others.
+    #[must_use]
+    pub fn operation(self) -> &'static str {
+        match self {
+            Self::Int8 => "OP",
+            _ => "FLOP",
+        }
+    }
+}
+
 impl fmt::Display for Precision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
