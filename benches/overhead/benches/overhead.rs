@@ -140,6 +140,7 @@ fn main() -> ExitCode {
         puffin_scopes::variant(),
         tracing_spans::variant(),
         tracing_bricks::scoped_variant(),
+        tracing_bricks::timed_variant(),
         tracing_bricks::variant(),
         baseline::team_variant(Rc::clone(&team)),
         ours::team_variant(Rc::clone(&team)),

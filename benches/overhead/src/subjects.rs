@@ -99,14 +99,14 @@ pub const COUNTER_NAME: &str = if cfg!(target_arch = "x86_64") {
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn raw_counter() -> u64 {
+pub(crate) fn raw_counter() -> u64 {
     // SAFETY: `rdtsc` has no preconditions on x86_64.
     unsafe { core::arch::x86_64::_rdtsc() }
 }
 
 #[cfg(target_arch = "aarch64")]
 #[inline(always)]
-fn raw_counter() -> u64 {
+pub(crate) fn raw_counter() -> u64 {
     let ticks: u64;
     // SAFETY: reading the virtual count register is allowed at EL0 on every
     // OS Rust supports on aarch64 and has no side effects.
@@ -116,7 +116,7 @@ fn raw_counter() -> u64 {
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 #[inline(always)]
-fn raw_counter() -> u64 {
+pub(crate) fn raw_counter() -> u64 {
     use std::sync::OnceLock;
     static ORIGIN: OnceLock<Instant> = OnceLock::new();
     ORIGIN.get_or_init(Instant::now).elapsed().as_nanos() as u64
