@@ -24,6 +24,7 @@ mod chrome_events;
 mod chrome_raw;
 mod chrome_stream;
 mod chrome_trace;
+mod chrome_window;
 mod error;
 mod execution_trace;
 mod format;
