@@ -16,6 +16,7 @@ mod nsight;
 mod presets;
 mod render;
 mod svg;
+mod svg_ceilings;
 mod svg_levels;
 mod units;
 
