@@ -6,6 +6,7 @@
 mod import;
 mod link;
 mod mapping;
+mod ownership;
 mod rules;
 mod steps;
 mod suggest;

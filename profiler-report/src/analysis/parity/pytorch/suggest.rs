@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::import::{own_maps, roots};
 use super::mapping::OpMapping;
+use super::ownership::{own_maps, roots};
 use super::rules::VIEW_OPS;
 use super::steps::TraceSteps;
 use super::tree::{StepWindows, Tree};
