@@ -113,11 +113,19 @@ fn saved_imports_feed_the_other_reports() {
         .expect(0)
         .stdout;
     assert!(out.contains("elementwise_add"), "{out}");
-    // The CSV itself works too.
+    // The CSV itself gives the same table, and knows the export's compute
+    // capability, which the saved profile does not keep.
     let direct = run(&["roofline", &nsight("ncu_raw.csv"), "--hardware", "4090"])
         .expect(0)
         .stdout;
-    assert_eq!(out, direct);
+    assert_eq!(
+        direct.strip_prefix(out.as_str()),
+        Some(
+            "note: the export's compute capability 9.0 is not that of RTX 4090 (8.9): is it \
+             the device this kernel ran on?\n"
+        ),
+        "{direct}"
+    );
 
     let nsys = dir.path().join("nsys.profile.json");
     let out = run(&[
@@ -382,4 +390,49 @@ fn a_capture_that_failed_at_its_options_shows_the_tools_error() {
         e.contains("did not match any section") && e.contains("no kernel was profiled"),
         "{e}"
     );
+}
+
+/// A real BF16 tensor-core GEMM (ncu on an sm_120 GPU) judged with
+/// `--hardware h100`: `roofline` agrees with `import` (the BF16 roof, the
+/// precision ncu counted the FLOPs in, 11.5% of it) and says that the
+/// export's compute capability is not the H100's. `--precision fp32` still
+/// judges it against FP32, where it runs above the roof.
+#[test]
+fn roofline_of_a_bf16_gemm_export_uses_the_counted_precision_and_names_the_capability() {
+    let file = root().join("tests/fixtures/real/nsight/ncu_sm120_gemm_metrics.csv");
+    let file = file.to_str().unwrap();
+    let out = run(&["roofline", file, "--hardware", "h100"])
+        .expect(0)
+        .stdout;
+    assert!(
+        out.starts_with("Bricks judged against the BF16 roof of H100 SXM"),
+        "{out}"
+    );
+    assert!(out.contains("  11.5%  compute-bound"), "{out}");
+    assert!(!out.contains("above the"), "{out}");
+    assert!(
+        out.contains("compute capability 12.0 is not that of H100 SXM (9.0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ncu counted the kernels' FLOPs in BF16"),
+        "{out}"
+    );
+
+    let fp32 = run(&[
+        "roofline",
+        file,
+        "--hardware",
+        "h100",
+        "--precision",
+        "fp32",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        fp32.starts_with("Bricks judged against the FP32 roof"),
+        "{fp32}"
+    );
+    assert!(fp32.contains("run above the FP32/DRAM roof"), "{fp32}");
+    assert!(!fp32.contains("ncu counted"), "{fp32}");
 }

@@ -123,7 +123,8 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
             precision: args.precision,
             level: args.level,
             ..RooflineOptions::default()
-        },
+        }
+        .or_counted_in(&launches),
     ) {
         Ok(r) => Some(r.with_levels_of(&launches)),
         Err(e) if hardware.is_none() && args.precision.is_none() && args.level.is_none() => {

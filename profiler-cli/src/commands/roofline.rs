@@ -74,7 +74,8 @@ pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError>
         precision: args.precision,
         level: args.level,
         pins: args.pin.iter().cloned().collect(),
-    };
+    }
+    .or_counted_in(&launches);
     let roofline = brick_roofline(&profile, hardware.as_ref(), &options)?.with_levels_of(&launches);
     if let Some(path) = &args.svg {
         write_file(path, roofline.to_svg().as_bytes())?;

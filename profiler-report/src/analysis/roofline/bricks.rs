@@ -11,6 +11,7 @@ use super::error::RooflineError;
 use super::hierarchy::Hierarchy;
 use super::kernel::KernelRoofline;
 use super::levels::{Annotation, LevelChoice, LevelPicker, RooflineOptions};
+use super::nsight::{capability_note, roof_precision};
 use super::units::{Bound, MemoryLevel, Precision};
 use crate::input::nsight::FullProfile;
 
@@ -268,12 +269,62 @@ impl BrickRoofline {
 impl BrickRoofline {
     /// Adds the hierarchical roofline of the ncu launches the bricks were
     /// imported from: the plot then draws each kernel at every level the
-    /// export measured, and each level's roof.
+    /// export measured, and each level's roof. Notes say when the launches'
+    /// compute capability is not the device's, and when the bricks are
+    /// judged at the precision ncu counted their FLOPs in.
     #[must_use]
     pub fn with_levels_of(mut self, launches: &[FullProfile]) -> Self {
         self.hierarchy = Hierarchy::from_full_profiles(launches);
+        let mut capabilities: Vec<&str> = launches
+            .iter()
+            .filter_map(|l| l.hardware.compute_capability.as_deref())
+            .collect();
+        capabilities.sort_unstable();
+        capabilities.dedup();
+        self.notes.extend(
+            capabilities
+                .into_iter()
+                .filter_map(|cc| capability_note(&self.roofline.name, cc)),
+        );
+        if self.precision != Precision::Fp32 && counted_precision(launches) == Some(self.precision)
+        {
+            self.notes.push(format!(
+                "judged against the {} roof: ncu counted the kernels' FLOPs in {} \
+                 (--precision chooses another)",
+                self.precision, self.precision
+            ));
+        }
         self
     }
+}
+
+impl RooflineOptions {
+    /// These options, with the precision ncu counted the launches' FLOPs in
+    /// when they set none (a BF16 tensor-core GEMM is judged against the
+    /// BF16 roof, not FP32's): when every launch whose FLOPs were counted
+    /// per precision counted most in the same one, and the hardware model
+    /// has a roof for it.
+    #[must_use]
+    pub fn or_counted_in(mut self, launches: &[FullProfile]) -> Self {
+        if self.precision.is_none() {
+            self.precision = counted_precision(launches);
+        }
+        self
+    }
+}
+
+/// The precision most of every counted launch's FLOPs are in, when they
+/// agree and it has a roof.
+fn counted_precision(launches: &[FullProfile]) -> Option<Precision> {
+    let mut counted = launches.iter().filter_map(|l| {
+        l.compute
+            .flops_by_precision
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(name, _)| roof_precision(name))
+    });
+    let first = counted.next()??;
+    counted.all(|p| p == Some(first)).then_some(first)
 }
 
 /// The finding for bricks above their roof: with one level for all, the

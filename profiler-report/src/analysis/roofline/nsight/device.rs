@@ -19,6 +19,20 @@ const COMPUTE_CAPABILITY: [(&str, &str); 5] = [
     ("H200 SXM", "9.0"),
 ];
 
+/// A note when the export's compute capability `cc` is not that of the
+/// table's device `device` (the `--hardware` given is probably not the
+/// device the kernels ran on); `None` when they agree or the device's is
+/// not known.
+pub(crate) fn capability_note(device: &str, cc: &str) -> Option<String> {
+    let (_, expected) = COMPUTE_CAPABILITY.iter().find(|(d, _)| *d == device)?;
+    (cc.trim() != *expected).then(|| {
+        format!(
+            "the export's compute capability {cc} is not that of {device} ({expected}): \
+             is it the device this kernel ran on?"
+        )
+    })
+}
+
 /// The roofline to judge against and the hardware section describing it.
 pub(crate) fn hardware(
     k: &NcuKernel,
@@ -51,14 +65,9 @@ pub(crate) fn hardware(
         (None, None) => (None, "unknown".to_owned()),
     };
     if let (Some(r), Some(cc)) = (&roof, k.compute_capability.as_deref())
-        && let Some((_, expected)) = COMPUTE_CAPABILITY.iter().find(|(d, _)| *d == r.name)
-        && cc.trim() != *expected
+        && let Some(note) = capability_note(&r.name, cc)
     {
-        notes.push(format!(
-            "the export's compute capability {cc} is not that of {} ({expected}): \
-             is it the device this kernel ran on?",
-            r.name
-        ));
+        notes.push(note);
     }
     let section = HardwareSection {
         name: roof.as_ref().map(|r| r.name.clone()),

@@ -10,3 +10,5 @@ mod levels;
 mod placement;
 
 pub use build::FullProfileOptions;
+pub(crate) use device::capability_note;
+pub(crate) use placement::roof_precision;

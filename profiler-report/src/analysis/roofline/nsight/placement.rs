@@ -31,18 +31,21 @@ impl RooflineSection {
     }
 }
 
-/// The ceiling a counted precision is judged against: tensor-pipe FLOPs
-/// against the precision's peak (the data sheets' peaks for BF16, FP16 and
-/// TF32 are the tensor cores'); `None` for one without a ceiling (FP8).
-fn roof_precision(counted: &str) -> Option<Precision> {
-    match counted.trim_end_matches(" (tensor)") {
-        "FP32" => Some(Precision::Fp32),
-        "FP16" => Some(Precision::Fp16),
-        "FP64" => Some(Precision::Fp64),
-        "BF16" => Some(Precision::Bf16),
-        "TF32" => Some(Precision::Tf32),
-        _ => None,
-    }
+/// The ceiling a counted precision (`BF16 (tensor)`, any case) is judged
+/// against: tensor-pipe FLOPs against the precision's peak (the data
+/// sheets' peaks for BF16, FP16 and TF32 are the tensor cores'); `None` for
+/// one without a ceiling (FP8).
+pub(crate) fn roof_precision(counted: &str) -> Option<Precision> {
+    let name = counted.trim_end_matches(" (tensor)");
+    [
+        Precision::Fp32,
+        Precision::Fp16,
+        Precision::Fp64,
+        Precision::Bf16,
+        Precision::Tf32,
+    ]
+    .into_iter()
+    .find(|p| p.name().eq_ignore_ascii_case(name))
 }
 
 /// Places the kernel on the roof, or says why it cannot be.
