@@ -1,7 +1,8 @@
 //! `--suggest-mapping`: a draft mapping file from a trace. Forward ops are
-//! grouped by leaf module call (by module path) or, outside leaf modules,
-//! by op name, input shapes and enclosing module, each with its time per
-//! step, largest first; the user renames the bricks and keeps what fits.
+//! grouped by the mapped `record_function` range around them, else by leaf
+//! module call (by module path) or, outside leaf modules, by op name, input
+//! shapes and enclosing module, each with its time per step, largest first;
+//! the user renames the bricks and keeps what fits.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -19,6 +20,9 @@ const MAX_RULES: usize = 40;
 /// What a draft rule matches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
+    /// A mapped `record_function` range (the built-in rules map some, and
+    /// every other maps to itself), by name: what runs inside it is its.
+    Range(String),
     /// A leaf module's calls, by generalised path.
     Module(String),
     /// Ops by name, shapes and generalised enclosing module path.
@@ -81,7 +85,7 @@ fn placeholder(key: &Key) -> String {
             .split('[')
             .next()
             .unwrap_or(path),
-        Key::Op { name, .. } => name.rsplit("::").next().unwrap_or(name),
+        Key::Op { name, .. } | Key::Range(name) => name.rsplit("::").next().unwrap_or(name),
     };
     raw.split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -92,6 +96,18 @@ fn placeholder(key: &Key) -> String {
             })
         })
         .collect()
+}
+
+/// Shapes for a comment: at most 60 characters, cut with `...`, on one
+/// line.
+fn abbreviated(shapes: &str) -> String {
+    const MAX: usize = 60;
+    let one_line: String = shapes.chars().filter(|c| !c.is_control()).collect();
+    if one_line.chars().count() <= MAX {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(MAX - 3).collect();
+    format!("{cut}...")
 }
 
 /// A TOML basic string.
@@ -145,6 +161,12 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
         if tree.in_backward[i] {
             return None;
         }
+        // The outermost mapped range wins in parity, so it does here.
+        if let Some(r) = root[i]
+            && events[r].cat == Cat::Annotation
+        {
+            return Some((r, Key::Range(events[r].name.to_string())));
+        }
         if let Some(m) = tree.module_call[i]
             && !has_inner_module[m]
         {
@@ -191,15 +213,11 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
             if !windows.contains(e.ts) {
                 continue;
             }
-            let owner_is_self = match e.cat {
-                Cat::Module => !has_inner_module[i],
-                Cat::CpuOp => {
-                    tree.top_op[i] == Some(i)
-                        && tree.module_call[i].is_none_or(|m| has_inner_module[m])
-                }
-                _ => false,
-            };
-            if owner_is_self && let Some((owner, key)) = group(i) {
+            // Each group's time is that of its owner's range: a mapped
+            // range, a leaf module call or a top-level op.
+            if let Some((owner, key)) = group(i)
+                && owner == i
+            {
                 add(owner, key, e.dur, &mut counted);
             }
         }
@@ -226,16 +244,34 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     );
     s.push_str(
         "# Module paths: Class[k] is the k-th call of a Class module inside its parent's call\n\
-         # (ranges `nn.Module: ...` of with_stack=True); backward ops follow their forward op.\n",
+         # (ranges `nn.Module: ...` of with_stack=True); backward ops follow their forward op.\n\
+         # An op in one rule matches whatever its shapes (they are in the comment).\n",
     );
     if rows.is_empty() {
         s.push_str("# no forward op with time in the trace\nrules = []\n");
         return s;
     }
+    // An op that makes one group needs no shapes to tell its calls apart,
+    // and a rule without them still holds when the batch size changes:
+    // its shapes go to the comment instead.
+    let mut groups_of_op: HashMap<&str, usize> = HashMap::new();
+    for (key, _) in &rows {
+        if let Key::Op { name, .. } = key {
+            *groups_of_op.entry(name).or_default() += 1;
+        }
+    }
     s.push_str("rules = [\n");
     for (key, t) in rows.iter().take(MAX_RULES) {
         let brick = t.brick.clone().unwrap_or_else(|| placeholder(key));
+        let calls = (t.calls as f64 / per_step).round();
+        let mut comment = String::new();
         let fields = match key {
+            Key::Range(name) => {
+                comment = ", a record_function range (`ignore` it to map what runs \
+                               inside instead)"
+                    .to_owned();
+                format!("op = {}", quoted(name))
+            }
             Key::Module(path) => format!("module = {}", quoted(path)),
             Key::Op {
                 name,
@@ -244,7 +280,11 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
             } => {
                 let mut f = format!("op = {}", quoted(name));
                 if let Some(sh) = shapes.as_deref().filter(|sh| !sh.is_empty()) {
-                    let _ = write!(f, ", shapes = {}", quoted(sh));
+                    if groups_of_op.get(name.as_str()) == Some(&1) {
+                        comment = format!(", shapes {}", abbreviated(sh));
+                    } else {
+                        let _ = write!(f, ", shapes = {}", quoted(sh));
+                    }
                 }
                 if let Some(m) = module {
                     let _ = write!(f, ", module = {}", quoted(m));
@@ -254,10 +294,10 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
         };
         let _ = writeln!(
             s,
-            "  {{ {fields}, brick = {} }},  # {:.3} ms, {} calls",
+            "  {{ {fields}, brick = {} }},  # {:.3} ms, {calls} call{}{comment}",
             quoted(&brick),
             t.us / 1e3 / per_step,
-            (t.calls as f64 / per_step).round()
+            if calls == 1.0 { "" } else { "s" }
         );
     }
     s.push_str("]\n");
