@@ -1,6 +1,6 @@
 //! Statistics types: per-brick and per-category totals, the latency
 //! histogram behind percentiles, and the shared count/total/extremes
-//! [`Summary`] every aggregation merges through.
+//! `Summary` every aggregation merges through.
 
 mod brick;
 mod category;
