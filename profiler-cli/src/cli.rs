@@ -76,7 +76,8 @@ pub(crate) struct Cli {
         help_heading = "Global options"
     )]
     output: Option<PathBuf>,
-    /// Which kernel summary (1-based) to read from `nsys stats` output that holds several runs.
+    /// Which kernel summary (1-based) to read from `nsys stats` output that holds several runs
+    /// (per input: `FILE#N`).
     #[arg(long, global = true, value_name = "N", help_heading = "Global options")]
     report: Option<usize>,
     #[command(subcommand)]

@@ -49,23 +49,40 @@ pub(crate) fn pick_report(n: Option<usize>) {
     }
 }
 
-/// Reads `nsys stats` text: the one summary, or the one `--report` picks.
-fn nsys(text: &str, origin: &str) -> Result<Input, CliError> {
-    Ok(Input::Nsys(match REPORT.get() {
-        Some(&n) => parse_nsys_report(text, origin, n)?,
+/// Reads `nsys stats` text: the one summary, or the one `pick` (else
+/// `--report`) names.
+fn nsys(text: &str, origin: &str, pick: Option<usize>) -> Result<Input, CliError> {
+    Ok(Input::Nsys(match pick.or(REPORT.get().copied()) {
+        Some(n) => parse_nsys_report(text, origin, n)?,
         None => parse_nsys_stats(text, origin)?,
     }))
 }
 
+/// `FILE#N` for a file that does not exist under that whole name: `FILE`
+/// and `N`, the kernel summary to read from it.
+fn report_suffix(path: &Path) -> Option<(&Path, usize)> {
+    if path.exists() {
+        return None;
+    }
+    let (file, n) = path.to_str()?.rsplit_once('#')?;
+    let n: usize = n.parse().ok()?;
+    let file = Path::new(file);
+    file.is_file().then_some((file, n))
+}
+
 /// Reads any input: a binary Nsight report through its tool, anything else
-/// through the library.
+/// through the library. `FILE#N` reads the N-th kernel summary of `nsys
+/// stats` output that holds several (one input of a diff or a parity).
 pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
+    if let Some((file, n)) = report_suffix(path) {
+        return nsys(&read_text(file)?, &path.display().to_string(), Some(n));
+    }
     let Some(tool) = binary_report(path) else {
         return match input::open(path) {
             Err(InputError::Import(ImportError::SeveralReports { .. }))
                 if REPORT.get().is_some() =>
             {
-                nsys(&read_text(path)?, &path.display().to_string())
+                nsys(&read_text(path)?, &path.display().to_string(), None)
             }
             other => Ok(other?),
         };
@@ -80,7 +97,7 @@ pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     Ok(if tool == "ncu" {
         Input::Ncu(parse_ncu_csv(&t.ncu_export(path)?, &origin)?)
     } else {
-        nsys(&t.nsys_stats(path)?, &origin)?
+        nsys(&t.nsys_stats(path)?, &origin, None)?
     })
 }
 

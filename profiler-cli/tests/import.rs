@@ -436,3 +436,34 @@ fn roofline_of_a_bf16_gemm_export_uses_the_counted_precision_and_names_the_capab
     assert!(fp32.contains("run above the FP32/DRAM roof"), "{fp32}");
     assert!(!fp32.contains("ncu counted"), "{fp32}");
 }
+
+/// `FILE#N` picks one kernel summary per input: two runs of one capture
+/// compare in a diff (the serial and the streamed vector add), and two
+/// runs with no kernel in common (PyTorch and Paddle GCNs) give no verdict
+/// and exit 1. A summary the file lacks is an error naming them.
+#[test]
+fn file_hash_n_picks_one_summary_per_input() {
+    let five = root().join("tests/fixtures/real/nsight/nsys_five_runs_a100.md");
+    let five = five.to_str().unwrap();
+    let out = run(&["diff", &format!("{five}#4"), &format!("{five}#5")])
+        .expect(0)
+        .stdout;
+    assert!(out.contains("110 -> 410"), "{out}");
+    assert!(out.contains("1 improvement(s)"), "{out}");
+
+    let gcn = root().join("tests/fixtures/real/nsight/nsys_two_runs_gcn.md");
+    let gcn = gcn.to_str().unwrap();
+    let out = run(&["diff", &format!("{gcn}#1"), &format!("{gcn}#2")])
+        .expect(1)
+        .stdout;
+    assert!(out.contains("of 19 before and 27 after"), "{out}");
+    assert!(
+        out.contains("no verdict: no brick is in both runs"),
+        "{out}"
+    );
+
+    let e = run(&["diff", &format!("{gcn}#3"), &format!("{gcn}#1")])
+        .expect(2)
+        .stderr;
+    assert!(e.contains("holds 2 kernel summaries"), "{e}");
+}

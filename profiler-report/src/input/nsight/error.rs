@@ -63,8 +63,8 @@ pub enum ImportError {
     /// caller asked for one.
     #[error(
         "`{origin}` holds {} kernel summaries, one per run: {}; pick one with `--report N` \
-         (1 to {}) on the command line, or read them all as separate runs with \
-         `parse_nsys_stats_all`",
+         (1 to {}) on the command line, or per input as `FILE#N`, or read them all as separate \
+         runs with `parse_nsys_stats_all`",
         reports.len(),
         reports.iter().enumerate().map(|(i, r)| format!("#{} at {r}", i + 1)).collect::<Vec<_>>().join(", "),
         reports.len()
