@@ -467,3 +467,31 @@ fn file_hash_n_picks_one_summary_per_input() {
         .stderr;
     assert!(e.contains("holds 2 kernel summaries"), "{e}");
 }
+
+/// A scorecard of an Nsight Systems kernel summary, which has no steps,
+/// says so where step figures would be, in every format: no 0 tok/s, 0 ns
+/// step or 0% coverage.
+#[test]
+fn a_scorecard_without_steps_shows_no_step_figures() {
+    let file = root().join("tests/fixtures/real/nsight/vllm_v16_cuda_gpu_kern_sum.txt");
+    let file = file.to_str().unwrap();
+    let table = run(&["scorecard", file]).expect(0).stdout;
+    for row in ["Throughput", "Step time", "Wall coverage"] {
+        assert!(
+            table.contains(&format!("{row:<16} n/a (no steps recorded)")),
+            "{row}\n{table}"
+        );
+    }
+    assert!(!table.contains("0 tok/s"), "{table}");
+    let md = run(&["--format", "markdown", "scorecard", file])
+        .expect(0)
+        .stdout;
+    assert!(
+        md.contains("| Throughput | n/a (no steps recorded) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| Wall coverage | n/a (no steps recorded) |"),
+        "{md}"
+    );
+}

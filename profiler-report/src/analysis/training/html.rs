@@ -11,7 +11,7 @@ use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
     launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
-    values_text, withheld_text,
+    values_text, wall_coverage_text, withheld_text,
 };
 use super::units::pct;
 use crate::base::escape;
@@ -104,7 +104,7 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
     row(defined(Metric::BwdFwd, "Bwd/Fwd ratio"), ratio_text(sc))?;
     row(
         defined(Metric::WallCoverage, "Wall coverage"),
-        pct(sc.wall_coverage),
+        wall_coverage_text(sc),
     )?;
     if show_transfer(sc) {
         row(

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, launch_gap_text,
-    regression_summary, withheld_text,
+    ratio_text, regression_summary, step_time_text, throughput_text, wall_coverage_text,
+    withheld_text,
 };
 use crate::base::escape;
 
@@ -55,10 +56,10 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         writeln!(s, "| Ceiling | {ceiling} |")?;
     }
     writeln!(s, "| Bottleneck | {} |", bottleneck_text(sc))?;
-    writeln!(s, "| Throughput | {:.0} tok/s |", sc.throughput_tok_s)?;
-    writeln!(s, "| Step time | {:.1} ms |", sc.step_time_ms)?;
-    writeln!(s, "| Bwd/Fwd ratio | {:.2} |", sc.forward_backward_ratio)?;
-    writeln!(s, "| Wall coverage | {:.1}% |", sc.wall_coverage * 100.0)?;
+    writeln!(s, "| Throughput | {} |", throughput_text(sc))?;
+    writeln!(s, "| Step time | {} |", step_time_text(sc))?;
+    writeln!(s, "| Bwd/Fwd ratio | {} |", ratio_text(sc))?;
+    writeln!(s, "| Wall coverage | {} |", wall_coverage_text(sc))?;
     if let Some(gap) = &sc.launch_gap {
         writeln!(s, "| Launch gap | {} |", launch_gap_text(gap))?;
     }

@@ -12,7 +12,7 @@ use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
     launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
-    values_text,
+    values_text, wall_coverage_text,
 };
 use super::units::pct;
 use crate::base::escape::visible;
@@ -46,7 +46,7 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     row(f, "Throughput", throughput_text(sc))?;
     row(f, "Step time", step_time_text(sc))?;
     row(f, "Bwd/Fwd ratio", ratio_text(sc))?;
-    row(f, "Wall coverage", pct(sc.wall_coverage))?;
+    row(f, "Wall coverage", wall_coverage_text(sc))?;
     if show_transfer(sc) {
         row(
             f,

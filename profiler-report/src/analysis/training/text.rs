@@ -142,16 +142,40 @@ fn default_rules(sc: &TrainingScorecard) -> &'static str {
     }
 }
 
+/// What a figure measured over steps shows when the run recorded none (an
+/// Nsight import, a run without `profiler::step`): not a zero.
+const NO_STEPS: &str = "n/a (no steps recorded)";
+
+/// Whether the run recorded no step, so that step time, throughput and
+/// wall coverage are zeros that measure nothing.
+fn no_steps(sc: &TrainingScorecard) -> bool {
+    sc.steps == 0 && sc.step_time_ms == 0.0 && sc.throughput_tok_s == 0.0
+}
+
 /// Mean step time, with the number of steps: `24.3 ms over 197 steps`.
 pub(crate) fn step_time_text(sc: &TrainingScorecard) -> String {
+    if no_steps(sc) {
+        return NO_STEPS.to_owned();
+    }
     match sc.steps {
         0 => ms(sc.step_time_ms),
         n => format!("{} over {n} steps", ms(sc.step_time_ms)),
     }
 }
 
+/// The share of step time inside phases.
+pub(crate) fn wall_coverage_text(sc: &TrainingScorecard) -> String {
+    if no_steps(sc) {
+        return NO_STEPS.to_owned();
+    }
+    pct(sc.wall_coverage)
+}
+
 /// Throughput with a caveat when empty steps are in it.
 pub(crate) fn throughput_text(sc: &TrainingScorecard) -> String {
+    if no_steps(sc) {
+        return NO_STEPS.to_owned();
+    }
     let mut text = tok_s(sc.throughput_tok_s);
     if sc.empty_steps > 0 {
         text.push_str(&format!(
