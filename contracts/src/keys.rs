@@ -134,7 +134,15 @@ const EQUATION: [&str; 6] = [
     "invariants",
 ];
 const OBLIGATION: [&str; 4] = ["type", "property", "formal", "tolerance"];
-const TEST: [&str; 5] = ["id", "rule", "prediction", "test", "if_fails"];
+const TEST: [&str; 7] = [
+    "id",
+    "rule",
+    "prediction",
+    "test",
+    "if_fails",
+    "falsification_test",
+    "if_test_passes",
+];
 
 /// Problems and warnings about keys, in file order.
 #[derive(Debug, Default)]

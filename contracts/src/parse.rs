@@ -75,7 +75,10 @@ pub fn parse_contract(name: &str, source: &str, text: &str) -> Result<Contract, 
     let mut errors = keys.errors;
     match typed.and_then(|raw| valid::contract(name, source, text, raw)) {
         Ok(mut contract) if errors.is_empty() => {
+            let own = std::mem::take(&mut contract.warnings);
             contract.warnings = keys.warnings;
+            contract.warnings.extend(own);
+            contract.warnings.sort_by_key(|w| w.line);
             Ok(contract)
         }
         Ok(_) => Err(one_or_several(errors)),

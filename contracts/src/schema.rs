@@ -65,6 +65,12 @@ pub(crate) struct RawTest {
     pub(crate) prediction: Option<String>,
     pub(crate) test: Option<Spanned<String>>,
     pub(crate) if_fails: Option<String>,
+    /// Upstream's other form of a test: code that tries to falsify the
+    /// claim, in place of `test`.
+    pub(crate) falsification_test: Option<Spanned<String>>,
+    /// With `falsification_test`: what it means when that code passes, in
+    /// place of `if_fails`.
+    pub(crate) if_test_passes: Option<String>,
 }
 
 /// `equations:` in file order. Keys are read as plain strings so error paths
@@ -110,7 +116,8 @@ pub(crate) fn expected(field: &str) -> Option<&'static str> {
              boundary, linearity, idempotency, symmetry, associativity, soundness, completeness"
         }
         "version" | "created" | "description" | "formula" | "domain" | "codomain" | "property"
-        | "formal" | "id" | "rule" | "prediction" | "test" | "if_fails" => "a string",
+        | "formal" | "id" | "rule" | "prediction" | "test" | "if_fails" | "falsification_test"
+        | "if_test_passes" => "a string",
         _ => return None,
     })
 }

@@ -5,7 +5,7 @@
 use proc_macro2::{TokenStream, TokenTree};
 
 use crate::depth::check_depth;
-use crate::error::ContractError;
+use crate::error::{ContractError, ContractWarning};
 use crate::model::{Condition, Contract, Equation, FalsificationTest, Metadata, ProofObligation};
 use crate::rule::{is_prose, parse_rule};
 use crate::schema::{RawContract, RawEquation, RawTest};
@@ -22,6 +22,7 @@ const RUST_KEYWORDS: [&str; 51] = [
 struct Problems<'a> {
     file: &'a str,
     list: Vec<ContractError>,
+    warnings: Vec<ContractWarning>,
 }
 
 impl Problems<'_> {
@@ -44,6 +45,7 @@ pub(crate) fn contract(
     let mut p = Problems {
         file: source,
         list: Vec::new(),
+        warnings: Vec::new(),
     };
     if !is_contract_name(name) {
         p.invalid(
@@ -85,12 +87,22 @@ pub(crate) fn contract(
         depends_on,
         depends_on_lines,
     };
-    if raw.equations.0.is_empty() {
+    // Upstream contracts may describe their computation otherwise
+    // (`layer_steps`): without equations, only the tests are checked. A
+    // contract with neither says nothing.
+    if raw.equations.0.is_empty() && raw.falsification_tests.is_empty() {
         p.invalid(
             version_line,
             "equations".into(),
-            "a contract needs at least one equation".into(),
+            "a contract needs at least one equation or falsification test".into(),
         );
+    } else if raw.equations.0.is_empty() {
+        p.warnings.push(ContractWarning {
+            file: source.to_owned(),
+            line: version_line,
+            field: "equations".into(),
+            message: "no equations: only the falsification tests are checked".into(),
+        });
     }
     let equations = raw
         .equations
@@ -146,7 +158,7 @@ pub(crate) fn contract(
         equations,
         proof_obligations,
         falsification_tests,
-        warnings: Vec::new(),
+        warnings: p.warnings,
     })
 }
 
@@ -234,15 +246,27 @@ fn reads(tokens: TokenStream, name: &str) -> bool {
 }
 
 fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<FalsificationTest> {
+    // Upstream's other form: code that tries to falsify the claim, and what
+    // it means when that code passes. Code is shown, never run or passed.
+    let code = t.test.is_none() && t.falsification_test.is_some();
+    let test = t.test.or(t.falsification_test);
+    let if_fails = t.if_fails.or(t.if_test_passes);
     // Every missing key of the test is reported, not only the first.
-    let line = t.id.as_ref().or(t.test.as_ref()).map_or(0, line_of);
+    let line = t.id.as_ref().or(test.as_ref()).map_or(0, line_of);
     let mut missing = Vec::new();
     for (key, absent) in [
-        ("id", t.id.is_none()),
-        ("rule", t.rule.is_none()),
-        ("prediction", t.prediction.is_none()),
-        ("test", t.test.is_none()),
-        ("if_fails", t.if_fails.is_none()),
+        ("`id`", t.id.is_none()),
+        ("`rule`", t.rule.is_none()),
+        ("`prediction`", t.prediction.is_none()),
+        ("`test`", test.is_none()),
+        (
+            if code {
+                "`if_test_passes` (or `if_fails`)"
+            } else {
+                "`if_fails`"
+            },
+            if_fails.is_none(),
+        ),
     ] {
         if absent {
             missing.push(key);
@@ -252,11 +276,11 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
         p.invalid(
             line,
             format!("falsification_tests[{i}]"),
-            format!("missing required key `{key}`"),
+            format!("missing required key {key}"),
         );
     }
     let (Some(id_s), Some(rule), Some(prediction), Some(test_s), Some(if_fails)) =
-        (t.id, t.rule, t.prediction, t.test, t.if_fails)
+        (t.id, t.rule, t.prediction, test, if_fails)
     else {
         return None;
     };
@@ -274,6 +298,7 @@ fn falsification_test(p: &mut Problems<'_>, i: usize, t: RawTest) -> Option<Fals
     }
     let test_line = line_of(&test_s);
     let parsed = match parse_rule(&test_s.value) {
+        _ if code => None,
         Ok(parsed) => Some(parsed),
         // Upstream contracts describe some tests in words ("proptest with
         // random inputs"): kept, shown as not machine-checkable, never passed.

@@ -377,8 +377,19 @@ fn upstream_contracts_list_beside_the_errors_of_bad_files() {
         ),
         "{list}"
     );
+    // No equations: it loads, and its command-line tests read as prose.
     assert!(
-        list.contains("error: ") && list.contains("tensor-layout-v1.yaml:481"),
+        list.contains(
+            "layer-parity-v1 (from --dir; 4 test(s) not machine-checkable, 7 unused key(s))"
+        ),
+        "{list}"
+    );
+    assert!(
+        list.contains("error: ")
+            && list.contains(
+                "tensor-layout-v1.yaml:493: `falsification_tests[1]`: missing required key \
+                 `if_test_passes` (or `if_fails`)"
+            ),
         "{list}"
     );
     assert!(
