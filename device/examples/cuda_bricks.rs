@@ -8,7 +8,10 @@
 //!   cycles at the device's highest clock;
 //! - a call's device time is at most the host's wall time around its launch
 //!   and sync;
-//! - 10,000 deferred bricks are all attributed, with no event lost.
+//! - 10,000 deferred bricks are all attributed, with no event lost;
+//! - kernels queued behind a long one start on the device, on the host's
+//!   clock, where the one before them ended, and the long one, on an idle
+//!   stream, just after its brick began (device starts are anchored).
 //!
 //! ```text
 //! cargo run -p profiler-device --features cuda --example cuda_bricks -- [OUT_DIR]
@@ -28,6 +31,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKern
 use cudarc::nvrtc::Ptx;
 use profiler::brick;
 use profiler::sync::{self, SyncMode};
+use profiler_device::REANCHOR_NS;
 use profiler_device::cuda::{CudaTimer, default_stream};
 
 const KERNELS: &str = r#"
@@ -60,6 +64,14 @@ const ROUNDS: u32 = 20;
 /// Bricks of the deferred run, and how many go between two finalizes.
 const DEFERRED: u32 = 10_000;
 const BATCH: u32 = 500;
+/// Short kernels queued behind the spin, with no sync between.
+const QUEUED: usize = 4;
+/// How far two device-anchored times may disagree with what the stream's
+/// order implies (timer resolution and anchor error).
+const ORDER_SLACK_NS: u64 = 5_000;
+/// How long after its brick began the spin may start on an idle stream
+/// (the launch's latency).
+const IDLE_START_NS: u64 = 100_000;
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -225,6 +237,7 @@ fn run(stream: Arc<CudaStream>) -> Result<Vec<String>, Failure> {
     profiler::Config::new()
         .sync_mode(SyncMode::Deferred)
         .device_timer(timer.clone())
+        .trace_mode(true)
         .enable();
 
     // Warm up: module load, first-launch costs and clocks.
@@ -310,6 +323,7 @@ fn run(stream: Arc<CudaStream>) -> Result<Vec<String>, Failure> {
         println!("note: {note}");
     }
     deferred(&mut gpu, &timer, &mut problems)?;
+    queued(&mut gpu, &timer, &mut problems)?;
     if let Some(dir) = std::env::args_os().nth(1) {
         let path = std::path::Path::new(&dir).join("profile.json");
         profiler::snapshot().write(&path)?;
@@ -354,6 +368,114 @@ fn deferred(gpu: &mut Gpu, timer: &CudaTimer, problems: &mut Vec<String>) -> Res
         if stats.in_flight != 0 || stats.dropped != 0 {
             problems.push(format!("event pool after the last finalize: {stats:?}"));
         }
+    }
+    Ok(())
+}
+
+/// A spin, then short kernels queued behind it with no sync between. On
+/// the host they all launch within microseconds; on the device each starts
+/// where the one before it ended. Their device starts, anchored to the
+/// host clock, must show that order, and the spin, launched on an idle
+/// stream, must start just after its brick began on the host. The anchor
+/// is over a second old by then, so the spin's start event renews it.
+fn queued(gpu: &mut Gpu, timer: &CudaTimer, problems: &mut Vec<String>) -> Result<(), Failure> {
+    profiler::reset();
+    gpu.sync()?;
+    let anchors = timer.stats().map_or(0, |s| s.anchors);
+    std::thread::sleep(Duration::from_nanos(REANCHOR_NS + REANCHOR_NS / 10));
+    spin(gpu)?;
+    for _ in 0..QUEUED {
+        saxpy_1m(gpu)?;
+    }
+    gpu.sync()?;
+    sync::finalize(sync::elapsed_ns());
+    let profile = profiler::snapshot();
+    let timeline = &profile.timeline;
+    // (device start, device duration, host time the brick began, name)
+    let mut kernels = Vec::new();
+    for thread in &timeline.threads {
+        for start in timeline
+            .device_starts
+            .iter()
+            .filter(|d| d.thread == thread.thread)
+        {
+            if let Some(event) = thread.events.get(start.event as usize) {
+                kernels.push((
+                    start.start_ns,
+                    event.dur_ns,
+                    event.start_ns,
+                    timeline.name_of(event),
+                ));
+            }
+        }
+    }
+    kernels.sort_unstable();
+    println!("queued: device start, duration and host launch, us from the spin's device start");
+    let origin = kernels.first().map_or(0, |k| k.0);
+    let us = |t: u64| (t as f64 - origin as f64) / 1e3;
+    for (start, dur, launched, name) in &kernels {
+        println!(
+            "  {name:<16} start {:>9.1}  duration {:>8.1}  host launch {:>9.1}",
+            us(*start),
+            *dur as f64 / 1e3,
+            us(*launched)
+        );
+    }
+    if kernels.len() != QUEUED + 1 {
+        problems.push(format!(
+            "queued: {} device starts recorded, {} kernels launched",
+            kernels.len(),
+            QUEUED + 1
+        ));
+        return Ok(());
+    }
+    let (spin_start, spin_dur, spin_launched, first) = kernels[0];
+    if first != "spin_2m_cycles" {
+        problems.push(format!(
+            "queued: {first} started first on the device, not the spin"
+        ));
+    }
+    if spin_start < spin_launched || spin_start > spin_launched + IDLE_START_NS {
+        problems.push(format!(
+            "queued: the spin started {:.1} us after its brick began, on an idle stream",
+            (spin_start as f64 - spin_launched as f64) / 1e3
+        ));
+    }
+    for pair in kernels.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        if after.0 + ORDER_SLACK_NS < before.0 + before.1 {
+            problems.push(format!(
+                "queued: {} starts {:.1} us before the {} ahead of it ended",
+                after.3,
+                (before.0 + before.1 - after.0) as f64 / 1e3,
+                before.3
+            ));
+        }
+    }
+    // The first short kernel waited for the spin: its device start is far
+    // past its launch.
+    let (next_start, _, next_launched, _) = kernels[1];
+    if next_start < next_launched + spin_dur / 2 {
+        problems.push(format!(
+            "queued: the kernel behind the spin started {:.1} us after its launch, \
+             not about the spin's {:.1} us later",
+            (next_start as f64 - next_launched as f64) / 1e3,
+            spin_dur as f64 / 1e3
+        ));
+    }
+    let renewed = timer.stats().map_or(0, |s| s.anchors);
+    if renewed <= anchors {
+        problems.push(format!(
+            "queued: no new anchor after a second idle ({anchors} before, {renewed} after)"
+        ));
+    }
+    if let Some(gap) = profile.run.launch_gap {
+        println!(
+            "launch gap: {} bricks, mean {:.1} us, max {:.1} us",
+            gap.bricks,
+            gap.mean_ns / 1e3,
+            gap.max_ns as f64 / 1e3
+        );
     }
     Ok(())
 }

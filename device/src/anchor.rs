@@ -92,6 +92,14 @@ impl EventAnchors {
         self.all().find(|a| a.id == id).map(|a| a.host_ns)
     }
 
+    /// Moves anchor `id` later, to `host_ns`, when an event showed that the
+    /// device reached it no sooner (see `EventPool::host_time_ns`).
+    pub(crate) fn raise(&mut self, id: u64, host_ns: u64) {
+        if let Some(anchor) = self.all_mut().find(|a| a.id == id) {
+            anchor.host_ns = anchor.host_ns.max(host_ns);
+        }
+    }
+
     /// An event timed against `id` is released; returns `id` when it was
     /// a retired anchor's last event (to free).
     pub(crate) fn detach(&mut self, id: u64) -> Option<u64> {
@@ -113,6 +121,10 @@ impl EventAnchors {
 
     fn all(&self) -> impl Iterator<Item = &EventAnchor> {
         self.current.iter().chain(&self.retired)
+    }
+
+    fn all_mut(&mut self) -> impl Iterator<Item = &mut EventAnchor> {
+        self.current.iter_mut().chain(&mut self.retired)
     }
 }
 

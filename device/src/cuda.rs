@@ -93,9 +93,11 @@ enum Backend {
 /// previous sync, typically) and no anchor was taken in the last second
 /// (`REANCHOR_NS`), an anchor event is recorded first and the host
 /// clock read right after; a brick's start is then the anchor's host time
-/// plus `cuEventElapsedTime(anchor, start)`. The error is the time from the
-/// anchor's record call to the device reaching it on the idle stream (the
-/// launch latency, microseconds). On a stream that is never idle no anchor
+/// plus `cuEventElapsedTime(anchor, start)`. The device reaches the anchor
+/// a few microseconds after that read, so no start may fall before its own
+/// record call: one that would moves the anchor later (the brick right
+/// after the anchor usually sets it). Starts then read late by at most the
+/// launch latency (microseconds), never early. On a stream that is never idle no anchor
 /// is taken and bricks have no device start (their trace slices start at
 /// the launch and say so).
 ///

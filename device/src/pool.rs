@@ -60,6 +60,9 @@ struct Slot<E> {
     state: State,
     /// The anchor event this event is timed against, if any.
     anchor: Option<u64>,
+    /// The host time just before the event was recorded: the device cannot
+    /// reach it earlier.
+    recorded_ns: u64,
 }
 
 struct Inner<E> {
@@ -146,12 +149,15 @@ impl<S: EventSource> EventPool<S> {
         let Some(index) = self.take(&mut inner) else {
             return DROPPED;
         };
+        let recorded_ns = self.source.host_now_ns();
         let id = self.record_slot(&mut inner, index);
         if id == DROPPED.0 {
             return DROPPED;
         }
         let anchor = inner.anchors.attach();
-        inner.slots[index as usize].anchor = anchor;
+        let slot = &mut inner.slots[index as usize];
+        slot.anchor = anchor;
+        slot.recorded_ns = recorded_ns;
         inner.stats.recorded += 1;
         inner.stats.in_flight += 1;
         DeviceEvent(id)
@@ -203,6 +209,7 @@ impl<S: EventSource> EventPool<S> {
                         generation: 0,
                         state: State::Free,
                         anchor: None,
+                        recorded_ns: 0,
                     });
                     inner.stats.created += 1;
                     (inner.slots.len() - 1) as u32
@@ -288,6 +295,13 @@ impl<S: EventSource> EventPool<S> {
     /// anchor's host time plus the device time from the anchor to it. `None`
     /// for a dropped, released or unfinished event, or one recorded before
     /// any anchor could be taken (the stream was never idle).
+    ///
+    /// The anchor's host time is read just after its record call returns,
+    /// and the device may reach it a few microseconds later, so it can read
+    /// early. No event is reached before its own record call, so an event
+    /// that would be placed before it moves its anchor later by the
+    /// difference: the anchor keeps the tightest such bound, usually set by
+    /// the event recorded right after it.
     pub fn host_time_ns(&self, event: DeviceEvent) -> Option<u64> {
         if event == DROPPED {
             return None;
@@ -303,7 +317,13 @@ impl<S: EventSource> EventPool<S> {
             return None;
         }
         let ms = self.source.elapsed_ms(&a.event, &e.event).ok()?;
-        Some(anchor::shift(host_ns, anchor::ms_to_ns(ms)))
+        let recorded_ns = e.recorded_ns;
+        let at = anchor::shift(host_ns, anchor::ms_to_ns(ms));
+        if at < recorded_ns {
+            inner.anchors.raise(anchor_id, host_ns + (recorded_ns - at));
+            return Some(recorded_ns);
+        }
+        Some(at)
     }
 
     /// Returns an event to the pool; stale and dropped handles are ignored.

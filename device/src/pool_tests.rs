@@ -2,6 +2,7 @@
 //! device advances, and each record lands 1 ms after the previous one; the
 //! host clock is set by hand.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 
@@ -20,6 +21,8 @@ struct FakeStream {
     idle_asked: AtomicU64,
     /// The host clock, ns.
     host: AtomicU64,
+    /// Host clock readings to give first, in order (then `host`).
+    host_reads: Mutex<VecDeque<u64>>,
 }
 
 /// A fake event: which record it last was.
@@ -53,7 +56,8 @@ impl EventSource for FakeStream {
         self.idle.load(SeqCst)
     }
     fn host_now_ns(&self) -> u64 {
-        self.host.load(SeqCst)
+        let scripted = self.host_reads.lock().unwrap().pop_front();
+        scripted.unwrap_or_else(|| self.host.load(SeqCst))
     }
 }
 
@@ -204,6 +208,29 @@ fn an_event_is_the_anchors_host_time_plus_the_device_time_since_it() {
     assert_eq!(pool.elapsed_ns(a, b), Some(1_000_000));
     let stats = pool.stats();
     assert_eq!((stats.anchors, stats.created, stats.in_flight), (1, 3, 2));
+}
+
+#[test]
+fn an_event_is_never_placed_before_its_record_and_its_anchor_learns_from_it() {
+    // The anchor (device 0 ms) reads host 5 ms; the device reaches it
+    // later than that: a, recorded at host 6.5 ms, is 1 ms after it on the
+    // device, so the anchor is worth at least 5.5 ms.
+    let pool = idle_pool(8, 5_000_000);
+    pool.source()
+        .host_reads
+        .lock()
+        .unwrap()
+        .extend([5_000_000, 5_000_000, 6_500_000]);
+    let a = pool.record();
+    pool.source().host.store(6_600_000, SeqCst);
+    let b = pool.record();
+    finish_all(&pool);
+    assert_eq!(pool.host_time_ns(a), Some(6_500_000), "not 6.0 ms");
+    assert_eq!(
+        pool.host_time_ns(b),
+        Some(7_500_000),
+        "1 ms after a, as on the device"
+    );
 }
 
 #[test]

@@ -1,9 +1,10 @@
-//! Captures from a real NVIDIA H100 (`tests/fixtures/real/gpu/`, how each
-//! was made in its PROVENANCE.md): Nsight Compute exports of the
-//! `cuda_bricks` example and of a cuBLAS bf16 GEMM, and the profile the
+//! Captures from a real NVIDIA H100 and H200 (`tests/fixtures/real/gpu/`,
+//! how each was made in its PROVENANCE.md): Nsight Compute exports of the
+//! `cuda_bricks` example and of a cuBLAS bf16 GEMM, and the profiles the
 //! CUDA event timer recorded. Each check compares with numbers known
 //! independently of the reader: the FLOPs of the kernels' own arithmetic,
-//! and the kernel times ncu measured against those the events measured.
+//! the kernel times ncu measured against those the events measured, and
+//! the order one stream runs its kernels in.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -275,4 +276,56 @@ fn cuda_event_times_agree_with_ncu_for_the_same_kernel() {
         (events / ncu_1m - 1.0).abs() < 0.15,
         "events {events} ns vs ncu {ncu_1m} ns"
     );
+}
+
+#[test]
+fn kernels_queued_behind_a_long_one_are_drawn_where_the_device_ran_them() {
+    // A 1 ms spin, then four saxpy kernels launched within 30 µs of it, on
+    // one stream: the device runs each after the one before it ends.
+    let text = std::fs::read_to_string(fixture("cuda_bricks_h200_queued.profile.json")).unwrap();
+    let profile = Profile::from_json(&text).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&profiler_report::chrome_trace_json(&profile)).unwrap();
+    let all = json["traceEvents"].as_array().unwrap();
+    let slices = |cat: &str| -> Vec<(String, f64, f64)> {
+        let mut v: Vec<_> = all
+            .iter()
+            .filter(|e| e["cat"] == cat)
+            .map(|e| {
+                let at = |k: &str| e[k].as_f64().unwrap();
+                (e["name"].as_str().unwrap().to_owned(), at("ts"), at("dur"))
+            })
+            .collect();
+        v.sort_by(|a, b| a.1.total_cmp(&b.1));
+        v
+    };
+    let (kernels, launches) = (slices("kernel"), slices("brick"));
+    let names: Vec<&str> = kernels.iter().map(|k| k.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "spin_2m_cycles",
+            "saxpy_1m",
+            "saxpy_1m",
+            "saxpy_1m",
+            "saxpy_1m"
+        ]
+    );
+    for pair in kernels.windows(2) {
+        let ended = pair[0].1 + pair[0].2;
+        // Within 2 µs of the one before it ending, and not before.
+        assert!((0.0..2.0).contains(&(pair[1].1 - ended)), "{pair:?}");
+    }
+    // Each kernel starts after its launch; the first saxpy waited about the
+    // spin's millisecond.
+    for (kernel, launch) in kernels.iter().zip(&launches) {
+        assert!(kernel.1 >= launch.1, "{kernel:?} before {launch:?}");
+    }
+    assert!(
+        kernels[1].1 - launches[1].1 > 900.0,
+        "{kernels:?} {launches:?}"
+    );
+    let gap = profile.run.launch_gap.expect("launch gaps measured");
+    assert_eq!(gap.bricks, 5);
+    assert!(gap.max_ns > 1_000_000, "{gap:?}");
 }
