@@ -274,7 +274,17 @@ fn raw_sums(trace: &serde_json::Value) -> (BTreeMap<String, f64>, usize, f64) {
                 .or_insert(0.0) += e["dur"].as_f64().unwrap();
         }
     }
-    let step_us: f64 = steps.iter().map(|(s, e)| e - s).sum();
+    // A step's duration as written (its end, start + duration, is rounded
+    // to the start's precision).
+    let step_us: f64 = complete
+        .iter()
+        .filter(|e| {
+            e["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ProfilerStep#"))
+        })
+        .map(|e| e["dur"].as_f64().unwrap())
+        .sum();
     (sums, steps.len(), step_us)
 }
 

@@ -295,7 +295,7 @@ fn stock_trace() -> ChromeTrace {
 
 #[test]
 fn the_draft_mapping_names_module_paths_and_shapes_with_their_time() {
-    let draft = suggest_mapping(&stock_trace(), &OpMapping::defaults(), "stock.json");
+    let draft = suggest_mapping(&stock_trace(), &OpMapping::defaults(), "stock.json").unwrap();
     for line in [
         "{ module = \"*.Attention[*].Linear[0]\", brick = \"Linear\" },",
         "{ module = \"*.FeedForward[*].Linear[2]\", brick = \"Linear\" },",
@@ -374,9 +374,9 @@ fn the_draft_mapping_applied_finds_the_time_its_comments_say() {
     ] {
         let trace =
             ChromeTrace::from_reader(std::fs::File::open(dir().join(name)).unwrap(), name).unwrap();
-        let draft = suggest_mapping(&trace, &OpMapping::defaults(), name);
+        let draft = suggest_mapping(&trace, &OpMapping::defaults(), name).unwrap();
         let mapping = OpMapping::from_toml_str(&draft, "draft.toml").unwrap();
-        let found = import_chrome_trace(&trace, &mapping).profile.ops;
+        let found = import_chrome_trace(&trace, &mapping).unwrap().profile.ops;
         let mut said: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
         for line in draft.lines().filter(|l| l.starts_with("  { ")) {
             let brick = line

@@ -135,9 +135,9 @@ pub(crate) fn parity_profile(
 ) -> Result<ParityProfile, CliError> {
     match load(path)? {
         Input::Parity(p) => Ok(p),
-        Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
-            Ok(import_chrome_trace(&t, mapping).profile)
-        }
+        Input::PytorchTrace(t) | Input::ChromeTrace(t) => Ok(import_chrome_trace(&t, mapping)
+            .map_err(CliError::input)?
+            .profile),
         run @ (Input::Profile(_) | Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)) => {
             let profile = Run::from_input(run, path)?.into_profile(ncu)?;
             let name = if run_name && !profile.run.name.is_empty() {

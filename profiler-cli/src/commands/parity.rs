@@ -74,7 +74,7 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
         let origin = trace.display().to_string();
         let draft = match load(trace)? {
             Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
-                suggest_mapping(&t, &mapping, &origin)
+                suggest_mapping(&t, &mapping, &origin).map_err(CliError::input)?
             }
             other => {
                 return Err(CliError::Input(format!(

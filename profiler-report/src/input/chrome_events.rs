@@ -2,36 +2,56 @@
 //! events with their nesting: per thread, an event's parent is the
 //! innermost event that encloses it.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
 use super::chrome_stream::read_document;
-use crate::model::chrome_trace::{Cat, ChromeTrace, Event, FlowStart};
+use crate::base::spill::ExternalSort;
+use crate::model::chrome_trace::{Cat, ChromeTrace, Record};
 use crate::model::parity_error::ParityError;
+
+/// Records held before a sorted run is spilled (16 MiB of records).
+const RUN_RECORDS: usize = 1 << 18;
+
+/// Events left out that are named (the rest are counted).
+const DROPPED_NAMED: usize = 16;
 
 impl ChromeTrace {
     /// Reads a trace from `reader` without holding the document whole:
     /// in chunks of 1 MiB, each event parsed from the bytes in memory (the
     /// complete events of a chunk on two threads; one event or top-level
-    /// value may hold at most 64 MiB); `origin` names it in errors.
+    /// value may hold at most 64 MiB), each kept as a 64-byte record,
+    /// spilled sorted to temporary files past 16 MiB; `origin` names it in
+    /// errors.
     ///
     /// # Errors
     /// [`ParityError::Malformed`] for invalid JSON, an event with a key
     /// given twice, or a value past 64 MiB (naming the event's index, its
     /// byte offset, line and column),
-    /// [`ParityError::NotATrace`] without complete events, and
-    /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`.
+    /// [`ParityError::NotATrace`] without complete events,
+    /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`, and
+    /// [`ParityError::Spill`] when the temporary files fail.
     pub fn from_reader(reader: impl std::io::Read, origin: &str) -> Result<Self, ParityError> {
-        let mut trace = Self::default();
-        let top = read_document(reader, &mut trace).map_err(|e| ParityError::Malformed {
+        Self::from_reader_with(reader, origin, RUN_RECORDS)
+    }
+
+    /// As [`ChromeTrace::from_reader`], holding at most `run_records`
+    /// records in memory before spilling a sorted run.
+    pub(crate) fn from_reader_with(
+        reader: impl std::io::Read,
+        origin: &str,
+        run_records: usize,
+    ) -> Result<Self, ParityError> {
+        let mut sink = Reader::new(run_records);
+        let top = read_document(reader, &mut sink).map_err(|e| ParityError::Malformed {
             what: "PyTorch trace",
             origin: origin.to_owned(),
             line: e.line,
             column: e.column,
             message: e.message,
         })?;
-        Self::finish(trace, top, origin)
+        sink.finish(top, origin)
     }
 
     /// Reads a trace from text; errors as [`ChromeTrace::from_reader`].
@@ -41,12 +61,48 @@ impl ChromeTrace {
     pub fn from_json(text: &str, origin: &str) -> Result<Self, ParityError> {
         Self::from_reader(text.as_bytes(), origin)
     }
+}
 
-    /// Checks what the top level held and sorts and nests the events read.
-    fn finish(mut trace: Self, top: Top, origin: &str) -> Result<Self, ParityError> {
+/// The state of reading a trace: texts by id, the records so far, and the
+/// first spill error (reported once the document is read).
+struct Reader {
+    texts: Vec<Arc<str>>,
+    ids: HashMap<Arc<str>, u32>,
+    records: ExternalSort<Record>,
+    events: u64,
+    dropped: Vec<(usize, String)>,
+    dropped_count: usize,
+    failed: Option<std::io::Error>,
+    /// Room to name a thread in, kept to spare an allocation per event.
+    scratch: String,
+    /// The last thread named from whole-number ids.
+    last_thread: Option<((i128, i128), u32)>,
+}
+
+impl Reader {
+    fn new(run_records: usize) -> Self {
+        Self {
+            texts: Vec::new(),
+            ids: HashMap::new(),
+            records: ExternalSort::new(run_records),
+            events: 0,
+            dropped: Vec::new(),
+            dropped_count: 0,
+            failed: None,
+            scratch: String::new(),
+            last_thread: None,
+        }
+    }
+
+    /// Checks what the top level held and sorts the records read.
+    fn finish(self, top: Top, origin: &str) -> Result<ChromeTrace, ParityError> {
         let not_a_trace = |reason: &str| ParityError::NotATrace {
             origin: origin.to_owned(),
             reason: reason.to_owned(),
+        };
+        let spill = |source| ParityError::Spill {
+            origin: origin.to_owned(),
+            source,
         };
         if !top.container {
             return Err(not_a_trace("neither an object nor an array of events"));
@@ -54,34 +110,75 @@ impl ChromeTrace {
         if !top.has_events {
             return Err(not_a_trace("no `traceEvents` array"));
         }
-        trace.tokens_per_step = match top.tokens_per_step {
+        let tokens_per_step = match top.tokens_per_step {
             None => None,
             Some(Tokens::Number(t)) if t.is_finite() && t > 0.0 => Some(t),
             Some(Tokens::Number(t)) => return Err(bad_tokens(origin, t.to_string())),
             Some(Tokens::Other(v)) => return Err(bad_tokens(origin, v)),
         };
-        if trace.events.is_empty() {
+        if let Some(source) = self.failed {
+            return Err(spill(source));
+        }
+        if self.events == 0 {
             return Err(not_a_trace(
                 "no complete (\"ph\": \"X\") events with a time and a duration",
             ));
         }
-        trace.events.sort_by(|a, b| {
-            a.thread
-                .cmp(&b.thread)
-                .then(a.ts.total_cmp(&b.ts))
-                .then(b.dur.total_cmp(&a.dur))
-        });
-        nest(&mut trace.events);
-        trace.texts = HashSet::new();
-        trace.scratch = String::new();
-        trace.last_thread = None;
-        Ok(trace)
+        Ok(ChromeTrace {
+            origin: origin.to_owned(),
+            texts: self.texts,
+            records: self.records.finish().map_err(spill)?,
+            events: self.events,
+            tokens_per_step,
+            dropped: self.dropped,
+            dropped_count: self.dropped_count,
+        })
+    }
+
+    /// The id of `text`.
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX - 1);
+        let t: Arc<str> = Arc::from(text);
+        self.texts.push(Arc::clone(&t));
+        self.ids.insert(t, id);
+        id
+    }
+
+    /// The thread of an event, named `pid/tid`.
+    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> u32 {
+        use std::fmt::Write as _;
+        // Events come in runs on one thread: spare those the naming.
+        let ints = match (pid, tid) {
+            (Id::Int(p), Id::Int(t)) => Some((*p, *t)),
+            _ => None,
+        };
+        if let (Some(ints), Some((last, thread))) = (ints, self.last_thread)
+            && ints == last
+        {
+            return thread;
+        }
+        let mut name = std::mem::take(&mut self.scratch);
+        name.clear();
+        let _ = write!(name, "{pid}/{tid}");
+        let thread = self.intern(&name);
+        self.scratch = name;
+        if let Some(ints) = ints {
+            self.last_thread = Some((ints, thread));
+        }
+        thread
+    }
+
+    fn push(&mut self, record: Record) {
+        if self.failed.is_none()
+            && let Err(e) = self.records.push(record)
+        {
+            self.failed = Some(e);
+        }
     }
 }
-
-/// Timestamps carry ns precision in µs; allow one ns of rounding when
-/// deciding whether one event encloses another.
-const EPS_US: f64 = 1e-3;
 
 fn bad_tokens(origin: &str, value: String) -> ParityError {
     ParityError::InvalidValue {
@@ -92,50 +189,17 @@ fn bad_tokens(origin: &str, value: String) -> ParityError {
     }
 }
 
-impl ChromeTrace {
-    /// The shared copy of `text`.
-    fn intern(&mut self, text: &str) -> Arc<str> {
-        if let Some(t) = self.texts.get(text) {
-            return Arc::clone(t);
-        }
-        let t: Arc<str> = Arc::from(text);
-        self.texts.insert(Arc::clone(&t));
-        t
-    }
-
-    /// The thread of an event, named `pid/tid`.
-    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> Arc<str> {
-        use std::fmt::Write as _;
-        // Events come in runs on one thread: spare those the naming.
-        let ints = match (pid, tid) {
-            (Id::Int(p), Id::Int(t)) => Some((*p, *t)),
-            _ => None,
-        };
-        if let (Some(ints), Some((last, thread))) = (ints, &self.last_thread)
-            && ints == *last
-        {
-            return Arc::clone(thread);
-        }
-        let mut name = std::mem::take(&mut self.scratch);
-        name.clear();
-        let _ = write!(name, "{pid}/{tid}");
-        let thread = self.intern(&name);
-        self.scratch = name;
-        if let Some(ints) = ints {
-            self.last_thread = Some((ints, Arc::clone(&thread)));
-        }
-        thread
-    }
-}
-
-impl Sink for ChromeTrace {
+impl Sink for Reader {
     fn event(&mut self, index: usize, e: RawEvent<'_>) {
+        let at = index as u64;
         match e.ph.get() {
             Some("X") => {}
             Some("s") if is_launch_flow(&e) => {
-                if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0) {
+                if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0)
+                    && ts.is_finite()
+                {
                     let thread = self.thread(&e.pid, &e.tid);
-                    self.flows.insert(id, FlowStart { thread, ts });
+                    self.push(Record::flow_start(thread, ts, id, at));
                 }
                 return;
             }
@@ -149,17 +213,22 @@ impl Sink for ChromeTrace {
             return;
         };
         if !(ts.is_finite() && dur.is_finite() && ts >= 0.0 && dur >= 0.0) {
-            self.dropped.push((index, name.to_owned()));
+            self.dropped_count += 1;
+            if self.dropped.len() < DROPPED_NAMED {
+                self.dropped.push((index, name.to_owned()));
+            }
             return;
         }
         let name = self.intern(name);
         let thread = self.thread(&e.pid, &e.tid);
         let dims = e.args.dims.as_deref().map(|d| self.intern(d));
-        self.events.push(Event::new(
+        self.events += 1;
+        self.push(Record::event(
             (name, thread, dims),
             cat,
             (ts, dur),
             (e.args.seq, e.args.external_id, e.args.correlation),
+            at,
         ));
     }
 }
@@ -174,60 +243,30 @@ fn is_launch_flow(e: &RawEvent<'_>) -> bool {
     }
 }
 
-/// Sets each event's parent: the innermost earlier event on its thread that
-/// encloses it. Device kernels never nest (they run on streams).
-fn nest(events: &mut [Event]) {
-    let mut stack: Vec<usize> = Vec::new();
-    for i in 0..events.len() {
-        if i > 0 && events[i].thread != events[i - 1].thread {
-            stack.clear();
-        }
-        if events[i].cat.on_device() {
-            continue;
-        }
-        while let Some(&top) = stack.last() {
-            let (t, e) = (&events[top], &events[i]);
-            if e.ts >= t.end() - EPS_US && e.dur > 0.0 || e.ts > t.end() + EPS_US {
-                stack.pop(); // `top` ended before `e` began.
-            } else if e.end() <= t.end() + EPS_US {
-                events[i].set_parent(top);
-                break;
-            } else {
-                stack.pop(); // Overlap without nesting: not a parent.
-            }
-        }
-        stack.push(i);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn events_nest_per_thread() {
+    fn complete_events_and_launch_flows_are_kept_and_the_rest_skipped() {
         let text = r#"{"traceEvents": [
             {"ph": "X", "cat": "user_annotation", "name": "Outer", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
             {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 4},
-            {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 1},
-            {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 5, "dur": 5},
-            {"ph": "X", "cat": "cpu_op", "name": "other", "pid": 1, "tid": 2, "ts": 1, "dur": 1},
             {"ph": "i", "name": "instant", "pid": 1, "tid": 1, "ts": 3},
-            {"ph": "X", "name": "no duration", "pid": 1, "tid": 1, "ts": 3}
+            {"ph": "X", "name": "no duration", "pid": 1, "tid": 1, "ts": 3},
+            {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 3, "dur": 1},
+            {"ph": "s", "cat": "ac2g", "name": "launch", "id": 7, "pid": 1, "tid": 1, "ts": 2},
+            {"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 1, "tid": 1, "ts": -1, "dur": 1}
         ], "tokens_per_step": "256"}"#;
-        let trace = ChromeTrace::from_json(text, "t.json").unwrap();
-        let events = &trace.events;
+        // One record per run: every record is spilled and merged back.
+        let trace = ChromeTrace::from_reader_with(text.as_bytes(), "t.json", 1).unwrap();
         assert_eq!(trace.tokens_per_step, Some(256.0));
-        let parent = |name: &str| {
-            let e = events.iter().find(|e| &*e.name == name).unwrap();
-            e.parent().map(|p| &*events[p].name)
-        };
-        assert_eq!(events.len(), 5);
-        assert_eq!(parent("Outer"), None);
-        assert_eq!(parent("a"), Some("Outer"));
-        assert_eq!(parent("b"), Some("a"));
-        assert_eq!(parent("c"), Some("Outer"), "starts as `a` ends");
-        assert_eq!(parent("other"), None, "another thread");
+        assert_eq!((trace.event_count(), trace.dropped_count()), (2, 1));
+        assert_eq!(trace.dropped(), [(6, "bad".to_owned())]);
+        let records: Vec<Record> = trace.records.iter().unwrap().map(Result::unwrap).collect();
+        let order: Vec<(u64, bool)> = records.iter().map(|r| (r.index, r.flow)).collect();
+        assert_eq!(order, [(0, false), (1, false), (5, true)], "by start");
+        assert_eq!(trace.spilled_runs(), 2);
     }
 
     #[test]

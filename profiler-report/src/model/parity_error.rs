@@ -22,6 +22,15 @@ pub enum ParityError {
         /// Underlying error.
         source: std::io::Error,
     },
+    /// A trace's events could not be written to, or read back from, the
+    /// temporary files that hold a large trace.
+    #[error("cannot hold the events of `{origin}` in temporary files: {source}")]
+    Spill {
+        /// The trace.
+        origin: String,
+        /// Underlying error.
+        source: std::io::Error,
+    },
     /// A parity profile, trace or mapping that does not parse.
     #[error("malformed {what} `{origin}` at line {line}, column {column}: {message}")]
     Malformed {

@@ -1,7 +1,8 @@
 //! Turning a `torch.profiler` Chrome trace into a [`ParityProfile`]: ops
 //! mapped to bricks by an [`OpMapping`], times per recorded step, device
 //! time linked to ops through their launches, and launches counted as
-//! device kernels (or, in a CPU-only trace, as leaf ops that do work).
+//! device kernels (or, in a CPU-only trace, as leaf ops that do work), all
+//! added up in one pass over the trace in time order.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -9,11 +10,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::mapping::OpMapping;
-use super::ownership::{own_maps, roots};
-use super::rules::VIEW_OPS;
-use super::steps::TraceSteps;
-use super::tree::{StepWindows, Tree};
-use crate::model::chrome_trace::{Cat, ChromeTrace, Event};
+use super::names::Names;
+use super::totals::Totals;
+use super::walk::{DEVICE, HOST, Step, walk};
+use crate::model::chrome_trace::ChromeTrace;
 use crate::model::parity::ParityProfile;
 use crate::model::parity_error::ParityError;
 
@@ -59,7 +59,8 @@ pub struct PytorchImport {
 /// # Errors
 /// [`ParityError::Read`], [`ParityError::Malformed`] (a truncated file, with
 /// line and column), [`ParityError::NotATrace`], or
-/// [`ParityError::InvalidValue`], each naming the file.
+/// [`ParityError::InvalidValue`], each naming the file; [`ParityError::Spill`]
+/// when a large trace's temporary files fail.
 pub fn import_pytorch_trace(
     path: impl AsRef<Path>,
     mapping: &OpMapping,
@@ -71,7 +72,7 @@ pub fn import_pytorch_trace(
     })?;
     let reader = std::io::BufReader::new(file);
     let trace = ChromeTrace::from_reader(reader, &path.display().to_string())?;
-    Ok(import_chrome_trace(&trace, mapping))
+    import_chrome_trace(&trace, mapping)
 }
 
 /// Imports a `torch.profiler` Chrome trace given as text; `origin` names it
@@ -84,10 +85,7 @@ pub fn import_pytorch_trace_str(
     origin: &str,
     mapping: &OpMapping,
 ) -> Result<PytorchImport, ParityError> {
-    Ok(import_chrome_trace(
-        &ChromeTrace::from_json(text, origin)?,
-        mapping,
-    ))
+    import_chrome_trace(&ChromeTrace::from_json(text, origin)?, mapping)
 }
 
 /// A Chrome trace already read, mapped onto bricks as a parity baseline.
@@ -113,107 +111,65 @@ pub fn import_pytorch_trace_str(
 ///   top-level `tokens_per_step` (`prof.add_metadata_json`).
 /// - Events with a negative or non-finite start or duration are left out;
 ///   a note counts and names them.
-#[must_use]
-pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchImport {
-    let events = &trace.events[..];
+///
+/// One pass in time order: memory holds the open events, the launches in
+/// flight and per step each distinct op's time, not the events.
+///
+/// # Errors
+/// [`ParityError::Spill`] when a large trace's temporary files cannot be
+/// read back.
+pub fn import_chrome_trace(
+    trace: &ChromeTrace,
+    mapping: &OpMapping,
+) -> Result<PytorchImport, ParityError> {
+    let mut totals = Totals::default();
+    let (names, summary) = walk(trace, mapping, &mut totals)?;
     let mut notes = Vec::new();
-    if let Some(note) = dropped_note(&trace.dropped) {
+    if let Some(note) = dropped_note(trace.dropped(), trace.dropped_count()) {
         notes.push(note);
     }
-    let TraceSteps {
-        device,
-        links,
-        steps: found,
-    } = TraceSteps::of(trace);
-    notes.extend(found.note(device));
-    let steps = found.kept;
-    let windows = StepWindows::new(&steps);
-    let in_step = |ts: f64| windows.contains(ts);
-    let step_count = steps.len().max(1) as f64;
-    let step_ms = if steps.is_empty() {
-        let start = events.iter().map(|e| e.ts).fold(f64::INFINITY, f64::min);
-        let end = events
-            .iter()
-            .map(Event::end)
-            .fold(f64::NEG_INFINITY, f64::max);
+    let device = summary.device;
+    let mode = if device { DEVICE } else { HOST };
+    let (kept, empty): (Vec<&Step>, Vec<&Step>) = summary.steps.iter().partition(|s| s.busy[mode]);
+    notes.extend(empty_steps_note(&empty, &names, device));
+    let step_count = kept.len().max(1) as f64;
+    let step_ms = if kept.is_empty() {
         notes.push(
             "no ProfilerStep ranges with work (use torch.profiler's schedule and prof.step()): \
              the whole trace counts as one step"
                 .to_owned(),
         );
-        (end - start).max(0.0) / 1e3
+        (summary.span.1 - summary.span.0).max(0.0) / 1e3
     } else {
-        steps.iter().map(|(s, e)| e - s).sum::<f64>() / 1e3 / step_count
+        kept.iter().map(|s| s.dur).sum::<f64>() / 1e3 / step_count
     };
-
-    let tree = Tree::new(events);
-    let own = own_maps(events, &tree, mapping, &mut notes);
-    let root = roots(events, &own);
+    if summary.backward_linked > 0 {
+        notes.push(format!(
+            "{} backward nodes mapped through their forward op's sequence number",
+            summary.backward_linked
+        ));
+    }
+    let sums = totals.kept(&summary, mode);
 
     let mut ops: BTreeMap<String, f64> = BTreeMap::new();
-    let mut unmapped: HashMap<&str, f64> = HashMap::new();
-    let mut launches = 0u64;
-    let mut device_us = 0.0;
+    let mut unmapped: HashMap<u32, f64> = HashMap::new();
+    let (mut launches, mut device_us) = (0u64, 0.0);
+    for (&brick, &us) in &sums.ops[mode] {
+        *ops.entry(names.brick(brick).to_owned()).or_default() += us;
+    }
+    for (&name, &us) in &sums.unmapped[mode] {
+        *unmapped.entry(name).or_default() += us;
+    }
+    launches += sums.launches[mode];
+    device_us += sums.device_us;
     if device {
-        for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
-            let launch = links.launch[i];
-            if !in_step(links.host_ts(events, i)) {
-                continue;
-            }
-            device_us += d.dur;
-            launches += u64::from(d.cat == Cat::Kernel);
-            match launch.and_then(|l| root[l]).and_then(|r| own[r].as_deref()) {
-                Some(name) => *ops.entry(name.to_owned()).or_default() += d.dur,
-                None => {
-                    // Named after the op that launched it, which is what a
-                    // mapping rule can name; else after the kernel.
-                    let op = launch
-                        .and_then(|l| tree.top_op[l])
-                        .map_or(&d.name, |o| &events[o].name);
-                    *unmapped.entry(op.as_ref()).or_default() += d.dur;
-                }
-            }
-        }
-        notes.extend(links.note());
+        notes.extend(summary.links.note());
         notes.push(
             "op times are device time (kernels, memcpy, memset) of what each op launched, linked \
              by correlation id; launches are kernels"
                 .to_owned(),
         );
     } else {
-        let mut has_op_child = vec![false; events.len()];
-        // Whether a mapped root lies below an event; children come after
-        // their parents, so one backward pass sees every subtree first.
-        let mut mapped_below = vec![false; events.len()];
-        for (i, e) in events.iter().enumerate().rev() {
-            if let Some(parent) = e.parent() {
-                if e.cat == Cat::CpuOp {
-                    has_op_child[parent] = true;
-                }
-                if root[i] == Some(i) || mapped_below[i] {
-                    mapped_below[parent] = true;
-                }
-            }
-        }
-        for (i, e) in events.iter().enumerate() {
-            if !in_step(e.ts) {
-                continue;
-            }
-            if root[i] == Some(i)
-                && let Some(name) = &own[i]
-            {
-                *ops.entry(name.clone()).or_default() += e.dur;
-            }
-            if e.cat != Cat::CpuOp {
-                continue;
-            }
-            if !has_op_child[i] && !VIEW_OPS.contains(&e.name.as_ref()) {
-                launches += 1;
-            }
-            if !tree.under_op[i] && root[i].is_none() && !mapped_below[i] {
-                *unmapped.entry(e.name.as_ref()).or_default() += e.dur;
-            }
-        }
         notes.push(
             "op times are CPU time of each mapped range (no device kernels in the trace); \
              launches are leaf ops that are not views or metadata reads"
@@ -239,7 +195,7 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
     let mut unmapped: Vec<UnmappedOp> = unmapped
         .into_iter()
         .map(|(name, us)| UnmappedOp {
-            name: name.to_owned(),
+            name: names.text(name).to_owned(),
             ms: us / 1e3 / step_count,
         })
         .collect();
@@ -272,7 +228,7 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
             list.join(", ")
         ));
     }
-    PytorchImport {
+    Ok(PytorchImport {
         profile: ParityProfile {
             runtime: mapping
                 .runtime
@@ -284,15 +240,46 @@ pub fn import_chrome_trace(trace: &ChromeTrace, mapping: &OpMapping) -> PytorchI
             ops,
             notes,
         },
-        steps: steps.len() as u64,
+        steps: kept.len() as u64,
         device_kernels: device,
         mapped_fraction,
         basis_ms,
-        empty_steps: found.empty.into_iter().map(|(name, _)| name).collect(),
-        device_events: events.iter().filter(|e| e.cat.on_device()).count() as u64,
-        linked_device_events: links.launch.iter().filter(|l| l.is_some()).count() as u64,
+        empty_steps: empty
+            .iter()
+            .map(|s| names.text(s.name).to_owned())
+            .collect(),
+        device_events: summary.links.device_events as u64,
+        linked_device_events: summary.links.linked() as u64,
         unmapped,
+    })
+}
+
+/// A note naming the steps left out, when there are any.
+pub(super) fn empty_steps_note(empty: &[&Step], names: &Names<'_>, device: bool) -> Option<String> {
+    if empty.is_empty() {
+        return None;
     }
+    let work = if device {
+        "no kernel"
+    } else {
+        "no op that does work"
+    };
+    let listed: Vec<String> = empty
+        .iter()
+        .take(3)
+        .map(|s| format!("{} ({:.3} ms)", names.text(s.name), s.dur / 1e3))
+        .collect();
+    let more = empty.len().saturating_sub(3);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{} ProfilerStep ranges with {work} left out: {}{tail}",
+        empty.len(),
+        listed.join(", ")
+    ))
 }
 
 /// How much of the device or step time the mapped ops cover, shown as is.
@@ -309,9 +296,9 @@ fn coverage_note(fraction: f64, device: bool) -> String {
 }
 
 /// A note counting and naming the events left out, when there are any.
-fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
+fn dropped_note(dropped: &[(usize, String)], count: usize) -> Option<String> {
     const NAMED: usize = 3;
-    if dropped.is_empty() {
+    if count == 0 {
         return None;
     }
     let names: Vec<String> = dropped
@@ -319,15 +306,14 @@ fn dropped_note(dropped: &[(usize, String)]) -> Option<String> {
         .take(NAMED)
         .map(|(i, name)| format!("`{name}` (traceEvents[{i}])"))
         .collect();
-    let more = dropped.len().saturating_sub(NAMED);
+    let more = count.saturating_sub(NAMED.min(dropped.len()));
     let tail = if more > 0 {
         format!(" and {more} more")
     } else {
         String::new()
     };
     Some(format!(
-        "{} events left out for a negative or non-finite start or duration: {}{tail}",
-        dropped.len(),
+        "{count} events left out for a negative or non-finite start or duration: {}{tail}",
         names.join(", ")
     ))
 }

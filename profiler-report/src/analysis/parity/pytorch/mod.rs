@@ -1,16 +1,20 @@
 //! PyTorch as a parity baseline: the Chrome trace `torch.profiler` writes,
-//! read into nested events, device time linked to the ops that launched it,
-//! and mapped onto brick names by an [`OpMapping`] (by op name, input
-//! shapes and module path; [`suggest_mapping`] drafts one).
+//! walked once in time order (`walk.rs`: nesting, ownership, steps; device
+//! time linked to the ops that launched it in `links.rs`), and mapped onto
+//! brick names by an [`OpMapping`] (by op name, input shapes and module
+//! path; [`suggest_mapping`] drafts one).
 
 mod import;
-mod link;
+mod links;
 mod mapping;
-mod ownership;
+mod names;
+mod node;
 mod rules;
-mod steps;
+mod settle;
 mod suggest;
-mod tree;
+mod tally;
+mod totals;
+mod walk;
 
 pub use crate::model::chrome_trace::ChromeTrace;
 pub use import::{
@@ -18,3 +22,6 @@ pub use import::{
 };
 pub use mapping::OpMapping;
 pub use suggest::suggest_mapping;
+
+#[cfg(test)]
+mod tests;

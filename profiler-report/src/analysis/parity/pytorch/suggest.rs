@@ -8,71 +8,13 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::mapping::OpMapping;
-use super::ownership::{own_maps, roots};
-use super::rules::VIEW_OPS;
-use super::steps::TraceSteps;
-use super::tree::{StepWindows, Tree};
-use crate::model::chrome_trace::{Cat, ChromeTrace};
+use super::tally::{Draft, Key, Tally};
+use super::walk::{DEVICE, HOST, walk};
+use crate::model::chrome_trace::ChromeTrace;
+use crate::model::parity_error::ParityError;
 
 /// Rules the draft lists at most; the rest are counted in a comment.
 const MAX_RULES: usize = 40;
-
-/// What a draft rule matches.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    /// A mapped `record_function` range (the built-in rules map some, and
-    /// every other maps to itself), by name: what runs inside it is its.
-    Range(String),
-    /// A leaf module's calls, by generalised path.
-    Module(String),
-    /// Ops by name, shapes and generalised enclosing module path.
-    Op {
-        name: String,
-        shapes: Option<String>,
-        module: Option<String>,
-    },
-}
-
-/// A draft rule's time (µs) and calls, over the steps.
-#[derive(Debug, Default)]
-struct Tally {
-    us: f64,
-    calls: u64,
-    brick: Option<String>,
-}
-
-/// `TinyTransformer[0].Block[2].Attention[0].Linear[1]` ->
-/// `*.Attention[*].Linear[1]`: the calls of that module in every parent
-/// call, whatever the parent's place.
-fn generalise(path: &str) -> String {
-    let parts: Vec<&str> = path.split('.').collect();
-    let starred = |p: &str| match p.find('[') {
-        Some(i) => format!("{}[*]", &p[..i]),
-        None => p.to_owned(),
-    };
-    match parts.as_slice() {
-        [] | [_] => path.to_owned(),
-        [parent, last] => format!("{}.{last}", starred(parent)),
-        [.., parent, last] => format!("*.{}.{last}", starred(parent)),
-    }
-}
-
-/// An op's enclosing module path with every place starred:
-/// `TinyTransformer[0].Block[2].Attention[0]` -> `*.Block[*].Attention[*]`,
-/// so the op's calls in every block fall in one rule.
-fn generalise_all(path: &str) -> String {
-    let parts: Vec<String> = path
-        .split('.')
-        .map(|p| match p.find('[') {
-            Some(i) => format!("{}[*]", &p[..i]),
-            None => p.to_owned(),
-        })
-        .collect();
-    match parts.as_slice() {
-        [] | [_] | [_, _] => parts.join("."),
-        [.., parent, last] => format!("*.{parent}.{last}"),
-    }
-}
 
 /// A brick-like name for a rule nobody mapped yet: the module class, or
 /// the op name without its namespace, in CamelCase.
@@ -132,97 +74,25 @@ fn quoted(text: &str) -> String {
 /// ops, largest time first, each with its time and calls per step; bricks
 /// are what `mapping` maps the group to today, else a placeholder named
 /// after the module class or op. `origin` names the trace in the header.
-#[must_use]
-pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -> String {
-    let events = &trace.events[..];
-    let TraceSteps {
-        device,
-        links,
-        steps,
-    } = TraceSteps::of(trace);
-    let steps = steps.kept;
-    let windows = StepWindows::new(&steps);
-    let tree = Tree::new(events);
-    let mut notes = Vec::new();
-    let own = own_maps(events, &tree, mapping, &mut notes);
-    let root = roots(events, &own);
-
-    // Leaf module calls: module calls with no module call inside.
-    let mut has_inner_module = vec![false; events.len()];
-    for e in events {
-        if e.cat == Cat::Module
-            && let Some(outer) = e.parent().and_then(|p| tree.module_call[p])
-        {
-            has_inner_module[outer] = true;
-        }
-    }
-    // The group a host event's time counts in, if any.
-    let group = |i: usize| -> Option<(usize, Key)> {
-        if tree.in_backward[i] {
-            return None;
-        }
-        // The outermost mapped range wins in parity, so it does here.
-        if let Some(r) = root[i]
-            && events[r].cat == Cat::Annotation
-        {
-            return Some((r, Key::Range(events[r].name.to_string())));
-        }
-        if let Some(m) = tree.module_call[i]
-            && !has_inner_module[m]
-        {
-            return Some((m, Key::Module(generalise(tree.module_path(m)?))));
-        }
-        let op = tree.top_op[i]?;
-        let e = &events[op];
-        if VIEW_OPS.contains(&e.name.as_ref()) || e.name.starts_with("ProfilerStep#") {
-            return None;
-        }
-        Some((
-            op,
-            Key::Op {
-                name: e.name.to_string(),
-                shapes: e.dims.as_deref().map(str::to_owned),
-                module: tree.module_path(op).map(generalise_all),
-            },
-        ))
-    };
-    let mut tallies: HashMap<Key, Tally> = HashMap::new();
-    let mut counted = vec![false; events.len()];
-    let mut add = |owner: usize, key: Key, us: f64, counted: &mut Vec<bool>| {
-        let t = tallies.entry(key).or_default();
-        t.us += us;
-        if !counted[owner] {
-            counted[owner] = true;
-            t.calls += 1;
-        }
-        if t.brick.is_none() {
-            t.brick = root[owner].and_then(|r| own[r].clone());
-        }
-    };
-    if device {
-        for (i, d) in events.iter().enumerate().filter(|(_, e)| e.cat.on_device()) {
-            if let Some(l) = links.launch[i]
-                && windows.contains(links.host_ts(events, i))
-                && let Some((owner, key)) = group(l)
-            {
-                add(owner, key, d.dur, &mut counted);
-            }
-        }
-    } else {
-        for (i, e) in events.iter().enumerate() {
-            if !windows.contains(e.ts) {
-                continue;
-            }
-            // Each group's time is that of its owner's range: a mapped
-            // range, a leaf module call or a top-level op.
-            if let Some((owner, key)) = group(i)
-                && owner == i
-            {
-                add(owner, key, e.dur, &mut counted);
-            }
-        }
-    }
-    let per_step = steps.len().max(1) as f64;
+///
+/// # Errors
+/// [`ParityError::Spill`] when a large trace's temporary files cannot be
+/// read back.
+pub fn suggest_mapping(
+    trace: &ChromeTrace,
+    mapping: &OpMapping,
+    origin: &str,
+) -> Result<String, ParityError> {
+    let mut draft = Draft::default();
+    let (names, summary) = walk(trace, mapping, &mut draft)?;
+    let device = summary.device;
+    let mode = if device { DEVICE } else { HOST };
+    let kept: Vec<u32> = (0..summary.steps.len() as u32)
+        .filter(|&s| summary.steps[s as usize].busy[mode])
+        .collect();
+    let tallies = draft.merged(&names, mode, !kept.is_empty());
+    let steps = kept.len();
+    let per_step = steps.max(1) as f64;
     let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
     rows.sort_by(|a, b| {
         b.1.us
@@ -240,7 +110,7 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     let _ = writeln!(
         s,
         "# Rules match in order; each says its {what} and calls per step over {} step(s).",
-        steps.len().max(1)
+        steps.max(1)
     );
     s.push_str(
         "# Module paths: Class[k] is the k-th call of a Class module inside its parent's call\n\
@@ -249,7 +119,7 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     );
     if rows.is_empty() {
         s.push_str("# no forward op with time in the trace\nrules = []\n");
-        return s;
+        return Ok(s);
     }
     // An op that makes one group needs no shapes to tell its calls apart,
     // and a rule without them still holds when the batch size changes:
@@ -262,7 +132,10 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
     }
     s.push_str("rules = [\n");
     for (key, t) in rows.iter().take(MAX_RULES) {
-        let brick = t.brick.clone().unwrap_or_else(|| placeholder(key));
+        let brick = t
+            .brick
+            .map(|b| names.brick(b).to_owned())
+            .unwrap_or_else(|| placeholder(key));
         let calls = (t.calls as f64 / per_step).round();
         let mut comment = String::new();
         let fields = match key {
@@ -309,12 +182,13 @@ pub fn suggest_mapping(trace: &ChromeTrace, mapping: &OpMapping, origin: &str) -
             rows.len() - MAX_RULES
         );
     }
-    s
+    Ok(s)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::parity::pytorch::tally::{generalise, generalise_all};
 
     #[test]
     fn paths_generalise_to_the_parent_class_and_the_call_place() {
