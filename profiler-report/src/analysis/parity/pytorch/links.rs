@@ -7,10 +7,11 @@
 //!
 //! The walk meets launches before their device events (a kernel starts
 //! after its launch), so launches are held until their device events come:
-//! those of the last ten seconds of trace time, no more. A device event
-//! met before its launch waits for it as long.
+//! those of the last ten seconds of trace time, and the last 65,536 at
+//! most (a stream queues about a thousand launches). A device event met
+//! before its launch waits for it as long.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use super::node::Node;
@@ -20,6 +21,67 @@ use crate::model::chrome_trace::{Cat, Record};
 /// its launch, µs of trace time.
 pub(crate) const HORIZON_US: f64 = 10e6;
 
+/// The most launches (and flows, ops, waiting device events) held.
+const HELD: usize = 1 << 16;
+
+/// Entries by id, oldest first out.
+#[derive(Debug)]
+struct Held<V> {
+    map: HashMap<i64, (u64, V)>,
+    /// (id, insertion number, start) in the order they came; an entry
+    /// replaced or removed since is skipped.
+    order: VecDeque<(i64, u64, f64)>,
+    inserted: u64,
+}
+
+impl<V> Default for Held<V> {
+    fn default() -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            inserted: 0,
+        }
+    }
+}
+
+impl<V> Held<V> {
+    fn insert(&mut self, id: i64, ts: f64, value: V) {
+        let n = self.inserted;
+        self.inserted += 1;
+        self.map.insert(id, (n, value));
+        self.order.push_back((id, n, ts));
+    }
+
+    fn get(&self, id: i64) -> Option<&V> {
+        self.map.get(&id).map(|(_, v)| v)
+    }
+
+    fn get_mut(&mut self, id: i64) -> Option<&mut V> {
+        self.map.get_mut(&id).map(|(_, v)| v)
+    }
+
+    fn remove(&mut self, id: i64) -> Option<V> {
+        self.map.remove(&id).map(|(_, v)| v)
+    }
+
+    /// Takes out, oldest first, the entries that started before `horizon`
+    /// and those past the [`HELD`] most recent.
+    fn evict(&mut self, horizon: f64) -> Vec<(i64, V)> {
+        let mut out = Vec::new();
+        while let Some(&(id, n, ts)) = self.order.front() {
+            let live = self.map.get(&id).is_some_and(|(m, _)| *m == n);
+            if live && ts >= horizon && self.map.len() <= HELD {
+                break;
+            }
+            self.order.pop_front();
+            if live && let Some((_, v)) = self.map.remove(&id) {
+                out.push((id, v));
+            }
+        }
+        out
+    }
+}
+
 /// A device event and the host event that launched it, if found.
 #[derive(Debug)]
 pub(crate) struct Resolved {
@@ -28,6 +90,10 @@ pub(crate) struct Resolved {
     pub(crate) step: Option<u32>,
     pub(crate) launch: Option<Rc<Node>>,
 }
+
+/// Device events waiting for their launch: each with the step of its own
+/// start.
+type Waiting = Vec<(Record, Option<u32>)>;
 
 /// An `ac2g` flow start: where on the host a launch happened.
 #[derive(Debug)]
@@ -54,10 +120,10 @@ pub(crate) struct Links {
     pub(crate) flow_disagrees: usize,
     /// Device events with no launch found.
     pub(crate) unlinked: usize,
-    launches: HashMap<i64, Rc<Node>>,
-    flows: HashMap<i64, Flow>,
-    external: HashMap<i64, Rc<Node>>,
-    waiting: HashMap<i64, Vec<(Record, Option<u32>)>>,
+    launches: Held<Rc<Node>>,
+    flows: Held<Flow>,
+    external: Held<Rc<Node>>,
+    waiting: Held<Waiting>,
 }
 
 impl Links {
@@ -72,15 +138,15 @@ impl Links {
     pub(crate) fn host(&mut self, node: &Rc<Node>, r: &Record) -> Vec<Resolved> {
         match (r.cat, r.correlation(), r.external_id()) {
             (Cat::Runtime, Some(c), _) => {
-                self.launches.insert(c, Rc::clone(node));
-                let waiting = self.waiting.remove(&c).unwrap_or_default();
+                self.launches.insert(c, r.ts, Rc::clone(node));
+                let waiting = self.waiting.remove(c).unwrap_or_default();
                 waiting
                     .into_iter()
                     .map(|(event, step)| self.by_launch(event, step, c, node))
                     .collect()
             }
             (Cat::CpuOp, _, Some(x)) => {
-                self.external.insert(x, Rc::clone(node));
+                self.external.insert(x, r.ts, Rc::clone(node));
                 Vec::new()
             }
             _ => Vec::new(),
@@ -95,7 +161,7 @@ impl Links {
                 ts: r.ts,
                 host,
             };
-            self.flows.insert(c, flow);
+            self.flows.insert(c, r.ts, flow);
         }
     }
 
@@ -104,7 +170,7 @@ impl Links {
     pub(crate) fn device(&mut self, r: &Record, step: Option<u32>) -> Option<Resolved> {
         self.device_events += 1;
         let Some(c) = r.correlation() else {
-            let op = r.external_id().and_then(|x| self.external.get(&x)).cloned();
+            let op = r.external_id().and_then(|x| self.external.get(x)).cloned();
             if op.is_some() {
                 self.by_external_id += 1;
             } else {
@@ -116,47 +182,43 @@ impl Links {
                 launch: op,
             });
         };
-        if let Some(launch) = self.launches.get(&c).cloned() {
+        if let Some(launch) = self.launches.get(c).cloned() {
             return Some(self.by_launch(*r, step, c, &launch));
         }
-        if self.flows.contains_key(&c) {
+        if self.flows.get(c).is_some() {
             return Some(self.by_flow(*r, step, c));
         }
-        self.waiting.entry(c).or_default().push((*r, step));
+        match self.waiting.get_mut(c) {
+            Some(waiting) => waiting.push((*r, step)),
+            None => self.waiting.insert(c, r.ts, vec![(*r, step)]),
+        }
         None
     }
 
-    /// Forgets launches, flows and ops older than the horizon; device
-    /// events that waited that long are given up on (linked by their flow,
-    /// if one came).
+    /// Forgets launches, flows and ops older than the horizon or past the
+    /// most held; device events that waited as long are given up on
+    /// (linked by their flow, if one came).
     pub(crate) fn evict(&mut self, now: f64) -> Vec<Resolved> {
         let horizon = now - HORIZON_US;
-        self.launches.retain(|_, n| n.ts >= horizon);
-        self.flows.retain(|_, f| f.ts >= horizon);
-        self.external.retain(|_, n| n.ts >= horizon);
-        let mut late: Vec<i64> = self
-            .waiting
-            .iter()
-            .filter(|(_, events)| events.iter().all(|(e, _)| e.ts < horizon))
-            .map(|(&c, _)| c)
-            .collect();
-        late.sort_unstable();
-        self.give_up(&late)
+        self.launches.evict(horizon);
+        self.flows.evict(horizon);
+        self.external.evict(horizon);
+        let late = self.waiting.evict(horizon);
+        self.give_up(late)
     }
 
     /// Device events still waiting at the end of the trace.
     pub(crate) fn finish(&mut self) -> Vec<Resolved> {
-        let mut left: Vec<i64> = self.waiting.keys().copied().collect();
-        left.sort_unstable();
-        self.give_up(&left)
+        let left = self.waiting.evict(f64::INFINITY);
+        self.give_up(left)
     }
 
-    fn give_up(&mut self, ids: &[i64]) -> Vec<Resolved> {
+    fn give_up(&mut self, late: Vec<(i64, Waiting)>) -> Vec<Resolved> {
         let mut done = Vec::new();
-        for c in ids {
-            for (event, step) in self.waiting.remove(c).unwrap_or_default() {
-                if self.flows.contains_key(c) {
-                    done.push(self.by_flow(event, step, *c));
+        for (c, events) in late {
+            for (event, step) in events {
+                if self.flows.get(c).is_some() {
+                    done.push(self.by_flow(event, step, c));
                 } else {
                     self.unlinked += 1;
                     done.push(Resolved {
@@ -179,7 +241,7 @@ impl Links {
     ) -> Resolved {
         if self
             .flows
-            .get(&c)
+            .get(c)
             .is_some_and(|f| f.thread != launch.thread || (f.ts - launch.ts).abs() > 1.0)
         {
             self.flow_disagrees += 1;
@@ -193,7 +255,7 @@ impl Links {
     }
 
     fn by_flow(&mut self, event: Record, step: Option<u32>, c: i64) -> Resolved {
-        let launch = self.flows.get(&c).and_then(|f| f.host.clone());
+        let launch = self.flows.get(c).and_then(|f| f.host.clone());
         if launch.is_some() {
             self.by_flow += 1;
         } else {
@@ -233,5 +295,27 @@ impl Links {
             ));
         }
         Some(parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_entries_go_oldest_first_past_the_horizon_or_the_most_held() {
+        let mut held: Held<u32> = Held::default();
+        for id in 0..(HELD as i64 + 10) {
+            held.insert(id, id as f64, 0);
+        }
+        held.insert(3, 1e9, 1); // Replaced: its first entry is stale.
+        let out: Vec<i64> = held.evict(5.0).into_iter().map(|(id, _)| id).collect();
+        // 0..5 started before the horizon; then the oldest go until the
+        // most held is left (3 was replaced, so it stays).
+        assert_eq!(out, [0, 1, 2, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(held.map.len(), HELD);
+        assert_eq!(held.get(3), Some(&1));
+        assert_eq!(held.remove(11), Some(0));
+        assert!(held.evict(5.0).is_empty());
     }
 }
