@@ -224,6 +224,22 @@ fn brick_roofline_markdown_and_json_match_and_stay_finite() {
     assert!(md.contains("| a\\|b\\\\nc |"), "{md}");
 }
 
+#[test]
+fn integer_work_is_counted_in_operations_not_flops_in_every_rendering() {
+    let r = BrickRoofline::from_profile(
+        &profile(),
+        &KernelRoofline::rtx_4090(),
+        Some(Precision::Int8),
+        None,
+    )
+    .unwrap();
+    let (md, text, svg) = (r.to_markdown(), r.to_string(), r.to_svg());
+    assert!(md.contains("| OP/byte | GOP/s | Roof (GOP/s) |"), "{md}");
+    assert!(text.contains("OP/B") && text.contains("GOP/s"), "{text}");
+    assert!(!format!("{md}{text}{svg}").contains("GFLOP/s"));
+    assert!(svg.contains("Performance (GOP/s)") && svg.contains("(OP/byte)"));
+}
+
 /// Every attribute of the SVG that should be a number is a finite one.
 fn assert_finite_numbers(doc: &roxmltree::Document<'_>) {
     for node in doc.descendants().filter(|n| n.is_element()) {

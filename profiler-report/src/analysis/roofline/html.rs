@@ -120,10 +120,12 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
         roofline_svg(roofline)
     );
     if !roofline.points.is_empty() {
-        s.push_str(
+        let op = roofline.precision.operation();
+        let _ = write!(
+            s,
             "<div class=\"scroll\">\n<table class=\"data sortable\">\n<thead><tr><th>Brick</th><th class=\"num\">Calls</th>\
-             <th class=\"num\">Time ms</th><th class=\"num\">FLOP/byte</th><th class=\"num\">GFLOP/s</th>\
-             <th class=\"num\">Roof GFLOP/s</th><th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
+             <th class=\"num\">Time ms</th><th class=\"num\">{op}/byte</th><th class=\"num\">G{op}/s</th>\
+             <th class=\"num\">Roof G{op}/s</th><th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
         );
         for p in &roofline.points {
             let bound = match (p.above_roof, p.check) {

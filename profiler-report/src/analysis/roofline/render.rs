@@ -232,9 +232,11 @@ impl BrickRoofline {
                 "No brick carries FLOPs, bytes and time: nothing to place on the roofline.\n",
             );
         } else {
-            s.push_str(
-                "| Brick | Calls | Time (ms) | FLOP/byte | GFLOP/s | Roof (GFLOP/s) | % of roof | Bound |\n\
-                 |---|---:|---:|---:|---:|---:|---:|---|\n",
+            let op = self.precision.operation();
+            let _ = writeln!(
+                s,
+                "| Brick | Calls | Time (ms) | {op}/byte | G{op}/s | Roof (G{op}/s) | % of roof | Bound |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---|",
             );
             for p in &self.points {
                 let above = if p.above_roof { " (above roof)" } else { "" };
@@ -283,7 +285,13 @@ impl fmt::Display for BrickRoofline {
             writeln!(
                 f,
                 "{:<28} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}  bound",
-                "brick", "calls", "time ms", "FLOP/B", "GFLOP/s", "roof", "% roof"
+                "brick",
+                "calls",
+                "time ms",
+                format!("{}/B", self.precision.operation()),
+                format!("G{}/s", self.precision.operation()),
+                "roof",
+                "% roof"
             )?;
         }
         for p in &self.points {

@@ -119,7 +119,7 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
     );
     legend(&mut svg, r);
     svg_levels::legend(&mut svg, r, WIDTH - RIGHT, 18.0);
-    grid(&mut svg, &x, &y);
+    grid(&mut svg, &x, &y, r.precision.operation());
     ceilings(&mut svg, r, &x, &y);
     svg_levels::draw(&mut svg, r, &x, &y);
     let unlabelled = points(&mut svg, r, &x, &y);
@@ -187,7 +187,8 @@ fn legend(svg: &mut Svg, r: &BrickRoofline) {
     svg.text(lx + 28.0, y, Anchor::Start, "caption", &used);
 }
 
-fn grid(svg: &mut Svg, x: &LogAxis, y: &LogAxis) {
+/// `op`: what the work is counted in (`FLOP`, or `OP` for integer work).
+fn grid(svg: &mut Svg, x: &LogAxis, y: &LogAxis, op: &str) {
     let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP);
     for v in x.minor() {
         svg.line(x.px(v), y0, x.px(v), y1, "minor");
@@ -210,14 +211,14 @@ fn grid(svg: &mut Svg, x: &LogAxis, y: &LogAxis) {
         HEIGHT - 22.0,
         Anchor::Middle,
         "axis-label",
-        "Arithmetic intensity (FLOP/byte)",
+        &format!("Arithmetic intensity ({op}/byte)"),
     );
     svg.text_rotated(
         18.0,
         (y0 + y1) / 2.0,
         -90.0,
         "axis-label",
-        "Performance (GFLOP/s)",
+        &format!("Performance (G{op}/s)"),
     );
 }
 
@@ -226,6 +227,7 @@ fn grid(svg: &mut Svg, x: &LogAxis, y: &LogAxis) {
 /// drawn without a label (past the label cap; their tooltip names them).
 fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
     let points = &r.points;
+    let op = r.precision.operation();
     // The label names the level when bricks have their own.
     let label_of = |p: &BrickPoint| {
         if r.by_working_set || p.level_choice.is_pinned() {
@@ -269,7 +271,7 @@ fn points(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) -> usize {
             (false, _) => String::new(),
         };
         let tip = format!(
-            "{}: {} FLOP/byte, {} GFLOP/s = {} of the {} roof ({} GFLOP/s), {}{above}; {} calls, {} ms, {}B per call ({})",
+            "{}: {} {op}/byte, {} G{op}/s = {} of the {} roof ({} G{op}/s), {}{above}; {} calls, {} ms, {}B per call ({})",
             name,
             num(p.arithmetic_intensity),
             num(p.achieved_gflops),
