@@ -75,7 +75,16 @@ fn report_suffix(path: &Path) -> Option<(&Path, usize)> {
 /// stats` output that holds several (one input of a diff or a parity).
 pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     if let Some((file, n)) = report_suffix(path) {
-        return nsys(&read_text(file)?, &path.display().to_string(), Some(n));
+        let origin = path.display().to_string();
+        // The library names the flag; here the summary came from the name.
+        let report = parse_nsys_report(&read_text(file)?, &origin, n).map_err(|e| match e {
+            ImportError::InvalidOption { reason, .. } => ImportError::InvalidOption {
+                option: format!("`#{n}`"),
+                reason,
+            },
+            other => other,
+        })?;
+        return Ok(Input::Nsys(report));
     }
     let Some(tool) = binary_report(path) else {
         return match input::open(path) {
