@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes one target for a while: fuzz/run.sh <target> [seconds, default 60].
 # New inputs go to fuzz/corpus/<target>/ (not committed), starting from the
-# committed seeds (fuzz/seeds/<target>/, or the Nsight fixtures for the
-# importers) with the target's dictionary when it has one; crashes go to
+# committed seeds (fuzz/seeds/<target>/, or the Nsight and Kineto fixtures
+# for the importers) with the target's dictionary when it has one; crashes go to
 # fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,7 @@ seconds="${2:-60}"
 [ -f "fuzz/fuzz_targets/$target.rs" ] || { echo "unknown target $target; targets: $targets" >&2; exit 2; }
 case "$target" in
     ncu_csv | nsys_stats) seeds=(tests/fixtures/nsight); options=(-max_len=8192) ;;
+    pytorch_trace) seeds=(tests/fixtures/pytorch tests/fixtures/real/kineto); options=(-max_len=65536) ;;
     *) seeds=(); [ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target"); options=() ;;
 esac
 [ -f "fuzz/$target.dict" ] && options+=("-dict=fuzz/$target.dict")
