@@ -142,7 +142,8 @@ pub(crate) struct Args {
     /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
     #[arg(long, value_name = "N")]
     pub(crate) ranks: Option<u32>,
-    /// The rank that waits as long again every step (a straggler to find).
+    /// The rank that waits three times its training time, and at least
+    /// 0.5 s, every step (a straggler to find).
     #[arg(long, value_name = "R")]
     pub(crate) slow_rank: Option<u32>,
 }

@@ -103,14 +103,20 @@ pub(crate) fn is_slow(args: &Args) -> bool {
 }
 
 /// The slow rank's extra time in a step: it waits three times as long as
-/// the step's training took, inside a brick, so its steps take four times
-/// as long and the excess shows in that brick too. It waits rather than computes: ranks
-/// that share cores (four on a laptop) would otherwise slow down together
-/// and hide the straggler, which a rank with its own device would not.
+/// the step's training took, and at least [`MIN_WAIT`], inside a brick, so
+/// its steps take four times as long or more and the excess shows in that
+/// brick too. It waits rather than computes: ranks that share cores (four
+/// on a laptop) would otherwise slow down together and hide the straggler,
+/// which a rank with its own device would not. The floor keeps it plain
+/// when sharing cores makes this rank's own training fast and the others'
+/// slow and uneven.
 #[profiler::brick("StragglerWait", category = Other)]
 pub(crate) fn extra_work(trained: Duration) {
-    std::thread::sleep(trained * 3);
+    std::thread::sleep((trained * 3).max(MIN_WAIT));
 }
+
+/// The least the slow rank waits in a step.
+const MIN_WAIT: Duration = Duration::from_millis(500);
 
 #[cfg(test)]
 mod tests {
