@@ -62,6 +62,7 @@ impl Cat {
         matches!(self, Cat::Kernel | Cat::Copy)
     }
 
+    /// Every kind, as declared (a kind's place is its byte on disk).
     const ALL: [Cat; 7] = [
         Cat::CpuOp,
         Cat::Annotation,
@@ -72,10 +73,13 @@ impl Cat {
         Cat::Other,
     ];
 
+    /// Its byte on disk: its place in [`Cat::ALL`], which lists the kinds
+    /// as declared.
     fn code(self) -> u8 {
-        Self::ALL.iter().position(|&c| c == self).unwrap_or(6) as u8
+        self as u8
     }
 
+    /// The kind of byte `code`; an unknown byte reads as [`Cat::Other`].
     fn from_code(code: u8) -> Self {
         Self::ALL
             .get(usize::from(code))
@@ -353,6 +357,9 @@ mod tests {
             (Some(3), Some(-7), None, Some(99))
         );
         assert_eq!((b.cat, b.flow, b.index), (Cat::Runtime, false, 5));
+        for cat in Cat::ALL {
+            assert_eq!(Cat::from_code(cat.code()), cat);
+        }
         let child = Record::event((1, 2, None), Cat::CpuOp, (10.5, 1.0), (None, None, None), 4);
         let flow = Record::flow_start(2, 10.5, 99, 3);
         let mut v = [flow, child, a];

@@ -145,8 +145,9 @@ fn place(names: &Names<'_>, event: &Rc<Node>) -> Placed {
     Placed::Group(op, group)
 }
 
-/// A share of time that waits for a module call to close.
-struct Parked {
+/// A share of time: a device event's, given to its launch, or a host
+/// event's own range; it waits when its group waits for a module call.
+struct Share {
     event: Rc<Node>,
     step: Option<u32>,
     us: f64,
@@ -183,7 +184,7 @@ pub(super) struct Draft {
     /// ([`HOST`]).
     sums: [Settling<Groups>; 2],
     /// Shares waiting, by the module call they wait for.
-    parked: HashMap<u64, Vec<Parked>>,
+    parked: HashMap<u64, Vec<Share>>,
 }
 
 impl Draft {
@@ -206,7 +207,7 @@ impl Draft {
 
     /// Adds `us` of `event` (a device event's launch, or a host event
     /// whose own range counts) in `step`.
-    fn add(&mut self, names: &Names<'_>, share: Parked) {
+    fn add(&mut self, names: &Names<'_>, share: Share) {
         match place(names, &share.event) {
             Placed::Group(owner, group) => {
                 // A host event counts only its own range: what runs inside
@@ -237,7 +238,7 @@ impl Visitor for Draft {
     }
 
     fn closed(&mut self, names: &Names<'_>, node: &Rc<Node>, _: Below) {
-        let share = Parked {
+        let share = Share {
             event: Rc::clone(node),
             step: node.step,
             us: node.dur,
@@ -259,7 +260,7 @@ impl Visitor for Draft {
         launch: Option<&Rc<Node>>,
     ) {
         if let Some(l) = launch {
-            let share = Parked {
+            let share = Share {
                 event: Rc::clone(l),
                 step,
                 us: event.dur,
@@ -267,5 +268,31 @@ impl Visitor for Draft {
             };
             self.add(names, share);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_generalise_to_the_parent_class_and_the_call_place() {
+        assert_eq!(
+            generalise("TinyTransformer[0].Block[2].Attention[0].Linear[1]"),
+            "*.Attention[*].Linear[1]"
+        );
+        assert_eq!(
+            generalise("TinyTransformer[0].Linear[0]"),
+            "TinyTransformer[*].Linear[0]"
+        );
+        assert_eq!(generalise("TinyTransformer[0]"), "TinyTransformer[0]");
+        assert_eq!(
+            generalise_all("TinyTransformer[0].Block[2].Attention[0]"),
+            "*.Block[*].Attention[*]"
+        );
+        assert_eq!(
+            generalise_all("TinyTransformer[0].Block[1]"),
+            "TinyTransformer[*].Block[*]"
+        );
     }
 }

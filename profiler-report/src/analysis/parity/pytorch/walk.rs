@@ -79,9 +79,10 @@ struct Walk<'t> {
     /// Records since the last look for what waited past the horizon.
     since_tick: u32,
     links: Links,
-    /// Forward ops by sequence number, (start, root brick): this step's and
-    /// the last one's (a backward node runs in its forward's step).
-    creators: [HashMap<i64, (f64, Option<u32>)>; 2],
+    /// The root brick of the latest forward op of each sequence number:
+    /// this step's and the last one's (a backward node runs in its
+    /// forward's step).
+    creators: [HashMap<i64, Option<u32>>; 2],
     backward_linked: usize,
     /// Per open module call, the calls of each class inside it so far.
     places: HashMap<u64, HashMap<Box<str>, u32>>,
@@ -259,7 +260,7 @@ impl Walk<'_> {
         let module_above = parent.and_then(Node::module_call);
         let mut module = parent.and_then(|p| p.module);
         if r.cat == Cat::Module {
-            module = Some(self.module_path(r, name, module, module_above.as_deref()));
+            module = Some(self.module_path(name, module, module_above.as_deref()));
         }
         let mut node = Node {
             id: r.index,
@@ -290,24 +291,15 @@ impl Walk<'_> {
             && !node.in_backward
             && let Some(seq) = r.seq()
         {
-            let root = node.root_brick();
-            let slot = self.creators[0].entry(seq).or_insert((r.ts, root));
-            if slot.0 <= r.ts {
-                *slot = (r.ts, root);
-            }
+            // Records come by start: the latest op of a number wins.
+            self.creators[0].insert(seq, node.root_brick());
         }
         node
     }
 
     /// The module path of a module call: its parent module's path and its
     /// class with its place among that parent's calls of the class.
-    fn module_path(
-        &mut self,
-        r: &Record,
-        name: &str,
-        parent_path: Option<u32>,
-        outer: Option<&Node>,
-    ) -> u32 {
+    fn module_path(&mut self, name: &str, parent_path: Option<u32>, outer: Option<&Node>) -> u32 {
         let class = module_class(name);
         let (place, parent_path) = match outer {
             Some(m) => {
@@ -324,7 +316,6 @@ impl Walk<'_> {
             // a new pass, not its next child.
             None => (0, None),
         };
-        self.places.entry(r.index).or_default();
         let path = match parent_path {
             Some(p) => format!("{}.{class}[{place}]", self.names.path(p)),
             None => format!("{class}[{place}]"),
@@ -346,15 +337,15 @@ impl Walk<'_> {
                 .entry((r.name, r.dims(), module))
                 .or_insert_with(|| {
                     let dims = r.dims().map(|d| names.text(d));
-                    let path = module.map(|m| names.path(m).to_owned());
-                    let brick = mapping.op_in(names.text(r.name), dims, path.as_deref());
+                    let path = module.map(|m| names.path(m));
+                    let brick = mapping.op_in(names.text(r.name), dims, path);
                     brick.map(|b| names.brick_id(b))
                 }),
             Cat::Module => {
                 let path = module?;
                 *self.module_bricks.entry(path).or_insert_with(|| {
-                    let brick = mapping.module(names.path(path)).map(str::to_owned);
-                    brick.map(|b| names.brick_id(&b))
+                    let brick = mapping.module(names.path(path));
+                    brick.map(|b| names.brick_id(b))
                 })
             }
             _ => None,
@@ -368,7 +359,7 @@ impl Walk<'_> {
             let found = self.creators[0]
                 .get(&s)
                 .or_else(|| self.creators[1].get(&s));
-            found.and_then(|&(_, brick)| brick)
+            found.copied().flatten()
         });
         if let Some(f) = forward {
             self.backward_linked += 1;
@@ -381,8 +372,8 @@ impl Walk<'_> {
         let node = name.strip_prefix(BACKWARD_PREFIX).unwrap_or(name);
         let (names, mapping) = (&mut self.names, self.mapping);
         *self.node_bricks.entry(r.name).or_insert_with(|| {
-            let brick = mapping.op(node).map(str::to_owned);
-            brick.map(|b| names.brick_id(&b))
+            let brick = mapping.op(node);
+            brick.map(|b| names.brick_id(b))
         })
     }
 
