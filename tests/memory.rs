@@ -295,3 +295,30 @@ fn saved_profiles_keep_memory_and_old_files_still_read() {
     assert_eq!(old.schema_version, "1.1");
     assert!(old.memory.is_none());
 }
+
+#[brick("MemFirstChild")]
+fn first_child() {
+    black_box(Vec::<u8>::with_capacity(64 * 1024));
+}
+
+#[brick("MemFirstParent")]
+fn first_parent() {
+    black_box(Vec::<u8>::with_capacity(4 * 1024));
+    first_child();
+}
+
+#[test]
+fn the_first_call_of_a_brick_whose_child_runs_for_the_first_time_is_charged() {
+    let _lock = common::exclusive();
+    profiler::reset();
+    for _ in 0..3 {
+        first_parent();
+    }
+    let parent = host("MemFirstParent");
+    assert_eq!(parent.calls, 3);
+    assert_eq!(parent.allocated_bytes, 3 * (4 + 64) * 1024);
+    assert_eq!(parent.self_allocated_bytes, 3 * 4 * 1024);
+    let child = host("MemFirstChild");
+    assert_eq!(child.calls, 3);
+    assert_eq!(child.allocated_bytes, 3 * 64 * 1024);
+}

@@ -17,8 +17,8 @@ use crate::record::state;
 /// # fn main() {}
 /// ```
 ///
-/// While the profiler is disabled an allocation costs one relaxed load more
-/// than the wrapped allocator. While it records, the charge is a few plain
+/// While the profiler is disabled an allocation costs one relaxed load and
+/// two bit tests more than the wrapped allocator. While it records, the charge is a few plain
 /// thread-local writes: no lock, no allocation. A reallocation counts as a
 /// free of the old size and an allocation of the new one. A free is charged
 /// to the brick running when it happens, whichever brick (or thread)
@@ -42,9 +42,17 @@ impl<A> Tracking<A> {
 }
 
 /// Charges an allocation of `bytes` if the profiler is recording.
+///
+/// The first allocation through the wrapper, recording or not, turns on the
+/// memory marks bricks take at entry ([`state::announce_memory`]); `enable`
+/// allocates once before recording starts, so no brick call is ever open
+/// without its mark (a call entered unmarked would not be charged).
 #[inline(always)]
 fn on_alloc(bytes: usize) {
     let state = state::load();
+    if state & state::MEMORY == 0 {
+        state::announce_memory();
+    }
     if state::is_recording(state) {
         charge_alloc::<HOST>(state, bytes);
     }
