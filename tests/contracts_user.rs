@@ -17,7 +17,8 @@ fn cargo(args: &[&str], manifest: &Path) -> Output {
         .args(args)
         .arg("--manifest-path")
         .arg(manifest)
-        .env("CARGO_TARGET_DIR", root().join("target/contracts-user"))
+        // One build folder for the nested packages: their dependencies build once.
+        .env("CARGO_TARGET_DIR", root().join("target/nested"))
         .output()
         .expect("cargo can be run")
 }

@@ -18,7 +18,8 @@ fn cargo(args: &[&str]) -> (bool, String) {
         .args(args)
         .arg("--manifest-path")
         .arg(package.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target/renamed-dep"))
+        // One build folder for the nested packages: their dependencies build once.
+        .env("CARGO_TARGET_DIR", root.join("target/nested"))
         .output()
         .expect("cargo can be run");
     let text = format!(
