@@ -62,9 +62,8 @@ pub enum ImportError {
     /// The output holds several kernel summaries (several runs) and the
     /// caller asked for one.
     #[error(
-        "`{origin}` holds {} kernel summaries, one per run: {}; pick one with `--report N` \
-         (1 to {}) on the command line, or per input as `FILE#N`, or read them all as separate \
-         runs with `parse_nsys_stats_all`",
+        "`{origin}` holds {} kernel summaries, one per run: {}; pick one of them by its \
+         number (1 to {})",
         reports.len(),
         reports.iter().enumerate().map(|(i, r)| format!("#{} at {r}", i + 1)).collect::<Vec<_>>().join(", "),
         reports.len()

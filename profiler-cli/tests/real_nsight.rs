@@ -1,0 +1,81 @@
+//! Nsight outputs from public repositories (`tests/fixtures/real/nsight/`,
+//! sources in its PROVENANCE.md) through the command line, as a user holding
+//! them would run it: each is read right, or refused with a message that
+//! says what the file is and what to do.
+
+mod common;
+
+use common::run;
+
+fn real(name: &str) -> String {
+    format!("tests/fixtures/real/nsight/{name}")
+}
+
+/// A console capture pasted from `[3/8] Executing 'nvtx_sum' stats report`
+/// on: its 22-kernel summary is read (sum of the kernels' total times
+/// 10,278,282,158 ns, by python3 over the file).
+#[test]
+fn a_console_capture_cut_at_the_top_is_imported() {
+    let out = run(&["import", "nsys", &real("nsys_cut_at_nvtx_cagra.txt")])
+        .expect(0)
+        .stdout;
+    assert!(out.contains(", 22 kernel(s)"), "{out}");
+    assert!(
+        out.contains("24.7%       2931       2.54 s") && out.contains("sum_doc_scores_kernel("),
+        "{out}"
+    );
+    let json = run(&[
+        "import",
+        "nsys",
+        &real("nsys_cut_at_nvtx_cagra.txt"),
+        "--format",
+        "json",
+    ])
+    .expect(0)
+    .stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let total: f64 = v["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["total_ns"].as_f64().unwrap())
+        .sum();
+    assert_eq!(total, 10_278_282_158.0);
+}
+
+/// `--report N` on a file with one kernel summary is refused like `FILE#N`,
+/// naming the flag the user gave; `--report 1` and `FILE#1` read it.
+#[test]
+fn report_beyond_the_one_summary_is_refused_like_file_hash_n() {
+    let file = real("nsys_cut_at_nvtx_cagra.txt");
+    let by_flag = run(&["--report", "5", "import", "nsys", &file])
+        .expect(2)
+        .stderr;
+    let hashed = format!("{file}#5");
+    let by_name = run(&["import", "nsys", &hashed]).expect(2).stderr;
+    let holds = format!("`{file}` holds 1 kernel summary (numbered from 1): line 80 (22 kernels)");
+    assert!(by_flag.contains(&format!("`--report 5`: {holds}")), "{by_flag}");
+    assert!(by_name.contains(&format!("`{hashed}`: {holds}")), "{by_name}");
+    for n in ["0", "2"] {
+        let e = run(&["--report", n, "import", "nsys", &file])
+            .expect(2)
+            .stderr;
+        assert!(e.contains(&format!("`--report {n}`")), "{e}");
+    }
+    run(&["--report", "1", "import", "nsys", &file]).expect(0);
+    run(&["import", "nsys", &format!("{file}#1")]).expect(0);
+}
+
+/// Several summaries: the message names the command line's ways to pick
+/// one, never a library function.
+#[test]
+fn several_summaries_are_picked_with_the_command_lines_words() {
+    let e = run(&["import", "nsys", &real("nsys_five_runs_a100.md")])
+        .expect(2)
+        .stderr;
+    assert!(
+        e.contains("(1 to 5): `--report N` for every input, or `FILE#N` for one"),
+        "{e}"
+    );
+    assert!(!e.contains("parse_nsys"), "{e}");
+}
