@@ -79,3 +79,57 @@ fn several_summaries_are_picked_with_the_command_lines_words() {
     );
     assert!(!e.contains("parse_nsys"), "{e}");
 }
+
+/// ncu without `--csv`: the human-readable `Section:` tables of two
+/// launches (the first 153 lines of a real log). The message says what the
+/// file is and to rerun with `--csv`, not "nor any other input we read".
+#[test]
+fn human_readable_ncu_output_says_to_rerun_with_csv() {
+    let e = run(&["import", "ncu", &real("ncu_text_layernorm_excerpt.log")])
+        .expect(2)
+        .stderr;
+    assert!(
+        e.contains("is Nsight Compute's human-readable output (2 kernel launch(es)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("rerun ncu with `--csv` (`ncu --csv --page details") && e.contains("--page raw"),
+        "{e}"
+    );
+    assert!(!e.contains("nor any other input"), "{e}");
+    // Any command that takes a run says the same.
+    let e = run(&["scorecard", &real("ncu_text_layernorm_excerpt.log")])
+        .expect(2)
+        .stderr;
+    assert!(e.contains("human-readable output"), "{e}");
+}
+
+/// A capture whose results went to a `.ncu-rep` (`-o`): only `==PROF==`
+/// lines, the last naming the report. The message names it and the export.
+#[test]
+fn a_capture_saved_to_a_report_names_the_report_and_the_export() {
+    let e = run(&["import", "ncu", &real("ncu_saved_to_report_cutlass.log")])
+        .expect(2)
+        .stderr;
+    let report = "/home/nwadekar/dphpc/dphpc-gemm/ncu_analysis.ncu-rep";
+    assert!(
+        e.contains(&format!("line 8: ncu saved its results to `{report}`")),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("`ncu --import {report} --csv --page details`")),
+        "{e}"
+    );
+}
+
+/// A capture refused for counter permissions, whose first line is the
+/// program's `[W interface.cpp:47] ...`: that `[` is not a JSON array, and
+/// the tool's `ERR_NVGPUCTRPERM` line is shown with what to do.
+#[test]
+fn a_restricted_capture_opening_with_a_bracket_is_read_as_ncu_output() {
+    let e = run(&["import", "ncu", &real("ncu_counters_restricted_resnet.out")])
+        .expect(2)
+        .stderr;
+    assert!(e.contains("ERR_NVGPUCTRPERM") && e.contains("NVreg_RestrictProfilingToAdminUsers=0"), "{e}");
+    assert!(!e.contains("nor any other input"), "{e}");
+}
