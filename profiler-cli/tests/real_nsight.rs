@@ -133,3 +133,32 @@ fn a_restricted_capture_opening_with_a_bracket_is_read_as_ncu_output() {
     assert!(e.contains("ERR_NVGPUCTRPERM") && e.contains("NVreg_RestrictProfilingToAdminUsers=0"), "{e}");
     assert!(!e.contains("nor any other input"), "{e}");
 }
+
+/// The scorecard of a real Nsight Systems import judged with `--hardware`:
+/// the kernels were timed on the device, so no "ran on the CPU" warning; and
+/// with no bytes per token known, no ceiling number rests on the presets'
+/// guess: a note says what to set.
+#[test]
+fn the_scorecard_of_an_nsight_import_makes_no_cpu_warning_and_no_guessed_ceiling() {
+    let file = real("nsys_cut_at_nvtx_cagra.txt");
+    let out = run(&["scorecard", &file, "--hardware", "h100"])
+        .expect(0)
+        .stdout;
+    assert!(!out.contains("timed no device work"), "{out}");
+    assert!(!out.contains("ran on the CPU"), "{out}");
+    let ceiling = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("Ceiling"))
+        .expect("a Ceiling row");
+    assert!(
+        ceiling.contains("none: the bytes per token are not known (158 MB is the presets' default, a guess)"),
+        "{ceiling}"
+    );
+    assert!(!ceiling.contains("tok/s"), "{ceiling}");
+    let json = run(&["scorecard", &file, "--hardware", "h100", "--format", "json"])
+        .expect(0)
+        .stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v["peak_throughput_tok_s"].is_null(), "{v}");
+    assert_eq!(v["device_timed"], true, "{v}");
+}
