@@ -162,3 +162,38 @@ fn the_scorecard_of_an_nsight_import_makes_no_cpu_warning_and_no_guessed_ceiling
     assert!(v["peak_throughput_tok_s"].is_null(), "{v}");
     assert_eq!(v["device_timed"], true, "{v}");
 }
+
+/// The training-step contract over a run with no steps (a real Nsight
+/// Systems import): the withheld wall coverage and the bottleneck the
+/// scorecard calls not determined are values the run does not have, so
+/// their rules are not applicable, never passed; with nothing checked the
+/// contract does not pass and the exit status says so.
+#[test]
+fn a_training_contract_over_a_run_without_steps_passes_nothing() {
+    let out = run(&[
+        "contracts",
+        "verify",
+        &real("nsys_cut_at_nvtx_cagra.txt"),
+        "--contract",
+        "training-step-scorecard-v1",
+    ])
+    .expect(1)
+    .stdout;
+    assert!(out.contains(": 0 passed,"), "{out}");
+    assert!(out.contains("no verdict: none of 13 rules was checked"), "{out}");
+    for id in ["TSS-012", "TSS-013"] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("{id} in {out}"));
+        assert!(line.trim_start().starts_with("N/A"), "{line}");
+    }
+    assert!(
+        out.contains("`scorecard.wall_coverage` is none, a value the run does not have"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`scorecard.bottleneck` is none, a value the run does not have"),
+        "{out}"
+    );
+}
