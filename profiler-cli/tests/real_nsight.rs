@@ -197,3 +197,39 @@ fn a_training_contract_over_a_run_without_steps_passes_nothing() {
         "{out}"
     );
 }
+
+/// A `--dir` holding upstream's own `roofline-model-v1.yaml` (provable-
+/// contracts, unchanged): the folder's contract takes the shipped name and
+/// is the one checked (its prose tests, not the shipped rules), and a note
+/// says that it shadows the shipped contract.
+#[test]
+fn an_upstream_contract_named_like_a_shipped_one_shadows_it() {
+    let dir = "tests/fixtures/real/contracts/upstream-shadowing";
+    let out = run(&[
+        "contracts",
+        "verify",
+        common::PROFILE,
+        "--dir",
+        dir,
+        "--contract",
+        "roofline-model-v1",
+    ]);
+    assert!(
+        out.stderr.contains(&format!(
+            "note: `roofline-model-v1` from `{dir}/roofline-model-v1.yaml` shadows the shipped \
+             contract of that name"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("rename the file"), "{}", out.stderr);
+    // Upstream's tests are prose (`FALSIFY-RM-001`), the shipped ones rules.
+    assert!(out.stdout.contains("FALSIFY-RM-001"), "{}", out.stdout);
+    assert!(out.stdout.contains("not machine-checkable"), "{}", out.stdout);
+    let listed = run(&["contracts", "list", "--dir", dir]).expect(0).stdout;
+    assert!(
+        listed.contains("roofline-model-v1 (from --dir; ")
+            && listed.contains("shadows the shipped contract of that name)"),
+        "{listed}"
+    );
+}
