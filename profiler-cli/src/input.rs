@@ -52,7 +52,8 @@ pub(crate) fn pick_report(n: Option<usize>) {
 /// Reads `nsys stats` text: the one summary, or the one `--report` names.
 fn nsys(text: &str, origin: &str) -> Result<Input, CliError> {
     Ok(Input::Nsys(match REPORT.get().copied() {
-        Some(n) => parse_nsys_report(text, origin, n).map_err(|e| flag_named(e, &format!("--report {n}")))?,
+        Some(n) => parse_nsys_report(text, origin, n)
+            .map_err(|e| flag_named(e, &format!("--report {n}")))?,
         None => parse_nsys_stats(text, origin)?,
     }))
 }

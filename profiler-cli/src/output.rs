@@ -106,7 +106,9 @@ enum FileId {
 impl FileId {
     /// The file at `path` (following links), if it exists and is a file.
     fn of(path: &Path) -> Option<Self> {
-        let meta = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt as _;
@@ -167,7 +169,10 @@ mod tests {
         assert!(same_file_among(&run, &args(&["diff", &hashed, o, "-o", r])).is_some());
         // An output that does not exist yet is no input.
         let new = dir.path().join("new.json");
-        assert_eq!(same_file_among(&new, &args(&["html", r, "-o", "new.json"])), None);
+        assert_eq!(
+            same_file_among(&new, &args(&["html", r, "-o", "new.json"])),
+            None
+        );
     }
 
     #[cfg(unix)]

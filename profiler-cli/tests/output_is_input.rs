@@ -37,18 +37,49 @@ fn every_command_that_writes_refuses_its_own_input() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let run = copy(d, PROFILE, "run.json");
-    let nsys = copy(d, "tests/fixtures/real/nsight/nsys_five_runs_a100.md", "five.md");
+    let nsys = copy(
+        d,
+        "tests/fixtures/real/nsight/nsys_five_runs_a100.md",
+        "five.md",
+    );
     refused(d, &["html", "run.json", "-o", "run.json"], "run.json", &run);
-    refused(d, &["html", "run.json", "-o", "./run.json"], "run.json", &run);
-    refused(d, &["scorecard", "run.json", "--output=run.json"], "run.json", &run);
-    refused(d, &["trace", "chrome", "run.json", "-o", "run.json"], "run.json", &run);
     refused(
         d,
-        &["roofline", "run.json", "--hardware", "h100", "--svg", "run.json"],
+        &["html", "run.json", "-o", "./run.json"],
         "run.json",
         &run,
     );
-    refused(d, &["diff", "five.md#4", "five.md#5", "-o", "five.md"], "five.md", &nsys);
+    refused(
+        d,
+        &["scorecard", "run.json", "--output=run.json"],
+        "run.json",
+        &run,
+    );
+    refused(
+        d,
+        &["trace", "chrome", "run.json", "-o", "run.json"],
+        "run.json",
+        &run,
+    );
+    refused(
+        d,
+        &[
+            "roofline",
+            "run.json",
+            "--hardware",
+            "h100",
+            "--svg",
+            "run.json",
+        ],
+        "run.json",
+        &run,
+    );
+    refused(
+        d,
+        &["diff", "five.md#4", "five.md#5", "-o", "five.md"],
+        "five.md",
+        &nsys,
+    );
     refused(
         d,
         &["import", "nsys", "five.md#1", "--save-profile", "five.md"],
@@ -68,5 +99,10 @@ fn a_link_to_the_input_is_the_input() {
     let d = dir.path();
     let run = copy(d, PROFILE, "run.json");
     std::os::unix::fs::symlink(d.join("run.json"), d.join("link.json")).unwrap();
-    refused(d, &["html", "run.json", "-o", "link.json"], "run.json", &run);
+    refused(
+        d,
+        &["html", "run.json", "-o", "link.json"],
+        "run.json",
+        &run,
+    );
 }

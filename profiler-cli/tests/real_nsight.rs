@@ -54,8 +54,14 @@ fn report_beyond_the_one_summary_is_refused_like_file_hash_n() {
     let hashed = format!("{file}#5");
     let by_name = run(&["import", "nsys", &hashed]).expect(2).stderr;
     let holds = format!("`{file}` holds 1 kernel summary (numbered from 1): line 80 (22 kernels)");
-    assert!(by_flag.contains(&format!("`--report 5`: {holds}")), "{by_flag}");
-    assert!(by_name.contains(&format!("`{hashed}`: {holds}")), "{by_name}");
+    assert!(
+        by_flag.contains(&format!("`--report 5`: {holds}")),
+        "{by_flag}"
+    );
+    assert!(
+        by_name.contains(&format!("`{hashed}`: {holds}")),
+        "{by_name}"
+    );
     for n in ["0", "2"] {
         let e = run(&["--report", n, "import", "nsys", &file])
             .expect(2)
@@ -130,7 +136,10 @@ fn a_restricted_capture_opening_with_a_bracket_is_read_as_ncu_output() {
     let e = run(&["import", "ncu", &real("ncu_counters_restricted_resnet.out")])
         .expect(2)
         .stderr;
-    assert!(e.contains("ERR_NVGPUCTRPERM") && e.contains("NVreg_RestrictProfilingToAdminUsers=0"), "{e}");
+    assert!(
+        e.contains("ERR_NVGPUCTRPERM") && e.contains("NVreg_RestrictProfilingToAdminUsers=0"),
+        "{e}"
+    );
     assert!(!e.contains("nor any other input"), "{e}");
 }
 
@@ -151,7 +160,9 @@ fn the_scorecard_of_an_nsight_import_makes_no_cpu_warning_and_no_guessed_ceiling
         .find(|l| l.trim_start().starts_with("Ceiling"))
         .expect("a Ceiling row");
     assert!(
-        ceiling.contains("none: the bytes per token are not known (158 MB is the presets' default, a guess)"),
+        ceiling.contains(
+            "none: the bytes per token are not known (158 MB is the presets' default, a guess)"
+        ),
         "{ceiling}"
     );
     assert!(!ceiling.contains("tok/s"), "{ceiling}");
@@ -180,7 +191,10 @@ fn a_training_contract_over_a_run_without_steps_passes_nothing() {
     .expect(1)
     .stdout;
     assert!(out.contains(": 0 passed,"), "{out}");
-    assert!(out.contains("no verdict: none of 13 rules was checked"), "{out}");
+    assert!(
+        out.contains("no verdict: none of 13 rules was checked"),
+        "{out}"
+    );
     for id in ["TSS-012", "TSS-013"] {
         let line = out
             .lines()
@@ -225,7 +239,11 @@ fn an_upstream_contract_named_like_a_shipped_one_shadows_it() {
     assert!(!out.stderr.contains("rename the file"), "{}", out.stderr);
     // Upstream's tests are prose (`FALSIFY-RM-001`), the shipped ones rules.
     assert!(out.stdout.contains("FALSIFY-RM-001"), "{}", out.stdout);
-    assert!(out.stdout.contains("not machine-checkable"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("not machine-checkable"),
+        "{}",
+        out.stdout
+    );
     let listed = run(&["contracts", "list", "--dir", dir]).expect(0).stdout;
     assert!(
         listed.contains("roofline-model-v1 (from --dir; ")

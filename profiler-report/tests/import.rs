@@ -492,7 +492,9 @@ fn a_raw_page_on_a_device_outside_the_table_keeps_the_device_name() {
         assert_eq!(p.hardware.device_name.as_deref(), Some("NVIDIA B200"));
         assert_eq!(p.hardware.name, None, "no ceilings are guessed");
         assert!(
-            p.hardware.origin.contains("the export names the device `NVIDIA B200`"),
+            p.hardware
+                .origin
+                .contains("the export names the device `NVIDIA B200`"),
             "{}",
             p.hardware.origin
         );

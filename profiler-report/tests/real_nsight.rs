@@ -65,7 +65,10 @@ fn several_runs_are_refused_by_name_or_picked() {
     assert!(msg.contains("nsys_five_runs_a100.md"), "{msg}");
     // The library names no flag of the command line and no function: the
     // command line adds its own words.
-    assert!(msg.contains("pick one of them by its number (1 to 5)"), "{msg}");
+    assert!(
+        msg.contains("pick one of them by its number (1 to 5)"),
+        "{msg}"
+    );
     assert!(
         !msg.contains("--report") && !msg.contains("parse_nsys"),
         "{msg}"

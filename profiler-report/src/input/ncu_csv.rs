@@ -45,7 +45,10 @@ impl Format for NcuCsvFormat {
         // output that opens with `[` (a program's `[W ...]` line) is text.
         let no_table = tool("==PROF==") || tool("Section: ");
         (head.json_root().is_none() || failed || no_table)
-            && (text.lines().any(header) || reports_counters_restricted(&text) || failed || no_table)
+            && (text.lines().any(header)
+                || reports_counters_restricted(&text)
+                || failed
+                || no_table)
     }
 
     fn read(&self, source: Source<'_>) -> Result<Input, InputError> {

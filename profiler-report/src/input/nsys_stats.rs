@@ -62,7 +62,9 @@ mod tests {
 
     #[test]
     fn progress_lines_are_told_from_json_arrays() {
-        assert!(starts_with_progress("[3/8] Executing 'nvtx_sum' stats report"));
+        assert!(starts_with_progress(
+            "[3/8] Executing 'nvtx_sum' stats report"
+        ));
         assert!(starts_with_progress("[1/8] [====100%] a.nsys-rep"));
         assert!(!starts_with_progress("[3, 8]"));
         assert!(!starts_with_progress("[{\"ph\": \"X\"}]"));

@@ -138,7 +138,8 @@ pub(crate) fn compute(
             withheld,
             Some(Withheld::AboveCeiling { .. } | Withheld::BusyMachine { .. })
         );
-    let peak = peak.filter(|_| compared || bytes_per_token_source != Some(BytesPerTokenSource::Default));
+    let peak =
+        peak.filter(|_| compared || bytes_per_token_source != Some(BytesPerTokenSource::Default));
 
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
     for (name, phase) in &run.phases {

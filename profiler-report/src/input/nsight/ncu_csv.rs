@@ -176,9 +176,16 @@ fn without_table(lines: &[&str], origin: &str) -> ImportError {
     };
     let launches = lines
         .iter()
-        .filter(|l| l.trim_start().starts_with("Section: GPU Speed Of Light Throughput"))
+        .filter(|l| {
+            l.trim_start()
+                .starts_with("Section: GPU Speed Of Light Throughput")
+        })
         .count();
-    if launches > 0 || lines.iter().any(|l| l.trim_start().starts_with("Section: ")) {
+    if launches > 0
+        || lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("Section: "))
+    {
         return ImportError::NotCsv {
             origin: origin.to_owned(),
             launches,
