@@ -251,3 +251,24 @@ fn an_upstream_contract_named_like_a_shipped_one_shadows_it() {
         "{listed}"
     );
 }
+
+/// A capture that profiled nothing (an NVTX filter that matched no range):
+/// the program's output, `==PROF==` and two `==WARNING==` lines, no table.
+/// The message says no kernel was profiled and the usual causes.
+#[test]
+fn a_capture_that_profiled_no_kernel_says_so_and_why() {
+    let e = run(&["import", "ncu", &real("ncu_no_kernels_nvtx_filter.txt")])
+        .expect(2)
+        .stderr;
+    assert!(
+        e.contains("has no kernels: no kernel was profiled (line 5: `==WARNING== No kernels were profiled.`)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("`--kernel-name`")
+            && e.contains("`--nvtx-include`")
+            && e.contains("--target-processes all"),
+        "{e}"
+    );
+    assert!(!e.contains("nor any other input"), "{e}");
+}

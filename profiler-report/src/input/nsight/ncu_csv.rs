@@ -215,8 +215,8 @@ fn without_table(lines: &[&str], origin: &str) -> ImportError {
             )
         } else {
             format!(
-                "no kernel was profiled{warned}; the output holds only the tool's own lines. \
-                 Usual causes: a filter (`--kernel-name`, `--kernel-id`, `--launch-skip`, \
+                "no kernel was profiled{warned}: the output holds the tool's lines but no \
+                 table. Usual causes: a filter (`--kernel-name`, `--kernel-id`, `--launch-skip`, \
                  `--launch-count`, `--nvtx-include`) matched no launch; the application launched \
                  no kernel (it failed first, or ran on the CPU); or its kernels ran in a child \
                  process (add `--target-processes all`)"
