@@ -43,7 +43,8 @@ impl Format for NcuCsvFormat {
         // profiled nothing) is read as this format so the error says why.
         // A line that starts with `==PROF==` or `Section:` is never JSON, so
         // output that opens with `[` (a program's `[W ...]` line) is text.
-        let no_table = tool("==PROF==") || tool("Section: ");
+        // A step log kept while ncu ran stays a step log.
+        let no_table = (tool("==PROF==") || tool("Section: ")) && !text.contains("\"_profiler\"");
         (head.json_root().is_none() || failed || no_table)
             && (text.lines().any(header)
                 || reports_counters_restricted(&text)
