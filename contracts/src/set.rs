@@ -67,7 +67,8 @@ impl ContractSet {
 
     /// Reads every `*.yaml` / `*.yml` file of `dir` (not recursively) and
     /// checks them together; `depends_on` may also name shipped contracts.
-    /// A name that a shipped contract already has is refused.
+    /// A contract named like a shipped one shadows it (a folder of upstream's
+    /// contracts means upstream's): [`shadowing`](Self::shadowing) lists them.
     ///
     /// # Errors
     /// [`ContractError`] (several, in file order) naming file, line, field.
@@ -134,8 +135,9 @@ impl ContractSet {
         })
     }
 
-    /// Checks `contracts` together (names unique and not shipped ones,
-    /// dependencies known, no cycle).
+    /// Checks `contracts` together (names unique, dependencies known, no
+    /// cycle); one named like a shipped contract shadows it, and a
+    /// `depends_on` naming it resolves to it.
     ///
     /// # Errors
     /// [`ContractError::Invalid`] for each problem.
@@ -167,17 +169,6 @@ impl ContractSet {
                 || shipped.is_some_and(|s| s.get(name).is_some())
         };
         for c in &contracts {
-            if shipped.is_some_and(|s| s.get(&c.name).is_some()) {
-                errors.push(invalid(
-                    c,
-                    1,
-                    "(file name)",
-                    format!(
-                        "`{}` is the name of a shipped contract; rename the file",
-                        c.name
-                    ),
-                ));
-            }
             for (i, dep) in c.metadata.depends_on.iter().enumerate() {
                 if !known(dep) {
                     let mut all: Vec<&str> = contracts.iter().map(|c| c.name.as_str()).collect();
@@ -199,6 +190,15 @@ impl ContractSet {
             Some(e) => Err(e),
             None => Ok(ContractSet { contracts }),
         }
+    }
+
+    /// The contracts of this set named like a shipped contract, which they
+    /// shadow wherever the set is searched first.
+    pub fn shadowing(&self) -> impl Iterator<Item = &Contract> {
+        let shipped = Self::shipped();
+        self.contracts
+            .iter()
+            .filter(move |c| !std::ptr::eq(self, shipped) && shipped.get(&c.name).is_some())
     }
 
     /// The contract named `name`.

@@ -77,6 +77,9 @@ impl From<ImportError> for CliError {
             ImportError::CountersRestricted { ref origin } if origin.ends_with(" run") => {
                 Self::Tool(e.to_string())
             }
+            ImportError::SeveralReports { .. } => Self::Input(format!(
+                "{e}: `--report N` for every input, or `FILE#N` for one"
+            )),
             other => Self::Input(other.to_string()),
         }
     }

@@ -49,13 +49,25 @@ pub(crate) fn pick_report(n: Option<usize>) {
     }
 }
 
-/// Reads `nsys stats` text: the one summary, or the one `pick` (else
-/// `--report`) names.
-fn nsys(text: &str, origin: &str, pick: Option<usize>) -> Result<Input, CliError> {
-    Ok(Input::Nsys(match pick.or(REPORT.get().copied()) {
-        Some(n) => parse_nsys_report(text, origin, n)?,
+/// Reads `nsys stats` text: the one summary, or the one `--report` names.
+fn nsys(text: &str, origin: &str) -> Result<Input, CliError> {
+    Ok(Input::Nsys(match REPORT.get().copied() {
+        Some(n) => parse_nsys_report(text, origin, n)
+            .map_err(|e| flag_named(e, &format!("--report {n}")))?,
         None => parse_nsys_stats(text, origin)?,
     }))
+}
+
+/// The library names the summary it could not find by number; here it was
+/// asked for by `flag` (`--report N` or `FILE#N`).
+fn flag_named(e: ImportError, flag: &str) -> ImportError {
+    match e {
+        ImportError::InvalidOption { reason, .. } => ImportError::InvalidOption {
+            option: format!("`{flag}`"),
+            reason,
+        },
+        other => other,
+    }
 }
 
 /// `FILE#N` for a file that does not exist under that whole name: `FILE`
@@ -75,23 +87,21 @@ fn report_suffix(path: &Path) -> Option<(&Path, usize)> {
 /// stats` output that holds several (one input of a diff or a parity).
 pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     if let Some((file, n)) = report_suffix(path) {
-        let origin = path.display().to_string();
-        // The library names the flag; here the summary came from the name.
-        let report = parse_nsys_report(&read_text(file)?, &origin, n).map_err(|e| match e {
-            ImportError::InvalidOption { reason, .. } => ImportError::InvalidOption {
-                option: format!("`#{n}`"),
-                reason,
-            },
-            other => other,
-        })?;
+        let mut report = parse_nsys_report(&read_text(file)?, &file.display().to_string(), n)
+            .map_err(|e| flag_named(e, &path.display().to_string()))?;
+        report.origin = path.display().to_string();
         return Ok(Input::Nsys(report));
     }
     let Some(tool) = binary_report(path) else {
+        // `--report N` picks among several summaries, and is refused where
+        // there is no N-th, one summary or several, like `FILE#N`.
+        let pick = REPORT.get().copied();
         return match input::open(path) {
-            Err(InputError::Import(ImportError::SeveralReports { .. }))
-                if REPORT.get().is_some() =>
-            {
-                nsys(&read_text(path)?, &path.display().to_string(), None)
+            Err(InputError::Import(ImportError::SeveralReports { .. })) if pick.is_some() => {
+                nsys(&read_text(path)?, &path.display().to_string())
+            }
+            Ok(Input::Nsys(_)) if pick.is_some_and(|n| n != 1) => {
+                nsys(&read_text(path)?, &path.display().to_string())
             }
             other => Ok(other?),
         };
@@ -106,7 +116,7 @@ pub(crate) fn load(path: &Path) -> Result<Input, CliError> {
     Ok(if tool == "ncu" {
         Input::Ncu(parse_ncu_csv(&t.ncu_export(path)?, &origin)?)
     } else {
-        nsys(&t.nsys_stats(path)?, &origin, None)?
+        nsys(&t.nsys_stats(path)?, &origin)?
     })
 }
 

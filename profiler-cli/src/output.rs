@@ -32,12 +32,94 @@ pub(crate) fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
 
 /// Writes `bytes` to `path` atomically (temporary file, then rename); a
 /// device or FIFO is written in place, and `-` or `/dev/stdout` is stdout.
+/// A path that is also an input of the command is refused (see
+/// [`not_an_input`]).
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     if is_stdout(path) {
         return write_stdout(bytes);
     }
+    not_an_input(path)?;
     profiler_core::fs::write_atomic(path, bytes)
         .map_err(|e| CliError::Output(format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// Refuses an output `path` that is the same file (same device and inode,
+/// through any link or spelling) as a file another argument of this command
+/// names: `html x.json -o x.json` would replace the run it reads. An output
+/// that does not exist yet is no input.
+pub(crate) fn not_an_input(path: &Path) -> Result<(), CliError> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let Some(input) = same_file_among(path, &args) {
+        return Err(CliError::Input(format!(
+            "`{}` is an input of this command (as `{}`) and cannot also be its output: \
+             writing it would replace what was read; write to another file",
+            path.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The argument of `args`, other than the one that names `output` itself,
+/// that is the same file as `output`: an argument, the value of
+/// `--flag=VALUE`, or the `FILE` of `FILE#N`.
+fn same_file_among(output: &Path, args: &[std::ffi::OsString]) -> Option<std::path::PathBuf> {
+    let target = FileId::of(output)?;
+    let mut named_as_output = false;
+    for arg in args {
+        let arg = Path::new(arg);
+        let text = arg.to_string_lossy();
+        let mut candidates = vec![arg.to_path_buf()];
+        if let Some((_, value)) = text.strip_prefix("--").and_then(|t| t.split_once('=')) {
+            candidates.push(value.into());
+        }
+        if let Some((file, n)) = text.rsplit_once('#')
+            && n.parse::<usize>().is_ok()
+        {
+            candidates.push(file.into());
+        }
+        for c in candidates {
+            if FileId::of(&c).as_ref() != Some(&target) {
+                continue;
+            }
+            // The output's own argument, once; any other naming is an input.
+            if c == output && !named_as_output {
+                named_as_output = true;
+            } else {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// What makes two paths the same file: device and inode on Unix, the
+/// canonical path elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg(not(unix))]
+    Canonical(std::path::PathBuf),
+}
+
+impl FileId {
+    /// The file at `path` (following links), if it exists and is a file.
+    fn of(path: &Path) -> Option<Self> {
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            Some(Self::Inode(meta.dev(), meta.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            std::fs::canonicalize(path).ok().map(Self::Canonical)
+        }
+    }
 }
 
 /// Whether `-o` names standard output. `/dev/stdout` is taken literally too:
@@ -55,5 +137,53 @@ fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
             Err(CliError::Output(format!("cannot write to stdout: {e}")))
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_file_among;
+    use std::ffi::OsString;
+
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn an_output_named_by_another_argument_is_found_however_spelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run.json");
+        let other = dir.path().join("report.html");
+        std::fs::write(&run, "{}").unwrap();
+        std::fs::write(&other, "old").unwrap();
+        let (r, o) = (run.to_str().unwrap(), other.to_str().unwrap());
+        // Overwriting an earlier output is fine.
+        assert_eq!(same_file_among(&other, &args(&["html", r, "-o", o])), None);
+        // The input, spelled the same, through `./`, as `--x=FILE`, as `FILE#N`.
+        assert!(same_file_among(&run, &args(&["html", r, "-o", r])).is_some());
+        let dotted = format!("{}/./run.json", dir.path().display());
+        assert!(same_file_among(&run, &args(&["html", &dotted, "-o", r])).is_some());
+        let flag = format!("--baseline={r}");
+        assert!(same_file_among(&run, &args(&["scorecard", &flag, "-o", r])).is_some());
+        let hashed = format!("{r}#2");
+        assert!(same_file_among(&run, &args(&["diff", &hashed, o, "-o", r])).is_some());
+        // An output that does not exist yet is no input.
+        let new = dir.path().join("new.json");
+        assert_eq!(
+            same_file_among(&new, &args(&["html", r, "-o", "new.json"])),
+            None
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_an_input_is_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run.json");
+        std::fs::write(&run, "{}").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&run, &link).unwrap();
+        let (r, l) = (run.to_str().unwrap(), link.to_str().unwrap());
+        assert!(same_file_among(&link, &args(&["html", r, "-o", l])).is_some());
     }
 }

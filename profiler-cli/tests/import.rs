@@ -466,7 +466,11 @@ fn file_hash_n_picks_one_summary_per_input() {
         .expect(2)
         .stderr;
     assert!(e.contains("holds 2 kernel summaries"), "{e}");
-    assert!(e.contains("`#3`") && !e.contains("--report"), "{e}");
+    // Named as the user wrote it, `FILE#3`, never as `--report`.
+    assert!(
+        e.contains("nsys_two_runs_gcn.md#3`: `") && !e.contains("--report"),
+        "{e}"
+    );
 }
 
 /// A scorecard of an Nsight Systems kernel summary, which has no steps,

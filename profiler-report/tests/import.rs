@@ -472,3 +472,33 @@ fn impossible_values_and_hostile_names_are_handled() {
         "{md}"
     );
 }
+
+/// A raw page taken on a device the hardware table does not hold (its
+/// `device__attribute_display_name` says `NVIDIA B200`): no ceilings are
+/// guessed, and the device the export names is kept in the JSON with the
+/// reason there is no roof.
+#[test]
+fn a_raw_page_on_a_device_outside_the_table_keeps_the_device_name() {
+    let text = std::fs::read_to_string(fixture("ncu_raw.csv"))
+        .unwrap()
+        .replace("NVIDIA GeForce RTX 4090", "NVIDIA B200")
+        .replace("NVIDIA H100 80GB HBM3", "NVIDIA B200");
+    let full = parse_ncu_csv(&text, "b200_raw.csv")
+        .unwrap()
+        .full_profiles(&FullProfileOptions::default())
+        .unwrap();
+    assert!(!full.is_empty());
+    for p in &full {
+        assert_eq!(p.hardware.device_name.as_deref(), Some("NVIDIA B200"));
+        assert_eq!(p.hardware.name, None, "no ceilings are guessed");
+        assert!(
+            p.hardware
+                .origin
+                .contains("the export names the device `NVIDIA B200`"),
+            "{}",
+            p.hardware.origin
+        );
+        let json = serde_json::to_value(p).unwrap();
+        assert_eq!(json["hardware"]["device_name"], "NVIDIA B200");
+    }
+}

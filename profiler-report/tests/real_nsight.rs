@@ -63,7 +63,16 @@ fn several_runs_are_refused_by_name_or_picked() {
     assert!(matches!(e, ImportError::SeveralReports { ref reports, .. } if reports.len() == 5));
     let msg = e.to_string();
     assert!(msg.contains("nsys_five_runs_a100.md"), "{msg}");
-    assert!(msg.contains("--report N"), "{msg}");
+    // The library names no flag of the command line and no function: the
+    // command line adds its own words.
+    assert!(
+        msg.contains("pick one of them by its number (1 to 5)"),
+        "{msg}"
+    );
+    assert!(
+        !msg.contains("--report") && !msg.contains("parse_nsys"),
+        "{msg}"
+    );
     assert!(msg.contains("#3 at line 236"), "{msg}");
     assert!(msg.contains("vector_add_profile_v4.nsys-rep"), "{msg}");
     let third = parse_nsys_report(&text, &origin, 3).unwrap();
@@ -72,7 +81,7 @@ fn several_runs_are_refused_by_name_or_picked() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("--report 6") && e.contains("holds 5 kernel summaries"),
+        e.contains("kernel summary #6") && e.contains("holds 5 kernel summaries"),
         "{e}"
     );
 }
@@ -312,4 +321,49 @@ fn a_failed_capture_shows_the_tools_error() {
         "==ERROR== Option '--section .*SpeedOfLight.*' did not match any section."
     );
     assert!(e.to_string().contains("ncu_failed_capture.csv"), "{e}");
+}
+
+/// Two console captures of `nsys profile --stats=true` pasted from their
+/// fourth line on: each starts at `[3/8] Executing 'nvtx_sum' stats report`,
+/// whose `[` opens a JSON array to a first look. Both are read through the
+/// input layer, which tells the format from the content, and give every
+/// kernel of their summary; totals and launches as summed by python3 from
+/// the files.
+#[test]
+fn console_captures_cut_at_the_top_are_read_through_the_input_layer() {
+    let cases = [
+        // (file, kernels, sum of Total Time ns, sum of Instances, first kernel)
+        (
+            "nsys_cut_at_nvtx_cagra.txt",
+            22,
+            10_278_282_158.0,
+            82_069,
+            "sum_doc_scores_kernel(const float *, float *, unsigned long)",
+        ),
+        (
+            "nsys_cut_at_nvtx_cagra_v2.txt",
+            22,
+            15_419_187_670.0,
+            82_069,
+            "stage2_binary_ip_kernel_v2(",
+        ),
+    ];
+    for (name, kernels, total, instances, first) in cases {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/real/nsight")
+            .join(name);
+        let input = profiler_report::input::open(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let profiler_report::input::Input::Nsys(report) = input else {
+            panic!("{name}: read as {}", input.what());
+        };
+        assert_eq!(report.kernels.len(), kernels, "{name}");
+        assert_eq!(report.header_line, 80, "{name}");
+        assert!(report.kernels[0].name.starts_with(first), "{name}");
+        let sum: f64 = report.kernels.iter().map(|k| k.total_ns).sum();
+        assert_eq!(sum, total, "{name}");
+        let n: u64 = report.kernels.iter().map(|k| k.instances).sum();
+        assert_eq!(n, instances, "{name}");
+        // The cut took the `[1/8] ... .nsys-rep` line: no run is named.
+        assert_eq!(report.run, None, "{name}");
+    }
 }

@@ -165,12 +165,23 @@ fn metric(s: &str) -> Result<(String, String), String> {
     Ok((k.trim().to_owned(), v.trim().to_owned()))
 }
 
+/// The note for a `--dir` contract named like a shipped one.
+fn shadows(c: &profiler_report::contract::Contract) -> String {
+    format!(
+        "note: `{}` from `{}` shadows the shipped contract of that name",
+        c.name, c.source
+    )
+}
+
 fn verifier(dir: Option<&PathBuf>) -> Result<(Verifier, Vec<String>), CliError> {
     let mut v = Verifier::new();
     let mut names = Vec::new();
     if let Some(dir) = dir {
         let set = ContractSet::load_dir(dir).map_err(CliError::input)?;
         names = set.names().map(str::to_owned).collect();
+        for c in set.shadowing() {
+            eprintln!("profiler-report: {}", shadows(c));
+        }
         v = v.load_dir(dir).map_err(CliError::input)?;
     }
     Ok((v, names))
@@ -271,6 +282,9 @@ fn list(dir: Option<&PathBuf>, cx: &Context) -> Result<Status, CliError> {
             }
             if !c.warnings.is_empty() {
                 notes.push(format!("{} unused key(s)", c.warnings.len()));
+            }
+            if ContractSet::shipped().get(&c.name).is_some() {
+                notes.push("shadows the shipped contract of that name".to_owned());
             }
             let notes = if notes.is_empty() {
                 String::new()

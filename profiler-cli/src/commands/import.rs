@@ -110,6 +110,7 @@ fn path_var() -> Option<OsString> {
 }
 
 fn save_profile(profile: &profiler_core::Profile, path: &Path) -> Result<(), CliError> {
+    crate::output::not_an_input(path)?;
     profile
         .write(path)
         .map_err(|e| CliError::Output(e.to_string()))

@@ -1,7 +1,8 @@
 //! Nsight Compute CSV exports (`ncu --csv`): a header row starting with
-//! `"ID"` in the first bytes, the tool's counter-permission error, or a
-//! failed capture (`==PROF==` and `==ERROR==` lines); read by
-//! [`parse_ncu_csv`].
+//! `"ID"` in the first bytes, the tool's counter-permission error, a
+//! failed capture (`==PROF==` and `==ERROR==` lines), or ncu output without
+//! a table (`==PROF==` lines only, the human-readable `Section:` pages),
+//! which the reader refuses saying why; read by [`parse_ncu_csv`].
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};
@@ -38,8 +39,17 @@ impl Format for NcuCsvFormat {
             .find(|l| !l.trim().is_empty())
             .is_some_and(|l| l.trim_start().starts_with("==ERROR=="));
         let failed = tool("==ERROR==") && (tool("==PROF==") || starts_with_error);
-        head.json_root().is_none()
-            && (text.lines().any(header) || reports_counters_restricted(&text) || failed)
+        // Output without a table (the human-readable pages, a capture that
+        // profiled nothing) is read as this format so the error says why.
+        // A line that starts with `==PROF==` or `Section:` is never JSON, so
+        // output that opens with `[` (a program's `[W ...]` line) is text.
+        // A step log kept while ncu ran stays a step log.
+        let no_table = (tool("==PROF==") || tool("Section: ")) && !text.contains("\"_profiler\"");
+        (head.json_root().is_none() || failed || no_table)
+            && (text.lines().any(header)
+                || reports_counters_restricted(&text)
+                || failed
+                || no_table)
     }
 
     fn read(&self, source: Source<'_>) -> Result<Input, InputError> {

@@ -110,12 +110,17 @@ fn none_compares_by_equality_only() {
     let p = decode_profile(16, 2, 0.9);
     // No hardware in the profile: the scorecard withholds grade and peak.
     assert_eq!(run("scorecard.grade == none", &p).0, Verdict::Pass);
+    // A value the run does not have makes the rule not applicable, by
+    // order or by equality with a value: never a pass or a fail.
     let (v, _, detail) = run("scorecard.peak_tok_s > 0", &p);
-    assert_eq!(v, Verdict::Unmeasurable);
+    assert_eq!(v, Verdict::NotApplicable);
     assert!(
-        detail.contains("cannot compare `scorecard.peak_tok_s` (none) > `0`"),
+        detail.contains("`scorecard.peak_tok_s` is none, a value the run does not have"),
         "{detail}"
     );
+    let (v, _, detail) = run("scorecard.grade == \"A\"", &p);
+    assert_eq!(v, Verdict::NotApplicable, "{detail}");
+    assert_eq!(run("scorecard.grade != none", &p).0, Verdict::Fail);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use profiler_core::Profile;
 
 use super::value::Value;
 use crate::analysis::training::{
-    ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard,
+    Bottleneck, ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard,
 };
 use crate::model::hardware::HardwareSpec;
 
@@ -72,8 +72,10 @@ pub trait Computation: Send + Sync {
 /// The training scorecard as contract metrics (namespace `scorecard`):
 /// `grade` (`"A"`..`"F"`, or none when withheld), `efficiency`,
 /// `throughput_tok_s`, `peak_tok_s` (none when unknown), `step_time_ms`,
-/// `wall_coverage`, `transfer_fraction`, `launch_overhead`, `bottleneck`
-/// (`"transfer"`, `"launch"`, `"compute"`, `"memory_bw"`),
+/// `wall_coverage` (these three none without steps), `transfer_fraction`,
+/// `launch_overhead`, `bottleneck` (`"transfer"`, `"launch"`, `"compute"`,
+/// `"memory_bw"`; none when not determined: the default class without a
+/// grade),
 /// `forward_backward_ratio`, `steps`, `hotspot_count`, `regression_count`.
 ///
 /// Computed by [`ScorecardBuilder`] from the profile (hardware from the
@@ -137,16 +139,24 @@ impl Computation for ScorecardMetrics {
 
     fn compute(&self, profile: &Profile) -> Result<Metrics, String> {
         let sc = self.scorecard(profile)?;
+        // What the scorecard shows as n/a is none here, not the zero or the
+        // default class it stores: a run without steps has no step time,
+        // throughput or wall coverage, and without a valid ceiling the
+        // memory-bandwidth class is a default, not a finding.
+        let stepped = !(sc.steps == 0 && sc.step_time_ms == 0.0 && sc.throughput_tok_s == 0.0);
+        let measured = |x: f64| stepped.then_some(x);
+        let bottleneck = (sc.grade.is_some() || sc.bottleneck != Bottleneck::MemoryBw)
+            .then(|| sc.bottleneck.as_str());
         Ok(Metrics::new()
             .with("grade", sc.grade.map(|g| g.as_str()))
             .with("efficiency", sc.efficiency)
-            .with("throughput_tok_s", sc.throughput_tok_s)
+            .with("throughput_tok_s", measured(sc.throughput_tok_s))
             .with("peak_tok_s", sc.peak_throughput_tok_s)
-            .with("step_time_ms", sc.step_time_ms)
-            .with("wall_coverage", sc.wall_coverage)
+            .with("step_time_ms", measured(sc.step_time_ms))
+            .with("wall_coverage", measured(sc.wall_coverage))
             .with("transfer_fraction", sc.transfer_fraction)
             .with("launch_overhead", sc.launch_overhead)
-            .with("bottleneck", sc.bottleneck.as_str())
+            .with("bottleneck", bottleneck)
             .with("forward_backward_ratio", sc.forward_backward_ratio)
             .with("steps", sc.steps as u64)
             .with("hotspot_count", sc.hotspot_ops.len() as u64)

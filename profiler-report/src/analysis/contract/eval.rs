@@ -184,6 +184,27 @@ impl<'p> Context<'p> {
         let mut first_measurement = None;
         for (op, rhs_expr) in chain {
             let rhs = self.value(rhs_expr, text)?;
+            // `x == none` asks whether the run has `x`; `x == "memory_bw"`
+            // over an `x` the run does not have asks nothing of the run.
+            let literal_none = |e: &Expr| matches!(e.kind, ExprKind::None);
+            if (lhs == Value::None || rhs == Value::None)
+                && !literal_none(lhs_expr)
+                && !literal_none(rhs_expr)
+            {
+                let (name, _) = if lhs == Value::None {
+                    (lhs_expr, &lhs)
+                } else {
+                    (rhs_expr, &rhs)
+                };
+                return Err(Problem::NotApplicable(format!(
+                    "not applicable: `{}` is none, a value the run does not have, so `{} {} {}` \
+                     cannot be checked",
+                    name.span.text(text),
+                    lhs_expr.span.text(text),
+                    op.as_str(),
+                    rhs_expr.span.text(text)
+                )));
+            }
             let holds = compare(&lhs, *op, &rhs).ok_or_else(|| {
                 let what = format!(
                     "cannot compare `{}` ({}) {} `{}` ({})",
@@ -194,7 +215,11 @@ impl<'p> Context<'p> {
                     rhs
                 );
                 if lhs == Value::None || rhs == Value::None {
-                    Problem::Unmeasurable(what)
+                    // A value the run does not have (a withheld grade, a
+                    // coverage without steps): the rule does not apply.
+                    Problem::NotApplicable(format!(
+                        "not applicable: {what}: the run does not have this value"
+                    ))
                 } else {
                     Problem::Unknown(what)
                 }
@@ -280,8 +305,8 @@ impl<'p> Context<'p> {
     fn number(&mut self, e: &Expr, text: &str) -> Result<f64, Problem> {
         match self.value(e, text)? {
             Value::Num(x) => Ok(x),
-            Value::None => Err(Problem::Unmeasurable(format!(
-                "`{}` is none",
+            Value::None => Err(Problem::NotApplicable(format!(
+                "not applicable: `{}` is none: the run does not have this value",
                 e.span.text(text)
             ))),
             other => Err(Problem::Unknown(format!(

@@ -54,9 +54,13 @@
 //!   `gap_count`, `top_gap_count`, `top_gaps_sorted`.
 //!
 //! A verdict is [`Verdict::Pass`], [`Verdict::Fail`], [`Verdict::Skipped`]
-//! (an `if` guard does not hold), [`Verdict::Unmeasurable`] (the profile
-//! lacks the data) or [`Verdict::Invalid`] (an unknown name); only pass and
-//! skipped let [`ContractReport::passed`] hold.
+//! (an `if` guard does not hold), [`Verdict::NotApplicable`] (the rule reads
+//! a value the run does not have: a metric that is none, such as a withheld
+//! grade or the wall coverage of a run without steps, compared with a
+//! value), [`Verdict::Unmeasurable`] (the profile lacks the data) or
+//! [`Verdict::Invalid`] (an unknown name). Unmeasurable and invalid keep
+//! [`ContractReport::passed`] from holding, and so does a report in which
+//! no rule was checked (every rule skipped, not applicable or prose).
 
 mod analyses;
 mod compare;

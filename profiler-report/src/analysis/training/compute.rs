@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
 use super::ceiling::BytesPerTokenSource;
+use super::grade::Withheld;
 use super::model::TrainingScorecard;
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
@@ -129,6 +130,16 @@ pub(crate) fn compute(
         ));
     }
     let grade = efficiency.map(|e| t.grade(e));
+    // A ceiling from the presets' guessed bytes per token is shown only
+    // where it was compared with a throughput (graded, or found below it);
+    // elsewhere it would be a number resting on a guess alone.
+    let compared = efficiency.is_some()
+        || matches!(
+            withheld,
+            Some(Withheld::AboveCeiling { .. } | Withheld::BusyMachine { .. })
+        );
+    let peak =
+        peak.filter(|_| compared || bytes_per_token_source != Some(BytesPerTokenSource::Default));
 
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
     for (name, phase) in &run.phases {

@@ -4,6 +4,7 @@
 //! what it rests on, and regression values. Plain text; each renderer
 //! escapes it for its format.
 
+use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
@@ -75,6 +76,11 @@ pub(crate) fn ceiling_text(
     };
     Some(match sc.peak_throughput_tok_s {
         Some(peak) => format!("{} = {parts}{busy}", tok_s(peak)),
+        None if sc.bytes_per_token_source == Some(BytesPerTokenSource::Default) => format!(
+            "none: the bytes per token are not known ({} is the presets' default, a guess); set \
+             PROFILER_BYTES_PER_TOKEN, or declare `bytes = ...` on the bricks",
+            bytes(per_token)
+        ),
         None => format!("none: {parts} is not a finite, positive throughput"),
     })
 }

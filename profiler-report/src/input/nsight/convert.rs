@@ -21,6 +21,8 @@ fn run_name(origin: &str) -> String {
 
 fn finish(mut profile: Profile, origin: &str, notes: Vec<String>) -> Profile {
     profile.run.name = run_name(origin);
+    // Nsight timed the kernels on the device: not a CPU run.
+    profile.run.device_timer = true;
     profile.run.notes = notes;
     profile.bricks.sort_by(|a, b| {
         b.total_ns

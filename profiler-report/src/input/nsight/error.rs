@@ -62,9 +62,8 @@ pub enum ImportError {
     /// The output holds several kernel summaries (several runs) and the
     /// caller asked for one.
     #[error(
-        "`{origin}` holds {} kernel summaries, one per run: {}; pick one with `--report N` \
-         (1 to {}) on the command line, or per input as `FILE#N`, or read them all as separate \
-         runs with `parse_nsys_stats_all`",
+        "`{origin}` holds {} kernel summaries, one per run: {}; pick one of them by its \
+         number (1 to {})",
         reports.len(),
         reports.iter().enumerate().map(|(i, r)| format!("#{} at {r}", i + 1)).collect::<Vec<_>>().join(", "),
         reports.len()
@@ -87,6 +86,33 @@ pub enum ImportError {
         line: usize,
         /// That line, as the tool printed it.
         message: String,
+    },
+    /// Nsight Compute's human-readable output (ncu without `--csv`): its
+    /// `Section:` tables are not read.
+    #[error(
+        "`{origin}` is Nsight Compute's human-readable output ({launches} kernel launch(es) in \
+         `Section:` tables), which is not read: rerun ncu with `--csv` (`ncu --csv --page details \
+         ...`, or `--page raw` for every metric), or export a saved report with `ncu --import \
+         REPORT.ncu-rep --csv --page details`"
+    )]
+    NotCsv {
+        /// File or stream.
+        origin: String,
+        /// Launches the output shows (`Section: GPU Speed Of Light` tables).
+        launches: usize,
+    },
+    /// ncu wrote its results to a report file and printed no table.
+    #[error(
+        "`{origin}` line {line}: ncu saved its results to `{report}` and printed no table: export \
+         them with `ncu --import {report} --csv --page details` (or `--page raw` for every metric)"
+    )]
+    SavedToReport {
+        /// File or stream.
+        origin: String,
+        /// 1-based line of `==PROF== Report: ...`.
+        line: usize,
+        /// The report file it names.
+        report: String,
     },
     /// The profiler could not read the performance counters.
     #[error("`{origin}`: {COUNTER_PERMISSION_HINT}")]

@@ -62,6 +62,11 @@ pub struct HardwareSection {
     pub origin: String,
     /// `Device` as the export gives it (an index or a name).
     pub device: Option<String>,
+    /// The device the export names (`device__attribute_display_name`, or a
+    /// `Device` column holding a name), whether or not the hardware table
+    /// knows it.
+    #[serde(default)]
+    pub device_name: Option<String>,
     /// Compute capability (`CC`).
     pub compute_capability: Option<String>,
     /// DRAM bandwidth ceiling, GB/s.

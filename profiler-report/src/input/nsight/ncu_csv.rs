@@ -77,11 +77,7 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
                 message: message.to_owned(),
             });
         }
-        return Err(ImportError::NotRecognised {
-            origin: origin.to_owned(),
-            format: FORMAT,
-            reason: "no header row starting with \"ID\"".to_owned(),
-        });
+        return Err(without_table(&lines, origin));
     };
     // The table from the header on, without the tool's own lines; `origin_line`
     // maps a line of that text back to the file.
@@ -168,6 +164,76 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
     })
 }
 
+/// Why ncu output without a CSV header holds no table: the human-readable
+/// output (no `--csv`), results saved to a report file, no kernel profiled
+/// (only the tool's `==PROF==` lines), or not ncu output at all.
+fn without_table(lines: &[&str], origin: &str) -> ImportError {
+    let tool_line = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(prefix))
+            .map(|i| (i + 1, lines[i].trim()))
+    };
+    let launches = lines
+        .iter()
+        .filter(|l| {
+            l.trim_start()
+                .starts_with("Section: GPU Speed Of Light Throughput")
+        })
+        .count();
+    if launches > 0
+        || lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("Section: "))
+    {
+        return ImportError::NotCsv {
+            origin: origin.to_owned(),
+            launches,
+        };
+    }
+    if let Some((line, text)) = tool_line("==PROF== Report:") {
+        let report = text.trim_start_matches("==PROF== Report:").trim();
+        return ImportError::SavedToReport {
+            origin: origin.to_owned(),
+            line,
+            report: report.to_owned(),
+        };
+    }
+    if tool_line("==PROF==").is_some() || tool_line("==WARNING==").is_some() {
+        let profiled = lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with("==PROF== Profiling "))
+            .count();
+        let warned = tool_line("==WARNING== No kernels were profiled")
+            .map_or_else(String::new, |(line, _)| {
+                format!(" (line {line}: `==WARNING== No kernels were profiled.`)")
+            });
+        let reason = if profiled > 0 {
+            format!(
+                "ncu profiled {profiled} launch(es) but printed none of their results here: \
+                 rerun with `--csv` (`ncu --csv --page details ...`) and keep its standard output"
+            )
+        } else {
+            format!(
+                "no kernel was profiled{warned}: the output holds the tool's lines but no \
+                 table. Usual causes: a filter (`--kernel-name`, `--kernel-id`, `--launch-skip`, \
+                 `--launch-count`, `--nvtx-include`) matched no launch; the application launched \
+                 no kernel (it failed first, or ran on the CPU); or its kernels ran in a child \
+                 process (add `--target-processes all`)"
+            )
+        };
+        return ImportError::NoKernels {
+            origin: origin.to_owned(),
+            reason,
+        };
+    }
+    ImportError::NotRecognised {
+        origin: origin.to_owned(),
+        format: FORMAT,
+        reason: "no header row starting with \"ID\"".to_owned(),
+    }
+}
+
 fn is_header(line: &str) -> bool {
     let l = line.trim_start_matches('\u{feff}').trim_start();
     l.starts_with("\"ID\"") || l.starts_with("ID,") || l == "ID"
@@ -194,5 +260,21 @@ mod tests {
             "{msg}"
         );
         assert!(msg.starts_with("`cap.txt` line 3"), "{msg}");
+    }
+
+    #[test]
+    fn a_capture_that_profiled_nothing_says_so_and_why() {
+        let text = "==PROF== Connected to process 42 (/usr/bin/python3)\n\
+                    hello\n\
+                    ==PROF== Disconnected from process 42\n\
+                    ==WARNING== No kernels were profiled.\n";
+        let e = parse_ncu_csv(text, "cap.txt").unwrap_err();
+        assert!(matches!(e, ImportError::NoKernels { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains("no kernel was profiled (line 4:"), "{msg}");
+        assert!(
+            msg.contains("`--kernel-name`") && msg.contains("--target-processes all"),
+            "{msg}"
+        );
     }
 }

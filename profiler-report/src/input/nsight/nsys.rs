@@ -131,16 +131,17 @@ pub fn parse_nsys_stats(text: &str, origin: &str) -> Result<NsysReport, ImportEr
     Ok(all.remove(0))
 }
 
-/// The `n`-th (1-based) kernel summary of output that holds several.
+/// The `n`-th (1-based) kernel summary of output that holds several (or
+/// one: then `n` must be 1).
 ///
 /// # Errors
-/// As [`parse_nsys_stats_all`]; [`ImportError::InvalidOption`] when there
-/// is no `n`-th summary.
+/// As [`parse_nsys_stats_all`]; [`ImportError::InvalidOption`] (the option
+/// named `kernel summary #n`) when there is no `n`-th summary.
 pub fn parse_nsys_report(text: &str, origin: &str, n: usize) -> Result<NsysReport, ImportError> {
     let mut all = parse_nsys_stats_all(text, origin)?;
     if n == 0 || n > all.len() {
         return Err(ImportError::InvalidOption {
-            option: format!("--report {n}"),
+            option: format!("kernel summary #{n}"),
             reason: format!(
                 "`{origin}` holds {} kernel summar{} (numbered from 1): {}",
                 all.len(),

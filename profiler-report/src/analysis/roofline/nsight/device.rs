@@ -62,7 +62,18 @@ pub(crate) fn hardware(
                 m.device_name.as_deref().unwrap_or_default()
             ),
         ),
-        (None, None) => (None, "unknown".to_owned()),
+        (None, None) => (
+            None,
+            m.device_name.as_deref().map_or_else(
+                || "unknown".to_owned(),
+                |name| {
+                    format!(
+                        "unknown: the export names the device `{name}`, which the hardware \
+                         table does not hold (give --hardware NAME|FILE)"
+                    )
+                },
+            ),
+        ),
     };
     if let (Some(r), Some(cc)) = (&roof, k.compute_capability.as_deref())
         && let Some(note) = capability_note(&r.name, cc)
@@ -73,6 +84,7 @@ pub(crate) fn hardware(
         name: roof.as_ref().map(|r| r.name.clone()),
         origin,
         device: k.device.clone(),
+        device_name: m.device_name.clone(),
         compute_capability: k.compute_capability.clone(),
         dram_bandwidth_gb_s: roof
             .as_ref()
