@@ -3,10 +3,13 @@
 //! innermost event that encloses it.
 
 use std::collections::HashMap;
+use std::io::BufReader;
 use std::sync::Arc;
 
 use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
 use super::chrome_stream::read_document;
+use super::decode::Decoded;
+use super::sniff::MAX_INPUT_BYTES;
 use crate::base::spill::ExternalSort;
 use crate::model::chrome_trace::{Cat, ChromeTrace, Record};
 use crate::model::parity_error::ParityError;
@@ -18,8 +21,9 @@ const RUN_RECORDS: usize = 1 << 18;
 const DROPPED_NAMED: usize = 16;
 
 impl ChromeTrace {
-    /// Reads a trace from `reader` without holding the document whole:
-    /// in chunks of 1 MiB, each event parsed from the bytes in memory (the
+    /// Reads a trace from `reader` without holding the document whole,
+    /// decompressing it as it reads when it is gzip (at most
+    /// [`MAX_INPUT_BYTES`] once decompressed): in chunks of 1 MiB, each event parsed from the bytes in memory (the
     /// complete events of a chunk on two threads; one event or top-level
     /// value may hold at most 64 MiB), each kept as a 64-byte record,
     /// spilled sorted to temporary files past 16 MiB; `origin` names it in
@@ -31,7 +35,9 @@ impl ChromeTrace {
     /// byte offset, line and column),
     /// [`ParityError::NotATrace`] without complete events,
     /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`, and
-    /// [`ParityError::Spill`] when the temporary files fail.
+    /// [`ParityError::Spill`] when the temporary files fail,
+    /// [`ParityError::Read`] when the reader fails, or a gzip stream is
+    /// corrupt or decompresses past the limit.
     pub fn from_reader(reader: impl std::io::Read, origin: &str) -> Result<Self, ParityError> {
         Self::from_reader_with(reader, origin, RUN_RECORDS)
     }
@@ -44,7 +50,19 @@ impl ChromeTrace {
         run_records: usize,
     ) -> Result<Self, ParityError> {
         let mut sink = Reader::new(run_records);
-        let top = read_document(reader, &mut sink).map_err(|e| ParityError::Malformed {
+        let read_error = |source| ParityError::Read {
+            path: origin.into(),
+            source,
+        };
+        let mut input =
+            Decoded::new(BufReader::new(reader), MAX_INPUT_BYTES).map_err(read_error)?;
+        let top = read_document(&mut input, &mut sink);
+        // A gzip stream that failed part way: say so, not where the JSON stopped.
+        if let Some(failure) = input.failure() {
+            let what = std::io::Error::new(std::io::ErrorKind::InvalidData, failure.to_string());
+            return Err(read_error(what));
+        }
+        let top = top.map_err(|e| ParityError::Malformed {
             what: "PyTorch trace",
             origin: origin.to_owned(),
             line: e.line,
@@ -132,6 +150,8 @@ impl Reader {
             tokens_per_step,
             dropped: self.dropped,
             dropped_count: self.dropped_count,
+            devices: top.devices,
+            rank: top.rank,
         })
     }
 

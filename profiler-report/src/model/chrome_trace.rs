@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use super::trace_meta::{TraceDevice, TraceRank};
 use crate::base::spill::{Sorted, Spill};
 
 /// The top-level key that names this profiler's version in a Kineto-style
@@ -305,6 +306,10 @@ pub struct ChromeTrace {
     pub(crate) dropped: Vec<(usize, String)>,
     /// How many were left out in all.
     pub(crate) dropped_count: usize,
+    /// `deviceProperties`: the devices the trace names.
+    pub(crate) devices: Vec<TraceDevice>,
+    /// `distributedInfo`: the rank and world size, when given.
+    pub(crate) rank: Option<TraceRank>,
 }
 
 impl ChromeTrace {
@@ -326,6 +331,20 @@ impl ChromeTrace {
     #[must_use]
     pub fn dropped_count(&self) -> usize {
         self.dropped_count
+    }
+
+    /// The devices of the trace's `deviceProperties` (Kineto writes every
+    /// device of the host, used or not), in the order written; empty when
+    /// the trace names none.
+    #[must_use]
+    pub fn devices(&self) -> &[TraceDevice] {
+        &self.devices
+    }
+
+    /// The trace's `distributedInfo` (rank, world size, backend), when given.
+    #[must_use]
+    pub fn rank(&self) -> Option<&TraceRank> {
+        self.rank.as_ref()
     }
 
     /// Runs of records spilled to temporary files (0: all in memory).
