@@ -2,12 +2,11 @@
 //! events with their nesting: per thread, an event's parent is the
 //! innermost event that encloses it.
 
-use std::collections::HashMap;
 use std::io::BufReader;
-use std::sync::Arc;
 
 use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
 use super::chrome_stream::read_document;
+use super::chrome_texts::{TextLimits, Texts};
 use super::decode::Decoded;
 use super::sniff::MAX_INPUT_BYTES;
 use crate::base::spill::ExternalSort;
@@ -49,7 +48,17 @@ impl ChromeTrace {
         origin: &str,
         run_records: usize,
     ) -> Result<Self, ParityError> {
-        let mut sink = Reader::new(run_records);
+        Self::from_reader_within(reader, origin, run_records, TextLimits::default())
+    }
+
+    /// As [`ChromeTrace::from_reader_with`], holding texts within `limits`.
+    pub(crate) fn from_reader_within(
+        reader: impl std::io::Read,
+        origin: &str,
+        run_records: usize,
+        limits: TextLimits,
+    ) -> Result<Self, ParityError> {
+        let mut sink = Reader::new(run_records, limits);
         let read_error = |source| ParityError::Read {
             path: origin.into(),
             source,
@@ -84,8 +93,9 @@ impl ChromeTrace {
 /// The state of reading a trace: texts by id, the records so far, and the
 /// first spill error (reported once the document is read).
 struct Reader {
-    texts: Vec<Arc<str>>,
-    ids: HashMap<Arc<str>, u32>,
+    texts: Texts,
+    /// An event on a thread past the thread limit was seen.
+    too_many_threads: bool,
     records: ExternalSort<Record>,
     events: u64,
     dropped: Vec<(usize, String)>,
@@ -98,10 +108,10 @@ struct Reader {
 }
 
 impl Reader {
-    fn new(run_records: usize) -> Self {
+    fn new(run_records: usize, limits: TextLimits) -> Self {
         Self {
-            texts: Vec::new(),
-            ids: HashMap::new(),
+            texts: Texts::new(limits),
+            too_many_threads: false,
             records: ExternalSort::new(run_records),
             events: 0,
             dropped: Vec::new(),
@@ -137,6 +147,13 @@ impl Reader {
         if let Some(source) = self.failed {
             return Err(spill(source));
         }
+        if self.too_many_threads {
+            return Err(not_a_trace(&format!(
+                "it has events on more than {} distinct threads (`pid`/`tid` pairs); \
+                 a process has a few dozen",
+                self.texts.thread_limit()
+            )));
+        }
         if self.events == 0 {
             return Err(not_a_trace(
                 "no complete (\"ph\": \"X\") events with a time and a duration",
@@ -144,7 +161,9 @@ impl Reader {
         }
         Ok(ChromeTrace {
             origin: origin.to_owned(),
-            texts: self.texts,
+            lumped_names: self.texts.lumped_names,
+            dropped_shapes: self.texts.dropped_shapes,
+            texts: self.texts.into_texts(),
             records: self.records.finish().map_err(spill)?,
             events: self.events,
             tokens_per_step,
@@ -155,20 +174,9 @@ impl Reader {
         })
     }
 
-    /// The id of `text`.
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.ids.get(text) {
-            return id;
-        }
-        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX - 1);
-        let t: Arc<str> = Arc::from(text);
-        self.texts.push(Arc::clone(&t));
-        self.ids.insert(t, id);
-        id
-    }
-
-    /// The thread of an event, named `pid/tid`.
-    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> u32 {
+    /// The thread of an event, named `pid/tid`; `None` past the thread
+    /// limit (the trace is then refused).
+    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> Option<u32> {
         use std::fmt::Write as _;
         // Events come in runs on one thread: spare those the naming.
         let ints = match (pid, tid) {
@@ -178,17 +186,21 @@ impl Reader {
         if let (Some(ints), Some((last, thread))) = (ints, self.last_thread)
             && ints == last
         {
-            return thread;
+            return Some(thread);
         }
         let mut name = std::mem::take(&mut self.scratch);
         name.clear();
         let _ = write!(name, "{pid}/{tid}");
-        let thread = self.intern(&name);
+        let thread = self.texts.thread(&name);
         self.scratch = name;
+        let Some(thread) = thread else {
+            self.too_many_threads = true;
+            return None;
+        };
         if let Some(ints) = ints {
             self.last_thread = Some((ints, thread));
         }
-        thread
+        Some(thread)
     }
 
     fn push(&mut self, record: Record) {
@@ -217,8 +229,8 @@ impl Sink for Reader {
             Some("s") if is_launch_flow(&e) => {
                 if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0)
                     && ts.is_finite()
+                    && let Some(thread) = self.thread(&e.pid, &e.tid)
                 {
-                    let thread = self.thread(&e.pid, &e.tid);
                     self.push(Record::flow_start(thread, ts, id, at));
                 }
                 return;
@@ -239,9 +251,13 @@ impl Sink for Reader {
             }
             return;
         }
-        let name = self.intern(name);
-        let thread = self.thread(&e.pid, &e.tid);
-        let dims = e.args.dims.as_deref().map(|d| self.intern(d));
+        // Texts take ids in this order (name, thread, shape), as records of
+        // one time order by thread id.
+        let name = self.texts.name(name);
+        let Some(thread) = self.thread(&e.pid, &e.tid) else {
+            return;
+        };
+        let dims = e.args.dims.as_deref().and_then(|d| self.texts.shape(d));
         self.events += 1;
         self.push(Record::event(
             (name, thread, dims),
@@ -287,6 +303,81 @@ mod tests {
         let order: Vec<(u64, bool)> = records.iter().map(|r| (r.index, r.flow)).collect();
         assert_eq!(order, [(0, false), (1, false), (5, true)], "by start");
         assert_eq!(trace.spilled_runs(), 2);
+    }
+
+    /// A trace of `names` events, each with a name of its own, on `threads`
+    /// threads in turn; event `i` lasts `i` µs.
+    fn distinct_names(names: usize, threads: usize) -> String {
+        let events: Vec<String> = (0..names)
+            .map(|i| {
+                format!(
+                    r#"{{"ph": "X", "cat": "kernel", "name": "kernel_{i:06}_{}", "pid": 0, "tid": {}, "ts": {i}, "dur": {i}, "args": {{"Input Dims": [[{i}]]}}}}"#,
+                    "x".repeat(100),
+                    i % threads
+                )
+            })
+            .collect();
+        format!("{{\"traceEvents\": [{}]}}", events.join(","))
+    }
+
+    #[test]
+    fn distinct_names_past_the_bound_are_lumped_and_counted() {
+        use crate::input::chrome_texts::TEXT_OVERHEAD;
+        let text = distinct_names(5000, 4);
+        let limits = TextLimits {
+            bytes: 64 << 10,
+            threads: 16,
+        };
+        let trace =
+            ChromeTrace::from_reader_within(text.as_bytes(), "t.json", 1 << 10, limits).unwrap();
+        // The table holds what the bound allows, whatever the trace's names.
+        let held = trace.texts.len();
+        assert!(held <= (64 << 10) / TEXT_OVERHEAD + 4 + 1, "{held} texts");
+        let names_held = trace
+            .texts
+            .iter()
+            .filter(|t| t.starts_with("kernel_"))
+            .count();
+        assert!(names_held > 100, "{names_held}");
+        assert_eq!(trace.event_count(), 5000, "every event is kept");
+        assert_eq!(trace.lumped_names(), 5000 - names_held as u64);
+        assert!(trace.dropped_shapes() > 0);
+        // Their time is kept, under one name.
+        let other = trace
+            .texts
+            .iter()
+            .position(|t| &**t == crate::input::OTHER_NAMES)
+            .unwrap();
+        let (mut lumped, mut all) = (0.0, 0.0);
+        for r in trace.records.iter().unwrap() {
+            let r = r.unwrap();
+            all += r.dur;
+            if r.name as usize == other {
+                lumped += r.dur;
+            }
+        }
+        assert_eq!(all, (0..5000).sum::<usize>() as f64);
+        let expected: usize = (names_held..5000).sum();
+        assert_eq!(
+            lumped, expected as f64,
+            "the names past the bound are the last ones"
+        );
+        // Unbounded, every name is its own.
+        let all = ChromeTrace::from_json(&text, "t.json").unwrap();
+        assert_eq!((all.lumped_names(), all.texts.len()), (0, 5000 + 5000 + 4));
+    }
+
+    #[test]
+    fn a_trace_on_more_threads_than_the_limit_is_refused() {
+        let text = distinct_names(50, 20);
+        let limits = TextLimits {
+            bytes: 1 << 20,
+            threads: 16,
+        };
+        let e = ChromeTrace::from_reader_within(text.as_bytes(), "t.json", 1 << 10, limits)
+            .unwrap_err();
+        assert!(matches!(e, ParityError::NotATrace { .. }), "{e}");
+        assert!(e.to_string().contains("distinct threads"), "{e}");
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod chrome_dims;
 mod chrome_events;
 mod chrome_raw;
 mod chrome_stream;
+mod chrome_texts;
 mod chrome_trace;
 mod chrome_window;
 mod decode;
@@ -47,6 +48,7 @@ mod step_log;
 mod step_parse;
 mod trace_read;
 
+pub use chrome_texts::OTHER_NAMES;
 pub use chrome_trace::ChromeTraceFormat;
 pub use error::InputError;
 pub use execution_trace::ExecutionTraceFormat;
