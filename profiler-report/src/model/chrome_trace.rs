@@ -344,7 +344,7 @@ impl ChromeTrace {
 
     /// Events whose name came after the distinct names and shapes held
     /// reached their bound (64 MiB): they are read under one name,
-    /// [`OTHER_NAMES`](crate::input::OTHER_NAMES), and their time is theirs
+    /// `(other names)` (the input layer's `OTHER_NAMES`), and their time is theirs
     /// but no longer told apart by name. 0 for any realistic trace.
     #[must_use]
     pub fn lumped_names(&self) -> u64 {
