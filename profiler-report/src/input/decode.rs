@@ -14,10 +14,12 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Why a [`Decoded`] stopped before the end of its input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
-    /// The decompressed bytes went past the limit.
+    /// The bytes read went past the limit.
     TooLarge {
         /// The limit, bytes.
         limit: u64,
+        /// Whether they were decompressed (else the file grew as it was read).
+        gzip: bool,
     },
     /// The gzip stream is corrupt or cut (the decoder's words).
     Gzip(String),
@@ -26,10 +28,14 @@ pub(crate) enum Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::TooLarge { limit } => write!(
+            Self::TooLarge { limit, gzip: true } => write!(
                 f,
                 "it decompresses past the input limit of {limit} bytes (a gzip bomb?); \
                  refused after {limit} bytes"
+            ),
+            Self::TooLarge { limit, gzip: false } => write!(
+                f,
+                "it grew past the input limit of {limit} bytes while it was read"
             ),
             Self::Gzip(e) => write!(f, "it is gzip-compressed but does not decompress: {e}"),
         }
@@ -128,8 +134,8 @@ impl<R: BufRead> Read for Decoded<R> {
         };
         self.read += got as u64;
         if self.read > self.limit {
-            let limit = self.limit;
-            return Err(self.fail(Failure::TooLarge { limit }));
+            let (limit, gzip) = (self.limit, self.is_gzip());
+            return Err(self.fail(Failure::TooLarge { limit, gzip }));
         }
         Ok(got)
     }
@@ -144,7 +150,7 @@ mod tests {
 
     use super::*;
 
-    pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
         let mut e = GzEncoder::new(Vec::new(), Compression::default());
         e.write_all(bytes).unwrap();
         e.finish().unwrap()
@@ -175,7 +181,11 @@ mod tests {
         assert!(bomb.len() < 4 << 10, "{} bytes", bomb.len());
         let (out, failure, _) = read_all(&bomb, 1000);
         assert!(out.is_err());
-        assert_eq!(failure, Some(Failure::TooLarge { limit: 1000 }));
+        let too_large = Failure::TooLarge {
+            limit: 1000,
+            gzip: true,
+        };
+        assert_eq!(failure, Some(too_large));
         assert!(
             failure
                 .unwrap()
@@ -184,6 +194,13 @@ mod tests {
         );
         // Exactly the limit is allowed.
         assert!(read_all(&gzip(&[b'x'; 1000]), 1000).0.is_ok());
+        let (_, failure, _) = read_all(&[b'x'; 1001], 1000);
+        assert!(
+            failure
+                .unwrap()
+                .to_string()
+                .contains("grew past the input limit")
+        );
         let mut cut = gzip(&[b'x'; 10_000]);
         cut.truncate(cut.len() / 2);
         let (_, failure, _) = read_all(&cut, u64::MAX);

@@ -66,7 +66,7 @@ pub enum InputError {
         gzip: bool,
     },
     /// A gzip file that does not decompress, or decompresses past the
-    /// input limit.
+    /// input limit (or a plain file that grew past it as it was read).
     #[error("cannot read `{origin}`: {reason}")]
     Gzip {
         /// The file, or a name for bytes given directly.

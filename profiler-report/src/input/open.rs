@@ -114,7 +114,7 @@ fn gzip_error(origin: &str, failure: &Failure) -> InputError {
         origin: origin.to_owned(),
         reason: failure.to_string(),
         past_limit: match failure {
-            Failure::TooLarge { limit } => Some(*limit),
+            Failure::TooLarge { limit, .. } => Some(*limit),
             Failure::Gzip(_) => None,
         },
     }
