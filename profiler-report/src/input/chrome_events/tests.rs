@@ -65,7 +65,7 @@ fn distinct_names_past_the_bound_are_lumped_and_counted() {
     let other = trace
         .texts
         .iter()
-        .position(|t| &**t == crate::input::OTHER_NAMES)
+        .position(|t| &**t == crate::input::chrome_texts::OTHER_NAMES)
         .unwrap();
     let (mut lumped, mut all) = (0.0, 0.0);
     for r in trace.records.iter().unwrap() {
