@@ -84,7 +84,7 @@ fn wrong_formats() {
     fails(
         &["diff", bad.to_str().unwrap(), PROFILE],
         2,
-        &["bad.json", "not UTF-8"],
+        &["bad.json", "binary, neither text nor gzip"],
     );
 }
 

@@ -45,3 +45,52 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
         out.stderr
     );
 }
+
+/// A real `.json.gz` Kineto trace, as Holistic Trace Analysis ships it.
+const GZ_TRACE: &str = "tests/fixtures/real/kineto/hta_nccl_a100_rank0.json.gz";
+
+#[test]
+fn a_gzipped_trace_drafts_the_mapping_its_json_drafts() {
+    let gz = common::root().join(GZ_TRACE);
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("hta_nccl_a100_rank0.json");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&gz).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    std::fs::write(&plain, &text).unwrap();
+    let draft = |path: &std::path::Path| {
+        run(&["parity", "--suggest-mapping", path.to_str().unwrap()])
+            .expect(0)
+            .stdout
+    };
+    let (from_gz, from_json) = (draft(&gz), draft(&plain));
+    // The first line names the file; the rest is the draft.
+    let body = |s: &str| s.split_once('\n').map(|(_, b)| b.to_owned()).unwrap();
+    assert!(from_gz.lines().count() > 3, "{from_gz}");
+    assert_eq!(body(&from_gz), body(&from_json));
+    assert!(from_gz.contains("hta_nccl_a100_rank0.json.gz"), "{from_gz}");
+}
+
+#[test]
+fn compressed_and_binary_files_are_named_for_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let zst = dir.path().join("trace.json.zst");
+    std::fs::write(&zst, [0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x00, 0x51]).unwrap();
+    let e = run(&["parity", "--suggest-mapping", zst.to_str().unwrap()]).expect(2);
+    assert!(
+        e.stderr.contains("trace.json.zst") && e.stderr.contains("zstd-compressed"),
+        "{}",
+        e.stderr
+    );
+    let db = dir.path().join("report.db");
+    std::fs::write(&db, b"SQLite format 3\0\x10\x00\x01\x01\x00\x40\x20\x20").unwrap();
+    let e = run(&["scorecard", db.to_str().unwrap()]).expect(2);
+    assert!(
+        e.stderr.contains("SQLite") && e.stderr.contains("nsys export --type json"),
+        "{}",
+        e.stderr
+    );
+}

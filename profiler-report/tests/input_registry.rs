@@ -165,8 +165,13 @@ fn special_and_blank_files_are_refused_by_name() {
         "{e}"
     );
     let e = read_bytes(&[0xff, 0xfe, 0x00], "bin").unwrap_err();
-    assert!(matches!(e, InputError::NotText { .. }), "{e}");
+    assert!(
+        matches!(&e, InputError::Binary { what, gzip: false, .. } if what.contains("neither text nor gzip")),
+        "{e}"
+    );
     let e = read_bytes(b"{\"colour\": 1}", "odd.json").unwrap_err();
+    assert!(matches!(e, InputError::UnrecognisedJson { .. }), "{e}");
+    let e = read_bytes(b"[1, 2]", "odd.json").unwrap_err();
     assert!(matches!(e, InputError::Unrecognised { .. }), "{e}");
 }
 
@@ -193,4 +198,48 @@ fn a_saved_scorecard_is_read_as_a_document_that_the_scorecard_reads() {
     // Malformed JSON is the input's error.
     let e = read_bytes(b"{\"efficiency\": 0.5,", "cut.json").unwrap_err();
     assert!(matches!(e, InputError::Malformed { .. }), "{e}");
+}
+
+/// A Kineto trace whose first value outgrows the inspected bytes: a
+/// `deviceProperties` of many devices before `traceEvents`.
+fn late_events_trace(first_key: &str) -> Vec<u8> {
+    let device = r#"{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0, "numSms": 132}"#;
+    let devices = vec![device; 2 * SNIFF_BYTES / device.len()].join(", ");
+    format!(
+        r#"{{"{first_key}": [{devices}], "distributedInfo": {{"rank": 5, "world_size": 16}},
+            "traceEvents": [{{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2}}]}}"#
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_trace_whose_events_come_after_the_inspected_bytes_is_still_read() {
+    let bytes = late_events_trace("deviceProperties");
+    assert!(bytes.len() > 2 * SNIFF_BYTES);
+    let Input::PytorchTrace(trace) = read_bytes(&bytes, "late.json").unwrap() else {
+        panic!("not read as a PyTorch trace");
+    };
+    assert_eq!(trace.event_count(), 1);
+    assert!(trace.devices().len() > 900, "{}", trace.devices().len());
+    assert_eq!(trace.devices()[0].name, "NVIDIA H100 80GB HBM3");
+    let rank = trace.rank().unwrap();
+    assert_eq!((rank.rank, rank.world_size), (Some(5), Some(16)));
+}
+
+#[test]
+fn a_json_object_of_no_known_keys_is_refused_naming_what_was_seen() {
+    let bytes = late_events_trace("gpus");
+    let e = read_bytes(&bytes, "late.json").unwrap_err();
+    assert!(
+        matches!(&e, InputError::UnrecognisedJson { keys, .. } if keys == &["gpus"]),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("`late.json` is a JSON object")
+            && msg.contains(&format!("first {SNIFF_BYTES} bytes"))
+            && msg.contains("`gpus`")
+            && msg.contains("no `traceEvents`"),
+        "{msg}"
+    );
 }

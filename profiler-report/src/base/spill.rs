@@ -10,8 +10,10 @@
 //! file is made: the sorted buffer is read directly.
 //!
 //! Memory stays bounded by `run_len` records, a write buffer and a read
-//! buffer per run, whatever the number of records. Run files are deleted
-//! with the [`Sorted`]; each [`Sorted::iter`] opens one handle per run.
+//! buffer per run, whatever the number of records. Run files are unlinked
+//! as they are created (the open handle is all that names them), so no
+//! exit, crash or signal can leave one behind; each [`Sorted::iter`] reads
+//! every run from its start at offsets of its own.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,8 +21,6 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, IntoInnerError, Read, Write};
 use std::slice;
-
-use tempfile::{NamedTempFile, TempPath};
 
 /// Bytes buffered while a run is written (256 KiB).
 const WRITE_BUFFER: usize = 256 << 10;
@@ -38,11 +38,11 @@ pub(crate) trait Spill: Copy + Ord {
     fn decode(bytes: &[u8]) -> Self;
 }
 
-/// One sorted run on disk: its temporary file, closed once written (no
-/// handle is held between reads), and how many records it holds.
+/// One sorted run on disk: its temporary file, already unlinked (the
+/// space is freed when the handle is dropped), and how many records it holds.
 struct Run {
-    /// The path of the file the run was written to; deleted when dropped.
-    path: TempPath,
+    /// The file the run was written to, read back at explicit offsets.
+    file: File,
     /// Records in the file.
     records: usize,
 }
@@ -114,16 +114,16 @@ impl<T: Spill> ExternalSort<T> {
 impl Run {
     /// Writes sorted records to a new temporary file, flushed.
     fn write<T: Spill>(sorted: &[T]) -> io::Result<Self> {
-        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, NamedTempFile::new()?);
+        // Unlinked at once: a signal between here and the end leaves nothing.
+        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?);
         let mut bytes = vec![0u8; T::SIZE];
         for item in sorted {
             item.encode(&mut bytes);
             writer.write_all(&bytes)?;
         }
         let file = writer.into_inner().map_err(IntoInnerError::into_error)?;
-        let path = file.into_temp_path();
         let records = sorted.len();
-        Ok(Self { path, records })
+        Ok(Self { file, records })
     }
 }
 
@@ -214,10 +214,10 @@ struct Merge<'a, T: Spill> {
 
 impl<'a, T: Spill> Merge<'a, T> {
     /// Opens every run and the tail, and reads the first record of each.
-    fn open(runs: &[Run], tail: &'a [T]) -> io::Result<Self> {
+    fn open(runs: &'a [Run], tail: &'a [T]) -> io::Result<Self> {
         let mut sources = Vec::with_capacity(runs.len() + 1);
         for run in runs {
-            sources.push(Source::Run(RunReader::open(run)?));
+            sources.push(Source::Run(RunReader::open(run)));
         }
         sources.push(Source::Tail(tail.iter()));
         let mut heads = BinaryHeap::with_capacity(sources.len());
@@ -247,7 +247,7 @@ impl<'a, T: Spill> Merge<'a, T> {
 /// One input of a merge.
 enum Source<'a, T: Spill> {
     /// A run on disk.
-    Run(RunReader),
+    Run(RunReader<'a>),
     /// The sorted in-memory tail.
     Tail(slice::Iter<'a, T>),
 }
@@ -262,24 +262,29 @@ impl<T: Spill> Source<'_, T> {
     }
 }
 
-/// Reads one run from its start, through a handle of its own.
-struct RunReader {
-    /// The buffered handle.
-    reader: BufReader<File>,
+/// Reads one run from its start, at offsets of its own (readers of one
+/// run never move each other).
+struct RunReader<'a> {
+    /// The buffered reads.
+    reader: BufReader<At<'a>>,
     /// Records not yet read.
     left: usize,
     /// Scratch for one encoded record.
     bytes: Vec<u8>,
 }
 
-impl RunReader {
-    /// Opens `run` anew, at its start.
-    fn open(run: &Run) -> io::Result<Self> {
-        Ok(Self {
-            reader: BufReader::with_capacity(READ_BUFFER, File::open(&run.path)?),
+impl<'a> RunReader<'a> {
+    /// Reads `run` anew, from its start.
+    fn open(run: &'a Run) -> Self {
+        let at = At {
+            file: &run.file,
+            offset: 0,
+        };
+        Self {
+            reader: BufReader::with_capacity(READ_BUFFER, at),
             left: run.records,
             bytes: Vec::new(),
-        })
+        }
     }
 
     /// The run's next record; a file shorter than its record count is an
@@ -292,6 +297,24 @@ impl RunReader {
         self.reader.read_exact(&mut self.bytes)?;
         self.left -= 1;
         Ok(Some(T::decode(&self.bytes)))
+    }
+}
+
+/// A file read from an offset of its own: positional reads leave the
+/// handle's shared cursor alone, so several readers share one handle.
+struct At<'a> {
+    file: &'a File,
+    offset: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.offset)?;
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
     }
 }
 

@@ -2,11 +2,13 @@
 //! events with their nesting: per thread, an event's parent is the
 //! innermost event that encloses it.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::io::BufReader;
 
 use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
 use super::chrome_stream::read_document;
+use super::chrome_texts::{TextLimits, Texts};
+use super::decode::Decoded;
+use super::sniff::MAX_INPUT_BYTES;
 use crate::base::spill::ExternalSort;
 use crate::model::chrome_trace::{Cat, ChromeTrace, Record};
 use crate::model::parity_error::ParityError;
@@ -18,8 +20,9 @@ const RUN_RECORDS: usize = 1 << 18;
 const DROPPED_NAMED: usize = 16;
 
 impl ChromeTrace {
-    /// Reads a trace from `reader` without holding the document whole:
-    /// in chunks of 1 MiB, each event parsed from the bytes in memory (the
+    /// Reads a trace from `reader` without holding the document whole,
+    /// decompressing it as it reads when it is gzip (at most
+    /// [`MAX_INPUT_BYTES`] once decompressed): in chunks of 1 MiB, each event parsed from the bytes in memory (the
     /// complete events of a chunk on two threads; one event or top-level
     /// value may hold at most 64 MiB), each kept as a 64-byte record,
     /// spilled sorted to temporary files past 16 MiB; `origin` names it in
@@ -31,7 +34,9 @@ impl ChromeTrace {
     /// byte offset, line and column),
     /// [`ParityError::NotATrace`] without complete events,
     /// [`ParityError::InvalidValue`] for a bad `tokens_per_step`, and
-    /// [`ParityError::Spill`] when the temporary files fail.
+    /// [`ParityError::Spill`] when the temporary files fail,
+    /// [`ParityError::Read`] when the reader fails, or a gzip stream is
+    /// corrupt or decompresses past the limit.
     pub fn from_reader(reader: impl std::io::Read, origin: &str) -> Result<Self, ParityError> {
         Self::from_reader_with(reader, origin, RUN_RECORDS)
     }
@@ -43,8 +48,30 @@ impl ChromeTrace {
         origin: &str,
         run_records: usize,
     ) -> Result<Self, ParityError> {
-        let mut sink = Reader::new(run_records);
-        let top = read_document(reader, &mut sink).map_err(|e| ParityError::Malformed {
+        Self::from_reader_within(reader, origin, run_records, TextLimits::default())
+    }
+
+    /// As [`ChromeTrace::from_reader_with`], holding texts within `limits`.
+    pub(crate) fn from_reader_within(
+        reader: impl std::io::Read,
+        origin: &str,
+        run_records: usize,
+        limits: TextLimits,
+    ) -> Result<Self, ParityError> {
+        let mut sink = Reader::new(run_records, limits);
+        let read_error = |source| ParityError::Read {
+            path: origin.into(),
+            source,
+        };
+        let mut input =
+            Decoded::new(BufReader::new(reader), MAX_INPUT_BYTES).map_err(read_error)?;
+        let top = read_document(&mut input, &mut sink);
+        // A gzip stream that failed part way: say so, not where the JSON stopped.
+        if let Some(failure) = input.failure() {
+            let what = std::io::Error::new(std::io::ErrorKind::InvalidData, failure.to_string());
+            return Err(read_error(what));
+        }
+        let top = top.map_err(|e| ParityError::Malformed {
             what: "PyTorch trace",
             origin: origin.to_owned(),
             line: e.line,
@@ -66,8 +93,9 @@ impl ChromeTrace {
 /// The state of reading a trace: texts by id, the records so far, and the
 /// first spill error (reported once the document is read).
 struct Reader {
-    texts: Vec<Arc<str>>,
-    ids: HashMap<Arc<str>, u32>,
+    texts: Texts,
+    /// An event on a thread past the thread limit was seen.
+    too_many_threads: bool,
     records: ExternalSort<Record>,
     events: u64,
     dropped: Vec<(usize, String)>,
@@ -80,10 +108,10 @@ struct Reader {
 }
 
 impl Reader {
-    fn new(run_records: usize) -> Self {
+    fn new(run_records: usize, limits: TextLimits) -> Self {
         Self {
-            texts: Vec::new(),
-            ids: HashMap::new(),
+            texts: Texts::new(limits),
+            too_many_threads: false,
             records: ExternalSort::new(run_records),
             events: 0,
             dropped: Vec::new(),
@@ -119,6 +147,13 @@ impl Reader {
         if let Some(source) = self.failed {
             return Err(spill(source));
         }
+        if self.too_many_threads {
+            return Err(not_a_trace(&format!(
+                "it has events on more than {} distinct threads (`pid`/`tid` pairs); \
+                 a process has a few dozen",
+                self.texts.thread_limit()
+            )));
+        }
         if self.events == 0 {
             return Err(not_a_trace(
                 "no complete (\"ph\": \"X\") events with a time and a duration",
@@ -126,29 +161,22 @@ impl Reader {
         }
         Ok(ChromeTrace {
             origin: origin.to_owned(),
-            texts: self.texts,
+            lumped_names: self.texts.lumped_names,
+            dropped_shapes: self.texts.dropped_shapes,
+            texts: self.texts.into_texts(),
             records: self.records.finish().map_err(spill)?,
             events: self.events,
             tokens_per_step,
             dropped: self.dropped,
             dropped_count: self.dropped_count,
+            devices: top.devices,
+            rank: top.rank,
         })
     }
 
-    /// The id of `text`.
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.ids.get(text) {
-            return id;
-        }
-        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX - 1);
-        let t: Arc<str> = Arc::from(text);
-        self.texts.push(Arc::clone(&t));
-        self.ids.insert(t, id);
-        id
-    }
-
-    /// The thread of an event, named `pid/tid`.
-    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> u32 {
+    /// The thread of an event, named `pid/tid`; `None` past the thread
+    /// limit (the trace is then refused).
+    fn thread(&mut self, pid: &Id<'_>, tid: &Id<'_>) -> Option<u32> {
         use std::fmt::Write as _;
         // Events come in runs on one thread: spare those the naming.
         let ints = match (pid, tid) {
@@ -158,17 +186,21 @@ impl Reader {
         if let (Some(ints), Some((last, thread))) = (ints, self.last_thread)
             && ints == last
         {
-            return thread;
+            return Some(thread);
         }
         let mut name = std::mem::take(&mut self.scratch);
         name.clear();
         let _ = write!(name, "{pid}/{tid}");
-        let thread = self.intern(&name);
+        let thread = self.texts.thread(&name);
         self.scratch = name;
+        let Some(thread) = thread else {
+            self.too_many_threads = true;
+            return None;
+        };
         if let Some(ints) = ints {
             self.last_thread = Some((ints, thread));
         }
-        thread
+        Some(thread)
     }
 
     fn push(&mut self, record: Record) {
@@ -197,8 +229,8 @@ impl Sink for Reader {
             Some("s") if is_launch_flow(&e) => {
                 if let (Some(id), Some(ts)) = (e.args.correlation.or(e.id.0), e.ts.0)
                     && ts.is_finite()
+                    && let Some(thread) = self.thread(&e.pid, &e.tid)
                 {
-                    let thread = self.thread(&e.pid, &e.tid);
                     self.push(Record::flow_start(thread, ts, id, at));
                 }
                 return;
@@ -219,9 +251,13 @@ impl Sink for Reader {
             }
             return;
         }
-        let name = self.intern(name);
-        let thread = self.thread(&e.pid, &e.tid);
-        let dims = e.args.dims.as_deref().map(|d| self.intern(d));
+        // Texts take ids in this order (name, thread, shape), as records of
+        // one time order by thread id.
+        let name = self.texts.name(name);
+        let Some(thread) = self.thread(&e.pid, &e.tid) else {
+            return;
+        };
+        let dims = e.args.dims.as_deref().and_then(|d| self.texts.shape(d));
         self.events += 1;
         self.push(Record::event(
             (name, thread, dims),
@@ -244,48 +280,4 @@ fn is_launch_flow(e: &RawEvent<'_>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn complete_events_and_launch_flows_are_kept_and_the_rest_skipped() {
-        let text = r#"{"traceEvents": [
-            {"ph": "X", "cat": "user_annotation", "name": "Outer", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
-            {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 4},
-            {"ph": "i", "name": "instant", "pid": 1, "tid": 1, "ts": 3},
-            {"ph": "X", "name": "no duration", "pid": 1, "tid": 1, "ts": 3},
-            {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 3, "dur": 1},
-            {"ph": "s", "cat": "ac2g", "name": "launch", "id": 7, "pid": 1, "tid": 1, "ts": 2},
-            {"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 1, "tid": 1, "ts": -1, "dur": 1}
-        ], "tokens_per_step": "256"}"#;
-        // One record per run: every record is spilled and merged back.
-        let trace = ChromeTrace::from_reader_with(text.as_bytes(), "t.json", 1).unwrap();
-        assert_eq!(trace.tokens_per_step, Some(256.0));
-        assert_eq!((trace.event_count(), trace.dropped_count()), (2, 1));
-        assert_eq!(trace.dropped(), [(6, "bad".to_owned())]);
-        let records: Vec<Record> = trace.records.iter().unwrap().map(Result::unwrap).collect();
-        let order: Vec<(u64, bool)> = records.iter().map(|r| (r.index, r.flow)).collect();
-        assert_eq!(order, [(0, false), (1, false), (5, true)], "by start");
-        assert_eq!(trace.spilled_runs(), 2);
-    }
-
-    #[test]
-    fn not_a_trace_and_truncated_text_are_errors_naming_the_origin() {
-        let e =
-            ChromeTrace::from_json("{\"traceEvents\": [{\"ph\": \"X\"", "cut.json").unwrap_err();
-        assert!(
-            matches!(&e, ParityError::Malformed { origin, .. } if origin == "cut.json"),
-            "{e}"
-        );
-        let e = ChromeTrace::from_json("{\"events\": []}", "x.json").unwrap_err();
-        assert!(e.to_string().contains("traceEvents"), "{e}");
-        let e = ChromeTrace::from_json("[]", "x.json").unwrap_err();
-        assert!(matches!(e, ParityError::NotATrace { .. }), "{e}");
-        let e = ChromeTrace::from_json(
-            "{\"traceEvents\": [], \"tokens_per_step\": \"many\"}",
-            "x.json",
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("tokens_per_step"), "{e}");
-    }
-}
+mod tests;

@@ -296,4 +296,8 @@ pub(crate) struct Top {
     pub(crate) container: bool,
     /// `tokens_per_step`, when given.
     pub(crate) tokens_per_step: Option<Tokens>,
+    /// Kineto's `deviceProperties`.
+    pub(crate) devices: Vec<crate::model::TraceDevice>,
+    /// Kineto's `distributedInfo`.
+    pub(crate) rank: Option<crate::model::TraceRank>,
 }

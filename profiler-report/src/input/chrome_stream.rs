@@ -10,6 +10,7 @@ use super::chrome_batch::parse_batch;
 use super::chrome_raw::{MaybeEvent, Sink, Tokens, Top};
 pub(crate) use super::chrome_window::StreamError;
 use super::chrome_window::{Window, one, owned};
+use super::kineto_meta;
 
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
@@ -33,7 +34,7 @@ fn read_in<R: Read, S: Sink>(mut w: Window<R>, sink: &mut S) -> Result<Top, Stre
             Top {
                 has_events: true,
                 container: true,
-                tokens_per_step: None,
+                ..Top::default()
             }
         }
         Some(b'{') => {
@@ -95,6 +96,14 @@ fn object<R: Read, S: Sink>(w: &mut Window<R>, sink: &mut S) -> Result<Top, Stre
                     Some(n) => Tokens::Number(n),
                     None => Tokens::Other(v.to_string()),
                 });
+            }
+            "deviceProperties" => {
+                let v: serde_json::Value = w.value(&what, owned)?;
+                top.devices = kineto_meta::devices(&v);
+            }
+            "distributedInfo" => {
+                let v: serde_json::Value = w.value(&what, owned)?;
+                top.rank = kineto_meta::rank(&v);
             }
             _ => {
                 w.value(&what, owned::<IgnoredAny>)?;

@@ -53,6 +53,44 @@ pub enum InputError {
         /// The file, or a name for bytes given directly.
         origin: String,
     },
+    /// A binary file of a format we do not read, named for what it is.
+    #[error("`{origin}` is {what}{}: {advice}", if *gzip { " (once decompressed from gzip)" } else { "" })]
+    Binary {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// What it is (`a zip archive`, `binary, neither text nor gzip`).
+        what: &'static str,
+        /// What to give instead.
+        advice: &'static str,
+        /// Whether it was found inside a gzip file.
+        gzip: bool,
+    },
+    /// A gzip file that does not decompress, or decompresses past the
+    /// input limit (or a plain file that grew past it as it was read).
+    #[error("cannot read `{origin}`: {reason}")]
+    Gzip {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// What went wrong (corrupt or cut stream, past the limit).
+        reason: String,
+        /// The limit, when it was reached (a gzip bomb).
+        past_limit: Option<u64>,
+    },
+    /// A JSON object whose first bytes hold none of the keys that name a
+    /// format (a trace whose `traceEvents` comes after a long first value).
+    #[error(
+        "`{origin}` is a JSON object whose first {inspected} bytes hold the keys {} but \
+         no `traceEvents` (a trace) nor the keys of any other input we read",
+        quoted(keys)
+    )]
+    UnrecognisedJson {
+        /// The file, or a name for bytes given directly.
+        origin: String,
+        /// The top-level keys seen, in order (at most 12).
+        keys: Vec<String>,
+        /// Bytes inspected.
+        inspected: usize,
+    },
     /// No format recognises the input.
     #[error(
         "`{origin}` is not a profile, Nsight Compute CSV or Nsight Systems kernel summary, \
@@ -111,4 +149,15 @@ impl InputError {
             message: crate::base::json::message(e),
         }
     }
+}
+
+/// Keys as `` `a`, `b` ``, or `none` (each escaped for a terminal).
+fn quoted(keys: &[String]) -> String {
+    if keys.is_empty() {
+        return "none".to_owned();
+    }
+    keys.iter()
+        .map(|k| format!("`{}`", crate::base::escape::visible(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -12,23 +12,28 @@
 //! ```
 //!
 //! Reading is bounded: devices, FIFOs and sockets are refused, as are files
-//! past [`MAX_INPUT_BYTES`] (4 GiB); only the first [`SNIFF_BYTES`] (64 KiB)
-//! are inspected before the format is known, and no format holds a whole
+//! past [`MAX_INPUT_BYTES`] (4 GiB); a gzip file is decompressed as it is
+//! read, and what it holds counts against the same limit; only the first
+//! [`SNIFF_BYTES`] (64 KiB) are inspected before the format is known, and no format holds a whole
 //! document as an untyped JSON tree. Nsight Compute and Nsight Systems
 //! exports are read by the importers of [`nsight`] (also at
 //! `profiler_report::import`).
 
+mod binary;
 mod chrome_batch;
 mod chrome_dims;
 mod chrome_events;
 mod chrome_raw;
 mod chrome_stream;
+mod chrome_texts;
 mod chrome_trace;
 mod chrome_window;
+mod decode;
 mod error;
 mod execution_trace;
 mod format;
 mod full_profiles;
+mod kineto_meta;
 mod ncu_csv;
 pub mod nsight;
 mod nsys_stats;
@@ -43,6 +48,7 @@ mod step_log;
 mod step_parse;
 mod trace_read;
 
+pub use chrome_texts::OTHER_NAMES;
 pub use chrome_trace::ChromeTraceFormat;
 pub use error::InputError;
 pub use execution_trace::ExecutionTraceFormat;

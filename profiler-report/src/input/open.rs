@@ -1,15 +1,17 @@
 //! The one entry point: [`open`] checks that a path is a regular file under
-//! the size limit, reads its first bytes, [`detect`]s the format and reads
-//! the input with it.
+//! the size limit, decompresses it as it reads when it is gzip, reads its
+//! first bytes, [`detect`]s the format and reads the input with it.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use super::binary::{self, Binary};
+use super::decode::{Decoded, Failure};
 use super::error::InputError;
 use super::format::{Format, Input, Source};
 use super::registry::registry;
-use super::sniff::{Head, MAX_INPUT_BYTES, SNIFF_BYTES};
+use super::sniff::{Head, JsonRoot, MAX_INPUT_BYTES, SNIFF_BYTES};
 
 /// The first format of the [`registry`] that recognises an input starting
 /// with `head` (only its first [`SNIFF_BYTES`] are looked at).
@@ -22,13 +24,16 @@ pub fn detect(head: &[u8]) -> Option<&'static dyn Format> {
 /// Reads the file at `path`, whatever its format.
 ///
 /// Devices, FIFOs, sockets and directories are refused before anything is
-/// read, as are files past [`MAX_INPUT_BYTES`]; the format is told from the
-/// first [`SNIFF_BYTES`] alone, then that format's reader reads the file.
+/// read, as are files past [`MAX_INPUT_BYTES`]. A gzip file is decompressed
+/// as it is read (never whole), and what it holds counts against the same
+/// limit. The format is told from the first [`SNIFF_BYTES`] (decompressed)
+/// alone, then that format's reader reads the file.
 ///
 /// # Errors
 /// [`InputError`] naming the file: it cannot be opened, is not a regular
-/// file, is too large, empty, not text, of no known format, or its format's
-/// reader refuses it.
+/// file, is too large (decompressed or not), a corrupt gzip, empty, binary
+/// (named for what it is), of no known format, or its format's reader
+/// refuses it.
 pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
     let path = path.as_ref();
     let read_error = |source| InputError::Read {
@@ -57,48 +62,105 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
             limit: MAX_INPUT_BYTES,
         });
     }
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(read_error)?;
     let origin = path.display().to_string();
-    let format = sniff(&head, &origin)?;
-    // The reader sees the whole file again: the head it was told by, then the rest.
-    let mut reader = BufReader::new(head.as_slice().chain(file));
-    format.read(Source::new(&origin, Some(path), &mut reader))
+    read_from(BufReader::new(file), &origin, Some(path), MAX_INPUT_BYTES)
 }
 
-/// Reads an input given as bytes; `origin` names it in errors.
+/// Reads an input given as bytes (gzip included); `origin` names it in
+/// errors.
 ///
 /// # Errors
 /// As [`open`], without the file checks.
 pub fn read_bytes(bytes: &[u8], origin: &str) -> Result<Input, InputError> {
-    let format = sniff(bytes, origin)?;
-    let mut reader = bytes;
-    format.read(Source::new(origin, None, &mut reader))
+    read_from(bytes, origin, None, MAX_INPUT_BYTES)
+}
+
+/// Reads an input from `raw`, decompressed when it is gzip (at most `limit`
+/// bytes once decompressed): the format is told from the first
+/// [`SNIFF_BYTES`] of what it holds, then that format's reader reads it.
+pub(crate) fn read_from(
+    raw: impl BufRead,
+    origin: &str,
+    path: Option<&Path>,
+    limit: u64,
+) -> Result<Input, InputError> {
+    let read_error = |source| InputError::Read {
+        path: origin.into(),
+        source,
+    };
+    let mut input = Decoded::new(raw, limit).map_err(read_error)?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    let got = (&mut input).take(SNIFF_BYTES as u64).read_to_end(&mut head);
+    if let Some(failure) = input.failure() {
+        return Err(gzip_error(origin, failure));
+    }
+    got.map_err(read_error)?;
+    let format = sniff(&head, origin, path, input.is_gzip())?;
+    // The reader sees the whole input again: the head it was told by, then the rest.
+    let mut reader = BufReader::new(head.as_slice().chain(&mut input));
+    let read = format.read(Source::new(origin, path, &mut reader));
+    drop(reader);
+    // A stream that failed part way yields no numbers, whatever the format
+    // made of the bytes before the failure.
+    match input.failure() {
+        Some(failure) => Err(gzip_error(origin, failure)),
+        None => read,
+    }
+}
+
+/// A gzip stream's failure as an [`InputError`] naming `origin`.
+fn gzip_error(origin: &str, failure: &Failure) -> InputError {
+    InputError::Gzip {
+        origin: origin.to_owned(),
+        reason: failure.to_string(),
+        past_limit: match failure {
+            Failure::TooLarge { limit, .. } => Some(*limit),
+            Failure::Gzip(_) => None,
+        },
+    }
 }
 
 /// The format of an input starting with `head`, or why there is none.
-fn sniff(head: &[u8], origin: &str) -> Result<&'static dyn Format, InputError> {
+fn sniff(
+    head: &[u8],
+    origin: &str,
+    path: Option<&Path>,
+    gzip: bool,
+) -> Result<&'static dyn Format, InputError> {
+    let binary = |b: Binary| InputError::Binary {
+        origin: origin.to_owned(),
+        what: b.what,
+        advice: b.advice,
+        gzip,
+    };
+    // Magic bytes first: an SQLite file's first bytes are valid UTF-8.
+    if let Some(b) = binary::by_magic(head) {
+        return Err(binary(b));
+    }
     if let Some(format) = detect(head) {
         return Ok(format);
     }
-    let head = Head::new(head);
-    Err(if head.is_blank() {
+    let head_view = Head::new(head);
+    Err(if head_view.is_blank() {
         InputError::Empty {
             origin: origin.to_owned(),
             inspected: SNIFF_BYTES,
         }
-    } else if let Some(text) = head.text() {
-        InputError::Unrecognised {
-            origin: origin.to_owned(),
-            start: text.lines().next().unwrap_or("").chars().take(60).collect(),
+    } else if let Some(text) = head_view.text() {
+        if head_view.json_root() == Some(JsonRoot::Object) {
+            InputError::UnrecognisedJson {
+                origin: origin.to_owned(),
+                keys: head_view.keys().iter().take(12).cloned().collect(),
+                inspected: SNIFF_BYTES,
+            }
+        } else {
+            InputError::Unrecognised {
+                origin: origin.to_owned(),
+                start: text.lines().next().unwrap_or("").chars().take(60).collect(),
+            }
         }
     } else {
-        InputError::NotText {
-            origin: origin.to_owned(),
-        }
+        binary(binary::name(head, path))
     })
 }
 
@@ -126,3 +188,6 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
         "not a regular file"
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -36,7 +36,9 @@ impl Format for PytorchTraceFormat {
 
     fn sniff(&self, head: &Head<'_>) -> bool {
         match head.json_root() {
-            Some(JsonRoot::Object) => head.has_key("traceEvents"),
+            // Kineto's keys alone: `traceEvents` may come after a long
+            // `deviceProperties`; the reader finds it wherever it is.
+            Some(JsonRoot::Object) => head.has_key("traceEvents") || is_kineto(head),
             // The legacy export: a bare array of events.
             Some(JsonRoot::Array) => head.has_key("ph"),
             None => false,

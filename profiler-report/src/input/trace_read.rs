@@ -1,15 +1,18 @@
 //! Reading execution traces from disk with errors that point at the file,
 //! line, column, entry and field at fault.
 
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
+use super::decode::Decoded;
+use super::sniff::MAX_INPUT_BYTES;
 use crate::model::trace_error::TraceError;
 
-/// Reads a trace file: a [`RecordedExecutionTrace`] as JSON (the established
-/// format), or a whole profile (any JSON object with `schema_version`), whose
+/// Reads a trace file (gzip-compressed or not): a [`RecordedExecutionTrace`]
+/// as JSON (the established format), or a whole profile (any JSON object with `schema_version`), whose
 /// `trace` is returned.
 ///
 /// # Errors
@@ -20,10 +23,20 @@ use crate::model::trace_error::TraceError;
 /// overflows; [`TraceError::Profile`] for a bad profile.
 pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionTrace, TraceError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read {
+    let read_error = |source| TraceError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut input = Decoded::new(BufReader::new(file), MAX_INPUT_BYTES).map_err(read_error)?;
+    let mut text = String::new();
+    if let Err(e) = input.read_to_string(&mut text) {
+        // A gzip stream's failure in its own words, not the decoder's.
+        return Err(read_error(match input.failure() {
+            Some(f) => std::io::Error::new(std::io::ErrorKind::InvalidData, f.to_string()),
+            None => e,
+        }));
+    }
     parse_trace(&text, Some(path))
 }
 
@@ -176,6 +189,24 @@ mod tests {
             trace.validate("").expect_err("inf").field,
             "entries[1].start_us"
         );
+    }
+
+    #[test]
+    fn a_gzipped_trace_file_reads_as_its_text() {
+        use std::io::Write as _;
+        let text = r#"{"entries": [{"step": 0, "operation": "matmul", "duration_us": 120.0}], "total_duration_us": 120.0}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.json.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let mut bytes = gz.finish().unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let trace = read_execution_trace(&path).unwrap();
+        assert_eq!(trace.entries[0].operation, "matmul");
+        bytes.truncate(bytes.len() - 12);
+        std::fs::write(&path, &bytes).unwrap();
+        let e = read_execution_trace(&path).unwrap_err();
+        assert!(e.to_string().contains("does not decompress"), "{e}");
     }
 
     #[test]

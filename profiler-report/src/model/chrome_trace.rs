@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use super::trace_meta::{TraceDevice, TraceRank};
 use crate::base::spill::{Sorted, Spill};
 
 /// The top-level key that names this profiler's version in a Kineto-style
@@ -285,7 +286,11 @@ impl Spill for Record {
 /// becomes a 64-byte record, and past 262,144 records (16 MiB) they are
 /// sorted and spilled to temporary files, merged again on each read. What
 /// stays in memory is each distinct name, thread and shape once, so a
-/// trace of many steps costs what one step's distinct ops cost. Kineto
+/// trace of many steps costs what one step's distinct ops cost; those are
+/// held up to 64 MiB, past which a new name is read as `(other names)` and
+/// a new shape as absent, both counted ([`ChromeTrace::lumped_names`],
+/// [`ChromeTrace::dropped_shapes`]), and at most 65,536 threads (a trace
+/// with more is refused). Kineto
 /// files are not in time order (device events follow the host's, ranges
 /// are written as they end), hence the sort.
 #[derive(Debug)]
@@ -305,6 +310,15 @@ pub struct ChromeTrace {
     pub(crate) dropped: Vec<(usize, String)>,
     /// How many were left out in all.
     pub(crate) dropped_count: usize,
+    /// Events whose name came once the texts held reached their bound,
+    /// read as `(other names)`.
+    pub(crate) lumped_names: u64,
+    /// Shapes (`Input Dims`) left out once the texts held reached their bound.
+    pub(crate) dropped_shapes: u64,
+    /// `deviceProperties`: the devices the trace names.
+    pub(crate) devices: Vec<TraceDevice>,
+    /// `distributedInfo`: the rank and world size, when given.
+    pub(crate) rank: Option<TraceRank>,
 }
 
 impl ChromeTrace {
@@ -326,6 +340,36 @@ impl ChromeTrace {
     #[must_use]
     pub fn dropped_count(&self) -> usize {
         self.dropped_count
+    }
+
+    /// Events whose name came after the distinct names and shapes held
+    /// reached their bound (64 MiB): they are read under one name,
+    /// `(other names)` (the input layer's `OTHER_NAMES`), and their time is theirs
+    /// but no longer told apart by name. 0 for any realistic trace.
+    #[must_use]
+    pub fn lumped_names(&self) -> u64 {
+        self.lumped_names
+    }
+
+    /// Events whose `Input Dims` were left out once the distinct names and
+    /// shapes held reached their bound (64 MiB).
+    #[must_use]
+    pub fn dropped_shapes(&self) -> u64 {
+        self.dropped_shapes
+    }
+
+    /// The devices of the trace's `deviceProperties` (Kineto writes every
+    /// device of the host, used or not), in the order written; empty when
+    /// the trace names none.
+    #[must_use]
+    pub fn devices(&self) -> &[TraceDevice] {
+        &self.devices
+    }
+
+    /// The trace's `distributedInfo` (rank, world size, backend), when given.
+    #[must_use]
+    pub fn rank(&self) -> Option<&TraceRank> {
+        self.rank.as_ref()
     }
 
     /// Runs of records spilled to temporary files (0: all in memory).

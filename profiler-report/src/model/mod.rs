@@ -12,6 +12,7 @@ pub(crate) mod saved_scorecard;
 pub(crate) mod scorecard_error;
 pub(crate) mod step;
 pub(crate) mod trace_error;
+pub(crate) mod trace_meta;
 
 pub use chrome_trace::ChromeTrace;
 pub use diff::{DiffEntry, DiffInput, Distribution};
@@ -21,3 +22,4 @@ pub use saved_scorecard::SavedScorecard;
 pub use scorecard_error::ScorecardError;
 pub use step::{PerLayerData, PhaseData, StepProfilerInput};
 pub use trace_error::TraceError;
+pub use trace_meta::{TraceDevice, TraceRank};
