@@ -130,6 +130,9 @@ impl Reader {
             records: self.records.finish().map_err(spill)?,
             events: self.events,
             tokens_per_step,
+            devices: top.devices,
+            rank: top.rank,
+            world_size: top.world_size,
             dropped: self.dropped,
             dropped_count: self.dropped_count,
         })

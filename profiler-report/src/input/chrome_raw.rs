@@ -296,4 +296,11 @@ pub(crate) struct Top {
     pub(crate) container: bool,
     /// `tokens_per_step`, when given.
     pub(crate) tokens_per_step: Option<Tokens>,
+    /// `deviceProperties[].name`, in order (Kineto lists every visible
+    /// device).
+    pub(crate) devices: Vec<String>,
+    /// `distributedInfo.rank` and `distributedInfo.world_size`.
+    pub(crate) rank: Option<i64>,
+    /// See [`Top::rank`].
+    pub(crate) world_size: Option<i64>,
 }

@@ -33,7 +33,7 @@ fn read_in<R: Read, S: Sink>(mut w: Window<R>, sink: &mut S) -> Result<Top, Stre
             Top {
                 has_events: true,
                 container: true,
-                tokens_per_step: None,
+                ..Top::default()
             }
         }
         Some(b'{') => {
@@ -95,6 +95,20 @@ fn object<R: Read, S: Sink>(w: &mut Window<R>, sink: &mut S) -> Result<Top, Stre
                     Some(n) => Tokens::Number(n),
                     None => Tokens::Other(v.to_string()),
                 });
+            }
+            "deviceProperties" => {
+                let v: serde_json::Value = w.value(&what, owned)?;
+                top.devices = v
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| d.get("name")?.as_str().map(str::to_owned))
+                    .collect();
+            }
+            "distributedInfo" => {
+                let v: serde_json::Value = w.value(&what, owned)?;
+                top.rank = v.get("rank").and_then(serde_json::Value::as_i64);
+                top.world_size = v.get("world_size").and_then(serde_json::Value::as_i64);
             }
             _ => {
                 w.value(&what, owned::<IgnoredAny>)?;

@@ -300,6 +300,12 @@ pub struct ChromeTrace {
     pub(crate) events: u64,
     /// Top-level `tokens_per_step` (number or numeric string).
     pub(crate) tokens_per_step: Option<f64>,
+    /// `deviceProperties[].name`: the devices the process saw, in order.
+    pub(crate) devices: Vec<String>,
+    /// `distributedInfo.rank`.
+    pub(crate) rank: Option<i64>,
+    /// `distributedInfo.world_size`.
+    pub(crate) world_size: Option<i64>,
     /// The first complete events left out for a negative or non-finite
     /// start or duration: (index in `traceEvents`, name).
     pub(crate) dropped: Vec<(usize, String)>,
@@ -326,6 +332,19 @@ impl ChromeTrace {
     #[must_use]
     pub fn dropped_count(&self) -> usize {
         self.dropped_count
+    }
+
+    /// The devices the trace's `deviceProperties` lists, in order (Kineto
+    /// lists every device the process could see, not only the one used).
+    #[must_use]
+    pub fn devices(&self) -> &[String] {
+        &self.devices
+    }
+
+    /// The trace's rank and world size (`distributedInfo`), when given.
+    #[must_use]
+    pub fn rank(&self) -> (Option<i64>, Option<i64>) {
+        (self.rank, self.world_size)
     }
 
     /// Runs of records spilled to temporary files (0: all in memory).
