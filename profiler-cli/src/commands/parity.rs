@@ -30,10 +30,14 @@ Examples:
   profiler-report parity ours.json pytorch.json llamacpp.json --require-parity
   profiler-report parity --suggest-mapping torch_trace.json > ops.toml
 
-Every verdict says what it covers: the share of each side's step time the compared ops account \
-for. With no op on both sides there is no verdict (and --require-parity fails). --suggest-mapping \
-prints a draft mapping file for a PyTorch trace: its forward ops grouped by module path, op name \
-and input shapes, with their time, for stock models without record_function ranges.
+Every verdict says what it covers (the share of each side's step time, or of its device time when \
+its ops are device time) and the clock of each side. Device time is compared with device time and \
+host time with host time: with no op on both sides, or the two sides on different clocks, there \
+is no verdict (and --require-parity fails). Traces are named by their file. Without --hardware, a \
+trace's device (deviceProperties) picks the hardware preset Nsight inputs are judged with, and \
+says so. --suggest-mapping prints a draft mapping file for a PyTorch trace: its forward ops \
+grouped by module path, op name and input shapes, with their time, reaching inside ranges that \
+are not bricks (listed as comments) and compiled regions.
 
 Exit status: 1 with --require-parity when an op is more than 10% slower than its baseline, or \
 when no op was compared."

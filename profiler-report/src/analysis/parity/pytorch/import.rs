@@ -2,7 +2,8 @@
 //! mapped to bricks by an [`OpMapping`], times per recorded step, device
 //! time linked to ops through their launches, and launches counted as
 //! device kernels (or, in a CPU-only trace, as leaf ops that do work), all
-//! added up in one pass over the trace in time order.
+//! added up in one pass over the trace in time order; what the trace says
+//! of its device (launch calls, `deviceProperties`, rank) is named in notes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -483,5 +484,20 @@ fn where_note(trace: &ChromeTrace) -> Option<String> {
     match (device, rank) {
         (None, None) => None,
         (d, r) => Some([d, r].into_iter().flatten().collect::<Vec<_>>().join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_name_matches_the_preset_its_family_names() {
+        let name = |d: &str| device_preset(d).map(|p| p.name);
+        assert_eq!(name("NVIDIA H200"), Some("H200 SXM"));
+        assert_eq!(name("NVIDIA GeForce RTX 4090"), Some("RTX 4090"));
+        assert_eq!(name("NVIDIA A100-SXM4-80GB"), Some("A100 80GB SXM"));
+        assert_eq!(name("Tesla V100-SXM2-32GB"), None);
+        assert_eq!(name(""), None);
     }
 }
