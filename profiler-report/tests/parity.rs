@@ -45,7 +45,7 @@ fn side(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> Parity
         },
         kernel_launches_per_step: launches,
         ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-        notes: Vec::new(),
+        ..ParityProfile::default()
     }
 }
 

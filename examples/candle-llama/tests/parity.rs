@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use candle_llama::{Args, run};
 use clap::Parser;
+use profiler_report::parity::Basis;
 
 /// Passes after warm-up.
 const PASSES: u64 = 2;
@@ -122,7 +123,11 @@ fn candle_and_pytorch_compare_the_mapped_bricks_call_for_call() {
     assert_eq!(only_torch, BTreeSet::from(["Embedding", "LmHead"]));
 
     // The verdict says what it was computed over: most of each step.
-    assert!(!c.coverage.ours_of_op_time && !c.coverage.baseline_of_op_time);
+    assert_eq!(
+        (c.coverage.ours_basis, c.coverage.baseline_basis),
+        (Basis::StepTime, Basis::StepTime)
+    );
+    assert!(c.coverage.clocks_agree(), "host times on both sides");
     assert!(
         c.coverage.ours > 0.8 && c.coverage.ours <= 1.0,
         "candle: {:?}",

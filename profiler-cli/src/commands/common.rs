@@ -7,7 +7,7 @@ use profiler_core::Profile;
 use profiler_report::hardware::Hardware as Model;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
 use profiler_report::input::Input;
-use profiler_report::parity::{OpMapping, ParityProfile, import_chrome_trace};
+use profiler_report::parity::{Clock, OpMapping, ParityProfile, import_chrome_trace};
 use profiler_report::roofline::{
     BrickRoofline, KernelRoofline, MemoryLevel, Precision, RooflineOptions,
 };
@@ -126,19 +126,46 @@ pub(crate) fn pin(s: &str) -> Result<(String, MemoryLevel), String> {
 /// A parity input: a profile or Nsight export, a parity profile, or a
 /// PyTorch trace mapped with `mapping`. Profiles are named after their run
 /// with `run_name` (ours), else after the file (baselines, which are often
-/// earlier runs of the same job).
+/// earlier runs of the same job); traces after their file, unless the
+/// mapping names the runtime, so two traces never read as one "pytorch".
 pub(crate) fn parity_profile(
     path: &Path,
     mapping: &OpMapping,
     ncu: &FullProfileOptions,
     run_name: bool,
 ) -> Result<ParityProfile, CliError> {
-    match load(path)? {
+    parity_side(path, load(path)?, mapping, ncu, run_name)
+}
+
+/// As [`parity_profile`], for an input already loaded from `path`.
+pub(crate) fn parity_side(
+    path: &Path,
+    input: Input,
+    mapping: &OpMapping,
+    ncu: &FullProfileOptions,
+    run_name: bool,
+) -> Result<ParityProfile, CliError> {
+    match input {
         Input::Parity(p) => Ok(p),
-        Input::PytorchTrace(t) | Input::ChromeTrace(t) => Ok(import_chrome_trace(&t, mapping)
-            .map_err(CliError::input)?
-            .profile),
-        run @ (Input::Profile(_) | Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)) => {
+        Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
+            let mut p = import_chrome_trace(&t, mapping)
+                .map_err(CliError::input)?
+                .profile;
+            if mapping.runtime.is_none() {
+                p.runtime = stem(path);
+            }
+            Ok(p)
+        }
+        run @ (Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)) => {
+            let profile = Run::from_input(run, path)?.into_profile(ncu)?;
+            let mut p = ParityProfile::from_profile(&profile, stem(path));
+            // Nsight times kernels on the device.
+            p.clock = Clock::Device;
+            p.notes
+                .push("op times are kernel durations Nsight measured on the device".to_owned());
+            Ok(p)
+        }
+        run @ Input::Profile(_) => {
             let profile = Run::from_input(run, path)?.into_profile(ncu)?;
             let name = if run_name && !profile.run.name.is_empty() {
                 profile.run.name.clone()

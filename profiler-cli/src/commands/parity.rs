@@ -7,12 +7,13 @@ use clap::Args;
 use profiler_report::import::FullProfileOptions;
 use profiler_report::input::Input;
 use profiler_report::parity::{
-    OpMapping, compute_parity_comparison, compute_parity_multi, suggest_mapping,
+    OpMapping, compute_parity_comparison, compute_parity_multi, device_preset, suggest_mapping,
 };
 
-use super::common::parity_profile;
+use super::common::parity_side;
 use crate::context::Context;
 use crate::error::{CliError, Status};
+use crate::hardware::Hardware;
 use crate::input::load;
 use crate::output::write_file;
 
@@ -29,10 +30,14 @@ Examples:
   profiler-report parity ours.json pytorch.json llamacpp.json --require-parity
   profiler-report parity --suggest-mapping torch_trace.json > ops.toml
 
-Every verdict says what it covers: the share of each side's step time the compared ops account \
-for. With no op on both sides there is no verdict (and --require-parity fails). --suggest-mapping \
-prints a draft mapping file for a PyTorch trace: its forward ops grouped by module path, op name \
-and input shapes, with their time, for stock models without record_function ranges.
+Every verdict says what it covers (the share of each side's step time, or of its device time when \
+its ops are device time) and the clock of each side. Device time is compared with device time and \
+host time with host time: with no op on both sides, or the two sides on different clocks, there \
+is no verdict (and --require-parity fails). Traces are named by their file. Without --hardware, a \
+trace's device (deviceProperties) picks the hardware preset Nsight inputs are judged with, and \
+says so. --suggest-mapping prints a draft mapping file for a PyTorch trace: its forward ops \
+grouped by module path, op name and input shapes, with their time, reaching inside ranges that \
+are not bricks (listed as comments) and compiled regions.
 
 Exit status: 1 with --require-parity when an op is more than 10% slower than its baseline, or \
 when no op was compared."
@@ -91,16 +96,29 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
             "parity: give our run and at least one baseline".to_owned(),
         ));
     };
+    let inputs = std::iter::once(ours_path)
+        .chain(&args.baselines)
+        .map(|p| Ok((p, load(p)?)))
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let hardware = match hardware {
+        Some(h) => Some(h),
+        None => trace_hardware(&inputs)?,
+    };
     let ncu = FullProfileOptions {
         hardware: hardware.map(|h| h.roofline),
         ..FullProfileOptions::default()
     };
-    let ours = parity_profile(ours_path, &mapping, &ncu, true)?;
-    let baselines = args
-        .baselines
-        .iter()
-        .map(|b| parity_profile(b, &mapping, &ncu, false))
+    let mut sides = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (path, input))| parity_side(path, input, &mapping, &ncu, i == 0))
         .collect::<Result<Vec<_>, _>>()?;
+    let baselines = sides.split_off(1);
+    let Some(ours) = sides.pop() else {
+        return Err(CliError::Input(
+            "parity: give our run and at least one baseline".to_owned(),
+        ));
+    };
     let achieved = if let [one] = baselines.as_slice() {
         let c = compute_parity_comparison(&ours, one);
         if let Some(path) = &args.svg {
@@ -121,4 +139,41 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
     } else {
         Status::Ok
     })
+}
+
+/// Without `--hardware`, the preset a PyTorch trace's device names, for
+/// the Nsight inputs that need ceilings; said on stderr when it is used.
+fn trace_hardware(inputs: &[(&PathBuf, Input)]) -> Result<Option<Hardware>, CliError> {
+    let needs = inputs
+        .iter()
+        .any(|(_, i)| matches!(i, Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)));
+    let named = inputs.iter().find_map(|(path, i)| match i {
+        Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
+            let device = t.devices().first()?;
+            Some((path, device, device_preset(device)?))
+        }
+        _ => None,
+    });
+    let (Some((path, device, preset)), true) = (named, needs) else {
+        return Ok(None);
+    };
+    let alias = preset.aliases.first().copied().unwrap_or(preset.name);
+    eprintln!(
+        "profiler-report: --hardware not given: using the `{alias}` preset ({}), named by the \
+         device `{}` of `{}` (pass --hardware to choose)",
+        preset.name,
+        plain(device),
+        path.display()
+    );
+    Hardware::resolve(alias, None).map(Some)
+}
+
+/// `text` without control characters or bidirectional overrides, for a
+/// terminal line.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| {
+            !c.is_control() && !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
 }

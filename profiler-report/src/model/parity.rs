@@ -24,6 +24,50 @@ pub struct ParityProfile {
     /// How the numbers were obtained and what they lack.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The clock the op times were read on: a verdict compares only times
+    /// of one clock.
+    #[serde(default)]
+    pub clock: Clock,
+    /// Device busy time per step, ms (kernels, memcpy, memset), when the op
+    /// times are device time: what their share is of, rather than the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_time_ms: Option<f64>,
+    /// The device the run used, as the trace or profile names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+}
+
+/// The clock a side's op times were read on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// Device time: kernels (and copies) as the device ran them.
+    Device,
+    /// Host time: ranges timed on the CPU (a CPU run, or a GPU run timed
+    /// from the host).
+    Host,
+    /// Not recorded (parity profiles written without it).
+    #[default]
+    Unknown,
+}
+
+impl Clock {
+    /// `device clock`, `host clock`, `clock not recorded`.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Clock::Device => "device clock",
+            Clock::Host => "host clock",
+            Clock::Unknown => "clock not recorded",
+        }
+    }
+
+    /// Whether times on `self` and on `other` may be compared: the same
+    /// clock, or one not recorded (said next to the verdict).
+    #[must_use]
+    pub fn comparable(self, other: Clock) -> bool {
+        self == other || self == Clock::Unknown || other == Clock::Unknown
+    }
 }
 
 impl ParityProfile {
@@ -46,6 +90,10 @@ impl ParityProfile {
         let fields = [
             ("throughput_tok_s".to_owned(), self.throughput_tok_s),
             ("step_time_ms".to_owned(), self.step_time_ms),
+            (
+                "device_time_ms".to_owned(),
+                self.device_time_ms.unwrap_or(0.0),
+            ),
         ];
         let ops = self
             .ops

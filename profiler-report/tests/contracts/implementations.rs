@@ -68,7 +68,7 @@ fn parity_profile(runtime: &str, tok_s: f64, ops: &[(&str, f64)]) -> ParityProfi
             .iter()
             .map(|&(n, ms)| (n.to_owned(), ms))
             .collect::<BTreeMap<_, _>>(),
-        notes: Vec::new(),
+        ..ParityProfile::default()
     }
 }
 

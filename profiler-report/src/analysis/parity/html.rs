@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::coverage::verdict_line;
+use super::coverage::{Coverage, verdict_line};
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison};
 use super::multi::MultiParityComparison;
 use crate::base::escape;
@@ -100,12 +100,13 @@ fn body(
     s
 }
 
-fn verdict(achieved: bool, gaps: &[OpGap], coverage: &str) -> String {
+fn verdict(achieved: bool, gaps: &[OpGap], coverage: &Coverage, sides: (&str, &str)) -> String {
     verdict_line(
         achieved,
         gaps.iter().map(|g| g.ratio),
         PARITY_THRESHOLD,
         coverage,
+        sides,
     )
 }
 
@@ -118,7 +119,8 @@ pub fn parity_section(c: &ParityComparison) -> Section {
             verdict(
                 c.parity_achieved,
                 &c.all_gaps,
-                &c.coverage.describe(&c.ours, &c.baseline),
+                &c.coverage,
+                (&c.ours, &c.baseline),
             ),
         ),
         (
@@ -127,7 +129,14 @@ pub fn parity_section(c: &ParityComparison) -> Section {
         ),
         (
             "Kernel launches".to_owned(),
-            ratio_text(c.launch_ratio, "no baseline launch count"),
+            ratio_text(
+                c.launch_ratio,
+                if c.coverage.clocks_agree() {
+                    "no baseline launch count"
+                } else {
+                    "the two sides count launches on different clocks"
+                },
+            ),
         ),
         (
             format!("{} per step", c.ours),
@@ -176,7 +185,8 @@ pub fn parity_multi_section(c: &MultiParityComparison) -> Section {
             verdict(
                 c.parity_achieved,
                 &c.all_gaps,
-                &c.coverage.describe(&c.ours, "the baselines' bar"),
+                &c.coverage,
+                (&c.ours, "the baselines' bar"),
             ),
         ),
         (

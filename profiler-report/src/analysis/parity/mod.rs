@@ -15,15 +15,15 @@ mod pytorch;
 mod render;
 mod svg;
 
-pub use crate::model::parity::ParityProfile;
+pub use crate::model::parity::{Clock, ParityProfile};
 pub use crate::model::parity_error::ParityError;
-pub use coverage::Coverage;
+pub use coverage::{Basis, Coverage};
 pub use html::{parity_multi_section, parity_section};
 pub use model::{
     OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, compute_parity_comparison,
 };
 pub use multi::{MultiParityComparison, compute_parity_multi};
 pub use pytorch::{
-    ChromeTrace, OpMapping, PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace,
-    import_pytorch_trace_str, suggest_mapping,
+    ChromeTrace, OpMapping, PytorchImport, UnmappedOp, device_preset, import_chrome_trace,
+    import_pytorch_trace, import_pytorch_trace_str, suggest_mapping,
 };

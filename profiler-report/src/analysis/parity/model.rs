@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::Coverage;
+use super::coverage::{Coverage, Side};
 use crate::model::parity::ParityProfile;
 
 /// An op is at parity when ours takes at most this times the baseline.
@@ -177,22 +177,31 @@ pub fn compute_parity_comparison(
         })
         .collect();
     sort_gaps(&mut all_gaps);
-    let parity_achieved =
-        !all_gaps.is_empty() && all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD);
     let compared: Vec<&str> = all_gaps.iter().map(|g| g.op.as_str()).collect();
     let coverage = Coverage::of(
-        (ours.step_time_ms, &our_ops),
-        (baseline.step_time_ms, &base_ops),
+        Side::of(ours, &our_ops),
+        Side::of(baseline, &base_ops),
         &compared,
     );
+    let parity_achieved = coverage.clocks_agree()
+        && !all_gaps.is_empty()
+        && all_gaps.iter().all(|g| g.ratio <= PARITY_THRESHOLD);
+    // Launches on two clocks count different things (kernels against op
+    // calls): no ratio.
+    let launch_ratio = if coverage.clocks_agree() {
+        ratio_or_zero(
+            o.kernel_launches_per_step as f64,
+            b.kernel_launches_per_step as f64,
+        )
+    } else {
+        notes.push(clock_note(ours, baseline));
+        0.0
+    };
     ParityComparison {
         ours: ours.runtime.clone(),
         baseline: baseline.runtime.clone(),
         throughput_ratio: ratio_or_zero(b.throughput_tok_s, o.throughput_tok_s),
-        launch_ratio: ratio_or_zero(
-            o.kernel_launches_per_step as f64,
-            b.kernel_launches_per_step as f64,
-        ),
+        launch_ratio,
         gaps: all_gaps.iter().take(TOP_GAPS).cloned().collect(),
         parity_achieved,
         coverage,
@@ -213,9 +222,23 @@ pub fn compute_parity_comparison(
     }
 }
 
+/// Why ops and launches of two sides are not compared.
+pub(crate) fn clock_note(ours: &ParityProfile, baseline: &ParityProfile) -> String {
+    format!(
+        "{} times ops on the {} and {} on the {}: no per-op verdict and no launch ratio \
+         (launches on the device clock are kernels, on the host clock op calls); the ratios \
+         listed are for reference only",
+        ours.runtime,
+        ours.clock.describe(),
+        baseline.runtime,
+        baseline.clock.describe()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::parity::Clock;
 
     fn profile(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> ParityProfile {
         ParityProfile {
@@ -224,8 +247,37 @@ mod tests {
             step_time_ms: 10.0,
             kernel_launches_per_step: launches,
             ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-            notes: Vec::new(),
+            ..ParityProfile::default()
         }
+    }
+
+    #[test]
+    fn two_clocks_give_no_verdict_and_no_launch_ratio() {
+        let host = ParityProfile {
+            clock: Clock::Host,
+            ..profile("cpu", 1.0, 290, &[("Activation", 2.0)])
+        };
+        let device = ParityProfile {
+            clock: Clock::Device,
+            ..profile("gpu", 1.0, 53, &[("Activation", 0.3)])
+        };
+        let c = compute_parity_comparison(&host, &device);
+        assert!(!c.parity_achieved);
+        assert_eq!(c.launch_ratio, 0.0);
+        assert!(!c.coverage.clocks_agree());
+        assert!(
+            c.notes.iter().any(|n| n.contains("host clock")),
+            "{:?}",
+            c.notes
+        );
+        let same = compute_parity_comparison(
+            &host,
+            &ParityProfile {
+                runtime: "b".into(),
+                ..host.clone()
+            },
+        );
+        assert!(same.parity_achieved && same.launch_ratio == 1.0);
     }
 
     #[test]

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::Coverage;
+use super::coverage::{Coverage, Side};
 use super::model::{
-    OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, compute_parity_comparison,
-    ratio_or_zero, sort_gaps, usable_ops,
+    OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, clock_note,
+    compute_parity_comparison, ratio_or_zero, sort_gaps, usable_ops,
 };
 use crate::model::parity::ParityProfile;
 
@@ -76,8 +76,15 @@ pub fn compute_parity_multi(
     let our_ops = usable_ops(ours, &mut notes);
     // Per op, the fastest baseline: (ms, runtime).
     let mut bar: BTreeMap<String, (f64, String)> = BTreeMap::new();
+    // Only baselines on a clock ours may be compared with set a bar.
+    let mut on_our_clock: Vec<&ParityProfile> = Vec::new();
     for b in baselines {
         notes.extend(b.notes.iter().map(|n| format!("{}: {n}", b.runtime)));
+        if !ours.clock.comparable(b.clock) {
+            notes.push(clock_note(ours, b));
+            continue;
+        }
+        on_our_clock.push(b);
         for (op, ms) in usable_ops(b, &mut notes) {
             let slot = bar.entry(op).or_insert((f64::INFINITY, String::new()));
             if ms < slot.0 {
@@ -103,20 +110,28 @@ pub fn compute_parity_multi(
     let bars: BTreeMap<String, f64> = bar.iter().map(|(op, (ms, _))| (op.clone(), *ms)).collect();
     // The bar's side: each op at its fastest baseline, against the
     // shortest baseline step.
-    let bar_step = baselines
-        .iter()
-        .map(|b| b.step_time_ms)
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let bar_step = if bar_step.is_finite() { bar_step } else { 0.0 };
-    let coverage = Coverage::of((ours.step_time_ms, &our_ops), (bar_step, &bars), &compared);
+    let shortest = |time: fn(&ParityProfile) -> Option<f64>| {
+        let t = on_our_clock
+            .iter()
+            .filter_map(|b| time(b))
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        t.is_finite().then_some(t)
+    };
+    let bar_side = Side {
+        clock: on_our_clock.first().map_or(ours.clock, |b| b.clock),
+        step_ms: shortest(|b| Some(b.step_time_ms)).unwrap_or(0.0),
+        device_ms: shortest(|b| b.device_time_ms),
+        ops: &bars,
+    };
+    let coverage = Coverage::of(Side::of(ours, &our_ops), bar_side, &compared);
     let o = Totals::of(ours);
     let fastest = baselines
         .iter()
         .map(|b| (Totals::of(b).throughput_tok_s, &b.runtime))
         .filter(|(t, _)| *t > 0.0)
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    let fewest = baselines
+    let fewest = on_our_clock
         .iter()
         .map(|b| (b.kernel_launches_per_step, &b.runtime))
         .filter(|(l, _)| *l > 0)

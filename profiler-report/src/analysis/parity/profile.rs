@@ -3,7 +3,7 @@
 
 use profiler_core::Profile;
 
-use crate::model::parity::ParityProfile;
+use crate::model::parity::{Clock, ParityProfile};
 
 impl ParityProfile {
     /// The parity view of `profile` under the name `runtime`.
@@ -13,7 +13,8 @@ impl ParityProfile {
     /// throughput is tokens over step time. Without steps, ops are totals
     /// over the whole run, throughput and step time are 0 (unknown), and a
     /// note says so: compare such profiles only against runs of the same
-    /// length.
+    /// length. Times are on the device clock when the run had a device
+    /// timer, else on the host clock.
     #[must_use]
     pub fn from_profile(profile: &Profile, runtime: impl Into<String>) -> Self {
         let steps = profile.steps.count;
@@ -53,6 +54,13 @@ impl ParityProfile {
                 "{lost} brick records are pending, dropped or lost: op times may be low"
             ));
         }
+        // A device timer gives device time; without one, bricks are timed
+        // on the host.
+        let clock = if profile.run.device_timer {
+            Clock::Device
+        } else {
+            Clock::Host
+        };
         Self {
             runtime: runtime.into(),
             throughput_tok_s: profile.steps.tokens_per_s(),
@@ -60,6 +68,14 @@ impl ParityProfile {
             kernel_launches_per_step: (calls as f64 / per_step).round() as u64,
             ops,
             notes,
+            clock,
+            device_time_ms: None,
+            device: profile
+                .run
+                .hardware
+                .as_ref()
+                .map(|h| h.name.clone())
+                .filter(|n| !n.is_empty()),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::coverage::verdict_line;
+use super::coverage::{Coverage, verdict_line};
 use super::model::{OpGap, PARITY_THRESHOLD, ParityComparison, Totals};
 use super::multi::MultiParityComparison;
 use crate::base::escape::{markdown, visible};
@@ -26,8 +26,18 @@ fn throughput_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals)
     }
 }
 
-fn launch_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals) -> String {
-    if ratio > 0.0 {
+fn launch_bullet(
+    ratio: f64,
+    clocks_agree: bool,
+    (ours, o): (&str, &Totals),
+    (base, b): (&str, &Totals),
+) -> String {
+    if !clocks_agree {
+        format!(
+            "{DASH} (not compared: {ours} {}/step and {base} {}/step are counted on two clocks)",
+            o.kernel_launches_per_step, b.kernel_launches_per_step
+        )
+    } else if ratio > 0.0 {
         format!(
             "{ratio:.2}x ({ours} {}/step, {base} {}/step)",
             o.kernel_launches_per_step, b.kernel_launches_per_step
@@ -39,12 +49,18 @@ fn launch_bullet(ratio: f64, ours: &str, o: &Totals, base: &str, b: &Totals) -> 
     }
 }
 
-fn parity_bullet(achieved: bool, all: &[OpGap], coverage: &str) -> String {
+fn parity_bullet(
+    achieved: bool,
+    all: &[OpGap],
+    coverage: &Coverage,
+    sides: (&str, &str),
+) -> String {
     verdict_line(
         achieved,
         all.iter().map(|g| g.ratio),
         PARITY_THRESHOLD,
         coverage,
+        sides,
     )
 }
 
@@ -121,7 +137,12 @@ impl ParityComparison {
         let _ = writeln!(
             s,
             "- Kernel launches: {}",
-            launch_bullet(self.launch_ratio, &ours, o, &base, b)
+            launch_bullet(
+                self.launch_ratio,
+                self.coverage.clocks_agree(),
+                (&ours, o),
+                (&base, b)
+            )
         );
         let _ = writeln!(
             s,
@@ -129,10 +150,17 @@ impl ParityComparison {
             parity_bullet(
                 self.parity_achieved,
                 &self.all_gaps,
-                &self.coverage.describe(&ours, &base)
+                &self.coverage,
+                (&ours, &base)
             )
         );
         gaps_table(&mut s, &self.gaps, false);
+        if !self.coverage.clocks_agree() && !self.gaps.is_empty() {
+            s.push_str(
+                "\nThe two sides are timed on different clocks: these ratios are for reference \
+                 only, not a verdict.\n",
+            );
+        }
         tail(&mut s, &self.only_ours, &self.only_baseline, &self.notes);
         s
     }
@@ -191,10 +219,9 @@ impl MultiParityComparison {
             "- Kernel launches: {}",
             launch_bullet(
                 self.launch_ratio,
-                &ours,
-                &o,
-                &name(&self.fewest_launches_baseline),
-                &fewest
+                true,
+                (&ours, &o),
+                (&name(&self.fewest_launches_baseline), &fewest)
             )
         );
         let _ = writeln!(
@@ -203,7 +230,8 @@ impl MultiParityComparison {
             parity_bullet(
                 self.parity_achieved,
                 &self.all_gaps,
-                &self.coverage.describe(&ours, "the baselines' bar")
+                &self.coverage,
+                (&ours, "the baselines' bar")
             )
         );
         gaps_table(&mut s, &self.gaps, true);
@@ -218,17 +246,31 @@ impl MultiParityComparison {
     }
 }
 
-fn gap_rows(f: &mut fmt::Formatter<'_>, gaps: &[OpGap]) -> fmt::Result {
+/// The gap rows; `judged`: flag those above the threshold (not when the
+/// two sides' clocks differ, where ratios are for reference only).
+fn gap_rows(f: &mut fmt::Formatter<'_>, gaps: &[OpGap], judged: bool) -> fmt::Result {
     if gaps.is_empty() {
         return writeln!(f, "  no op has time on both sides");
     }
     writeln!(
         f,
-        "  {:<30} {:>10} {:>10} {:>8}",
-        "op", "ours ms", "base ms", "ratio"
+        "  {:<30} {:>10} {:>10} {:>8}{}",
+        "op",
+        "ours ms",
+        "base ms",
+        "ratio",
+        if judged {
+            ""
+        } else {
+            "  (two clocks: for reference only)"
+        }
     )?;
     for g in gaps {
-        let flag = if g.ratio > PARITY_THRESHOLD { " !" } else { "" };
+        let flag = if judged && g.ratio > PARITY_THRESHOLD {
+            " !"
+        } else {
+            ""
+        };
         let by = g
             .baseline_runtime
             .as_deref()
@@ -265,7 +307,12 @@ impl fmt::Display for ParityComparison {
         writeln!(
             f,
             "  kernel launches  {}",
-            launch_bullet(self.launch_ratio, &ours, o, &base, b)
+            launch_bullet(
+                self.launch_ratio,
+                self.coverage.clocks_agree(),
+                (&ours, o),
+                (&base, b)
+            )
         )?;
         writeln!(
             f,
@@ -273,10 +320,11 @@ impl fmt::Display for ParityComparison {
             parity_bullet(
                 self.parity_achieved,
                 &self.all_gaps,
-                &self.coverage.describe(&ours, &base)
+                &self.coverage,
+                (&ours, &base)
             )
         )?;
-        gap_rows(f, &self.all_gaps)?;
+        gap_rows(f, &self.all_gaps, self.coverage.clocks_agree())?;
         for n in &self.notes {
             writeln!(f, "  note: {}", visible(n))?;
         }
@@ -320,12 +368,11 @@ impl fmt::Display for MultiParityComparison {
             parity_bullet(
                 self.parity_achieved,
                 &self.all_gaps,
-                &self
-                    .coverage
-                    .describe(&visible(&self.ours), "the baselines' bar")
+                &self.coverage,
+                (&visible(&self.ours), "the baselines' bar")
             )
         )?;
-        gap_rows(f, &self.all_gaps)?;
+        gap_rows(f, &self.all_gaps, true)?;
         for n in &self.notes {
             writeln!(f, "  note: {}", visible(n))?;
         }

@@ -2,7 +2,8 @@
 //! mapped to bricks by an [`OpMapping`], times per recorded step, device
 //! time linked to ops through their launches, and launches counted as
 //! device kernels (or, in a CPU-only trace, as leaf ops that do work), all
-//! added up in one pass over the trace in time order.
+//! added up in one pass over the trace in time order; what the trace says
+//! of its device (launch calls, `deviceProperties`, rank) is named in notes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -11,10 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use super::mapping::OpMapping;
 use super::names::Names;
+use super::rules::Launch;
 use super::totals::Totals;
 use super::walk::{DEVICE, HOST, Step, walk};
 use crate::model::chrome_trace::ChromeTrace;
-use crate::model::parity::ParityProfile;
+use crate::model::hardware::{DEVICES, DeviceSpec};
+use crate::model::parity::{Clock, ParityProfile};
 use crate::model::parity_error::ParityError;
 
 /// An op no rule mapped, with its time.
@@ -47,10 +50,30 @@ pub struct PytorchImport {
     pub empty_steps: Vec<String>,
     /// Device events (kernels, memcpy, memset) in the trace.
     pub device_events: u64,
-    /// Device events linked to the host call that launched them.
+    /// Device events linked to the host call that launched them, by an id
+    /// no other launch holds.
     pub linked_device_events: u64,
+    /// Device events linked through a correlation id that collides (held
+    /// by several launches): counted apart, their op may be wrong.
+    #[serde(default)]
+    pub colliding_device_events: u64,
     /// The largest ops no rule mapped, ms per step, descending (at most 10).
     pub unmapped: Vec<UnmappedOp>,
+    /// Kernel launch calls (`cudaLaunchKernel`, `cuLaunchKernel`,
+    /// `hipLaunchKernel`, ...) in the steps kept, graph launches aside.
+    #[serde(default)]
+    pub launch_calls: u64,
+    /// The trace launched kernels but holds no device event: a GPU run
+    /// whose device activity was not recorded (op times are CPU times).
+    #[serde(default)]
+    pub device_activity_missing: bool,
+    /// The device named by the trace's `deviceProperties` (the first; a
+    /// process lists every device it sees).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// `distributedInfo.rank`.
+    #[serde(default)]
+    pub rank: Option<i64>,
 }
 
 /// Reads `torch.profiler`'s Chrome trace (`prof.export_chrome_trace(path)`)
@@ -160,21 +183,40 @@ pub fn import_chrome_trace(
     for (&name, &us) in &sums.unmapped[mode] {
         *unmapped.entry(name).or_default() += us;
     }
-    launches += sums.launches[mode];
     device_us += sums.device_us;
+    let calls = LaunchCalls::of(&sums.launch_calls, &names);
+    let device_activity_missing = !device && calls.any();
+    notes.extend(where_note(trace));
     if device {
+        launches += sums.launches[mode];
         notes.extend(summary.links.note());
         notes.push(
             "op times are device time (kernels, memcpy, memset) of what each op launched, linked \
-             by correlation id; launches are kernels"
+             by correlation id, on the device clock; launches are kernels"
                 .to_owned(),
         );
+    } else if device_activity_missing {
+        launches += calls.kernels;
+        notes.push(calls.missing_note());
     } else {
-        notes.push(
-            "op times are CPU time of each mapped range (no device kernels in the trace); \
-             launches are leaf ops that are not views or metadata reads"
-                .to_owned(),
-        );
+        launches += sums.launches[mode];
+        let what = match trace.devices().first().map(|d| &d.name) {
+            // Kineto lists the devices it sees whatever it was asked to
+            // record: the run may have used one without it being recorded.
+            Some(d) => format!(
+                "no device events and no kernel launch calls, though deviceProperties lists \
+                 `{d}`: a CPU run, or a GPU run profiled without ProfilerActivity.CUDA (record \
+                 the device with torch.profiler.profile(activities=[ProfilerActivity.CPU, \
+                 ProfilerActivity.CUDA]))"
+            ),
+            None => {
+                "a CPU run (no device events and no kernel launch calls in the trace)".to_owned()
+            }
+        };
+        notes.push(format!(
+            "{what}: op times are CPU time of each mapped range on the host clock; launches are \
+             leaf ops that are not views or metadata reads"
+        ));
     }
 
     for ms in ops.values_mut() {
@@ -217,6 +259,7 @@ pub fn import_chrome_trace(
     if basis_ms > 0.0 {
         notes.push(coverage_note(mapped_fraction, device));
     }
+    let rank = trace.rank().and_then(|r| r.rank).map(i64::from);
     if !unmapped.is_empty() {
         let list: Vec<String> = unmapped
             .iter()
@@ -239,6 +282,9 @@ pub fn import_chrome_trace(
             kernel_launches_per_step: (launches as f64 / step_count).round() as u64,
             ops,
             notes,
+            clock: if device { Clock::Device } else { Clock::Host },
+            device_time_ms: device.then_some(basis_ms),
+            device: trace.devices().first().map(|d| d.name.clone()),
         },
         steps: kept.len() as u64,
         device_kernels: device,
@@ -249,8 +295,13 @@ pub fn import_chrome_trace(
             .map(|s| names.text(s.name).to_owned())
             .collect(),
         device_events: summary.links.device_events as u64,
-        linked_device_events: summary.links.linked() as u64,
+        linked_device_events: (summary.links.linked() - summary.links.colliding) as u64,
+        colliding_device_events: summary.links.colliding as u64,
         unmapped,
+        launch_calls: calls.kernels,
+        device_activity_missing,
+        device: trace.devices().first().map(|d| d.name.clone()),
+        rank,
     })
 }
 
@@ -284,7 +335,11 @@ pub(super) fn empty_steps_note(empty: &[&Step], names: &Names<'_>, device: bool)
 
 /// How much of the device or step time the mapped ops cover, shown as is.
 fn coverage_note(fraction: f64, device: bool) -> String {
-    let of = if device { "device time" } else { "step time" };
+    let of = if device {
+        "device time (kernels, memcpy, memset per step)"
+    } else {
+        "step time (wall, per step)"
+    };
     let mut note = format!("mapped ops cover {:.1}% of the {of}", fraction * 100.0);
     if fraction > 1.0 {
         note.push_str(
@@ -316,4 +371,133 @@ fn dropped_note(dropped: &[(usize, String)], count: usize) -> Option<String> {
         "{count} events left out for a negative or non-finite start or duration: {}{tail}",
         names.join(", ")
     ))
+}
+
+/// Kernel launch calls by name, in the steps kept.
+struct LaunchCalls {
+    kernels: u64,
+    graphs: u64,
+    /// (name, count), most first.
+    by_name: Vec<(String, u64)>,
+}
+
+impl LaunchCalls {
+    fn of(calls: &HashMap<u32, (Launch, u64)>, names: &Names<'_>) -> Self {
+        let mut by_name: Vec<(String, u64)> = calls
+            .iter()
+            .map(|(&name, &(_, n))| (names.text(name).to_owned(), n))
+            .collect();
+        by_name.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let count = |kind: Launch| {
+            calls
+                .values()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, n)| n)
+                .sum()
+        };
+        Self {
+            kernels: count(Launch::Kernel),
+            graphs: count(Launch::Graph),
+            by_name,
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.kernels + self.graphs > 0
+    }
+
+    /// What a trace with launch calls and no device event is, and how to
+    /// record its device side.
+    fn missing_note(&self) -> String {
+        let listed: Vec<String> = self
+            .by_name
+            .iter()
+            .map(|(name, n)| format!("`{name}` {n}"))
+            .collect();
+        format!(
+            "device activity absent: a GPU run (kernel launch calls: {}) whose trace holds no \
+             kernel, memcpy or memset event, so the device side was not recorded; op times are \
+             CPU time of each mapped range on the host clock, and launches are the {} kernel \
+             launch calls{}. Record the device with torch.profiler.profile(activities=\
+             [ProfilerActivity.CPU, ProfilerActivity.CUDA])",
+            listed.join(", "),
+            self.kernels,
+            if self.graphs > 0 {
+                format!(
+                    " ({} graph launches more, each running many kernels)",
+                    self.graphs
+                )
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+/// The preset of the table whose name a device name holds: `NVIDIA
+/// H100 80GB HBM3` holds `h100`. Matched by name only (case, spaces, `-`
+/// and `_` ignored; the longest alias wins): the preset's ceilings are
+/// published figures for that family, which may not be this exact part.
+#[must_use]
+pub fn device_preset(device: &str) -> Option<&'static DeviceSpec> {
+    let flat = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let name = flat(device);
+    DEVICES
+        .iter()
+        .flat_map(|d| d.aliases.iter().map(move |a| (d, flat(a))))
+        .filter(|(_, alias)| alias.len() >= 3 && name.contains(alias.as_str()))
+        .max_by_key(|(_, alias)| alias.len())
+        .map(|(d, _)| d)
+}
+
+/// The device and rank the trace names, when it names them.
+fn where_note(trace: &ChromeTrace) -> Option<String> {
+    let devices: Vec<&str> = trace.devices().iter().map(|d| d.name.as_str()).collect();
+    let device = devices.first().map(|d| {
+        let more = devices.len().saturating_sub(1);
+        let mut s = if more > 0 {
+            format!(
+                "device `{d}` (the first of {} in deviceProperties)",
+                devices.len()
+            )
+        } else {
+            format!("device `{d}`")
+        };
+        if let Some(p) = device_preset(d) {
+            s.push_str(&format!(
+                ", which names the `{}` hardware preset",
+                p.aliases.first().copied().unwrap_or(p.name)
+            ));
+        }
+        s
+    });
+    let rank = match trace.rank().map(|r| (r.rank, r.world_size)) {
+        Some((Some(r), Some(w))) => Some(format!("rank {r} of {w}")),
+        Some((Some(r), None)) => Some(format!("rank {r}")),
+        _ => None,
+    };
+    match (device, rank) {
+        (None, None) => None,
+        (d, r) => Some([d, r].into_iter().flatten().collect::<Vec<_>>().join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_name_matches_the_preset_its_family_names() {
+        let name = |d: &str| device_preset(d).map(|p| p.name);
+        assert_eq!(name("NVIDIA H200"), Some("H200 SXM"));
+        assert_eq!(name("NVIDIA GeForce RTX 4090"), Some("RTX 4090"));
+        assert_eq!(name("NVIDIA A100-SXM4-80GB"), Some("A100 80GB SXM"));
+        assert_eq!(name("Tesla V100-SXM2-32GB"), None);
+        assert_eq!(name(""), None);
+    }
 }

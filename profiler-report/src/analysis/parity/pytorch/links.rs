@@ -91,6 +91,21 @@ pub(crate) struct Resolved {
     pub(crate) launch: Option<Rc<Node>>,
 }
 
+/// Colliding correlation ids named in the note.
+const NAMED_IDS: usize = 3;
+
+/// A launch held until its device events come.
+#[derive(Debug)]
+struct Launched {
+    node: Rc<Node>,
+    /// Another held launch had its correlation id.
+    reused: bool,
+    /// A graph launch: many device events share its id.
+    many: bool,
+    /// Device events linked to it so far.
+    linked: u32,
+}
+
 /// Device events waiting for their launch: each with the step of its own
 /// start.
 type Waiting = Vec<(Record, Option<u32>)>;
@@ -120,29 +135,50 @@ pub(crate) struct Links {
     pub(crate) flow_disagrees: usize,
     /// Device events with no launch found.
     pub(crate) unlinked: usize,
-    launches: Held<Rc<Node>>,
+    /// Device events whose correlation id another launch also holds (the
+    /// id was reused while held, or a one-kernel launch got a second
+    /// device event): linked, but perhaps to the wrong op.
+    pub(crate) colliding: usize,
+    /// Launches whose correlation id another held launch had.
+    pub(crate) reused_ids: usize,
+    /// The first colliding ids (at most [`NAMED_IDS`]).
+    pub(crate) collided: Vec<i64>,
+    launches: Held<Launched>,
     flows: Held<Flow>,
     external: Held<Rc<Node>>,
     waiting: Held<Waiting>,
 }
 
 impl Links {
-    /// Device events linked to their launch.
+    /// Device events linked to their launch, through colliding ids too
+    /// (see [`Links::colliding`]).
     pub(crate) fn linked(&self) -> usize {
         self.by_correlation + self.by_flow + self.by_external_id
     }
 
     /// A host event opened: a runtime call with a correlation id is a
-    /// launch (device events that came first are linked now), a CPU op
-    /// with an `External id` the launch of older traces.
-    pub(crate) fn host(&mut self, node: &Rc<Node>, r: &Record) -> Vec<Resolved> {
+    /// launch (device events that came first are linked now; `many`: a
+    /// graph launch, whose id many device events share), a CPU op with an
+    /// `External id` the launch of older traces.
+    pub(crate) fn host(&mut self, node: &Rc<Node>, r: &Record, many: bool) -> Vec<Resolved> {
         match (r.cat, r.correlation(), r.external_id()) {
             (Cat::Runtime, Some(c), _) => {
-                self.launches.insert(c, r.ts, Rc::clone(node));
+                let reused = self.launches.get(c).is_some();
+                if reused {
+                    self.reused_ids += 1;
+                    self.name_collision(c);
+                }
+                let launched = Launched {
+                    node: Rc::clone(node),
+                    reused,
+                    many,
+                    linked: 0,
+                };
+                self.launches.insert(c, r.ts, launched);
                 let waiting = self.waiting.remove(c).unwrap_or_default();
                 waiting
                     .into_iter()
-                    .map(|(event, step)| self.by_launch(event, step, c, node))
+                    .map(|(event, step)| self.by_launch(event, step, c))
                     .collect()
             }
             (Cat::CpuOp, _, Some(x)) => {
@@ -182,8 +218,8 @@ impl Links {
                 launch: op,
             });
         };
-        if let Some(launch) = self.launches.get(c).cloned() {
-            return Some(self.by_launch(*r, step, c, &launch));
+        if self.launches.get(c).is_some() {
+            return Some(self.by_launch(*r, step, c));
         }
         if self.flows.get(c).is_some() {
             return Some(self.by_flow(*r, step, c));
@@ -232,13 +268,23 @@ impl Links {
         done
     }
 
-    fn by_launch(
-        &mut self,
-        event: Record,
-        step: Option<u32>,
-        c: i64,
-        launch: &Rc<Node>,
-    ) -> Resolved {
+    /// Links a device event to the held launch of id `c`.
+    fn by_launch(&mut self, event: Record, step: Option<u32>, c: i64) -> Resolved {
+        let Some(held) = self.launches.get_mut(c) else {
+            self.unlinked += 1;
+            return Resolved {
+                event,
+                step,
+                launch: None,
+            };
+        };
+        held.linked += 1;
+        let collides = held.reused || (!held.many && held.linked > 1);
+        let launch = Rc::clone(&held.node);
+        if collides {
+            self.colliding += 1;
+            self.name_collision(c);
+        }
         if self
             .flows
             .get(c)
@@ -250,7 +296,13 @@ impl Links {
         Resolved {
             event,
             step,
-            launch: Some(Rc::clone(launch)),
+            launch: Some(launch),
+        }
+    }
+
+    fn name_collision(&mut self, c: i64) {
+        if self.collided.len() < NAMED_IDS && !self.collided.contains(&c) {
+            self.collided.push(c);
         }
     }
 
@@ -275,10 +327,11 @@ impl Links {
             return None;
         }
         let mut parts = vec![format!(
-            "{linked} of {} device events linked to their launch ({} by correlation id, {} by \
+            "{} of {} device events linked to their launch ({} by correlation id, {} by \
              ac2g flow, {} by External id)",
+            linked - self.colliding,
             linked + self.unlinked,
-            self.by_correlation,
+            self.by_correlation - self.colliding,
             self.by_flow,
             self.by_external_id
         )];
@@ -286,6 +339,22 @@ impl Links {
             parts.push(format!(
                 "{} with no launch in the trace count as unmapped",
                 self.unlinked
+            ));
+        }
+        if self.colliding + self.reused_ids > 0 {
+            let ids: Vec<String> = self.collided.iter().map(i64::to_string).collect();
+            let more = if self.collided.len() == NAMED_IDS {
+                ", ..."
+            } else {
+                ""
+            };
+            parts.push(format!(
+                "correlation ids collide: {} launch calls reuse an id another launch in flight \
+                 holds and {} device events are linked through such an id (ids {}{more}); those \
+                 links may name the wrong op",
+                self.reused_ids,
+                self.colliding,
+                ids.join(", ")
             ));
         }
         if self.flow_disagrees > 0 {

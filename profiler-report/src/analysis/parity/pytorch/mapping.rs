@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, glob};
+use super::rules::{DEFAULT_IGNORE, DEFAULT_RULES, Rule, brick_like, glob, has_wildcard};
 use crate::model::parity_error::ParityError;
 
 /// The mapping file's contents (every key optional).
@@ -45,7 +45,7 @@ struct RuleEntry {
 ///
 /// ```toml
 /// defaults = true              # keep the built-in rules (default true)
-/// annotations = true           # record_function names map to themselves
+/// annotations = true           # brick-named record_function ranges map to themselves
 /// backward_suffix = "Backward" # RmsNorm's backward ops -> "RmsNormBackward"
 /// ignore = ["MyTrainStep"]     # ranges that never map (globs allowed)
 /// tokens_per_step = 256        # when the trace carries no such metadata
@@ -84,9 +84,11 @@ struct RuleEntry {
 /// An event maps by the first rule that matches: the file's `rules` in
 /// order, then its `[ops]`, then the built-in rules; within `[ops]` and the
 /// built-in rules, exact names before globs, longer globs before
-/// shorter. A `record_function` range whose name no rule matches maps to
-/// itself (unless `annotations = false` or it is ignored), so ranges
-/// named after bricks need no rule. The outermost mapped range wins: time
+/// shorter. A `record_function` range named like a brick (`RmsNorm`: a
+/// capital, then letters, digits, `_`) that no rule matches maps to itself
+/// (unless `annotations = false` or it is ignored), so ranges named after
+/// bricks need no rule; any other range (`forward`, `## backward ##`,
+/// `[param|cuda]`) is transparent unless a rule names it. The outermost mapped range wins: time
 /// is never counted twice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpMapping {
@@ -111,7 +113,7 @@ impl Default for OpMapping {
 /// Exact patterns first, then globs by length, longest first.
 fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<Rule> {
     let mut v: Vec<(String, String)> = rules.into_iter().collect();
-    v.sort_by_key(|(p, _)| (p.contains('*'), std::cmp::Reverse(p.len())));
+    v.sort_by_key(|(p, _)| (has_wildcard(p), std::cmp::Reverse(p.len())));
     v.into_iter().map(|(p, b)| Rule::name(p, b)).collect()
 }
 
@@ -217,29 +219,37 @@ impl OpMapping {
             ));
         }
         for (pattern, brick) in &file.ops {
-            if pattern.trim().is_empty() || brick.trim().is_empty() {
+            if pattern.is_empty() || brick.trim().is_empty() {
                 return Err(invalid(
                     "ops",
-                    format!("{pattern:?} = {brick:?}"),
+                    format!("{} = {}", toml_string(pattern), toml_string(brick)),
                     "patterns and brick names must not be empty (list ranges to skip under `ignore`)",
                 ));
             }
         }
         let mut listed = Vec::with_capacity(file.rules.len());
         for (i, r) in file.rules.into_iter().enumerate() {
-            let blank = |p: &Option<String>| p.as_deref().is_some_and(|p| p.trim().is_empty());
+            // An op may be named with spaces only; an empty pattern
+            // matches nothing but an empty name, and is a slip.
+            let blank = |p: &Option<String>| p.as_deref().is_some_and(str::is_empty);
             if r.brick.trim().is_empty()
                 || (r.op.is_none() && r.shapes.is_none() && r.module.is_none())
                 || blank(&r.op)
                 || blank(&r.shapes)
                 || blank(&r.module)
             {
+                let fields: Vec<String> = [
+                    ("op", r.op.as_deref()),
+                    ("shapes", r.shapes.as_deref()),
+                    ("module", r.module.as_deref()),
+                    ("brick", Some(r.brick.as_str())),
+                ]
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k} = {}", toml_string(v))))
+                .collect();
                 return Err(invalid(
                     &format!("rules[{i}]"),
-                    format!(
-                        "op {:?}, shapes {:?}, module {:?}, brick {:?}",
-                        r.op, r.shapes, r.module, r.brick
-                    ),
+                    format!("{{ {} }}", fields.join(", ")),
                     "a rule needs a brick and at least one of `op`, `shapes`, `module`, none empty",
                 ));
             }
@@ -320,12 +330,15 @@ impl OpMapping {
             .map(|r| r.brick.as_str())
     }
 
-    /// The brick a `record_function` range maps to: a rule, else itself.
+    /// The brick a `record_function` range maps to: a rule, else itself
+    /// when it is named like a brick (see [`brick_like`]); any other range
+    /// is transparent, its ops mapped one by one.
     pub(crate) fn annotation<'a>(&'a self, name: &'a str) -> Option<&'a str> {
         if self.ignored(name) {
             return None;
         }
-        self.op(name).or(self.annotations.then_some(name))
+        self.op(name)
+            .or((self.annotations && brick_like(name)).then_some(name))
     }
 
     /// The backward brick of forward brick `forward`.
@@ -335,6 +348,26 @@ impl OpMapping {
             .cloned()
             .unwrap_or_else(|| format!("{forward}{}", self.backward_suffix))
     }
+}
+
+/// `text` as a TOML basic string: quoted, `"` and `\` escaped, control
+/// characters as `\uXXXX`; what a mapping file holds and the draft writes.
+pub(crate) fn toml_string(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(s, "\\u{:04X}", u32::from(c));
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
 }
 
 /// 1-based line and column of byte `offset` in `text`.

@@ -18,7 +18,8 @@ mod walk;
 
 pub use crate::model::chrome_trace::ChromeTrace;
 pub use import::{
-    PytorchImport, UnmappedOp, import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str,
+    PytorchImport, UnmappedOp, device_preset, import_chrome_trace, import_pytorch_trace,
+    import_pytorch_trace_str,
 };
 pub use mapping::OpMapping;
 pub use suggest::suggest_mapping;

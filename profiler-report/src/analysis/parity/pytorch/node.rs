@@ -34,8 +34,10 @@ pub(crate) struct Node {
     pub(crate) module: Option<u32>,
     /// A backward node, or inside one.
     pub(crate) in_backward: bool,
-    /// A CPU op encloses it (itself excluded).
+    /// A CPU op encloses it (itself excluded), wrappers aside.
     pub(crate) under_op: bool,
+    /// A CPU op that only wraps others (a compiled region, ...).
+    pub(crate) wrapper: bool,
     /// The step its start falls in.
     pub(crate) step: Option<u32>,
     /// A module call: another module call ran inside it.
@@ -48,6 +50,8 @@ pub(crate) struct Node {
     pub(super) root_above: Option<Rc<Node>>,
     /// The top-level op of its parent.
     pub(super) top_above: Option<Rc<Node>>,
+    /// The outermost wrapper op around its parent (a compiled region).
+    pub(super) wrapper_above: Option<Rc<Node>>,
     /// The module call of its parent.
     pub(super) module_above: Option<Rc<Node>>,
 }
@@ -70,11 +74,20 @@ impl Node {
         self.root_above.is_none() && self.own.is_some()
     }
 
-    /// The outermost CPU op around it (itself included).
+    /// The outermost CPU op around it (itself included) that is not a
+    /// wrapper.
     pub(crate) fn top_op(self: &Rc<Self>) -> Option<Rc<Node>> {
         self.top_above
             .clone()
-            .or_else(|| (self.cat == Cat::CpuOp).then(|| Rc::clone(self)))
+            .or_else(|| (self.cat == Cat::CpuOp && !self.wrapper).then(|| Rc::clone(self)))
+    }
+
+    /// The outermost wrapper op around it (itself included): where time
+    /// launched outside any op inside a compiled region goes.
+    pub(crate) fn top_wrapper(self: &Rc<Self>) -> Option<Rc<Node>> {
+        self.wrapper_above
+            .clone()
+            .or_else(|| self.wrapper.then(|| Rc::clone(self)))
     }
 
     /// The innermost module call around it (itself included).

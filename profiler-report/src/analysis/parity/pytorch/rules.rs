@@ -75,29 +75,120 @@ pub(crate) const VIEW_OPS: &[&str] = &[
     "aten::_unsafe_split",
 ];
 
+/// What a runtime call launches, by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Launch {
+    /// One kernel: `cudaLaunchKernel`, `cudaLaunchKernelExC`,
+    /// `cuLaunchKernel`, `hipLaunchKernel`, `hipModuleLaunchKernel`,
+    /// cooperative launches.
+    Kernel,
+    /// A CUDA or HIP graph (`cudaGraphLaunch`, `cuGraphLaunch`,
+    /// `hipGraphLaunch`): many kernels in one call.
+    Graph,
+}
+
+/// The launch a runtime or driver call named `name` makes, if any.
+pub(crate) fn launch(name: &str) -> Option<Launch> {
+    if name.contains("GraphLaunch") {
+        Some(Launch::Graph)
+    } else if name.contains("LaunchKernel") || name.contains("LaunchCooperativeKernel") {
+        Some(Launch::Kernel)
+    } else {
+        None
+    }
+}
+
+/// CPU ops that only wrap others (compiled regions, their autograd
+/// functions and graph calls): what holds the time is inside, so they are
+/// not an op of their own in a draft or in the unmapped list.
+pub(crate) const WRAPPER_OPS: &[&str] = &[
+    "Torch-Compiled Region*",
+    "CompiledFunction",
+    "CompiledFunctionBackward",
+    "## Call CompiledFxGraph*",
+    "TorchDynamo Cache Lookup",
+    "DistributedDataParallel.forward",
+];
+
+/// Whether the CPU op `name` only wraps others (see [`WRAPPER_OPS`]).
+pub(crate) fn wrapper(name: &str) -> bool {
+    WRAPPER_OPS.iter().any(|p| glob(p, name))
+}
+
+/// Whether a range is named like a brick (`RmsNorm`, `QkvProjection`,
+/// `Mlp_2`): an ASCII capital, then letters, digits and `_`. Such a range
+/// maps to itself; any other (`forward`, `## backward ##`,
+/// `[param|cuda]`) is transparent unless a rule names it.
+pub(crate) fn brick_like(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Ranges that never map by default: step markers and gradient zeroing.
 pub(crate) const DEFAULT_IGNORE: &[&str] = &["ProfilerStep#*", "Optimizer.zero_grad#*"];
 
-/// Whether `name` matches `pattern`, where `*` matches any run of characters.
+/// The literal pieces of `pattern` between its wildcards: `*` matches any
+/// run of characters, `\*` is a literal `*` and `\\` a literal `\` (any
+/// other `\` is itself).
+fn pieces(pattern: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if matches!(chars.peek(), Some('*' | '\\')) => {
+                if let (Some(next), Some(last)) = (chars.next(), out.last_mut()) {
+                    last.push(next);
+                }
+            }
+            '*' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `pattern` holds a wildcard (an unescaped `*`).
+pub(crate) fn has_wildcard(pattern: &str) -> bool {
+    pieces(pattern).len() > 1
+}
+
+/// `text` as a pattern that matches only itself: `*` and `\` escaped.
+pub(crate) fn literal(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// Whether `name` matches `pattern`, where `*` matches any run of
+/// characters (`\*` a literal `*`).
 pub(crate) fn glob(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let Some(first) = parts.next() else {
+    let parts = pieces(pattern);
+    let Some((first, parts)) = parts.split_first() else {
         return name.is_empty();
     };
-    let Some(mut rest) = name.strip_prefix(first) else {
+    let Some(mut rest) = name.strip_prefix(first.as_str()) else {
         return false;
     };
-    let parts: Vec<&str> = parts.collect();
     let Some((last, middle)) = parts.split_last() else {
         return rest.is_empty();
     };
     for part in middle {
-        match rest.find(part) {
+        match rest.find(part.as_str()) {
             Some(i) => rest = &rest[i + part.len()..],
             None => return false,
         }
     }
-    rest.len() >= last.len() && rest.ends_with(last)
+    rest.len() >= last.len() && rest.ends_with(last.as_str())
 }
 
 /// One rule: every pattern it gives must match (`*` globs); the brick the
@@ -154,5 +245,48 @@ mod tests {
         assert!(glob("*", ""));
         assert!(glob("a*b*c", "aXbYc") && !glob("a*b*c", "aXcYb"));
         assert!(!glob("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn escaped_stars_and_backslashes_match_only_themselves() {
+        for name in ["a*b", "*", "\\", "a\\*", "x\\y", "**", "a\\\\b"] {
+            let p = literal(name);
+            assert!(glob(&p, name), "{p} vs {name}");
+            assert!(!has_wildcard(&p), "{p}");
+        }
+        assert!(!glob(&literal("a*b"), "aXb"));
+        assert!(glob("a\\*b*", "a*bcd") && !glob("a\\*b*", "aXbcd"));
+        assert!(glob("x\\y", "x\\y"), "a lone backslash is itself");
+    }
+
+    #[test]
+    fn launches_wrappers_and_brick_names_are_told_by_name() {
+        for k in [
+            "cudaLaunchKernel",
+            "cudaLaunchKernelExC",
+            "cuLaunchKernel",
+            "cuLaunchKernelEx",
+            "hipLaunchKernel",
+            "hipExtModuleLaunchKernel",
+            "cudaLaunchCooperativeKernel",
+        ] {
+            assert_eq!(launch(k), Some(Launch::Kernel), "{k}");
+        }
+        assert_eq!(launch("cudaGraphLaunch"), Some(Launch::Graph));
+        assert_eq!(launch("cudaMemcpyAsync"), None);
+        assert!(wrapper("Torch-Compiled Region: 0/0") && !wrapper("aten::mm"));
+        for b in ["RmsNorm", "QkvProjection", "Mlp_2", "A"] {
+            assert!(brick_like(b), "{b}");
+        }
+        for r in [
+            "forward",
+            "## forward ##",
+            "[param|cuda]",
+            "nccl:all_reduce",
+            "",
+            "Rms Norm",
+        ] {
+            assert!(!brick_like(r), "{r}");
+        }
     }
 }

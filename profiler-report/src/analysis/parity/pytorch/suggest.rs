@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::mapping::OpMapping;
+use super::mapping::{OpMapping, toml_string};
+use super::rules::literal;
 use super::tally::{Draft, Key, Tally};
 use super::walk::{DEVICE, HOST, walk};
 use crate::model::chrome_trace::ChromeTrace;
@@ -29,7 +30,8 @@ fn placeholder(key: &Key) -> String {
             .unwrap_or(path),
         Key::Op { name, .. } | Key::Range(name) => name.rsplit("::").next().unwrap_or(name),
     };
-    raw.split(|c: char| !c.is_ascii_alphanumeric())
+    let name: String = raw
+        .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| {
             let mut c = w.chars();
@@ -37,7 +39,13 @@ fn placeholder(key: &Key) -> String {
                 f.to_ascii_uppercase().to_string() + c.as_str()
             })
         })
-        .collect()
+        .collect();
+    // A brick needs a name; one that starts with a digit is not one.
+    match name.chars().next() {
+        None => "Unnamed".to_owned(),
+        Some(c) if c.is_ascii_digit() => format!("Op{name}"),
+        Some(_) => name,
+    }
 }
 
 /// Shapes for a comment: at most 60 characters, cut with `...`, on one
@@ -50,24 +58,6 @@ fn abbreviated(shapes: &str) -> String {
     }
     let cut: String = one_line.chars().take(MAX - 3).collect();
     format!("{cut}...")
-}
-
-/// A TOML basic string.
-fn quoted(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if c.is_control() => {
-                let _ = write!(s, "\\u{:04X}", u32::from(c));
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('"');
-    s
 }
 
 /// A draft mapping file (TOML) for `trace`: one rule per group of forward
@@ -90,7 +80,7 @@ pub fn suggest_mapping(
     let kept: Vec<u32> = (0..summary.steps.len() as u32)
         .filter(|&s| summary.steps[s as usize].busy[mode])
         .collect();
-    let tallies = draft.merged(&names, mode, !kept.is_empty());
+    let (tallies, ranges) = draft.merged(&names, mode, !kept.is_empty());
     let steps = kept.len();
     let per_step = steps.max(1) as f64;
     let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
@@ -104,7 +94,7 @@ pub fn suggest_mapping(
     let _ = writeln!(
         s,
         "# Draft op mapping for {}: rename the bricks, keep what fits.",
-        quoted(origin)
+        toml_string(origin)
     );
     let what = if device { "device time" } else { "CPU time" };
     let _ = writeln!(
@@ -119,6 +109,7 @@ pub fn suggest_mapping(
     );
     if rows.is_empty() {
         s.push_str("# no forward op with time in the trace\nrules = []\n");
+        ranges_comment(&mut s, ranges, per_step);
         return Ok(s);
     }
     // An op that makes one group needs no shapes to tell its calls apart,
@@ -143,24 +134,24 @@ pub fn suggest_mapping(
                 comment = ", a record_function range (`ignore` it to map what runs \
                                inside instead)"
                     .to_owned();
-                format!("op = {}", quoted(name))
+                format!("op = {}", toml_string(&literal(name)))
             }
-            Key::Module(path) => format!("module = {}", quoted(path)),
+            Key::Module(path) => format!("module = {}", toml_string(path)),
             Key::Op {
                 name,
                 shapes,
                 module,
             } => {
-                let mut f = format!("op = {}", quoted(name));
+                let mut f = format!("op = {}", toml_string(&literal(name)));
                 if let Some(sh) = shapes.as_deref().filter(|sh| !sh.is_empty()) {
                     if groups_of_op.get(name.as_str()) == Some(&1) {
                         comment = format!(", shapes {}", abbreviated(sh));
                     } else {
-                        let _ = write!(f, ", shapes = {}", quoted(sh));
+                        let _ = write!(f, ", shapes = {}", toml_string(&literal(sh)));
                     }
                 }
                 if let Some(m) = module {
-                    let _ = write!(f, ", module = {}", quoted(m));
+                    let _ = write!(f, ", module = {}", toml_string(m));
                 }
                 f
             }
@@ -168,12 +159,13 @@ pub fn suggest_mapping(
         let _ = writeln!(
             s,
             "  {{ {fields}, brick = {} }},  # {:.3} ms, {calls} call{}{comment}",
-            quoted(&brick),
+            toml_string(&brick),
             t.us / 1e3 / per_step,
             if calls == 1.0 { "" } else { "s" }
         );
     }
     s.push_str("]\n");
+    ranges_comment(&mut s, ranges, per_step);
     if rows.len() > MAX_RULES {
         let rest: f64 = rows[MAX_RULES..].iter().map(|(_, t)| t.us).sum::<f64>() / 1e3 / per_step;
         let _ = writeln!(
@@ -183,6 +175,45 @@ pub fn suggest_mapping(
         );
     }
     Ok(s)
+}
+
+/// The ranges that map to no brick, as comments: the rules above reach
+/// inside them.
+fn ranges_comment(s: &mut String, ranges: HashMap<Key, Tally>, per_step: f64) {
+    const LISTED: usize = 12;
+    let mut rows: Vec<(String, Tally)> = ranges
+        .into_iter()
+        .filter_map(|(k, t)| match k {
+            Key::Range(name) => Some((name, t)),
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    rows.sort_by(|a, b| b.1.us.total_cmp(&a.1.us).then_with(|| a.0.cmp(&b.0)));
+    s.push_str(
+        "# Ranges around these ops that are not bricks (CPU time per step; name one in a rule \
+         to map it whole):\n",
+    );
+    for (name, t) in rows.iter().take(LISTED) {
+        let one_line: String = name.chars().filter(|c| !c.is_control()).collect();
+        let _ = writeln!(
+            s,
+            "#   {} {:.3} ms, {} call{}",
+            toml_string(&one_line),
+            t.us / 1e3 / per_step,
+            (t.calls as f64 / per_step).round(),
+            if (t.calls as f64 / per_step).round() == 1.0 {
+                ""
+            } else {
+                "s"
+            }
+        );
+    }
+    if rows.len() > LISTED {
+        let _ = writeln!(s, "#   and {} more", rows.len() - LISTED);
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +232,18 @@ mod tests {
             module: None,
         };
         assert_eq!(placeholder(&op), "MaskedFill");
-        assert_eq!(quoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(toml_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        for hostile in ["---", "", "::", "7up"] {
+            let op = Key::Op {
+                name: hostile.into(),
+                shapes: None,
+                module: None,
+            };
+            let p = placeholder(&op);
+            assert!(
+                p.starts_with(|c: char| c.is_ascii_uppercase()),
+                "{hostile}: {p}"
+            );
+        }
     }
 }

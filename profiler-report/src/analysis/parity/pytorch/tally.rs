@@ -130,7 +130,9 @@ fn place(names: &Names<'_>, event: &Rc<Node>) -> Placed {
             return Placed::Group(m, Group::Module(path));
         }
     }
-    let Some(op) = event.top_op() else {
+    // Time launched inside a compiled region outside any op stays with
+    // the region: no rule could name it otherwise.
+    let Some(op) = event.top_op().or_else(|| event.top_wrapper()) else {
         return Placed::Nowhere;
     };
     let name = names.text(op.name);
@@ -183,6 +185,9 @@ pub(super) struct Draft {
     /// Tallies of device events' shares ([`DEVICE`]), of host ranges'
     /// ([`HOST`]).
     sums: [Settling<Groups>; 2],
+    /// Ranges that map to no brick (transparent: the rules reach inside
+    /// them), their host time by name.
+    ranges: Settling<Groups>,
     /// Shares waiting, by the module call they wait for.
     parked: HashMap<u64, Vec<Share>>,
 }
@@ -195,14 +200,20 @@ impl Draft {
         names: &Names<'_>,
         mode: usize,
         any_kept: bool,
-    ) -> HashMap<Key, Tally> {
+    ) -> (HashMap<Key, Tally>, HashMap<Key, Tally>) {
         let [device, host] = self.sums;
         let sums = if mode == DEVICE { device } else { host };
-        let mut tallies: HashMap<Key, Tally> = HashMap::new();
-        for (group, t) in sums.total(mode, any_kept).0 {
-            tallies.entry(group.key(names)).or_default().add(&t);
-        }
-        tallies
+        let keyed = |groups: Groups| {
+            let mut tallies: HashMap<Key, Tally> = HashMap::new();
+            for (group, t) in groups.0 {
+                tallies.entry(group.key(names)).or_default().add(&t);
+            }
+            tallies
+        };
+        (
+            keyed(sums.total(mode, any_kept)),
+            keyed(self.ranges.total(mode, any_kept)),
+        )
     }
 
     /// Adds `us` of `event` (a device event's launch, or a host event
@@ -235,9 +246,27 @@ impl Visitor for Draft {
         for sums in &mut self.sums {
             sums.settle(step, busy);
         }
+        self.ranges.settle(step, busy);
     }
 
     fn closed(&mut self, names: &Names<'_>, node: &Rc<Node>, _: Below) {
+        if node.cat == Cat::Annotation
+            && node.root_brick().is_none()
+            && !names.text(node.name).starts_with("ProfilerStep#")
+        {
+            let range = Tally {
+                us: node.dur,
+                calls: 1,
+                brick: None,
+            };
+            self.ranges.add(node.step, |groups| {
+                groups
+                    .0
+                    .entry(Group::Range(node.name))
+                    .or_default()
+                    .add(&range);
+            });
+        }
         let share = Share {
             event: Rc::clone(node),
             step: node.step,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::names::Names;
-use super::rules::VIEW_OPS;
+use super::rules::{self, Launch, VIEW_OPS};
 use super::settle::{Merge, Settling};
 use super::walk::{Below, DEVICE, HOST, Node, Summary, Visitor};
 use crate::model::chrome_trace::{Cat, Record};
@@ -23,6 +23,10 @@ pub(super) struct Bucket {
     pub(super) launches: [u64; 2],
     /// Device time (kernels, memcpy, memset), µs.
     pub(super) device_us: f64,
+    /// Kernel launch calls (`cudaLaunchKernel`, `cuLaunchKernel`,
+    /// `hipLaunchKernel`, ...) and graph launches, by call name (a text
+    /// id).
+    pub(super) launch_calls: HashMap<u32, (Launch, u64)>,
 }
 
 impl Merge for Bucket {
@@ -37,6 +41,9 @@ impl Merge for Bucket {
             self.launches[mode] += other.launches[mode];
         }
         self.device_us += other.device_us;
+        for (k, (kind, n)) in other.launch_calls {
+            self.launch_calls.entry(k).or_insert((kind, 0)).1 += n;
+        }
     }
 }
 
@@ -60,8 +67,17 @@ impl Visitor for Totals {
         let root = node.is_root().then_some(node.own).flatten();
         let op = node.cat == Cat::CpuOp;
         let launch = op && !below.op_child && !VIEW_OPS.contains(&names.text(node.name));
-        let unmapped = op && !node.under_op && node.root_brick().is_none() && !below.mapped;
+        let unmapped =
+            op && !node.wrapper && !node.under_op && node.root_brick().is_none() && !below.mapped;
+        let call = if node.cat == Cat::Runtime {
+            rules::launch(names.text(node.name))
+        } else {
+            None
+        };
         self.sums.add(node.step, |b| {
+            if let Some(kind) = call {
+                b.launch_calls.entry(node.name).or_insert((kind, 0)).1 += 1;
+            }
             if let Some(brick) = root {
                 *b.ops[HOST].entry(brick).or_default() += node.dur;
             }

@@ -14,7 +14,7 @@ pub(crate) use super::node::{Below, DEVICE, HOST, Node, Step};
 use super::links::{HORIZON_US, Links, Resolved};
 use super::mapping::OpMapping;
 use super::names::{Names, module_class};
-use super::rules::VIEW_OPS;
+use super::rules::{Launch, VIEW_OPS, launch, wrapper};
 use crate::model::chrome_trace::{Cat, ChromeTrace, EPS_US, Record};
 use crate::model::parity_error::ParityError;
 
@@ -176,7 +176,8 @@ impl Walk<'_> {
             }
         }
         let node = Rc::new(self.open(r, stack.last().map(|f| &f.node)));
-        for done in self.links.host(&node, r) {
+        let many = r.cat == Cat::Runtime && launch(self.names.text(r.name)) == Some(Launch::Graph);
+        for done in self.links.host(&node, r, many) {
             self.emit(done, visitor);
         }
         stack.push(Frame {
@@ -273,13 +274,15 @@ impl Walk<'_> {
             own: None,
             module,
             in_backward: backward || parent.is_some_and(|p| p.in_backward),
-            under_op: parent.is_some_and(|p| p.under_op || p.cat == Cat::CpuOp),
+            under_op: parent.is_some_and(|p| p.under_op || (p.cat == Cat::CpuOp && !p.wrapper)),
+            wrapper: r.cat == Cat::CpuOp && wrapper(name),
             step,
             inner_module: Cell::new(false),
             closed: Cell::new(false),
             counted: [Cell::new(false), Cell::new(false)],
             root_above: parent.and_then(Node::root),
             top_above: parent.and_then(Node::top_op),
+            wrapper_above: parent.and_then(Node::top_wrapper),
             module_above,
         };
         node.own = if backward {
