@@ -149,7 +149,7 @@ fn trace_hardware(inputs: &[(&PathBuf, Input)]) -> Result<Option<Hardware>, CliE
         .any(|(_, i)| matches!(i, Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)));
     let named = inputs.iter().find_map(|(path, i)| match i {
         Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
-            let device = t.devices().first()?;
+            let device = t.devices().first()?.name.as_str();
             Some((path, device, device_preset(device)?))
         }
         _ => None,
