@@ -39,7 +39,15 @@ mod push;
 
 pub use config::{Metrics, MetricsConfig, WithMetrics};
 pub use encode::{Format, encode, scrape};
-pub use endpoint::Endpoint;
+pub use endpoint::{Endpoint, MAX_CONNECTIONS};
 pub use error::{MetricsError, failures as push_failures};
 pub use labels::RankLabels;
 pub use push::Pusher;
+
+/// Not public API: the endpoint's handling of one connection over any byte
+/// stream, for the `http_request` fuzz target.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzzing {
+    pub use crate::endpoint::{MAX_HEAD, serve_connection};
+}
