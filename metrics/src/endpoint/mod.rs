@@ -3,10 +3,10 @@
 //! recording path pays nothing for the endpoint.
 //!
 //! The thread runs one current-thread tokio runtime: connections are tasks,
-//! not threads, at most [`MAX_CONNECTIONS`] at once (more are closed on
-//! arrival), each served by hyper under the limits of `connection.rs`.
-//! Stopping drops the runtime and with it every connection, so no client,
-//! however slow or stuck, can hold the training job.
+//! not threads, at most 32 at once (more are closed on arrival), each
+//! served by hyper under the limits of `connection.rs`. Stopping drops the
+//! runtime and with it every connection, so no client, however slow or
+//! stuck, can hold the training job.
 
 mod connection;
 mod deadline;
@@ -25,7 +25,7 @@ pub use connection::{MAX_HEAD, serve as serve_connection};
 
 /// Most connections served at once; one more is closed as it arrives. A
 /// Prometheus server keeps one per target (two for a redundant pair).
-pub const MAX_CONNECTIONS: usize = 32;
+const MAX_CONNECTIONS: usize = 32;
 
 /// A running `/metrics` endpoint; dropping it (or [`Endpoint::stop`]) stops
 /// serving.
@@ -66,11 +66,6 @@ impl Endpoint {
         let bound = listener
             .local_addr()
             .map_err(|e| bind_error(e.to_string()))?;
-        // Accepted connections inherit it: without it a response's last
-        // segment waits for the scraper's delayed ACK (about 40 ms on Linux).
-        socket2::SockRef::from(&listener)
-            .set_tcp_nodelay(true)
-            .map_err(|e| bind_error(format!("cannot turn off Nagle's algorithm: {e}")))?;
         listener
             .set_nonblocking(true)
             .map_err(|e| bind_error(format!("cannot make the socket non-blocking: {e}")))?;
@@ -169,6 +164,10 @@ async fn accept(listener: tokio::net::TcpListener) {
             drop(stream);
             continue;
         };
+        // Without it an answer's last segment waits for the scraper's
+        // delayed ACK (about 40 ms on Linux); a socket that refuses it
+        // still serves.
+        let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
             connection::serve(stream).await;
             drop(permit);
