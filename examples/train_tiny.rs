@@ -27,7 +27,8 @@
 //! For fleets, `--metrics ADDR` serves live metrics on `http://ADDR/metrics`
 //! for Prometheus to scrape (port 0 picks a free port; the address is
 //! printed), and `--pushgateway URL` pushes them to a Pushgateway every
-//! `--push-interval` seconds and once more at exit.
+//! `--push-interval` seconds and once more at exit. With `--ranks N`, rank r
+//! serves on the `--metrics` port plus r.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -127,6 +128,8 @@ pub(crate) struct Args {
     #[arg(long, requires = "baseline_pytorch")]
     pub(crate) mapping: Option<PathBuf>,
     /// Serve live metrics for Prometheus on ADDR (host:port) at /metrics.
+    /// With --ranks, rank r serves on port PORT+r (port 0: each rank picks
+    /// a free port and prints it).
     #[arg(long, value_name = "ADDR")]
     pub(crate) metrics: Option<String>,
     /// Push live metrics to the Prometheus Pushgateway at URL.

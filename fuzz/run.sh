@@ -13,6 +13,7 @@ seconds="${2:-60}"
 case "$target" in
     ncu_csv | nsys_stats) seeds=(tests/fixtures/nsight); options=(-max_len=8192) ;;
     pytorch_trace) seeds=(tests/fixtures/pytorch tests/fixtures/real/kineto); options=(-max_len=65536) ;;
+    http_request) seeds=(fuzz/seeds/http_request); options=(-max_len=20000) ;;
     *) seeds=(); [ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target"); options=() ;;
 esac
 [ -f "fuzz/$target.dict" ] && options+=("-dict=fuzz/$target.dict")

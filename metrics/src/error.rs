@@ -66,7 +66,9 @@ pub enum MetricsError {
         url: String,
         /// The HTTP status.
         status: u16,
-        /// The start of the answer's body.
+        /// The start of the answer's body (300 characters), as one
+        /// visible line: control characters, line breaks and bidi controls
+        /// escaped (`\x1b`, `\n`, `\u{202e}`).
         body: String,
     },
     /// The pusher's final push did not finish in time at exit.

@@ -14,6 +14,14 @@
 //! as `profiler::metrics` (and the trait at its root) with its `metrics`
 //! feature.
 //!
+//! The endpoint is made to sit in a training job exposed to any client:
+//! one thread whatever the clients do (connections are tasks of one
+//! current-thread runtime, at most 32 at once), request heads of at most
+//! 16 KiB (431 past it), 10 s to send a head, connections closed after
+//! 10 s without a byte moving either way, `GET` and `HEAD` only (405
+//! otherwise), 400 for what does not parse, and a stop that waits for no
+//! client.
+//!
 //! Every series is named `profiler_*` in base units and carries `rank`,
 //! `world_size`, `run` and `host` labels (rank 0 of 1 without a launcher):
 //!
@@ -43,3 +51,11 @@ pub use endpoint::Endpoint;
 pub use error::{MetricsError, failures as push_failures};
 pub use labels::RankLabels;
 pub use push::Pusher;
+
+/// Not public API: the endpoint's handling of one connection over any byte
+/// stream, for the `http_request` fuzz target.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzzing {
+    pub use crate::endpoint::{MAX_HEAD, serve_connection};
+}

@@ -222,13 +222,35 @@ fn push_body(agent: &ureq::Agent, url: &str) -> Result<(), MetricsError> {
     Err(MetricsError::Status {
         url: url.to_owned(),
         status,
-        body: text.trim().chars().take(300).collect(),
+        body: shown_body(&text),
     })
+}
+
+/// The start of a gateway's answer as one visible line: whatever it sent
+/// (escape sequences, line breaks, bidi controls) cannot drive the
+/// terminal it is printed on.
+fn shown_body(text: &str) -> String {
+    let start: String = text.trim().chars().take(300).collect();
+    if start.is_empty() {
+        return "(empty answer)".to_owned();
+    }
+    profiler_visible::visible(&start).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gateway_answer_is_shown_as_one_visible_line() {
+        assert_eq!(shown_body("disk full\n"), "disk full");
+        assert_eq!(
+            shown_body("\x1b]0;owned\x07bad\nline \u{202e}gnp"),
+            "\\x1b]0;owned\\x07bad\\nline \\u{202e}gnp"
+        );
+        assert_eq!(shown_body("  "), "(empty answer)");
+        assert_eq!(shown_body(&"x".repeat(1000)).len(), 300);
+    }
 
     #[test]
     fn backoff_doubles_up_to_a_minute() {

@@ -64,3 +64,29 @@ fn a_gateway_answering_500_is_reported_with_its_answer() {
     );
     assert!(answering.join().expect("the server ran") >= 2);
 }
+
+#[test]
+fn a_gateway_answer_with_escape_sequences_is_printed_as_visible_text() {
+    let server = tiny_http::Server::http("127.0.0.1:0").expect("loopback can listen");
+    let addr = server.server_addr().to_ip().expect("an IP address");
+    let hostile = "\x1b]0;owned\x07\x1b[2J\r\nfake line \u{202e}txt.exe";
+    let answering = std::thread::spawn(move || {
+        while let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(3)) {
+            let _ =
+                request.respond(tiny_http::Response::from_string(hostile).with_status_code(502));
+        }
+    });
+    let pusher = Pusher::start(&format!("http://{addr}"), Duration::from_secs(3600))
+        .expect("the pusher starts");
+    let err = pusher.finish().unwrap_err();
+    let shown = err.to_string();
+    assert!(
+        !shown.chars().any(|c| c.is_control() || c == '\u{202e}'),
+        "{shown:?}"
+    );
+    assert!(
+        shown.ends_with(r"answered HTTP 502: \x1b]0;owned\x07\x1b[2J\r\nfake line \u{202e}txt.exe"),
+        "{shown}"
+    );
+    let _ = answering.join();
+}

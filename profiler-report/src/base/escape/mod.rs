@@ -4,7 +4,7 @@
 //!
 //! | format | sanitiser | what it guarantees |
 //! |---|---|---|
-//! | terminal text | [`visible`] | one line, no escape sequences, no bidi tricks |
+//! | terminal text | [`visible`] (`profiler-visible`) | one line, no escape sequences, no bidi tricks |
 //! | HTML, SVG/XML | [`html()`] | `visible`, then entities: valid markup |
 //! | SVG text the report writes | [`xml`] | entities, forbidden characters replaced |
 //! | Markdown | [`markdown()`] | `visible`, then backslash escapes: no markup |
@@ -15,7 +15,8 @@
 mod folded;
 mod html;
 mod markdown;
-mod visible;
+// The terminal escaper is a leaf crate, shared with the live metrics.
+use profiler_visible as visible;
 
 pub(crate) use folded::frame;
 pub(crate) use html::{html, xml};

@@ -1,12 +1,15 @@
-//! [`visible`]: a name as humans read it, the base of every text sanitiser.
+//! [`visible`]: a name as humans read it, the base of every text sanitiser
+//! of the brick profiler. A leaf crate, so the reports and the live metrics
+//! (a Pushgateway's answer on stderr) share the one escaper of terminal
+//! text without depending on each other.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// What a blank name (empty or only whitespace) is shown as.
-pub(crate) const UNNAMED: &str = "(unnamed)";
+pub const UNNAMED: &str = "(unnamed)";
 
-/// A name as humans read it: `(unnamed)` when blank; control characters
+/// A name as humans read it, in one line: `(unnamed)` when blank; control characters
 /// (C0, DEL, C1), bidirectional controls, line and paragraph separators and
 /// Unicode non-characters as visible escapes (`\n`, `\r`, `\t`, `\0`,
 /// `\x1b`, `\u{202e}`); everything else, backslashes included, as is.
@@ -15,7 +18,7 @@ pub(crate) const UNNAMED: &str = "(unnamed)";
 /// records, escape sequences drive the terminal, bidi controls reorder what
 /// is shown (a name can then pose as another), and XML and HTML forbid
 /// control and non-characters even as character references.
-pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+pub fn visible(text: &str) -> Cow<'_, str> {
     if text.trim().is_empty() {
         return Cow::Borrowed(UNNAMED);
     }

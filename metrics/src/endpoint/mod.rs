@@ -1,21 +1,37 @@
-//! [`Endpoint`]: `/metrics` served from a background thread. Each request
+//! [`Endpoint`]: `/metrics` served from one background thread. Each request
 //! takes a snapshot and writes it; nothing runs between scrapes, so the
 //! recording path pays nothing for the endpoint.
+//!
+//! The thread runs one current-thread tokio runtime: connections are tasks,
+//! not threads, at most 32 at once (more are closed on arrival), each
+//! served by hyper under the limits of `connection.rs`. Stopping drops the
+//! runtime and with it every connection, so no client, however slow or
+//! stuck, can hold the training job.
+
+mod connection;
+mod deadline;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use tiny_http::{Header, Request, Response, Server};
+use tokio::sync::{Semaphore, oneshot};
 
-use crate::encode::{Format, scrape};
 use crate::error::MetricsError;
+
+#[cfg(feature = "fuzzing")]
+pub use connection::{MAX_HEAD, serve as serve_connection};
+
+/// Most connections served at once; one more is closed as it arrives. A
+/// Prometheus server keeps one per target (two for a redundant pair).
+const MAX_CONNECTIONS: usize = 32;
 
 /// A running `/metrics` endpoint; dropping it (or [`Endpoint::stop`]) stops
 /// serving.
 pub struct Endpoint {
     addr: SocketAddr,
-    server: Arc<Server>,
+    stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -50,27 +66,37 @@ impl Endpoint {
         let bound = listener
             .local_addr()
             .map_err(|e| bind_error(e.to_string()))?;
-        // Accepted connections inherit it: without it a response's last
-        // segment waits for the scraper's delayed ACK (about 40 ms on Linux).
-        socket2::SockRef::from(&listener)
-            .set_tcp_nodelay(true)
-            .map_err(|e| bind_error(format!("cannot turn off Nagle's algorithm: {e}")))?;
-        let server =
-            Arc::new(Server::from_listener(listener, None).map_err(|e| bind_error(e.to_string()))?);
-        let serving = Arc::clone(&server);
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| bind_error(format!("cannot make the socket non-blocking: {e}")))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| bind_error(format!("cannot start the serving runtime: {e}")))?;
+        let listener = {
+            let _inside = runtime.enter();
+            tokio::net::TcpListener::from_std(listener).map_err(|e| bind_error(e.to_string()))?
+        };
+        let (stop, stopped) = oneshot::channel();
         let thread = std::thread::Builder::new()
             .name("profiler-metrics".to_owned())
             .spawn(move || {
-                // `recv` fails once `unblock` is called: the endpoint stopped.
-                while let Ok(request) = serving.recv() {
-                    answer(request);
-                }
+                runtime.block_on(async {
+                    tokio::select! {
+                        _ = stopped => {}
+                        () = accept(listener) => {}
+                    }
+                });
+                // Dropping the runtime drops every connection still open,
+                // mid-answer or not, without waiting for its client.
+                drop(runtime);
             })
             .map_err(|e| bind_error(format!("cannot start the serving thread: {e}")))?;
         eprintln!("profiler-metrics: serving http://{bound}/metrics");
         Ok(Self {
             addr: bound,
-            server,
+            stop: Some(stop),
             thread: Some(thread),
         })
     }
@@ -87,13 +113,17 @@ impl Endpoint {
         format!("http://{}/metrics", self.addr)
     }
 
-    /// Stops serving and waits for the serving thread.
+    /// Stops serving: closes the listener and every open connection, and
+    /// waits for the serving thread, which waits for no client.
     pub fn stop(mut self) {
         self.shut_down();
     }
 
     fn shut_down(&mut self) {
-        self.server.unblock();
+        if let Some(stop) = self.stop.take() {
+            // The thread may be gone already (it panicked); then so is all.
+            let _ = stop.send(());
+        }
         if let Some(thread) = self.thread.take() {
             // A panic in the serving thread already printed itself; the
             // endpoint is gone either way.
@@ -116,28 +146,32 @@ impl Drop for Endpoint {
     }
 }
 
-/// Answers one request: the metrics on `/metrics` (and `/`), 404 elsewhere.
-fn answer(request: Request) {
-    let path = request.url().split('?').next().unwrap_or_default();
-    let response = if path == "/metrics" || path == "/" {
-        match scrape(Format::OpenMetrics) {
-            Ok(body) => with_type(
-                Response::from_string(body),
-                Format::OpenMetrics.content_type(),
-            ),
-            Err(e) => Response::from_string(e.to_string()).with_status_code(500),
-        }
-    } else {
-        Response::from_string("not found: the metrics are at /metrics\n").with_status_code(404)
-    };
-    // A client that hung up mid-answer is its own problem, not training's.
-    let _ = request.respond(response);
-}
-
-fn with_type<R: std::io::Read>(response: Response<R>, content_type: &str) -> Response<R> {
-    match Header::from_bytes("Content-Type", content_type) {
-        Ok(header) => response.with_header(header),
-        Err(()) => response,
+/// Accepts connections for ever, serving each as a task while fewer than
+/// [`MAX_CONNECTIONS`] are open, closing it at once otherwise.
+async fn accept(listener: tokio::net::TcpListener) {
+    let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of file descriptors or a connection reset before it
+                // was accepted: wait a little rather than spin on it.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        // Without it an answer's last segment waits for the scraper's
+        // delayed ACK (about 40 ms on Linux); a socket that refuses it
+        // still serves.
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            connection::serve(stream).await;
+            drop(permit);
+        });
     }
 }
 
