@@ -51,20 +51,13 @@ impl Refusal {
     /// The refusal as an I/O error whose message leaves the path to the
     /// caller.
     pub(crate) fn into_io(self) -> io::Error {
-        let kind = match &self {
-            Self::Io(_) => return self.into_io_source(),
+        let kind = match self {
+            Self::Io(e) => return e,
             Self::NotAFile(_) => io::ErrorKind::InvalidInput,
             Self::TooLarge { .. } => io::ErrorKind::FileTooLarge,
             Self::Decode(_) | Self::NotText { .. } => io::ErrorKind::InvalidData,
         };
         io::Error::new(kind, self.to_string())
-    }
-
-    fn into_io_source(self) -> io::Error {
-        match self {
-            Self::Io(e) => e,
-            other => io::Error::other(other.to_string()),
-        }
     }
 }
 
