@@ -19,14 +19,7 @@ use crate::error::CliError;
 
 /// Reads a text file (settings the commands take), naming it in the error.
 pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|_| {
-        CliError::Input(format!(
-            "`{}` is not UTF-8 text (a binary report? export it to CSV or JSON first)",
-            path.display()
-        ))
-    })
+    Ok(input::read_text(path)?)
 }
 
 /// The tool that exports a binary Nsight report, by its extension.

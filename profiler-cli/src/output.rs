@@ -60,6 +60,25 @@ pub(crate) fn not_an_input(path: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Whether `a` and `b` name the same file, existing (same device and inode)
+/// or not yet (the same name in the same folder, however spelled).
+pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
+    if let (Some(x), Some(y)) = (FileId::of(a), FileId::of(b)) {
+        return x == y;
+    }
+    let resolve = |p: &Path| {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+    };
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// The argument of `args`, other than the one that names `output` itself,
 /// that is the same file as `output`: an argument, the value of
 /// `--flag=VALUE`, or the `FILE` of `FILE#N`.
@@ -125,7 +144,7 @@ impl FileId {
 /// Whether `-o` names standard output. `/dev/stdout` is taken literally too:
 /// opened by path it is a link to a pipe or a file that the shell owns, and
 /// writing through our own handle is what the user meant.
-fn is_stdout(path: &Path) -> bool {
+pub(crate) fn is_stdout(path: &Path) -> bool {
     path == Path::new("-") || path == Path::new("/dev/stdout")
 }
 

@@ -75,3 +75,58 @@ fn a_missing_rank_is_listed_and_a_bad_directory_is_an_input_error() {
     let out = run(&["fleet", "no/such/run"]).expect(2);
     assert!(out.stderr.contains("no/such/run"), "{}", out.stderr);
 }
+
+#[test]
+fn rank_profiles_are_read_through_the_one_reader() {
+    use std::io::Write as _;
+    let plain = run_dir(6, 4);
+    let dir = run_dir(6, 4);
+    let rank = |r: u32| dir.path().join(format!("rank-{r:05}/profile.json"));
+    // The slow rank's profile gzipped in place: read as it was.
+    let bytes = std::fs::read(rank(4)).expect("profile");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&bytes).expect("gzip");
+    std::fs::write(rank(4), e.finish().expect("gzip")).expect("gzipped profile");
+    let json = |d: &std::path::Path| {
+        let out = run(&["fleet", d.to_str().expect("utf-8"), "--format", "json"]).expect(0);
+        serde_json::from_str::<serde_json::Value>(&out.stdout).expect("JSON")
+    };
+    let (a, b) = (json(plain.path()), json(dir.path()));
+    assert_eq!(b["stragglers"], a["stragglers"]);
+    assert_eq!(b["stragglers"][0]["rank"], 4);
+    // A folder where a profile should be is named for what it is, not
+    // called malformed; the other ranks are still analysed.
+    std::fs::remove_file(rank(2)).expect("removed");
+    std::fs::create_dir(rank(2)).expect("a folder in its place");
+    let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
+    assert!(
+        out.stderr.contains(
+            "rank-00002/profile.json`: cannot read it: it is a directory, not a regular file"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("malformed"), "{}", out.stderr);
+    assert!(out.stdout.contains("straggler: rank 4;"), "{}", out.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_for_a_rank_profile_is_left_out_without_waiting_for_a_writer() {
+    let dir = run_dir(4, 3);
+    let fifo = dir.path().join("rank-00001/profile.json");
+    std::fs::remove_file(&fifo).expect("removed");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let out = common::run_bounded(dir.path(), &["fleet", "."]).expect("fleet waited on the FIFO");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("rank-00001/profile.json`: cannot read it: it is a FIFO, not a regular file"),
+        "{}",
+        out.stderr
+    );
+}

@@ -106,3 +106,117 @@ fn a_link_to_the_input_is_the_input() {
         &run,
     );
 }
+
+/// A run directory of two ranks (copies of the main job's profile), the
+/// second without its profile yet.
+fn run_dir(d: &Path) -> Vec<u8> {
+    for r in 0..2 {
+        std::fs::create_dir_all(d.join(format!("run/rank-{r:05}"))).unwrap();
+    }
+    copy(d, PROFILE, "run/rank-00000/profile.json")
+}
+
+#[test]
+fn fleet_refuses_an_output_over_a_rank_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rank0 = run_dir(d);
+    let refused_here = |args: &[&str], rank: &str| {
+        let out = run_with(d, args, None).expect(2);
+        assert!(
+            out.stderr
+                .contains(&format!("is `{rank}` of the run directory"))
+                && out.stderr.contains("cannot also be its output"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert_eq!(
+            std::fs::read(d.join("run/rank-00000/profile.json")).unwrap(),
+            rank0,
+            "{args:?} changed a rank's profile"
+        );
+        assert!(
+            !d.join("run/rank-00001/profile.json").exists(),
+            "{args:?} planted a rank's profile"
+        );
+    };
+    let p0 = "rank-00000/profile.json";
+    refused_here(
+        &["fleet", "run", "--html", "run/rank-00000/profile.json"],
+        p0,
+    );
+    refused_here(&["fleet", "run", "-o", "run/./rank-00000/profile.json"], p0);
+    refused_here(
+        &["fleet", "./run/", "--html", "run/rank-00000/profile.json"],
+        p0,
+    );
+    // A rank without its profile: the output would be read as that rank next time.
+    let p1 = "rank-00001/profile.json";
+    refused_here(
+        &["fleet", "run", "--html", "run/rank-00001/profile.json"],
+        p1,
+    );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(d.join("run/rank-00000/profile.json"), d.join("link.html"))
+            .unwrap();
+        refused_here(&["fleet", "run", "--html", "link.html"], p0);
+        // A rank directory that is a link to a folder elsewhere.
+        std::fs::create_dir(d.join("elsewhere")).unwrap();
+        copy(d, PROFILE, "elsewhere/profile.json");
+        std::os::unix::fs::symlink(d.join("elsewhere"), d.join("run/rank-00002")).unwrap();
+        refused_here(
+            &["fleet", "run", "--html", "elsewhere/profile.json"],
+            "rank-00002/profile.json",
+        );
+    }
+    // Outputs beside the ranks are fine.
+    run_with(d, &["fleet", "run", "--html", "run/fleet.html"], None).expect(0);
+    run_with(d, &["fleet", "run", "-o", "run/rank-00000/fleet.txt"], None).expect(0);
+    assert!(d.join("run/fleet.html").exists() && d.join("run/rank-00000/fleet.txt").exists());
+}
+
+#[test]
+fn probe_save_refuses_a_path_another_argument_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = copy(d, PROFILE, "run.json");
+    // A file given as an input (a hardware file) is not replaced by ceilings.
+    refused(
+        d,
+        &[
+            "--hardware",
+            "run.json",
+            "probe",
+            "--save",
+            "--path",
+            "./run.json",
+        ],
+        "run.json",
+        &run,
+    );
+    // The report and the ceilings cannot share a file, existing or not.
+    for name in ["run.json", "new.toml"] {
+        let out = run_with(
+            d,
+            &[
+                "probe",
+                "--save",
+                "--path",
+                name,
+                "-o",
+                &format!("./{name}"),
+            ],
+            None,
+        )
+        .expect(2);
+        assert!(
+            out.stderr
+                .contains("is both where the ceilings are saved and `--output`"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(std::fs::read(d.join("run.json")).unwrap(), run);
+    assert!(!d.join("new.toml").exists());
+}

@@ -2,14 +2,14 @@
 //! rank) across ranks: step times, stragglers, imbalance, absent ranks.
 //! Exits 1 when a straggler is further above the median than `--fail-above`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use profiler_report::fleet::{FleetReport, FleetSettings};
+use profiler_report::fleet::{FleetReport, FleetSettings, rank_profile_at};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::output::write_file;
+use crate::output::{is_stdout, write_file};
 
 /// Analyse a run directory across ranks: stragglers and load imbalance.
 #[derive(Debug, Args)]
@@ -65,6 +65,12 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
         min_excess: args.min_excess,
         min_brick_share: args.min_brick_share,
     };
+    for output in [args.html.as_deref(), cx.output.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        not_a_rank_profile(&args.run_dir, output)?;
+    }
     let report = FleetReport::from_dir(&args.run_dir, settings).map_err(CliError::input)?;
     for problem in &report.problems {
         eprintln!("profiler-report: fleet: left out {problem}");
@@ -79,4 +85,23 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
         }
         _ => Status::Ok,
     })
+}
+
+/// Refuses an `output` that is a rank's profile in `run_dir` (one the
+/// analysis reads, or would read next time), however spelled or linked:
+/// writing it would replace that rank's profile.
+fn not_a_rank_profile(run_dir: &Path, output: &Path) -> Result<(), CliError> {
+    if is_stdout(output) {
+        return Ok(());
+    }
+    match rank_profile_at(run_dir, output) {
+        Some(rank) => Err(CliError::Input(format!(
+            "`{}` is `{rank}` of the run directory `{}`, an input of this command, and \
+             cannot also be its output: writing it would replace that rank's profile; \
+             write outside the rank directories",
+            output.display(),
+            run_dir.display()
+        ))),
+        None => Ok(()),
+    }
 }

@@ -11,6 +11,7 @@ use profiler_report::hardware::{Hardware, probe::measure_ceilings, saved_ceiling
 
 use crate::context::{Context, Report};
 use crate::error::{CliError, Status};
+use crate::output::{is_stdout, not_an_input, same_path};
 
 /// Measure this machine's ceilings, optionally saving them.
 #[derive(Debug, Args)]
@@ -101,14 +102,31 @@ impl Report for Probed {
 }
 
 pub(crate) fn run(args: &ProbeArgs, cx: &Context) -> Result<Status, CliError> {
+    // Where the ceilings go is settled before the probes run: a file that
+    // another argument names is refused before anything is measured.
+    let path = if args.save {
+        let path = match &args.path {
+            Some(p) => p.clone(),
+            None => saved_ceilings_path(|k| std::env::var(k).ok()).map_err(CliError::input)?,
+        };
+        let report = cx.output.as_deref().filter(|o| !is_stdout(o));
+        if let Some(report) = report.filter(|o| same_path(o, &path)) {
+            return Err(CliError::Input(format!(
+                "`{}` is both where the ceilings are saved and `--output` `{}`: the report \
+                 would be replaced by the ceilings; give two files",
+                path.display(),
+                report.display()
+            )));
+        }
+        not_an_input(&path)?;
+        Some(path)
+    } else {
+        None
+    };
     let ceilings = measure_ceilings();
     cx.show(&Probed(ceilings.clone()))?;
-    if !args.save {
+    let Some(path) = path else {
         return Ok(Status::Ok);
-    }
-    let path = match &args.path {
-        Some(p) => p.clone(),
-        None => saved_ceilings_path(|k| std::env::var(k).ok()).map_err(CliError::input)?,
     };
     match Hardware::save_measured(&ceilings, &path) {
         Ok(_) => {

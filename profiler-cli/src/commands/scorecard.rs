@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use profiler_report::import::FullProfileOptions;
-use profiler_report::input::Input;
+use profiler_report::input::{self, Input};
 use profiler_report::training::{Severity, Thresholds};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
@@ -59,7 +59,7 @@ pub(crate) struct ScorecardArgs {
 
 fn thresholds(path: &std::path::Path) -> Result<Thresholds, CliError> {
     let text = read_text(path)?;
-    let t: Thresholds = if path.extension().is_some_and(|e| e == "toml") {
+    let t: Thresholds = if input::format_extension(path).as_deref() == Some("toml") {
         toml::from_str(&text).map_err(|e| {
             CliError::Input(format!(
                 "malformed thresholds `{}`: {}",

@@ -4,7 +4,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use profiler_core::stats::{HistBucket, LatencyHistogram};
 use profiler_core::{BrickCategory, BrickStats, Profile};
@@ -142,4 +143,32 @@ pub fn profile(name: &str, bricks: Vec<BrickStats>, steps: Vec<u64>) -> Profile 
     p.steps.total_ns = steps.iter().sum();
     p.steps.samples_ns = steps;
     p
+}
+
+/// Runs the binary in `dir`, killing it after a generous deadline that only
+/// detects a hang.
+pub fn run_bounded(dir: &Path, args: &[&str]) -> Option<Out> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_profiler-report"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    Some(Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }

@@ -2,16 +2,16 @@
 //! the size limit, decompresses it as it reads when it is gzip, reads its
 //! first bytes, [`detect`]s the format and reads the input with it.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::binary::{self, Binary};
-use super::decode::{Decoded, Failure};
 use super::error::InputError;
+use super::file::{checked, gzip_error};
 use super::format::{Format, Input, Source};
 use super::registry::registry;
 use super::sniff::{Head, JsonRoot, MAX_INPUT_BYTES, SNIFF_BYTES};
+use crate::base::decode::Decoded;
 
 /// The first format of the [`registry`] that recognises an input starting
 /// with `head` (only its first [`SNIFF_BYTES`] are looked at).
@@ -36,32 +36,7 @@ pub fn detect(head: &[u8]) -> Option<&'static dyn Format> {
 /// refuses it.
 pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
     let path = path.as_ref();
-    let read_error = |source| InputError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    // Looked at before opening: opening a FIFO blocks until a writer comes.
-    let not_a_file = |meta: &std::fs::Metadata| InputError::NotAFile {
-        path: path.to_path_buf(),
-        what: file_kind(meta),
-    };
-    let meta = std::fs::metadata(path).map_err(read_error)?;
-    if !meta.is_file() {
-        return Err(not_a_file(&meta));
-    }
-    let file = File::open(path).map_err(read_error)?;
-    // And again on the handle, in case the path changed in between.
-    let meta = file.metadata().map_err(read_error)?;
-    if !meta.is_file() {
-        return Err(not_a_file(&meta));
-    }
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(InputError::TooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            limit: MAX_INPUT_BYTES,
-        });
-    }
+    let file = checked(path)?;
     let origin = path.display().to_string();
     read_from(BufReader::new(file), &origin, Some(path), MAX_INPUT_BYTES)
 }
@@ -108,18 +83,6 @@ pub(crate) fn read_from(
     }
 }
 
-/// A gzip stream's failure as an [`InputError`] naming `origin`.
-fn gzip_error(origin: &str, failure: &Failure) -> InputError {
-    InputError::Gzip {
-        origin: origin.to_owned(),
-        reason: failure.to_string(),
-        past_limit: match failure {
-            Failure::TooLarge { limit, .. } => Some(*limit),
-            Failure::Gzip(_) => None,
-        },
-    }
-}
-
 /// The format of an input starting with `head`, or why there is none.
 fn sniff(
     head: &[u8],
@@ -162,31 +125,6 @@ fn sniff(
     } else {
         binary(binary::name(head, path))
     })
-}
-
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if meta.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,7 @@ use std::borrow::Cow;
 /// 64 KiB hold only whitespace is refused as empty.
 pub const SNIFF_BYTES: usize = 64 << 10;
 
-/// The largest input read (4 GiB); a larger file is refused before any of
-/// it is read.
-pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+pub use crate::base::user_file::MAX_INPUT_BYTES;
 
 /// What a JSON document starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

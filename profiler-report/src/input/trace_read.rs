@@ -7,8 +7,8 @@ use std::path::Path;
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
-use super::decode::Decoded;
 use super::sniff::MAX_INPUT_BYTES;
+use crate::base::decode::Decoded;
 use crate::model::trace_error::TraceError;
 
 /// Reads a trace file (gzip-compressed or not): a [`RecordedExecutionTrace`]
@@ -27,7 +27,7 @@ pub fn read_execution_trace(path: impl AsRef<Path>) -> Result<RecordedExecutionT
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(read_error)?;
+    let file = crate::base::user_file::open_file(path).map_err(read_error)?;
     let mut input = Decoded::new(BufReader::new(file), MAX_INPUT_BYTES).map_err(read_error)?;
     let mut text = String::new();
     if let Err(e) = input.read_to_string(&mut text) {

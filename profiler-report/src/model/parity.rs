@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::parity_error::ParityError;
+use crate::base::user_file;
 
 /// One runtime's numbers for a parity comparison.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -118,7 +119,7 @@ impl ParityProfile {
     /// [`ParityError::Read`] or [`ParityError::Malformed`] naming the file.
     pub fn read(path: impl AsRef<Path>) -> Result<Self, ParityError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ParityError::Read {
+        let text = user_file::read_to_string(path).map_err(|source| ParityError::Read {
             path: path.to_path_buf(),
             source,
         })?;

@@ -10,6 +10,7 @@ mod stats;
 mod text;
 
 pub use error::{FleetError, RankProblem};
+pub use read::rank_profile_at;
 pub use report::{
     BRICK_MIN_EXCESS, BRICK_MIN_STEP_COST, FleetReport, FleetSettings, HeatMap, Imbalance,
     RankSteps, Straggler, StragglerIn,

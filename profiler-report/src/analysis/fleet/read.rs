@@ -4,7 +4,6 @@
 //! memory grows with ranks x bricks, never with trace size.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
@@ -123,6 +122,46 @@ pub(crate) fn rank_of_dir(name: &str) -> Option<u32> {
         .flatten()
 }
 
+/// The rank profile of `run_dir` that `path` is (as `rank-NNNNN/profile.json`),
+/// when the fleet analysis of `run_dir` reads it, existing or not yet:
+/// through any spelling or link of the path, of the run directory, or of
+/// a rank directory. An output written there would replace a rank's
+/// profile (or plant one), so a caller refuses it.
+#[must_use]
+pub fn rank_profile_at(run_dir: &Path, path: &Path) -> Option<String> {
+    let run = std::fs::canonicalize(run_dir).ok()?;
+    // The path as it resolves: the file itself when it exists, else its
+    // (existing) folder and its name.
+    let resolved = std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+    })?;
+    let named = |dir_name: &str| format!("{dir_name}/{PROFILE_FILE}");
+    // The only file the analysis reads in a rank directory.
+    if resolved.file_name() != Some(PROFILE_FILE.as_ref()) {
+        return None;
+    }
+    let dir = resolved.parent()?;
+    if let Some(dir_name) = dir.file_name().and_then(|n| n.to_str())
+        && rank_of_dir(dir_name).is_some()
+        && dir.parent() == Some(run.as_path())
+    {
+        return Some(named(dir_name));
+    }
+    // A rank directory that is a link to elsewhere: its profile resolves
+    // outside the run directory.
+    std::fs::read_dir(&run).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name();
+        let dir_name = name.to_str().filter(|n| rank_of_dir(n).is_some())?;
+        let profile = std::fs::canonicalize(entry.path()).ok()?.join(PROFILE_FILE);
+        let profile = std::fs::canonicalize(&profile).unwrap_or(profile);
+        (profile == resolved).then(|| named(dir_name))
+    })
+}
+
 /// Reads one rank directory's profile.
 fn read_rank(dir: &Path, dir_name: &str, dir_rank: u32) -> Result<RankData, RankProblem> {
     let file = format!("{dir_name}/{PROFILE_FILE}");
@@ -130,9 +169,14 @@ fn read_rank(dir: &Path, dir_name: &str, dir_rank: u32) -> Result<RankData, Rank
         file: file.clone(),
         reason,
     };
-    let handle = File::open(dir.join(PROFILE_FILE)).map_err(|e| unreadable(e.to_string()))?;
+    // The one reader of user files: no FIFO or directory is opened, a gzip
+    // profile is decompressed, and the input limit holds.
+    let handle = crate::input::open_reader(dir.join(PROFILE_FILE))
+        .map_err(|e| unreadable(format!("cannot read it: {e}")))?;
     let lean: Lean = serde_json::from_reader(BufReader::new(handle)).map_err(|e| {
-        if e.is_eof() {
+        if e.is_io() {
+            unreadable(format!("cannot read it: {e}"))
+        } else if e.is_eof() {
             unreadable(format!("truncated ({e})"))
         } else {
             unreadable(format!("malformed ({e})"))

@@ -33,7 +33,7 @@ impl TrainingScorecard {
     pub fn load_baseline(path: impl AsRef<Path>) -> Result<Self, ScorecardError> {
         let path = path.as_ref();
         let text =
-            std::fs::read_to_string(path).map_err(|source| ScorecardError::BaselineRead {
+            crate::input::read_to_string(path).map_err(|source| ScorecardError::BaselineRead {
                 path: path.to_path_buf(),
                 source,
             })?;

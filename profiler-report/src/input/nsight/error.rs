@@ -169,12 +169,15 @@ impl ImportError {
 
 /// Reads `path` as UTF-8 text; `hint` says what to do with a binary file.
 pub(crate) fn read_text(path: &std::path::Path, hint: &'static str) -> Result<String, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    String::from_utf8(bytes).map_err(|_| ImportError::NotText {
-        origin: path.display().to_string(),
-        hint,
+    use crate::base::user_file::{self, Refusal};
+    user_file::read_text(path).map_err(|r| match r {
+        Refusal::NotText { .. } => ImportError::NotText {
+            origin: path.display().to_string(),
+            hint,
+        },
+        other => ImportError::Read {
+            path: path.to_path_buf(),
+            source: other.into_io(),
+        },
     })
 }

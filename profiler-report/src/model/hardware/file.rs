@@ -42,14 +42,11 @@ pub enum FileFormat {
 }
 
 impl FileFormat {
-    /// TOML for a `.toml` extension, else JSON (the format of earlier
+    /// TOML for a `.toml` extension (`.toml.gz` too), else JSON (the format of earlier
     /// `PROFILER_HARDWARE_FILE`s, whatever their name).
     #[must_use]
     pub fn of_path(path: &Path) -> Self {
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
-        {
+        if crate::base::user_file::format_extension(path).as_deref() == Some("toml") {
             Self::Toml
         } else {
             Self::Json
@@ -89,9 +86,11 @@ impl Hardware {
     /// field, [`HardwareError::UnknownDevice`], [`HardwareError::NoCeiling`].
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, HardwareError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| HardwareError::ReadFile {
-            path: path.to_path_buf(),
-            source,
+        let text = crate::base::user_file::read_to_string(path).map_err(|source| {
+            HardwareError::ReadFile {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         Self::parse(&text, FileFormat::of_path(path), path)
     }

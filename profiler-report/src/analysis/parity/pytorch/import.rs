@@ -89,7 +89,7 @@ pub fn import_pytorch_trace(
     mapping: &OpMapping,
 ) -> Result<PytorchImport, ParityError> {
     let path = path.as_ref();
-    let file = std::fs::File::open(path).map_err(|source| ParityError::Read {
+    let file = crate::input::open_file(path).map_err(|source| ParityError::Read {
         path: path.to_path_buf(),
         source,
     })?;

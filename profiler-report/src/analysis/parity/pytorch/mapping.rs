@@ -153,17 +153,12 @@ impl OpMapping {
     /// file, line and field.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ParityError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ParityError::Read {
+        let text = crate::input::read_to_string(path).map_err(|source| ParityError::Read {
             path: path.to_path_buf(),
             source,
         })?;
         let origin = path.display().to_string();
-        match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
+        match crate::input::format_extension(path).as_deref() {
             Some("toml") => Self::from_toml_str(&text, &origin),
             Some("json") => Self::from_json_str(&text, &origin),
             _ => Err(ParityError::UnknownMappingFormat {
