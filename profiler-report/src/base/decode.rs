@@ -141,20 +141,19 @@ impl<R: BufRead> Read for Decoded<R> {
     }
 }
 
+/// `bytes` gzip-compressed, for the tests of every reader.
+#[cfg(test)]
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).expect("writing to memory");
+    e.finish().expect("writing to memory")
+}
+
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
-
-    use flate2::Compression;
-    use flate2::write::GzEncoder;
-
     use super::*;
 
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), Compression::default());
-        e.write_all(bytes).unwrap();
-        e.finish().unwrap()
-    }
 
     fn read_all(bytes: &[u8], limit: u64) -> (io::Result<Vec<u8>>, Option<Failure>, bool) {
         let mut d = Decoded::new(bytes, limit).unwrap();

@@ -181,18 +181,9 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
-
-    use flate2::Compression;
-    use flate2::write::GzEncoder;
-
     use super::*;
+    use crate::base::decode::gzip;
 
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), Compression::default());
-        e.write_all(bytes).unwrap();
-        e.finish().unwrap()
-    }
 
     #[test]
     fn text_is_read_plain_or_gzipped_and_the_rest_is_refused_in_words() {

@@ -82,18 +82,9 @@ fn refused(path: &Path, refusal: Refusal) -> InputError {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
-
-    use flate2::Compression;
-    use flate2::write::GzEncoder;
-
     use super::*;
+    use crate::base::decode::gzip;
 
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), Compression::default());
-        e.write_all(bytes).unwrap();
-        e.finish().unwrap()
-    }
 
     #[test]
     fn text_is_read_plain_or_gzipped_and_binary_files_are_named() {
