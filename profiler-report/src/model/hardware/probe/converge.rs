@@ -144,9 +144,7 @@ pub(crate) struct Plan {
 impl Plan {
     /// Whether to run another repetition after `so_far`: until `min`, then
     /// while the best has not converged or did not run alone, within the
-    /// budget (the repetitions' own time) and `max`. A probe whose rounds
-    /// are so long that `min` of them outlast its budget (DRAM on a large
-    /// cache) may still run as many again to converge.
+    /// budget (the repetitions' own time) and `max`.
     pub(crate) fn more(&self, so_far: &[Round]) -> bool {
         let n = so_far.len() as u32;
         if n < self.min {
@@ -154,8 +152,15 @@ impl Plan {
         }
         let spent: Duration = so_far.iter().map(|r| r.wall).sum();
         let settled = converged(so_far) && best_ran_alone(so_far);
-        let time_left = spent < self.budget || n < 2 * self.min;
-        !settled && n < self.max && time_left
+        !settled && n < self.max && spent < self.budget
+    }
+
+    /// The same plan with `parts` of `whole` shares of the budget.
+    pub(crate) fn share(self, parts: u32, whole: u32) -> Self {
+        Self {
+            budget: self.budget * parts / whole.max(1),
+            ..self
+        }
     }
 }
 
@@ -209,11 +214,9 @@ mod tests {
         let slow = series(&[100.0, 90.0, 80.0, 100.0, 90.0, 80.0, 70.0, 70.0, 70.0]);
         assert!(plan.more(&slow.rounds[..8]));
         assert!(!plan.more(&slow.rounds));
-        // Rounds that outlast the budget at once still get as many again.
-        let long = series(&[1.0, 2.0, 3.0]);
-        assert!(plan.more(&long.rounds));
-        assert!(plan.more(&series(&[1.0, 2.0, 3.0, 4.0, 5.0]).rounds));
-        assert!(!plan.more(&series(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).rounds));
+        // Rounds that outlast the budget at once stop at the fewest.
+        assert!(!plan.more(&series(&[1.0, 2.0, 3.0]).rounds));
+        assert_eq!(plan.share(2, 5).budget, Duration::from_millis(40));
         // Out of repetitions: fast rounds, never converging.
         let many: Vec<f64> = (0..10).map(|i| 1e6 * (1.0 + 0.1 * f64::from(i))).collect();
         assert!(!plan.more(&series(&many).rounds));

@@ -28,8 +28,13 @@ pub(crate) use sysinfo::cpu_name;
 /// Most repetitions of one probe, however far from converged.
 const MAX_REPETITIONS: u32 = 200;
 
+/// Shares of the budget the DRAM probe gets against one for every other
+/// probe: its rounds stream arrays past the last-level cache, several
+/// times longer than a cache or FLOP round.
+const DRAM_SHARES: u32 = 4;
+
 /// How to run the probes. The defaults suit a report: every core, arrays
-/// sized from the last-level cache, at least five repetitions of each
+/// sized from the last-level cache, at least three repetitions of each
 /// probe, and about a second in all for the probes to converge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOptions {
@@ -41,10 +46,11 @@ pub struct ProbeOptions {
     pub array_bytes: Option<u64>,
     /// Fewest timed repetitions of each probe; the best is reported.
     pub min_repetitions: u32,
-    /// Timed time of all the probes together, split evenly between them:
-    /// past its fewest repetitions, a probe repeats until its best three
-    /// agree within [`CONVERGED_PCT`] and its best ran with the whole of
-    /// its CPU, or until its share of this is spent.
+    /// Timed time of all the probes together, split between them (the
+    /// DRAM probe, whose rounds are longest, gets four shares, every other
+    /// one): past its fewest repetitions, a probe repeats until its best
+    /// three agree within [`CONVERGED_PCT`] and its best ran with the whole
+    /// of its CPU, or until its share of this is spent.
     pub budget: Duration,
     /// Wall time of one FLOP-probe repetition.
     pub flops_round: Duration,
@@ -57,7 +63,7 @@ impl Default for ProbeOptions {
         Self {
             threads: None,
             array_bytes: None,
-            min_repetitions: 5,
+            min_repetitions: 3,
             budget: Duration::from_secs(1),
             flops_round: Duration::from_millis(10),
             cache: true,
@@ -95,17 +101,18 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     let bf16 = dot::bf16_kernel();
     let kernels = [Some(flops::kernel()), Some(flops::kernel_f64()), int8, bf16];
     let cache_probes = if options.cache { caches.len() } else { 0 };
-    let probes = 1 + cache_probes + kernels.iter().flatten().count();
+    let shares = DRAM_SHARES + (cache_probes + kernels.iter().flatten().count()) as u32;
     let plan = converge::Plan {
         min: options.min_repetitions.max(1),
         max: MAX_REPETITIONS.max(options.min_repetitions),
-        budget: options.budget / probes as u32,
+        budget: options.budget,
     };
+    let (dram_plan, plan) = (plan.share(DRAM_SHARES, shares), plan.share(1, shares));
     let mut notes = Vec::new();
     let mut watch = contention::Watch::start();
     let memory = levels::dram(
         options.array_bytes,
-        plan,
+        dram_plan,
         threads,
         &caches,
         &mut notes,
