@@ -174,16 +174,21 @@ pub(crate) fn judge(samples: &Samples) -> Contention {
     }
     let spread = |s: &Series| s.best_spread_pct().unwrap_or(f64::INFINITY);
     if let Some((s, more)) = worst(&samples.series, |s| !s.converged(), spread) {
-        let apart = s.best_spread_pct().map_or_else(
-            || "fewer than three ran".to_owned(),
-            |p| format!("{p:.1}% apart"),
-        );
+        let why = match s.best_spread_pct() {
+            Some(p) => format!(
+                "its best three repetitions were {p:.1}% apart after {} (within {CONVERGED_PCT}% \
+                 needed)",
+                s.repetitions()
+            ),
+            None => format!(
+                "only {} repetition(s) ran, three are needed",
+                s.repetitions()
+            ),
+        };
         reasons.push(format!(
-            "{} did not converge{}: its best three repetitions were {apart} after {} \
-             (within {CONVERGED_PCT}% needed)",
+            "{} did not converge{}: {why}",
             s.what,
-            and_more(more),
-            s.repetitions()
+            and_more(more)
         ));
     }
     let largest =
@@ -338,7 +343,7 @@ mod tests {
         // Too few repetitions to judge is no convergence either.
         let c = judge(&idle(vec![probe("DRAM bandwidth", &[20.0, 19.0], 99.9)]));
         assert!(
-            c.reasons[0].contains("fewer than three ran"),
+            c.reasons[0].contains("only 2 repetition(s) ran"),
             "{:?}",
             c.reasons
         );
