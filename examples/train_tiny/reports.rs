@@ -63,17 +63,28 @@ fn measure(args: &Args) -> MeasuredCeilings {
     let t0 = std::time::Instant::now();
     let c = profiler_report::hardware::probe::measure_ceilings_with(&options);
     let mut parts = Vec::new();
+    // How far each best converged: its best three repetitions' spread.
+    let within = |reps: u32, spread: Option<f64>| match spread {
+        Some(s) => format!("best of {reps}, best three within {s:.1}%"),
+        None => format!("best of {reps}"),
+    };
     for bw in c.cache_levels.iter().chain(&c.memory_bandwidth) {
-        parts.push(format!("{} {:.1} GB/s", bw.level, bw.gb_s));
+        parts.push(format!(
+            "{} {:.1} GB/s ({})",
+            bw.level,
+            bw.gb_s,
+            within(bw.repetitions, bw.best_spread_pct)
+        ));
     }
     for f in c.peak_flops.iter().chain(&c.other_peaks) {
         parts.push(format!(
-            "{} peak {:.1} {} ({}, {} threads)",
+            "{} peak {:.1} {} ({}, {} threads, {})",
             f.precision.to_uppercase(),
             f.gflops,
             f.unit(),
             f.isa,
-            f.threads
+            f.threads,
+            within(f.repetitions, f.best_spread_pct)
         ));
     }
     println!(
@@ -88,6 +99,21 @@ fn measure(args: &Args) -> MeasuredCeilings {
         .collect();
     if let Some(first) = c.caches.first() {
         println!("caches: {} ({})", sizes.join(", "), first.source);
+    }
+    if let Some(q) = c.contention.as_ref().filter(|q| !q.busy) {
+        println!(
+            "machine quiet while probing: {} stolen, each best repetition with {} of its CPU, \
+             medians up to {:.0}% below the bests (noise the bests rise above)",
+            q.steal_pct
+                .map_or("no figure for time".to_owned(), |s| format!(
+                    "{s:.1}% of CPU time"
+                )),
+            q.best_cpu_pct
+                .map_or("no figure for the share".to_owned(), |p| format!(
+                    "at least {p:.0}%"
+                )),
+            q.spread_pct
+        );
     }
     for note in &c.notes {
         println!("  note: {note}");

@@ -54,7 +54,7 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
     let options = ProbeOptions {
         array_bytes: Some(ARRAY_BYTES),
         // Best of many: the test machine may be busy.
-        repetitions: 8,
+        min_repetitions: 8,
         ..ProbeOptions::default()
     };
     let c = measure_ceilings_with(&options);
@@ -69,7 +69,13 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
     assert_eq!(bw.buffer_bytes, ARRAY_BYTES);
     assert_eq!(bw.level, "DRAM");
     assert!(bw.method.contains("triad") && bw.method.contains("24 bytes"));
-    assert!(bw.threads >= 1 && bw.repetitions == 8 && bw.duration_ns > 0);
+    assert!(bw.threads >= 1 && bw.repetitions >= 8 && bw.duration_ns > 0);
+    // The spread of the best three is stated beside the best.
+    assert!(
+        bw.best_spread_pct
+            .is_some_and(|s| (0.0..100.0).contains(&s)),
+        "{bw:?}"
+    );
     assert!(bw.median_gb_s > 0.0 && bw.median_gb_s <= bw.gb_s);
     assert!(matches!(
         bw.cache_bytes_source.as_str(),
@@ -93,7 +99,11 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
         f.isa
     );
     assert_eq!(f.precision, "fp32");
-    assert!(f.chains * f.lanes >= 8 && f.repetitions == 8 && f.duration_ns > 0);
+    assert!(f.chains * f.lanes >= 8 && f.repetitions >= 8 && f.duration_ns > 0);
+    assert!(
+        f.best_spread_pct.is_some_and(|s| (0.0..100.0).contains(&s)),
+        "{f:?}"
+    );
 
     // The ceilings make a roofline, and they survive a profile round trip.
     let roof = KernelRoofline::from_measured(&c).unwrap();
@@ -113,7 +123,8 @@ fn one_thread_and_no_cache_probe_are_honoured() {
     let c = measure_ceilings_with(&ProbeOptions {
         threads: Some(1),
         array_bytes: Some(4 << 20),
-        repetitions: 2,
+        min_repetitions: 2,
+        budget: Duration::from_millis(100),
         flops_round: Duration::from_millis(5),
         cache: false,
     });
@@ -131,7 +142,8 @@ fn one_thread_and_no_cache_probe_are_honoured() {
 fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
     let c = measure_ceilings_with(&ProbeOptions {
         array_bytes: Some(4 << 20),
-        repetitions: 2,
+        min_repetitions: 2,
+        budget: Duration::from_millis(100),
         flops_round: Duration::from_millis(5),
         cache: false,
         ..ProbeOptions::default()

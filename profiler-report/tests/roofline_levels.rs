@@ -4,6 +4,8 @@
 //! overrides the choice, a brick above its own roof is named with the
 //! annotation to check, and a busy probe is said next to the roofs.
 
+use std::time::Duration;
+
 use profiler_core::profile::BrickLevel;
 use profiler_core::profile::{
     BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings, SiteInfo,
@@ -236,7 +238,8 @@ fn this_machines_caches_place_l1_l2_and_dram_working_sets() {
     let c = measure_ceilings_with(&ProbeOptions {
         threads: Some(1),
         array_bytes: Some(8 << 20),
-        repetitions: 2,
+        min_repetitions: 2,
+        budget: Duration::from_millis(100),
         ..ProbeOptions::default()
     });
     let (Some(l1), Some(l2)) = (

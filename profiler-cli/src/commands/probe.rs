@@ -35,6 +35,11 @@ pub(crate) struct ProbeArgs {
     path: Option<PathBuf>,
 }
 
+/// `, best three within 1.2%`, or nothing where the spread was not kept.
+fn best_three(spread_pct: Option<f64>) -> String {
+    spread_pct.map_or_else(String::new, |s| format!(", best three within {s:.1}%"))
+}
+
 /// The measured ceilings, as a report.
 struct Probed(MeasuredCeilings);
 
@@ -52,17 +57,25 @@ impl Report for Probed {
         for b in c.cache_levels.iter().chain(&c.memory_bandwidth) {
             let _ = writeln!(
                 s,
-                "  {:<5} {:>9.1} GB/s  (median {:.1}; {}, {} threads)",
-                b.level, b.gb_s, b.median_gb_s, b.method, b.threads
+                "  {:<5} {:>9.1} GB/s  (best of {}{}, median {:.1}; {}, {} threads)",
+                b.level,
+                b.gb_s,
+                b.repetitions,
+                best_three(b.best_spread_pct),
+                b.median_gb_s,
+                b.method,
+                b.threads
             );
         }
         for f in c.peak_flops.iter().chain(&c.other_peaks) {
             let _ = writeln!(
                 s,
-                "  {:<5} {:>9.1} {:<7}  (median {:.1}; {} on {}, {} threads)",
+                "  {:<5} {:>9.1} {:<7}  (best of {}{}, median {:.1}; {} on {}, {} threads)",
                 f.precision.to_uppercase(),
                 f.gflops,
                 f.unit(),
+                f.repetitions,
+                best_three(f.best_spread_pct),
                 f.median_gflops,
                 f.method,
                 f.isa,
@@ -82,7 +95,7 @@ impl Report for Probed {
         if let Some(busy) = c.contention.as_ref().filter(|c| c.busy) {
             let _ = writeln!(
                 s,
-                "  the machine was busy: {} (these ceilings are too low)",
+                "  the machine was busy: {} (these ceilings may be too low)",
                 busy.reasons.join("; ")
             );
         }

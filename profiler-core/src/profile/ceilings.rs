@@ -75,10 +75,20 @@ pub struct Contention {
     /// when readable.
     #[serde(default)]
     pub steal_pct: Option<f64>,
-    /// Largest spread between repetitions of one probe, % (best against
-    /// median).
+    /// Largest spread between repetitions of one probe, % (median below
+    /// best): noise the best of the repetitions rises above; reported, not
+    /// a sign of other work by itself.
     #[serde(default)]
     pub spread_pct: f64,
+    /// Largest spread of one probe's best three repetitions, % (third-best
+    /// below best): how well the reported bests converged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_spread_pct: Option<f64>,
+    /// Lowest share of its CPU time a probe's best repetition ran with, %
+    /// (thread CPU time over wall time; time the hypervisor steals is not
+    /// CPU time), when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_cpu_pct: Option<f64>,
     /// Each sign that passed its threshold, in words.
     #[serde(default)]
     pub reasons: Vec<String>,
@@ -108,6 +118,10 @@ pub struct BandwidthCeiling {
     pub cache_bytes_source: String,
     /// Timed repetitions (the best is reported).
     pub repetitions: u32,
+    /// Spread of the best three repetitions, % (third-best below best):
+    /// how far the reported best had converged; absent before three.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_spread_pct: Option<f64>,
     /// Wall time of the whole probe, allocation included, ns.
     pub duration_ns: u64,
 }
@@ -135,6 +149,10 @@ pub struct FlopsCeiling {
     pub lanes: u32,
     /// Timed repetitions (the best is reported).
     pub repetitions: u32,
+    /// Spread of the best three repetitions, % (third-best below best):
+    /// how far the reported best had converged; absent before three.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_spread_pct: Option<f64>,
     /// Wall time of the whole probe, ns.
     pub duration_ns: u64,
 }

@@ -18,6 +18,11 @@ fn num_cell(v: f64) -> String {
     format!("<td class=\"num\" data-v=\"{key}\">{}</td>", num(v))
 }
 
+/// `; best three within 1.2%`, or nothing where the spread was not kept.
+fn best_three(spread_pct: Option<f64>) -> String {
+    spread_pct.map_or_else(String::new, |s| format!("; best three within {}%", num(s)))
+}
+
 /// How each measured ceiling was obtained, one `<li>` each.
 fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
     let mut items = Vec::new();
@@ -37,10 +42,11 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
             None => String::new(),
         };
         items.push(format!(
-            "{} bandwidth {} GB/s (median {}): {}; {} threads, {} MiB per array{cache}, best of {} in {} ms",
+            "{} bandwidth {} GB/s (median {}{}): {}; {} threads, {} MiB per array{cache}, best of {} in {} ms",
             escape::html(&bw.level),
             num(bw.gb_s),
             num(bw.median_gb_s),
+            best_three(bw.best_spread_pct),
             escape::html(&bw.method),
             bw.threads,
             num(bw.buffer_bytes as f64 / (1u64 << 20) as f64),
@@ -50,11 +56,12 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
     }
     for f in m.peak_flops.iter().chain(&m.other_peaks) {
         items.push(format!(
-            "{} peak {} {} (median {}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
+            "{} peak {} {} (median {}{}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
             escape::html(&f.precision.to_uppercase()),
             num(f.gflops),
             f.unit(),
             num(f.median_gflops),
+            best_three(f.best_spread_pct),
             escape::html(&f.method),
             escape::html(&f.isa),
             f.threads,
@@ -81,9 +88,12 @@ fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
             )
         } else {
             format!(
-                "machine quiet while probing: {} other runnable task(s), {} stolen, {}% spread between repetitions",
+                "machine quiet while probing: {} other runnable task(s), {} stolen, each best \
+                 repetition with {} of its CPU, best three within {}, median up to {}% below the best",
                 c.other_runnable.map_or("–".to_owned(), |n| n.to_string()),
                 c.steal_pct.map_or("–".to_owned(), |s| format!("{}%", num(s))),
+                c.best_cpu_pct.map_or("–".to_owned(), |s| format!("at least {}%", num(s))),
+                c.best_spread_pct.map_or("–".to_owned(), |s| format!("{}%", num(s))),
                 num(c.spread_pct)
             )
         });

@@ -188,7 +188,8 @@ impl fmt::Display for Withheld {
             Self::BusyMachine { why } => write!(
                 f,
                 "the machine was busy while its ceilings were measured ({why}), so the ceiling \
-                 is too low; measure once on a quiet machine with `profiler-report probe --save`"
+                 may be too low; pin one with `profiler-report probe --save` on a quiet machine \
+                 or PROFILER_HARDWARE=<device>"
             ),
             Self::NoThroughput { why } => f.write_str(why),
         }

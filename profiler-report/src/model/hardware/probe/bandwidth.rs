@@ -4,39 +4,12 @@
 //! write-allocate read is not counted).
 
 use std::hint::black_box;
-use std::time::Duration;
 
+use super::converge::{Plan, Round, Series};
 use super::rounds::timed_rounds;
 
 /// Bytes STREAM counts per triad element.
 pub(crate) const TRIAD_BYTES_PER_ELEMENT: u64 = 24;
-
-/// Timings of one probe.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Timed {
-    /// Bytes or FLOPs counted per repetition.
-    pub(crate) work: f64,
-    /// Wall time of each repetition.
-    pub(crate) reps: Vec<Duration>,
-}
-
-impl Timed {
-    /// Best rate, work per second (0 when nothing was timed).
-    pub(crate) fn best(&self) -> f64 {
-        self.reps
-            .iter()
-            .min()
-            .map_or(0.0, |d| self.work / d.as_secs_f64().max(1e-12))
-    }
-
-    /// Median rate, work per second.
-    pub(crate) fn median(&self) -> f64 {
-        let mut r = self.reps.clone();
-        r.sort();
-        r.get(r.len() / 2)
-            .map_or(0.0, |d| self.work / d.as_secs_f64().max(1e-12))
-    }
-}
 
 fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
     // Equal lengths up front let the optimiser drop the bounds checks and
@@ -48,9 +21,9 @@ fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
     }
 }
 
-/// Runs `reps` timed rounds on `threads` threads, each round doing `inner`
-/// triad passes over that thread's slice of three shared arrays.
-fn rounds(threads: usize, elements: usize, reps: u32, inner: u32) -> Vec<Duration> {
+/// Runs timed rounds on `threads` threads as `plan` says, each round doing
+/// `inner` triad passes over that thread's slice of three shared arrays.
+fn rounds(threads: usize, elements: usize, plan: Plan, inner: u32) -> Vec<Round> {
     let mut a = vec![0.0f64; elements];
     let mut b = vec![0.0f64; elements];
     let mut c = vec![0.0f64; elements];
@@ -62,10 +35,11 @@ fn rounds(threads: usize, elements: usize, reps: u32, inner: u32) -> Vec<Duratio
         .zip(c.chunks_mut(chunk))
         .map(|((a, b), c)| (a, b, c, false))
         .collect();
-    let times = timed_rounds(slices, reps + 1, |(a, b, c, touched)| {
+    // The first round touches the pages and is not timed.
+    let more = |r: &[Round]| r.is_empty() || plan.more(&r[1..]);
+    let times = timed_rounds(slices, more, |(a, b, c, touched)| {
         if !*touched {
-            // First touch on the thread that uses the pages (NUMA); this
-            // first round is not timed.
+            // First touch on the thread that uses the pages (NUMA).
             a.fill(0.0);
             b.fill(1.0);
             c.fill(2.0);
@@ -83,48 +57,60 @@ fn rounds(threads: usize, elements: usize, reps: u32, inner: u32) -> Vec<Duratio
 }
 
 /// Triad over three arrays of `elements` f64 each, split across `threads`.
-pub(crate) fn triad_shared(threads: usize, elements: usize, reps: u32) -> Timed {
-    Timed {
-        work: (elements as u64 * TRIAD_BYTES_PER_ELEMENT) as f64,
-        reps: rounds(threads, elements, reps, 1),
-    }
+pub(crate) fn triad_shared(what: &str, threads: usize, elements: usize, plan: Plan) -> Series {
+    Series::new(
+        what,
+        (elements as u64 * TRIAD_BYTES_PER_ELEMENT) as f64,
+        rounds(threads, elements, plan, 1),
+    )
 }
 
 /// Triad over small per-thread arrays (`elements_per_thread` each) that
 /// stay cache-resident, repeated `inner` times per round.
 pub(crate) fn triad_resident(
+    what: &str,
     threads: usize,
     elements_per_thread: usize,
-    reps: u32,
+    plan: Plan,
     inner: u32,
-) -> Timed {
+) -> Series {
     let elements = elements_per_thread * threads.max(1);
-    Timed {
-        work: (elements as u64 * TRIAD_BYTES_PER_ELEMENT) as f64 * f64::from(inner),
-        reps: rounds(threads, elements, reps, inner),
-    }
+    Series::new(
+        what,
+        (elements as u64 * TRIAD_BYTES_PER_ELEMENT) as f64 * f64::from(inner),
+        rounds(threads, elements, plan, inner),
+    )
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+
+    /// Exactly `n` repetitions.
+    fn reps(n: u32) -> Plan {
+        Plan {
+            min: n,
+            max: n,
+            budget: Duration::ZERO,
+        }
+    }
 
     #[test]
     fn triad_counts_stream_bytes_and_times_every_round() {
-        let t = triad_shared(2, 1 << 16, 3);
+        let t = triad_shared("DRAM", 2, 1 << 16, reps(3));
         assert_eq!(t.work, (24u64 << 16) as f64);
-        assert_eq!(t.reps.len(), 3);
+        assert_eq!(t.rounds.len(), 3);
         assert!(t.best() > 0.0 && t.best() >= t.median());
-        let r = triad_resident(2, 1024, 2, 10);
+        let r = triad_resident("L1", 2, 1024, reps(2), 10);
         assert_eq!(r.work, (24 * 2048 * 10) as f64);
+        assert_eq!(r.rounds.len(), 2);
     }
 
     #[test]
     fn rates_of_nothing_are_zero() {
-        let t = Timed {
-            work: 1.0,
-            reps: Vec::new(),
-        };
+        let t = Series::new("none", 1.0, Vec::new());
         assert_eq!((t.best(), t.median()), (0.0, 0.0));
     }
 }

@@ -1,21 +1,21 @@
-//! Whether the machine was busy while the probes ran: other runnable tasks
-//! (`procs_running` in `/proc/stat`), CPU time stolen by a hypervisor, and
-//! the spread between repetitions of one probe. Any of them lowers the
-//! ceilings, so a busy probe is said next to every figure built on it.
+//! Whether the machine was busy while the probes ran, judged on what the
+//! probes recorded: other runnable tasks (`procs_running` in `/proc/stat`)
+//! at every sample, a best repetition that ran without the whole of its
+//! CPU (other work or the hypervisor took some: steal that moved the best),
+//! and a best that never converged. Noise that only lowers the median
+//! leaves the best, and so the ceiling, alone: it is reported, not held
+//! against the machine.
 
 use std::path::Path;
 
 use profiler_core::profile::Contention;
 
+use super::converge::{CONVERGED_PCT, FULL_CPU_PCT, Series};
+
 /// Fewest other runnable tasks, seen at every sample, that mark the
 /// machine as busy: one task competing for the whole probe is enough to
 /// halve a core's share.
 pub const BUSY_OTHER_RUNNABLE: u32 = 1;
-/// Stolen CPU time above which the machine counts as busy, %.
-pub const BUSY_STEAL_PCT: f64 = 2.0;
-/// Spread between the best and the median repetition of one probe above
-/// which the machine counts as busy, %.
-pub const BUSY_SPREAD_PCT: f64 = 5.0;
 
 /// The counters of `/proc/stat` the probe reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,13 +57,23 @@ impl ProcStat {
     }
 }
 
+/// What the probes recorded about the machine, judged by [`judge`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Samples {
+    /// Other runnable tasks at each sample, taken between probes, when
+    /// only the probe's own thread runs (`procs_running` less one).
+    pub(crate) others: Vec<u32>,
+    /// CPU time stolen by the hypervisor over the whole run, %, when readable.
+    pub(crate) steal_pct: Option<f64>,
+    /// Every probe's repetitions.
+    pub(crate) series: Vec<Series>,
+}
+
 /// Samples taken over one probe run, turned into a [`Contention`] at the end.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Watch {
     first: ProcStat,
-    fewest_others: Option<u32>,
-    spread_pct: f64,
-    spread_of: String,
+    samples: Samples,
 }
 
 impl Watch {
@@ -84,63 +94,125 @@ impl Watch {
 
     fn note_runnable(&mut self, stat: ProcStat) {
         if let Some(running) = stat.procs_running {
-            let others = running.saturating_sub(1);
-            self.fewest_others = Some(self.fewest_others.map_or(others, |f| f.min(others)));
+            self.samples.others.push(running.saturating_sub(1));
         }
     }
 
-    /// Notes one probe's best and median rates.
-    pub(crate) fn spread(&mut self, what: &str, best: f64, median: f64) {
-        if best > 0.0 && median.is_finite() {
-            let pct = (1.0 - median / best) * 100.0;
-            if pct > self.spread_pct {
-                self.spread_pct = pct;
-                what.clone_into(&mut self.spread_of);
-            }
+    /// Keeps one probe's repetitions.
+    pub(crate) fn probed(&mut self, series: Series) {
+        self.samples.series.push(series);
+    }
+
+    /// The verdict, with a last sample of runnable tasks and stolen time.
+    pub(crate) fn finish(mut self) -> Contention {
+        let last = ProcStat::read();
+        self.note_runnable(last);
+        self.samples.steal_pct = steal_pct(self.first, last);
+        judge(&self.samples)
+    }
+}
+
+/// Stolen time between two samples, % of all CPU time.
+fn steal_pct(first: ProcStat, last: ProcStat) -> Option<f64> {
+    match (first.steal, last.steal, first.total, last.total) {
+        (Some(s0), Some(s1), Some(t0), Some(t1)) if t1 > t0 => {
+            Some(s1.saturating_sub(s0) as f64 / (t1 - t0) as f64 * 100.0)
         }
+        _ => None,
     }
+}
 
-    /// The verdict, with a last sample of stolen time.
-    pub(crate) fn finish(self) -> Contention {
-        self.judge(ProcStat::read())
+/// The probe that did worst by `key` among those `bad` picks, with how
+/// many others did badly too.
+fn worst(
+    series: &[Series],
+    bad: impl Fn(&Series) -> bool,
+    key: impl Fn(&Series) -> f64,
+) -> Option<(&Series, usize)> {
+    let bad: Vec<&Series> = series.iter().filter(|s| bad(s)).collect();
+    let worst = bad
+        .iter()
+        .copied()
+        .max_by(|a, b| key(a).total_cmp(&key(b)))?;
+    Some((worst, bad.len() - 1))
+}
+
+fn and_more(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => " (and 1 other probe)".to_owned(),
+        n => format!(" (and {n} other probes)"),
     }
+}
 
-    fn judge(self, last: ProcStat) -> Contention {
-        let steal_pct = match (self.first.steal, last.steal, self.first.total, last.total) {
-            (Some(s0), Some(s1), Some(t0), Some(t1)) if t1 > t0 => {
-                Some(s1.saturating_sub(s0) as f64 / (t1 - t0) as f64 * 100.0)
-            }
-            _ => None,
+/// The verdict on what the probes recorded: busy when other tasks were
+/// runnable at every sample, when a probe's best repetition ran with less
+/// than [`FULL_CPU_PCT`] of its CPU, or when a probe's best three never
+/// came within [`CONVERGED_PCT`]; each reason with its number.
+pub(crate) fn judge(samples: &Samples) -> Contention {
+    let fewest_others = samples.others.iter().copied().min();
+    let mut reasons = Vec::new();
+    if let Some(n) = fewest_others.filter(|n| *n >= BUSY_OTHER_RUNNABLE) {
+        reasons.push(format!(
+            "{n} other task(s) were runnable at every one of {} samples (procs_running in \
+             /proc/stat, beside the probe's own thread)",
+            samples.others.len()
+        ));
+    }
+    let lost = |s: &Series| 100.0 - s.best_cpu_pct().unwrap_or(100.0);
+    if let Some((s, more)) = worst(&samples.series, |s| !s.best_ran_alone(), lost) {
+        let steal = samples
+            .steal_pct
+            .map_or_else(String::new, |p| format!("; {p:.1}% stolen over the run"));
+        reasons.push(format!(
+            "the best {} repetition ran with {:.0}% of its CPU time{}, below {FULL_CPU_PCT}%: \
+             other work or the hypervisor took the rest{steal}",
+            s.what,
+            100.0 - lost(s),
+            and_more(more)
+        ));
+    }
+    let spread = |s: &Series| s.best_spread_pct().unwrap_or(f64::INFINITY);
+    if let Some((s, more)) = worst(&samples.series, |s| !s.converged(), spread) {
+        let why = match s.best_spread_pct() {
+            Some(p) => format!(
+                "its best three repetitions were {p:.1}% apart after {} (within {CONVERGED_PCT}% \
+                 needed)",
+                s.repetitions()
+            ),
+            None => format!(
+                "only {} repetition(s) ran, three are needed",
+                s.repetitions()
+            ),
         };
-        let mut reasons = Vec::new();
-        if let Some(n) = self.fewest_others.filter(|n| *n >= BUSY_OTHER_RUNNABLE) {
-            reasons.push(format!(
-                "{n} other task(s) were runnable at every sample (procs_running in /proc/stat)"
-            ));
-        }
-        if let Some(s) = steal_pct.filter(|s| *s > BUSY_STEAL_PCT) {
-            reasons.push(format!(
-                "the hypervisor stole {s:.1}% of CPU time (steal in /proc/stat; above {BUSY_STEAL_PCT}%)"
-            ));
-        }
-        if self.spread_pct > BUSY_SPREAD_PCT {
-            reasons.push(format!(
-                "{} repetitions spread {:.1}% between best and median (above {BUSY_SPREAD_PCT}%)",
-                self.spread_of, self.spread_pct
-            ));
-        }
-        Contention {
-            busy: !reasons.is_empty(),
-            other_runnable: self.fewest_others,
-            steal_pct,
-            spread_pct: self.spread_pct,
-            reasons,
-        }
+        reasons.push(format!(
+            "{} did not converge{}: {why}",
+            s.what,
+            and_more(more)
+        ));
+    }
+    let largest =
+        |f: fn(&Series) -> Option<f64>| samples.series.iter().filter_map(f).max_by(f64::total_cmp);
+    Contention {
+        busy: !reasons.is_empty(),
+        other_runnable: fewest_others,
+        steal_pct: samples.steal_pct,
+        spread_pct: largest(|s| Some(s.median_spread_pct())).unwrap_or(0.0),
+        best_spread_pct: largest(Series::best_spread_pct),
+        best_cpu_pct: samples
+            .series
+            .iter()
+            .filter_map(Series::best_cpu_pct)
+            .min_by(f64::total_cmp),
+        reasons,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use super::super::converge::Round;
     use super::*;
 
     const STAT: &str = "cpu  100 0 50 800 10 0 0 40 5 0\ncpu0 50 0 25 400 5 0 0 20 0 0\n\
@@ -155,42 +227,139 @@ mod tests {
         assert_eq!(ProcStat::parse("nothing here"), ProcStat::default());
     }
 
-    #[test]
-    fn each_sign_of_a_busy_machine_is_named() {
-        let quiet = |running| ProcStat {
-            procs_running: Some(running),
-            steal: Some(0),
-            total: Some(1000),
-        };
-        let mut w = Watch {
-            first: quiet(1),
-            ..Watch::default()
-        };
-        w.note_runnable(quiet(1));
-        w.spread("DRAM", 10.0, 9.9);
-        let c = w.clone().judge(ProcStat {
-            steal: Some(1),
-            total: Some(2000),
-            ..quiet(1)
-        });
-        assert!(!c.busy, "{c:?}");
-        assert_eq!(c.other_runnable, Some(0));
-        assert!((c.steal_pct.unwrap() - 0.1).abs() < 1e-9);
+    /// A probe's repetitions at these rates (1 unit of work each), every
+    /// one with `cpu` % of its CPU.
+    fn probe(what: &str, rates: &[f64], cpu: f64) -> Series {
+        let rounds = rates
+            .iter()
+            .map(|r| Round {
+                wall: Duration::from_secs_f64(1.0 / r),
+                cpu_pct: Some(cpu),
+            })
+            .collect();
+        Series::new(what, 1.0, rounds)
+    }
 
-        // A second runnable task at every sample, steal and a wide spread.
-        w.note_runnable(quiet(3));
-        let mut busy = w.clone();
-        busy.fewest_others = Some(2);
-        busy.spread("FP32 peak", 10.0, 8.0);
-        let c = busy.judge(ProcStat {
-            steal: Some(100),
-            total: Some(2000),
-            ..quiet(3)
-        });
+    fn idle(series: Vec<Series>) -> Samples {
+        Samples {
+            others: vec![0, 1, 0, 0, 2, 0],
+            steal_pct: Some(0.4),
+            series,
+        }
+    }
+
+    #[test]
+    fn noisy_but_idle_is_quiet() {
+        // Medians far below the best (a shared VM), the best three within
+        // 3%, each best with its whole CPU, steal of a few %: quiet.
+        let s = Samples {
+            steal_pct: Some(5.8),
+            ..idle(vec![
+                probe(
+                    "FP32 peak",
+                    &[100.0, 62.0, 99.0, 70.0, 98.2, 55.0, 75.0],
+                    99.6,
+                ),
+                probe("L1 bandwidth", &[300.0, 240.0, 297.0, 200.0, 295.0], 99.9),
+            ])
+        };
+        let c = judge(&s);
+        assert!(!c.busy, "{:?}", c.reasons);
+        assert!(c.reasons.is_empty());
+        assert!(
+            (c.spread_pct - 25.0).abs() < 1e-4,
+            "median spread reported: {c:?}"
+        );
+        assert!((c.best_spread_pct.unwrap() - 1.8).abs() < 1e-4);
+        assert_eq!(c.best_cpu_pct, Some(99.6));
+        assert_eq!((c.other_runnable, c.steal_pct), (Some(0), Some(5.8)));
+    }
+
+    #[test]
+    fn steal_that_moved_the_best_is_busy() {
+        // Converged, but every repetition ran with 88% of its CPU: the best
+        // is 12% low however stable.
+        let s = Samples {
+            steal_pct: Some(12.0),
+            ..idle(vec![
+                probe("DRAM bandwidth", &[20.0, 19.9, 19.8, 19.9, 20.0], 88.0),
+                probe("FP32 peak", &[100.0, 99.0, 99.5], 99.0),
+            ])
+        };
+        let c = judge(&s);
         assert!(c.busy);
-        assert_eq!(c.reasons.len(), 3, "{:?}", c.reasons);
-        assert!(c.reasons[0].contains("2 other task"));
-        assert!(c.reasons[1].contains("stole 10.0%"));
-        assert!(c.reasons[2].contains("FP32 peak") && c.reasons[2].contains("20.0%"));
+        assert_eq!(c.reasons.len(), 1, "{:?}", c.reasons);
+        let why = &c.reasons[0];
+        assert!(
+            why.contains("DRAM bandwidth") && why.contains("88%"),
+            "{why}"
+        );
+        assert!(why.contains("12.0% stolen"), "{why}");
+        assert_eq!(c.best_cpu_pct, Some(88.0));
+    }
+
+    #[test]
+    fn other_runnable_tasks_at_every_sample_are_busy() {
+        // A busy loop beside the probe: one other task at every sample, and
+        // each probe's threads shared their cores with it.
+        let s = Samples {
+            others: vec![1, 1, 2, 1, 1],
+            steal_pct: Some(0.0),
+            series: vec![
+                probe("FP32 peak", &[66.0, 65.0, 50.0, 64.5], 67.0),
+                probe("L2 bandwidth", &[150.0, 149.0, 148.0], 70.0),
+            ],
+        };
+        let c = judge(&s);
+        assert!(c.busy);
+        assert!(c.reasons[0].contains("1 other task(s) were runnable at every one of 5"));
+        assert!(c.reasons[1].contains("FP32 peak") && c.reasons[1].contains("67%"));
+        assert!(
+            c.reasons[1].contains("and 1 other probe"),
+            "{}",
+            c.reasons[1]
+        );
+        assert_eq!(c.other_runnable, Some(1));
+    }
+
+    #[test]
+    fn a_best_that_never_converged_is_busy() {
+        // Full CPU every time, yet the best three stay 10% and 20% apart
+        // when the budget ran out.
+        let c = judge(&idle(vec![
+            probe("L1 bandwidth", &[300.0, 270.0, 240.0, 200.0], 99.9),
+            probe("FP64 peak", &[50.0, 47.5, 45.0, 40.0, 30.0], 99.9),
+            probe("FP32 peak", &[100.0, 100.0, 100.0], 99.9),
+        ]));
+        assert!(c.busy);
+        assert_eq!(c.reasons.len(), 1, "{:?}", c.reasons);
+        let why = &c.reasons[0];
+        assert!(
+            why.contains("L1 bandwidth did not converge (and 1 other probe)"),
+            "{why}"
+        );
+        assert!(why.contains("20.0% apart after 4"), "{why}");
+        assert!((c.best_spread_pct.unwrap() - 20.0).abs() < 1e-4);
+        // Too few repetitions to judge is no convergence either.
+        let c = judge(&idle(vec![probe("DRAM bandwidth", &[20.0, 19.0], 99.9)]));
+        assert!(
+            c.reasons[0].contains("only 2 repetition(s) ran"),
+            "{:?}",
+            c.reasons
+        );
+        // Nothing measured at all: nothing to hold against the machine.
+        assert!(!judge(&Samples::default()).busy);
+    }
+
+    #[test]
+    fn steal_over_the_run_is_the_counters_difference() {
+        let at = |steal, total| ProcStat {
+            procs_running: Some(1),
+            steal: Some(steal),
+            total: Some(total),
+        };
+        assert_eq!(steal_pct(at(10, 1000), at(30, 2000)), Some(2.0));
+        assert_eq!(steal_pct(at(10, 1000), at(10, 1000)), None);
+        assert_eq!(steal_pct(ProcStat::default(), at(1, 1)), None);
     }
 }

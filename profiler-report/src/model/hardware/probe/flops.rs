@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use super::bandwidth::Timed;
+use super::converge::{Plan, Series};
 use super::rounds::timed_rounds;
 
 /// One vectorised kernel: `chains` accumulators of `lanes` floats each, every
@@ -332,17 +332,23 @@ fn calibrate(k: &Kernel, target: Duration) -> u64 {
     }
 }
 
-/// `k` on `threads` threads at once, `reps` rounds of about `target` each.
-pub(crate) fn measure(k: Kernel, threads: usize, reps: u32, target: Duration) -> Timed {
+/// `k` on `threads` threads at once, rounds of about `target` each, as
+/// many as `plan` says.
+pub(crate) fn measure(k: Kernel, threads: usize, plan: Plan, target: Duration) -> Series {
     let threads = threads.max(1);
     let iters = calibrate(&k, target);
-    let reps_timed = timed_rounds(vec![(); threads], reps, |_| {
-        black_box(k.run(iters));
-    });
-    Timed {
-        work: k.flops(iters) * threads as f64,
-        reps: reps_timed,
-    }
+    let rounds = timed_rounds(
+        vec![(); threads],
+        |r| plan.more(r),
+        |()| {
+            black_box(k.run(iters));
+        },
+    );
+    Series::new(
+        format!("{} peak", k.precision.to_uppercase()),
+        k.flops(iters) * threads as f64,
+        rounds,
+    )
 }
 
 #[cfg(test)]
@@ -369,8 +375,14 @@ mod tests {
     fn flops_count_two_per_lane_per_iteration() {
         let k = portable_kernel();
         assert_eq!(k.flops(10), 10.0 * 8.0 * 8.0 * 2.0);
-        let t = measure(k, 2, 2, Duration::from_millis(5));
-        assert_eq!(t.reps.len(), 2);
+        let plan = Plan {
+            min: 2,
+            max: 2,
+            budget: Duration::ZERO,
+        };
+        let t = measure(k, 2, plan, Duration::from_millis(5));
+        assert_eq!(t.rounds.len(), 2);
+        assert_eq!(t.what, "FP32 peak");
         assert!(t.best() > 0.0);
     }
 }

@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use profiler_core::profile::{BandwidthCeiling, CacheSize};
 
-use super::bandwidth::{TRIAD_BYTES_PER_ELEMENT, Timed, triad_resident, triad_shared};
+use super::bandwidth::{TRIAD_BYTES_PER_ELEMENT, triad_resident, triad_shared};
 use super::contention::Watch;
+use super::converge::{Plan, Series};
 use super::sysinfo::{self, CacheInfo};
 
 /// Last-level cache assumed when sysfs does not say (a large server L3).
@@ -23,8 +24,8 @@ const TRIAD_METHOD: &str = "STREAM triad a[i] = b[i] + s*c[i] on f64 arrays, \
 pub(crate) const SYSFS_CACHES: &str = "/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}";
 
 /// Wall time one cache-probe round aims at: long enough that a timer tick
-/// or a wake-up is a small error, short enough that three levels at five
-/// repetitions stay well under the probe's second.
+/// or a wake-up is a small error, short enough that a level's share of the
+/// probe's second holds a dozen repetitions.
 const CACHE_ROUND: Duration = Duration::from_millis(8);
 
 /// The caches as the saved ceilings keep them, with where each size came from.
@@ -40,25 +41,44 @@ pub(crate) fn cache_sizes(caches: &[CacheInfo]) -> Vec<CacheSize> {
         .collect()
 }
 
-/// Notes a best repetition far above the median, and tells the watch.
-fn spread(what: &str, timed: &Timed, notes: &mut Vec<String>, watch: &mut Watch) {
-    let (best, median) = (timed.best(), timed.median());
-    watch.spread(what, best, median);
+/// What a ceiling keeps of its probe's repetitions.
+struct Kept {
+    /// Best rate, bytes per second.
+    best: f64,
+    /// Median rate, bytes per second.
+    median: f64,
+    repetitions: u32,
+    best_spread_pct: Option<f64>,
+}
+
+/// Notes a median far below the best (the best still stands), and hands
+/// the repetitions to the watch.
+fn keep(series: Series, notes: &mut Vec<String>, watch: &mut Watch) -> Kept {
+    let (best, median) = (series.best(), series.median());
     if median > 0.0 && best > 1.5 * median {
         notes.push(format!(
-            "{what}: repetitions varied widely (best {:.1}, median {:.1}, in units of 10^9/s); \
-             the machine was probably busy, treat the figure as approximate",
-            best / 1e9,
-            median / 1e9
+            "{}: the median repetition ran at {:.1} against the best {:.1} (units of 10^9/s); \
+             the best is reported, the others were slowed by noise",
+            series.what,
+            median / 1e9,
+            best / 1e9
         ));
     }
+    let kept = Kept {
+        best,
+        median,
+        repetitions: series.repetitions(),
+        best_spread_pct: series.best_spread_pct(),
+    };
+    watch.probed(series);
+    kept
 }
 
 /// The DRAM triad, with arrays sized against the last-level cache.
 /// `array_bytes` as `ProbeOptions::array_bytes` says.
 pub(crate) fn dram(
     array_bytes: Option<u64>,
-    reps: u32,
+    plan: Plan,
     threads: usize,
     caches: &[CacheInfo],
     notes: &mut Vec<String>,
@@ -107,18 +127,19 @@ pub(crate) fn dram(
     }
     let elements = (array / 8) as usize;
     let t0 = Instant::now();
-    let timed = triad_shared(threads, elements, reps);
-    spread("DRAM bandwidth", &timed, notes, watch);
+    let series = triad_shared("DRAM bandwidth", threads, elements, plan);
+    let kept = keep(series, notes, watch);
     BandwidthCeiling {
-        gb_s: timed.best() / 1e9,
-        median_gb_s: timed.median() / 1e9,
+        gb_s: kept.best / 1e9,
+        median_gb_s: kept.median / 1e9,
         level: "DRAM".to_owned(),
         method: TRIAD_METHOD.to_owned(),
         threads: threads as u32,
         buffer_bytes: elements as u64 * 8,
         cache_bytes: Some(llc_bytes),
         cache_bytes_source: source.to_owned(),
-        repetitions: reps,
+        repetitions: kept.repetitions,
+        best_spread_pct: kept.best_spread_pct,
         duration_ns: t0.elapsed().as_nanos() as u64,
     }
 }
@@ -127,7 +148,7 @@ pub(crate) fn dram(
 /// per thread, for every level sysfs lists (L1, L2, L3...).
 pub(crate) fn caches(
     threads: usize,
-    reps: u32,
+    plan: Plan,
     caches: &[CacheInfo],
     notes: &mut Vec<String>,
     watch: &mut Watch,
@@ -135,14 +156,14 @@ pub(crate) fn caches(
     let mut out = Vec::new();
     for c in caches {
         watch.sample();
-        out.push(cache_level(threads, reps, c, notes, watch));
+        out.push(cache_level(threads, plan, c, notes, watch));
     }
     out
 }
 
 fn cache_level(
     threads: usize,
-    reps: u32,
+    plan: Plan,
     c: &CacheInfo,
     notes: &mut Vec<String>,
     watch: &mut Watch,
@@ -161,19 +182,25 @@ fn cache_level(
     let bytes_per_pass = (per_thread * threads) as f64 * TRIAD_BYTES_PER_ELEMENT as f64;
     // Calibrate: one short round, then as many passes as fill CACHE_ROUND.
     let trial_inner = ((1e8 / bytes_per_pass).ceil() as u32).clamp(1, 1_000_000);
-    let trial = triad_resident(threads, per_thread, 1, trial_inner);
+    let once = Plan {
+        min: 1,
+        max: 1,
+        budget: Duration::ZERO,
+    };
+    let trial = triad_resident("trial", threads, per_thread, once, trial_inner);
     let per_pass_s = trial
-        .reps
+        .rounds
         .first()
-        .map_or(1e-3, |d| d.as_secs_f64() / f64::from(trial_inner));
+        .map_or(1e-3, |r| r.wall.as_secs_f64() / f64::from(trial_inner));
     let inner =
         ((CACHE_ROUND.as_secs_f64() / per_pass_s.max(1e-9)).ceil() as u32).clamp(1, 1_000_000);
     let t0 = Instant::now();
-    let timed = triad_resident(threads, per_thread, reps, inner);
-    spread(&format!("L{} bandwidth", c.level), &timed, notes, watch);
+    let what = format!("L{} bandwidth", c.level);
+    let series = triad_resident(&what, threads, per_thread, plan, inner);
+    let kept = keep(series, notes, watch);
     BandwidthCeiling {
-        gb_s: timed.best() / 1e9,
-        median_gb_s: timed.median() / 1e9,
+        gb_s: kept.best / 1e9,
+        median_gb_s: kept.median / 1e9,
         level: format!("L{}", c.level),
         method: format!(
             "{TRIAD_METHOD}; per-thread buffers filling half of a thread's share of L{}, {inner} passes per round",
@@ -183,7 +210,8 @@ fn cache_level(
         buffer_bytes: (per_thread * threads) as u64 * 8,
         cache_bytes: Some(c.bytes),
         cache_bytes_source: "sysfs".to_owned(),
-        repetitions: reps,
+        repetitions: kept.repetitions,
+        best_spread_pct: kept.best_spread_pct,
         duration_ns: t0.elapsed().as_nanos() as u64,
     }
 }

@@ -3,11 +3,13 @@
 //! last-level cache, and past it for DRAM) and peak FLOP/s per precision
 //! (vectorised FMA chains; INT8 and BF16 dot-product chains where the CPU
 //! has instructions for them), all on every core, in about a second,
-//! watching for other work on the machine. [`measure_ceilings`] returns them with how
-//! they were measured.
+//! watching for other work on the machine. Each probe repeats until its
+//! best converges and reports that best with its spread.
+//! [`measure_ceilings`] returns them with how they were measured.
 
 mod bandwidth;
 mod contention;
+mod converge;
 mod dot;
 mod flops;
 mod levels;
@@ -18,12 +20,22 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use profiler_core::profile::{FlopsCeiling, MeasuredCeilings};
 
-pub use contention::{BUSY_OTHER_RUNNABLE, BUSY_SPREAD_PCT, BUSY_STEAL_PCT};
+pub use contention::BUSY_OTHER_RUNNABLE;
+pub use converge::{CONVERGED_PCT, FULL_CPU_PCT};
 pub use levels::{ASSUMED_LLC_BYTES, MAX_ARRAY_BYTES};
 pub(crate) use sysinfo::cpu_name;
 
+/// Most repetitions of one probe, however far from converged.
+const MAX_REPETITIONS: u32 = 200;
+
+/// Shares of the budget the DRAM probe gets against one for every other
+/// probe: its rounds stream arrays past the last-level cache, several
+/// times longer than a cache or FLOP round.
+const DRAM_SHARES: u32 = 4;
+
 /// How to run the probes. The defaults suit a report: every core, arrays
-/// sized from the last-level cache, five repetitions.
+/// sized from the last-level cache, at least three repetitions of each
+/// probe, and about a second in all for the probes to converge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOptions {
     /// Threads (default: the CPUs this process may use).
@@ -32,8 +44,14 @@ pub struct ProbeOptions {
     /// the STREAM rule, at least 32 MiB, at most [`MAX_ARRAY_BYTES`] and an
     /// eighth of the available memory).
     pub array_bytes: Option<u64>,
-    /// Timed repetitions of each probe; the best is reported.
-    pub repetitions: u32,
+    /// Fewest timed repetitions of each probe; the best is reported.
+    pub min_repetitions: u32,
+    /// Timed time of all the probes together, split between them (the
+    /// DRAM probe, whose rounds are longest, gets four shares, every other
+    /// one): past its fewest repetitions, a probe repeats until its best
+    /// three agree within [`CONVERGED_PCT`] and its best ran with the whole
+    /// of its CPU, or until its share of this is spent.
+    pub budget: Duration,
     /// Wall time of one FLOP-probe repetition.
     pub flops_round: Duration,
     /// Whether to measure cache bandwidth too.
@@ -45,8 +63,9 @@ impl Default for ProbeOptions {
         Self {
             threads: None,
             array_bytes: None,
-            repetitions: 5,
-            flops_round: Duration::from_millis(15),
+            min_repetitions: 3,
+            budget: Duration::from_secs(1),
+            flops_round: Duration::from_millis(10),
             cache: true,
         }
     }
@@ -77,20 +96,30 @@ fn threads(options: &ProbeOptions) -> usize {
 #[must_use]
 pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     let threads = threads(options);
-    let reps = options.repetitions.max(1);
     let caches = sysinfo::caches();
+    let int8 = dot::int8_kernel();
+    let bf16 = dot::bf16_kernel();
+    let kernels = [Some(flops::kernel()), Some(flops::kernel_f64()), int8, bf16];
+    let cache_probes = if options.cache { caches.len() } else { 0 };
+    let shares = DRAM_SHARES + (cache_probes + kernels.iter().flatten().count()) as u32;
+    let plan = converge::Plan {
+        min: options.min_repetitions.max(1),
+        max: MAX_REPETITIONS.max(options.min_repetitions),
+        budget: options.budget,
+    };
+    let (dram_plan, plan) = (plan.share(DRAM_SHARES, shares), plan.share(1, shares));
     let mut notes = Vec::new();
     let mut watch = contention::Watch::start();
     let memory = levels::dram(
         options.array_bytes,
-        reps,
+        dram_plan,
         threads,
         &caches,
         &mut notes,
         &mut watch,
     );
     let cache_levels = if options.cache {
-        levels::caches(threads, reps, &caches, &mut notes, &mut watch)
+        levels::caches(threads, plan, &caches, &mut notes, &mut watch)
     } else {
         Vec::new()
     };
@@ -102,12 +131,9 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
         .or_else(|| cache_levels.first())
         .cloned();
     let mut peaks = Vec::new();
-    let int8 = dot::int8_kernel();
-    let bf16 = dot::bf16_kernel();
-    let kernels = [Some(flops::kernel()), Some(flops::kernel_f64()), int8, bf16];
     for k in kernels.into_iter().flatten() {
         watch.sample();
-        peaks.push(peak(k, threads, reps, options.flops_round, &mut watch));
+        peaks.push(peak(k, threads, plan, options.flops_round, &mut watch));
     }
     let mut peaks = peaks.into_iter();
     let peak_flops = peaks.next();
@@ -123,8 +149,8 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     let contention = watch.finish();
     if contention.busy {
         notes.push(format!(
-            "the machine was busy while probing ({}): every ceiling is too low; measure on a quiet \
-             machine and save them with `profiler-report probe --save`",
+            "the machine was busy while probing ({}): the ceilings may be too low; pin quiet \
+             ones with `profiler-report probe --save` or a hardware preset (PROFILER_HARDWARE)",
             contention.reasons.join("; ")
         ));
     }
@@ -144,30 +170,31 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     }
 }
 
-/// One FMA kernel on every thread, best of `reps` rounds.
+/// One FMA kernel on every thread, best of the repetitions `plan` runs.
 fn peak(
     k: flops::Kernel,
     threads: usize,
-    reps: u32,
+    plan: converge::Plan,
     round: Duration,
     watch: &mut contention::Watch,
 ) -> FlopsCeiling {
     let t0 = Instant::now();
-    let timed = flops::measure(k, threads, reps, round);
-    let what = format!("{} peak", k.precision.to_uppercase());
-    watch.spread(&what, timed.best(), timed.median());
-    FlopsCeiling {
-        gflops: timed.best() / 1e9,
-        median_gflops: timed.median() / 1e9,
+    let series = flops::measure(k, threads, plan, round);
+    let ceiling = FlopsCeiling {
+        gflops: series.best() / 1e9,
+        median_gflops: series.median() / 1e9,
         precision: k.precision.to_owned(),
         method: k.method.to_owned(),
         isa: k.isa.to_owned(),
         threads: threads as u32,
         chains: k.chains,
         lanes: k.lanes,
-        repetitions: reps,
+        repetitions: series.repetitions(),
+        best_spread_pct: series.best_spread_pct(),
         duration_ns: t0.elapsed().as_nanos() as u64,
-    }
+    };
+    watch.probed(series);
+    ceiling
 }
 
 /// Says why a BF16 or INT8 peak is absent: each is measured only with an

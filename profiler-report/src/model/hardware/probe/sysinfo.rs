@@ -1,5 +1,6 @@
 //! What the probes need to know about the machine: cache sizes from sysfs,
-//! available memory, the processor's name. Every reader returns `None`
+//! available memory, the processor's name, the calling thread's CPU time.
+//! Every reader returns `None`
 //! when the file is absent or unreadable, so the probes fall back to stated
 //! assumptions instead of failing.
 
@@ -27,6 +28,33 @@ pub(crate) fn parse_size(text: &str) -> Option<u64> {
         _ => (t, 1),
     };
     digits.trim().parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// CPU time of the calling thread, ns (`CLOCK_THREAD_CPUTIME_ID`); `None`
+/// where the clock is not available. On Linux with steal accounting the
+/// time a hypervisor steals is left out of it, like time spent waiting for
+/// a core.
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the call's duration,
+        // and CLOCK_THREAD_CPUTIME_ID needs nothing else.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut ts) };
+        if rc != 0 {
+            return None;
+        }
+        let secs = u64::try_from(ts.tv_sec).ok()?;
+        let nanos = u64::try_from(ts.tv_nsec).ok()?;
+        Some(secs * 1_000_000_000 + nanos)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 fn read(path: &Path) -> Option<String> {
@@ -118,6 +146,21 @@ pub(crate) fn cpu_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_cpu_time_moves_with_work_not_with_sleep() {
+        let Some(t0) = thread_cpu_ns() else { return };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let slept = thread_cpu_ns().unwrap() - t0;
+        let t1 = thread_cpu_ns().unwrap();
+        let end = std::time::Instant::now() + std::time::Duration::from_millis(20);
+        while std::time::Instant::now() < end {
+            std::hint::black_box(0u64);
+        }
+        let worked = thread_cpu_ns().unwrap() - t1;
+        assert!(slept < 10_000_000, "{slept} ns of CPU while asleep");
+        assert!(worked > slept, "{worked} ns working, {slept} asleep");
+    }
 
     #[test]
     fn sizes_parse_with_suffixes() {
