@@ -52,7 +52,7 @@ pub use ncu_csv::NcuCsvFormat;
 pub use nsys_stats::NsysStatsFormat;
 pub use open::{detect, open, read_bytes};
 pub use parity_json::ParityFormat;
-pub use profile::ProfileFormat;
+pub use profile::{ProfileFormat, open_profile_summary};
 pub use pytorch_trace::PytorchTraceFormat;
 pub use registry::registry;
 pub use scorecard_baseline::ScorecardFormat;

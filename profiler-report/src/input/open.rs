@@ -31,11 +31,36 @@ pub fn detect(head: &[u8]) -> Option<&'static dyn Format> {
 /// reader refuses it.
 pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
     let path = path.as_ref();
+    let file = open_regular(path)?;
     let read_error = |source| InputError::Read {
         path: path.to_path_buf(),
         source,
     };
-    // Looked at before opening: opening a FIFO blocks until a writer comes.
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(read_error)?;
+    let origin = path.display().to_string();
+    let format = sniff(&head, &origin)?;
+    // The reader sees the whole file again: the head it was told by, then the rest.
+    let mut reader = BufReader::new(head.as_slice().chain(file));
+    format.read(Source::new(&origin, Some(path), &mut reader))
+}
+
+/// Opens `path` for reading when it is a regular file under
+/// [`MAX_INPUT_BYTES`]: devices, FIFOs, sockets and directories are refused
+/// before they are opened (opening a FIFO blocks until a writer comes), and
+/// again on the handle, in case the path changed in between.
+///
+/// # Errors
+/// [`InputError::Read`], [`InputError::NotAFile`] or
+/// [`InputError::TooLarge`], naming `path`.
+pub(crate) fn open_regular(path: &Path) -> Result<File, InputError> {
+    let read_error = |source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     let not_a_file = |meta: &std::fs::Metadata| InputError::NotAFile {
         path: path.to_path_buf(),
         what: file_kind(meta),
@@ -45,7 +70,6 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
         return Err(not_a_file(&meta));
     }
     let file = File::open(path).map_err(read_error)?;
-    // And again on the handle, in case the path changed in between.
     let meta = file.metadata().map_err(read_error)?;
     if !meta.is_file() {
         return Err(not_a_file(&meta));
@@ -57,16 +81,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
             limit: MAX_INPUT_BYTES,
         });
     }
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(read_error)?;
-    let origin = path.display().to_string();
-    let format = sniff(&head, &origin)?;
-    // The reader sees the whole file again: the head it was told by, then the rest.
-    let mut reader = BufReader::new(head.as_slice().chain(file));
-    format.read(Source::new(&origin, Some(path), &mut reader))
+    Ok(file)
 }
 
 /// Reads an input given as bytes; `origin` names it in errors.
