@@ -66,12 +66,39 @@ fn a_missing_rank_is_listed_and_a_bad_directory_is_an_input_error() {
     std::fs::create_dir_all(dir.path().join("rank-00003/x")).expect("dir");
     std::fs::write(dir.path().join("rank-00003/profile.json"), "{\"run\": {").expect("truncated");
     let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
-    assert!(out.stdout.contains("absent ranks: 2, 3"), "{}", out.stdout);
+    assert!(out.stdout.contains("absent ranks: 2-3"), "{}", out.stdout);
     assert!(
-        out.stderr.contains("rank-00003/profile.json`: truncated"),
+        out.stderr.contains("left out: rank 3: malformed profile")
+            && out
+                .stderr
+                .contains("rank-00003/profile.json`: EOF while parsing"),
         "{}",
         out.stderr
     );
     let out = run(&["fleet", "no/such/run"]).expect(2);
     assert!(out.stderr.contains("no/such/run"), "{}", out.stderr);
+}
+
+/// A run id is text from a file: its terminal escapes, bell and bidi
+/// controls are shown escaped on stderr, never sent to the terminal.
+#[test]
+fn a_hostile_run_id_is_escaped_on_stderr() {
+    let dir = run_dir(4, 9);
+    let file = dir.path().join("rank-00001/profile.json");
+    let mut p = Profile::read(&file).expect("written above");
+    p.run.run_id = "\u{1b}]0;pwned\u{7}\u{202e}job".into();
+    p.write(&file).expect("rewritten");
+    let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
+    assert!(
+        out.stderr.contains("left out: rank 1: `rank-00001/profile.json` has run id `\\x1b]0;pwned\\x07\\u{202e}job`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains('\u{1b}')
+            && !out.stderr.contains('\u{7}')
+            && !out.stderr.contains('\u{202e}'),
+        "{:?}",
+        out.stderr
+    );
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::data::Profile;
-use super::io::{ProfileError, parse_versioned};
+use super::io::{ProfileError, Versioned, parse_versioned};
 use super::run::RunInfo;
 use super::steps::{PhaseStats, StepSummary};
 use crate::stats::BrickStats;
@@ -75,6 +75,12 @@ impl ProfileSummary {
     #[must_use]
     pub fn step_count(&self) -> u64 {
         self.steps.count.max(self.steps.samples_ns.len() as u64)
+    }
+}
+
+impl Versioned for ProfileSummary {
+    fn schema_version(&self) -> &str {
+        &self.schema_version
     }
 }
 

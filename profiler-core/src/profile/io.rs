@@ -130,14 +130,14 @@ fn origin(path: &Option<PathBuf>) -> String {
 
 /// Parses `text` as a `T` of a saved profile's schema: the text must be a
 /// JSON object whose `schema_version` is `MAJOR.MINOR` with a major this
-/// crate reads, checked before `T`'s fields are parsed (so a newer schema is
-/// named as such, not as a field of the wrong shape). `path` names the file
-/// in errors.
+/// crate reads; a version this crate does not read is the error even when
+/// fields are of the wrong shape too (a newer schema is named as such).
+/// `path` names the file in errors.
 ///
 /// # Errors
 /// [`ProfileError::Malformed`], [`ProfileError::BadVersion`] or
 /// [`ProfileError::NewerSchema`].
-pub(super) fn parse_versioned<T: DeserializeOwned>(
+pub(super) fn parse_versioned<T: DeserializeOwned + Versioned>(
     text: &str,
     path: Option<&Path>,
 ) -> Result<T, ProfileError> {
@@ -172,36 +172,68 @@ pub(super) fn parse_versioned<T: DeserializeOwned>(
             column,
         });
     }
-    #[derive(Deserialize)]
-    struct Header {
-        schema_version: Option<serde_json::Value>,
+    // One parse when the text reads as `T`, its version then checked; when
+    // it does not, a look at the version alone decides whether that is
+    // the reason, as a version error comes before any field's.
+    let version_error = |found: Option<&serde_json::Value>| check_version(found, path_buf).err();
+    match serde_json::from_str::<T>(text) {
+        Ok(parsed) => {
+            let found = serde_json::Value::String(parsed.schema_version().to_owned());
+            match version_error(Some(&found)) {
+                Some(e) => Err(e),
+                None => Ok(parsed),
+            }
+        }
+        Err(e) => {
+            #[derive(Deserialize)]
+            struct Header {
+                schema_version: Option<serde_json::Value>,
+            }
+            let header: Header = serde_json::from_str(text).map_err(malformed)?;
+            Err(version_error(header.schema_version.as_ref()).unwrap_or_else(|| malformed(e)))
+        }
     }
-    let header: Header = serde_json::from_str(text).map_err(malformed)?;
-    let bad_version = |found: Option<&serde_json::Value>| ProfileError::BadVersion {
-        path: path_buf(),
+}
+
+/// What a profile's `schema_version` must be: a string `MAJOR.MINOR` in
+/// digits, of a major this crate reads.
+fn check_version(
+    found: Option<&serde_json::Value>,
+    path: impl Fn() -> Option<PathBuf>,
+) -> Result<(), ProfileError> {
+    let bad_version = || ProfileError::BadVersion {
+        path: path(),
         found: found.map(ToString::to_string),
     };
-    let found = match &header.schema_version {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        other => return Err(bad_version(other.as_ref())),
+    let Some(serde_json::Value::String(version)) = found else {
+        return Err(bad_version());
     };
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let major = match found.split_once('.') {
+    let major = match version.split_once('.') {
         Some((major, minor)) if digits(major) && digits(minor) => major.parse::<u64>().ok(),
         _ => None,
     };
     match major {
-        Some(m) if m > SCHEMA_MAJOR => {
-            return Err(ProfileError::NewerSchema {
-                path: path_buf(),
-                found,
-                supported: SCHEMA_VERSION,
-            });
-        }
-        Some(m) if m >= 1 => {}
-        _ => return Err(bad_version(header.schema_version.as_ref())),
+        Some(m) if m > SCHEMA_MAJOR => Err(ProfileError::NewerSchema {
+            path: path(),
+            found: version.clone(),
+            supported: SCHEMA_VERSION,
+        }),
+        Some(m) if m >= 1 => Ok(()),
+        _ => Err(bad_version()),
     }
-    serde_json::from_str(text).map_err(malformed)
+}
+
+/// A type read from a saved profile, which carries its schema version.
+pub(super) trait Versioned {
+    /// The `schema_version` it was read with.
+    fn schema_version(&self) -> &str;
+}
+
+impl Versioned for Profile {
+    fn schema_version(&self) -> &str {
+        &self.schema_version
+    }
 }
 
 impl Profile {

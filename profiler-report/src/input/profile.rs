@@ -57,7 +57,8 @@ impl Format for ProfileFormat {
 pub fn open_profile_summary(path: impl AsRef<Path>) -> Result<ProfileSummary, InputError> {
     let path = path.as_ref();
     let file = open_regular(path)?;
-    let mut bytes = Vec::new();
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
     file.take(MAX_INPUT_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|source| InputError::Read {

@@ -183,8 +183,13 @@ fn rank_dirs(path: &Path) -> Result<Vec<(u32, String)>, FleetError> {
     for entry in std::fs::read_dir(path).map_err(dir_error)? {
         let entry = entry.map_err(dir_error)?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        // The directory entry's type needs no lookup; a link is followed.
+        let is_dir = |entry: &std::fs::DirEntry| match entry.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => entry.path().is_dir(),
+        };
         if let Some(rank) = rank_of_dir(&name)
-            && entry.path().is_dir()
+            && is_dir(&entry)
         {
             dirs.push((rank, name));
         }
