@@ -1,10 +1,13 @@
 //! The one entry point: [`open`] checks that a path is a regular file under
 //! the size limit, reads its first bytes, [`detect`]s the format and reads
-//! the input with it.
+//! the input with it; [`open_profile_summary`] reads a saved profile's
+//! aggregates alone, after the same checks.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+
+use profiler_core::profile::ProfileSummary;
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};
@@ -56,7 +59,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
 /// # Errors
 /// [`InputError::Read`], [`InputError::NotAFile`] or
 /// [`InputError::TooLarge`], naming `path`.
-pub(crate) fn open_regular(path: &Path) -> Result<File, InputError> {
+fn open_regular(path: &Path) -> Result<File, InputError> {
     let read_error = |source| InputError::Read {
         path: path.to_path_buf(),
         source,
@@ -82,6 +85,35 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, InputError> {
         });
     }
     Ok(file)
+}
+
+/// Reads only the aggregates of the saved profile at `path` (run, steps,
+/// bricks, phases): the same file checks as [`open`] (a FIFO,
+/// device or directory is refused before it is opened; a file past
+/// [`MAX_INPUT_BYTES`] before it is read) and the same version check and
+/// validation as a whole profile; the timeline, trace and graph are skipped
+/// while parsing, so many profiles read this way hold little memory.
+///
+/// # Errors
+/// [`InputError::Read`] (an I/O error), [`InputError::NotAFile`],
+/// [`InputError::TooLarge`], [`InputError::NotText`], or
+/// [`InputError::Profile`] for a profile that does not read, each naming
+/// `path`.
+pub fn open_profile_summary(path: impl AsRef<Path>) -> Result<ProfileSummary, InputError> {
+    let path = path.as_ref();
+    let file = open_regular(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
+    file.take(MAX_INPUT_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| InputError::NotText {
+        origin: path.display().to_string(),
+    })?;
+    Ok(ProfileSummary::from_json_at(&text, path)?)
 }
 
 /// Reads an input given as bytes; `origin` names it in errors.

@@ -1,18 +1,13 @@
 //! Saved profiles: a JSON object whose top-level keys include
 //! `schema_version`, read (version checked, values validated) by
-//! [`Profile::from_json`], or for their aggregates alone by
-//! [`open_profile_summary`].
-
-use std::io::Read;
-use std::path::Path;
+//! [`Profile::from_json`] (or for their aggregates alone by
+//! `input::open_profile_summary`).
 
 use profiler_core::Profile;
-use profiler_core::profile::ProfileSummary;
 
 use super::error::InputError;
 use super::format::{Format, Input, Source};
-use super::open::open_regular;
-use super::sniff::{Head, JsonRoot, MAX_INPUT_BYTES};
+use super::sniff::{Head, JsonRoot};
 
 /// A saved [`Profile`].
 #[derive(Debug)]
@@ -40,33 +35,4 @@ impl Format for ProfileFormat {
         })?;
         Ok(Input::Profile(Box::new(profile)))
     }
-}
-
-/// Reads only the aggregates of the saved profile at `path` (run, steps,
-/// bricks, phases): the same file checks as [`open`](super::open) (a FIFO,
-/// device or directory is refused before it is opened; a file past
-/// [`MAX_INPUT_BYTES`] before it is read) and the same version check and
-/// validation as a whole profile; the timeline, trace and graph are skipped
-/// while parsing, so many profiles read this way hold little memory.
-///
-/// # Errors
-/// [`InputError::Read`] (an I/O error), [`InputError::NotAFile`],
-/// [`InputError::TooLarge`], [`InputError::NotText`], or
-/// [`InputError::Profile`] for a profile that does not read, each naming
-/// `path`.
-pub fn open_profile_summary(path: impl AsRef<Path>) -> Result<ProfileSummary, InputError> {
-    let path = path.as_ref();
-    let file = open_regular(path)?;
-    let size = file.metadata().map_or(0, |m| m.len());
-    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
-    file.take(MAX_INPUT_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|source| InputError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let text = String::from_utf8(bytes).map_err(|_| InputError::NotText {
-        origin: path.display().to_string(),
-    })?;
-    Ok(ProfileSummary::from_json_at(&text, path)?)
 }

@@ -82,6 +82,23 @@ impl RankRange {
     }
 }
 
+impl RankRange {
+    /// Ranges as `1-3, 6, 9-12`.
+    pub(crate) fn list(ranges: &[Self]) -> String {
+        ranges
+            .iter()
+            .map(|r| {
+                if r.first == r.last {
+                    r.first.to_string()
+                } else {
+                    format!("{}-{}", r.first, r.last)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 impl fmt::Display for RankRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.first == self.last {

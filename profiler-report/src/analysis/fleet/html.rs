@@ -77,7 +77,7 @@ impl FleetReport {
         if !self.absent.is_empty() {
             out.push_str(&format!(
                 "<p>Absent ranks: {}</p>\n",
-                super::text::ranges(&self.absent)
+                RankRange::list(&self.absent)
             ));
         }
         if !self.problems.is_empty() {

@@ -228,6 +228,13 @@ fn brick_stragglers(
     let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
     for d in &run.ranks {
         for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
+            // A name listed twice in one profile: its first entry's call.
+            if calls[name as usize]
+                .last()
+                .is_some_and(|(r, _)| *r == d.rank)
+            {
+                continue;
+            }
             calls[name as usize].push((d.rank, ns));
         }
     }
@@ -319,7 +326,13 @@ fn per_step(
     for d in ranks {
         let steps = d.step_count.max(1) as f64;
         for &(name, total) in of(d) {
-            out[name as usize].push((d.rank, total as f64 / steps));
+            let per_step = total as f64 / steps;
+            // A name listed twice in one profile (a hand-edited file) is
+            // one brick: its times add up.
+            match out[name as usize].last_mut() {
+                Some((rank, ns)) if *rank == d.rank => *ns += per_step,
+                _ => out[name as usize].push((d.rank, per_step)),
+            }
         }
     }
     out

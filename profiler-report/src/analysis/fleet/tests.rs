@@ -425,3 +425,24 @@ fn a_hostile_run_id_is_shown_escaped() {
         "{text:?}"
     );
 }
+
+/// A brick listed twice in one profile (a hand-edited file) is one brick:
+/// its mean over ranks is never above its slowest rank's time.
+#[test]
+fn a_brick_listed_twice_in_one_profile_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    for r in 0..2u32 {
+        let mut p = profile(r, 2, "job7", 10_000_000);
+        if r == 0 {
+            p.bricks.push(p.bricks[0].clone());
+        }
+        write(dir.path(), &format!("rank-{r:05}"), &p);
+    }
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    for b in &report.bricks {
+        assert!(b.max_ns >= b.mean_ns, "{b:?}");
+    }
+    let matmul = report.bricks.iter().find(|b| b.name == "MatMul").unwrap();
+    assert_eq!(matmul.slowest_rank, 0);
+    assert!((matmul.max_ns - 12_000_000.0).abs() < 1e-3, "{matmul:?}");
+}

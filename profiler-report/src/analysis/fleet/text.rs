@@ -64,7 +64,10 @@ impl FleetReport {
             markdown(&self.verdict())
         );
         if !self.absent.is_empty() {
-            out.push_str(&format!("Absent ranks: {}\n\n", ranges(&self.absent)));
+            out.push_str(&format!(
+                "Absent ranks: {}\n\n",
+                RankRange::list(&self.absent)
+            ));
         }
         for p in &self.problems {
             out.push_str(&format!("- {}: {}\n", label(p), markdown(&p.to_string())));
@@ -120,21 +123,6 @@ impl FleetReport {
     }
 }
 
-/// Rank ranges as `1-3, 6, 9-12`.
-pub(super) fn ranges(ranks: &[RankRange]) -> String {
-    ranks
-        .iter()
-        .map(|r| {
-            if r.first == r.last {
-                r.first.to_string()
-            } else {
-                format!("{}-{}", r.first, r.last)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// How a problem is introduced: whether it left its rank out.
 fn label(p: &RankProblem) -> &'static str {
     if p.leaves_out() {
@@ -175,7 +163,7 @@ impl fmt::Display for FleetReport {
         )?;
         writeln!(f, "{}", self.verdict())?;
         if !self.absent.is_empty() {
-            writeln!(f, "absent ranks: {}", ranges(&self.absent))?;
+            writeln!(f, "absent ranks: {}", RankRange::list(&self.absent))?;
         }
         for p in &self.problems {
             writeln!(f, "  {}: {}", label(p), visible(&p.to_string()))?;
