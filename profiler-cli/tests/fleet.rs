@@ -66,9 +66,12 @@ fn a_missing_rank_is_listed_and_a_bad_directory_is_an_input_error() {
     std::fs::create_dir_all(dir.path().join("rank-00003/x")).expect("dir");
     std::fs::write(dir.path().join("rank-00003/profile.json"), "{\"run\": {").expect("truncated");
     let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
-    assert!(out.stdout.contains("absent ranks: 2, 3"), "{}", out.stdout);
+    assert!(out.stdout.contains("absent ranks: 2-3"), "{}", out.stdout);
     assert!(
-        out.stderr.contains("rank-00003/profile.json`: truncated"),
+        out.stderr.contains("left out: rank 3: malformed profile")
+            && out
+                .stderr
+                .contains("rank-00003/profile.json`: EOF while parsing"),
         "{}",
         out.stderr
     );
@@ -100,9 +103,8 @@ fn rank_profiles_are_read_through_the_one_reader() {
     std::fs::create_dir(rank(2)).expect("a folder in its place");
     let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
     assert!(
-        out.stderr.contains(
-            "rank-00002/profile.json`: cannot read it: it is a directory, not a regular file"
-        ),
+        out.stderr
+            .contains("rank-00002/profile.json` is a directory, not a regular file"),
         "{}",
         out.stderr
     );
@@ -117,16 +119,40 @@ fn a_fifo_for_a_rank_profile_is_left_out_without_waiting_for_a_writer() {
     let fifo = dir.path().join("rank-00001/profile.json");
     std::fs::remove_file(&fifo).expect("removed");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: mkfifo is not available");
-        return;
-    }
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "mkfifo (coreutils) made no FIFO"
+    );
     let out = common::run_bounded(dir.path(), &["fleet", "."]).expect("fleet waited on the FIFO");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("rank-00001/profile.json`: cannot read it: it is a FIFO, not a regular file"),
+            .contains("rank 1: `./rank-00001/profile.json` is a FIFO, not a regular file"),
         "{}",
+        out.stderr
+    );
+}
+
+/// A run id is text from a file: its terminal escapes, bell and bidi
+/// controls are shown escaped on stderr, never sent to the terminal.
+#[test]
+fn a_hostile_run_id_is_escaped_on_stderr() {
+    let dir = run_dir(4, 9);
+    let file = dir.path().join("rank-00001/profile.json");
+    let mut p = Profile::read(&file).expect("written above");
+    p.run.run_id = "\u{1b}]0;pwned\u{7}\u{202e}job".into();
+    p.write(&file).expect("rewritten");
+    let out = run(&["fleet", dir.path().to_str().expect("utf-8")]).expect(0);
+    assert!(
+        out.stderr.contains("left out: rank 1: `rank-00001/profile.json` has run id `\\x1b]0;pwned\\x07\\u{202e}job`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains('\u{1b}')
+            && !out.stderr.contains('\u{7}')
+            && !out.stderr.contains('\u{202e}'),
+        "{:?}",
         out.stderr
     );
 }

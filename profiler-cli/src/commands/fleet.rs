@@ -16,10 +16,13 @@ use crate::output::{is_stdout, write_file};
 #[command(
     after_help = "A rank is a straggler when its median step time, or its median call of a brick \
 holding at least --min-brick-share of the brick time, is above the median over ranks by more than \
---mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 200%, its part of its own rank's step against the median rank's). Only the per-rank aggregates \
-of each profile are read (never the timelines), so memory grows with ranks x bricks. Rank \
-directories that are missing, truncated, from another run id or duplicated are named; the other \
-ranks are still analysed.
+--mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 200%, its part of its own rank's step against the median rank's). Each profile is read by the \
+same reader as every other command (a FIFO or device is refused, the schema version is checked), \
+for its aggregates only (never the timelines), so memory grows with ranks x (steps + bricks). \
+Rank directories that are missing (counted as ranges), unreadable, of an unsupported schema, \
+without steps, from another run id or duplicated are named and left out; a profile recording \
+another rank than its directory's is named and analysed as the rank it records; the other ranks \
+are still analysed.
 
 Examples:
   profiler-report fleet run/
@@ -73,7 +76,13 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
     }
     let report = FleetReport::from_dir(&args.run_dir, settings).map_err(CliError::input)?;
     for problem in &report.problems {
-        eprintln!("profiler-report: fleet: left out {problem}");
+        // The message shows the files' text escaped: safe on a terminal.
+        let kind = if problem.leaves_out() {
+            "left out"
+        } else {
+            "warning"
+        };
+        eprintln!("profiler-report: fleet: {kind}: {problem}");
     }
     if let Some(path) = &args.html {
         write_file(path, report.to_html().as_bytes())?;

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use super::data::{Profile, SCHEMA_VERSION};
 use super::valid::InvalidValue;
@@ -127,6 +128,114 @@ fn origin(path: &Option<PathBuf>) -> String {
         .unwrap_or_default()
 }
 
+/// Parses `text` as a `T` of a saved profile's schema: the text must be a
+/// JSON object whose `schema_version` is `MAJOR.MINOR` with a major this
+/// crate reads; a version this crate does not read is the error even when
+/// fields are of the wrong shape too (a newer schema is named as such).
+/// `path` names the file in errors.
+///
+/// # Errors
+/// [`ProfileError::Malformed`], [`ProfileError::BadVersion`] or
+/// [`ProfileError::NewerSchema`].
+pub(super) fn parse_versioned<T: DeserializeOwned + Versioned>(
+    text: &str,
+    path: Option<&Path>,
+) -> Result<T, ProfileError> {
+    let path_buf = || path.map(Path::to_path_buf);
+    let malformed = |e: serde_json::Error| ProfileError::Malformed {
+        path: path_buf(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        line: e.line(),
+        column: e.column(),
+    };
+    // Editors on some systems start UTF-8 files with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let body = text.trim_start();
+    if !body.starts_with('{') {
+        let consumed = &text[..text.len() - body.len()];
+        let line = consumed.matches('\n').count() + 1;
+        let column = consumed.len() - consumed.rfind('\n').map_or(0, |n| n + 1) + 1;
+        let found: String = body.chars().take(16).collect();
+        return Err(ProfileError::Malformed {
+            path: path_buf(),
+            message: if found.is_empty() {
+                "empty file: expected a JSON object (a profile)".to_owned()
+            } else {
+                format!("expected a JSON object (a profile), found `{found}`")
+            },
+            line,
+            column,
+        });
+    }
+    // One parse when the text reads as `T`, its version then checked; when
+    // it does not, a look at the version alone decides whether that is
+    // the reason, as a version error comes before any field's.
+    let version_error = |found: Option<&serde_json::Value>| check_version(found, path_buf).err();
+    match serde_json::from_str::<T>(text) {
+        Ok(parsed) => {
+            let found = serde_json::Value::String(parsed.schema_version().to_owned());
+            match version_error(Some(&found)) {
+                Some(e) => Err(e),
+                None => Ok(parsed),
+            }
+        }
+        Err(e) => {
+            #[derive(Deserialize)]
+            struct Header {
+                schema_version: Option<serde_json::Value>,
+            }
+            let header: Header = serde_json::from_str(text).map_err(malformed)?;
+            Err(version_error(header.schema_version.as_ref()).unwrap_or_else(|| malformed(e)))
+        }
+    }
+}
+
+/// What a profile's `schema_version` must be: a string `MAJOR.MINOR` in
+/// digits, of a major this crate reads.
+fn check_version(
+    found: Option<&serde_json::Value>,
+    path: impl Fn() -> Option<PathBuf>,
+) -> Result<(), ProfileError> {
+    let bad_version = || ProfileError::BadVersion {
+        path: path(),
+        found: found.map(ToString::to_string),
+    };
+    let Some(serde_json::Value::String(version)) = found else {
+        return Err(bad_version());
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let major = match version.split_once('.') {
+        Some((major, minor)) if digits(major) && digits(minor) => major.parse::<u64>().ok(),
+        _ => None,
+    };
+    match major {
+        Some(m) if m > SCHEMA_MAJOR => Err(ProfileError::NewerSchema {
+            path: path(),
+            found: version.clone(),
+            supported: SCHEMA_VERSION,
+        }),
+        Some(m) if m >= 1 => Ok(()),
+        _ => Err(bad_version()),
+    }
+}
+
+/// A type read from a saved profile, which carries its schema version.
+pub(super) trait Versioned {
+    /// The `schema_version` it was read with.
+    fn schema_version(&self) -> &str;
+}
+
+impl Versioned for Profile {
+    fn schema_version(&self) -> &str {
+        &self.schema_version
+    }
+}
+
 impl Profile {
     /// Pretty JSON.
     #[must_use]
@@ -152,66 +261,7 @@ impl Profile {
 
     fn parse(text: &str, path: Option<&Path>) -> Result<Self, ProfileError> {
         let path_buf = || path.map(Path::to_path_buf);
-        let malformed = |e: serde_json::Error| ProfileError::Malformed {
-            path: path_buf(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
-            line: e.line(),
-            column: e.column(),
-        };
-        // Editors on some systems start UTF-8 files with a byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let body = text.trim_start();
-        if !body.starts_with('{') {
-            let consumed = &text[..text.len() - body.len()];
-            let line = consumed.matches('\n').count() + 1;
-            let column = consumed.len() - consumed.rfind('\n').map_or(0, |n| n + 1) + 1;
-            let found: String = body.chars().take(16).collect();
-            return Err(ProfileError::Malformed {
-                path: path_buf(),
-                message: if found.is_empty() {
-                    "empty file: expected a JSON object (a profile)".to_owned()
-                } else {
-                    format!("expected a JSON object (a profile), found `{found}`")
-                },
-                line,
-                column,
-            });
-        }
-        #[derive(Deserialize)]
-        struct Header {
-            schema_version: Option<serde_json::Value>,
-        }
-        let header: Header = serde_json::from_str(text).map_err(malformed)?;
-        let bad_version = |found: Option<&serde_json::Value>| ProfileError::BadVersion {
-            path: path_buf(),
-            found: found.map(ToString::to_string),
-        };
-        let found = match &header.schema_version {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            other => return Err(bad_version(other.as_ref())),
-        };
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        let major = match found.split_once('.') {
-            Some((major, minor)) if digits(major) && digits(minor) => major.parse::<u64>().ok(),
-            _ => None,
-        };
-        match major {
-            Some(m) if m > SCHEMA_MAJOR => {
-                return Err(ProfileError::NewerSchema {
-                    path: path_buf(),
-                    found,
-                    supported: SCHEMA_VERSION,
-                });
-            }
-            Some(m) if m >= 1 => {}
-            _ => return Err(bad_version(header.schema_version.as_ref())),
-        }
-        let profile: Profile = serde_json::from_str(text).map_err(malformed)?;
+        let profile: Profile = parse_versioned(text, path)?;
         profile.validate().map_err(|source| ProfileError::Invalid {
             path: path_buf(),
             source,
@@ -226,6 +276,10 @@ impl Profile {
     }
 
     /// Reads a profile from a JSON file.
+    ///
+    /// This reads whatever `path` names: a report that takes paths from
+    /// users opens them through its input layer, which refuses FIFOs and
+    /// devices before they are opened.
     ///
     /// # Errors
     /// [`ProfileError::Read`] if the file cannot be read, else as [`Profile::from_json`].

@@ -5,6 +5,7 @@
 //! atomically, and a reader rejects a newer major schema with a clear error
 //! while filling missing optional fields with defaults.
 
+mod aggregates;
 mod ceilings;
 mod counters;
 mod data;
@@ -22,6 +23,7 @@ mod valid;
 
 pub use crate::clock::ClockSource;
 pub use crate::level::{BrickLevel, UnknownBrickLevel};
+pub use aggregates::ProfileSummary;
 pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};

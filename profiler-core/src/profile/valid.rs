@@ -5,6 +5,7 @@
 //! precedence edges loop is refused with the nodes of the loop.
 
 use super::data::Profile;
+use super::run::RunInfo;
 use super::trace::RecordedExecutionTrace;
 use crate::kernel_data::GraphError;
 
@@ -79,28 +80,26 @@ impl RecordedExecutionTrace {
     }
 }
 
-impl Profile {
-    /// Checks the values a reader relies on: the trace (see
-    /// [`RecordedExecutionTrace::validate`]), the clock ratio, the measured
-    /// overhead, hardware peaks, rates, counter values and measured
+impl RunInfo {
+    /// Checks the run's values a reader relies on: the clock ratio, the
+    /// measured overhead, hardware peaks, the cache hit rate and measured
     /// ceilings.
     ///
     /// # Errors
-    /// [`InvalidValue`] naming the field.
+    /// [`InvalidValue`] naming the field as a profile holds it
+    /// (`run.clock.ns_per_tick`).
     pub fn validate(&self) -> Result<(), InvalidValue> {
-        self.trace.validate("trace.")?;
-        let run = &self.run;
-        non_negative(|| "run.clock.ns_per_tick".into(), run.clock.ns_per_tick)?;
-        if let Some(o) = &run.overhead {
+        non_negative(|| "run.clock.ns_per_tick".into(), self.clock.ns_per_tick)?;
+        if let Some(o) = &self.overhead {
             non_negative(|| "run.overhead.per_call_ns".into(), o.per_call_ns)?;
             non_negative(|| "run.overhead.floor_ns".into(), o.floor_ns)?;
         }
-        if let Some(hw) = &run.hardware {
+        if let Some(hw) = &self.hardware {
             positive("run.hardware.peak_bw_gb_s", hw.peak_bw_gb_s)?;
             positive("run.hardware.peak_tflops", hw.peak_tflops)?;
             positive("run.hardware.bytes_per_token", hw.bytes_per_token)?;
         }
-        if let Some(rate) = run.l2_cache_hit_rate
+        if let Some(rate) = self.l2_cache_hit_rate
             && !(0.0..=1.0).contains(&rate)
         {
             return Err(invalid(
@@ -108,7 +107,7 @@ impl Profile {
                 format!("{rate} is outside [0, 1]"),
             ));
         }
-        if let Some(c) = &run.measured_ceilings {
+        if let Some(c) = &self.measured_ceilings {
             let field = "run.measured_ceilings";
             positive(
                 &format!("{field}.memory_bandwidth.gb_s"),
@@ -123,6 +122,20 @@ impl Profile {
                 c.peak_flops.as_ref().map(|f| f.gflops),
             )?;
         }
+        Ok(())
+    }
+}
+
+impl Profile {
+    /// Checks the values a reader relies on: the trace (see
+    /// [`RecordedExecutionTrace::validate`]), the run (see
+    /// [`RunInfo::validate`]) and counter values.
+    ///
+    /// # Errors
+    /// [`InvalidValue`] naming the field.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        self.trace.validate("trace.")?;
+        self.run.validate()?;
         for (t, track) in self.counter_tracks.iter().enumerate() {
             for (i, s) in track.samples.iter().enumerate() {
                 if !s.value.is_finite() {

@@ -154,7 +154,6 @@ pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-
     fn read_all(bytes: &[u8], limit: u64) -> (io::Result<Vec<u8>>, Option<Failure>, bool) {
         let mut d = Decoded::new(bytes, limit).unwrap();
         let mut out = Vec::new();

@@ -184,7 +184,6 @@ mod tests {
     use super::*;
     use crate::base::decode::gzip;
 
-
     #[test]
     fn text_is_read_plain_or_gzipped_and_the_rest_is_refused_in_words() {
         let dir = tempfile::tempdir().unwrap();

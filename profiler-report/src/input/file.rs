@@ -85,7 +85,6 @@ mod tests {
     use super::*;
     use crate::base::decode::gzip;
 
-
     #[test]
     fn text_is_read_plain_or_gzipped_and_binary_files_are_named() {
         let dir = tempfile::tempdir().unwrap();

@@ -58,7 +58,7 @@ pub use format::{Format, Input, Source};
 pub use full_profiles::FullProfilesFormat;
 pub use ncu_csv::NcuCsvFormat;
 pub use nsys_stats::NsysStatsFormat;
-pub use open::{detect, open, read_bytes};
+pub use open::{detect, open, open_profile_summary, read_bytes};
 pub use parity_json::ParityFormat;
 pub use profile::ProfileFormat;
 pub use pytorch_trace::PytorchTraceFormat;

@@ -1,9 +1,13 @@
 //! The one entry point: [`open`] checks that a path is a regular file under
 //! the size limit, decompresses it as it reads when it is gzip, reads its
-//! first bytes, [`detect`]s the format and reads the input with it.
+//! first bytes, [`detect`]s the format and reads the input with it;
+//! [`open_profile_summary`] reads a saved profile's aggregates alone, after
+//! the same checks.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+
+use profiler_core::profile::ProfileSummary;
 
 use super::binary::{self, Binary};
 use super::error::InputError;
@@ -39,6 +43,25 @@ pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
     let file = checked(path)?;
     let origin = path.display().to_string();
     read_from(BufReader::new(file), &origin, Some(path), MAX_INPUT_BYTES)
+}
+
+/// Reads only the aggregates of the saved profile at `path` (run, steps,
+/// bricks, phases): the same file checks as [`open`] (a FIFO, device or
+/// directory is refused before it is opened; a file past
+/// [`MAX_INPUT_BYTES`] before it is read; gzip decompressed as it is read)
+/// and the same version check and validation as a whole profile; the
+/// timeline, trace and graph are skipped while parsing, so many profiles
+/// read this way hold little memory.
+///
+/// # Errors
+/// [`InputError::Read`] (an I/O error), [`InputError::NotAFile`],
+/// [`InputError::TooLarge`], [`InputError::Gzip`], [`InputError::Binary`],
+/// [`InputError::NotText`], or [`InputError::Profile`] for a profile that
+/// does not read, each naming `path`.
+pub fn open_profile_summary(path: impl AsRef<Path>) -> Result<ProfileSummary, InputError> {
+    let path = path.as_ref();
+    let text = super::file::read_text(path)?;
+    Ok(ProfileSummary::from_json_at(&text, path)?)
 }
 
 /// Reads an input given as bytes (gzip included); `origin` names it in

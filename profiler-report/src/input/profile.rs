@@ -1,6 +1,7 @@
 //! Saved profiles: a JSON object whose top-level keys include
 //! `schema_version`, read (version checked, values validated) by
-//! [`Profile::from_json`].
+//! [`Profile::from_json`] (or for their aggregates alone by
+//! `input::open_profile_summary`).
 
 use profiler_core::Profile;
 

@@ -2,14 +2,10 @@
 //! ranks and problems, and a rank x step heat map of step times (inline
 //! SVG, no script), then the Markdown tables' content as HTML tables.
 
-use super::report::{FleetReport, HeatMap};
+use super::error::RankRange;
+use super::report::FleetReport;
 use crate::base::escape::html;
 use crate::base::textfmt::{duration, fixed, pct};
-
-/// Most rows and columns the heat map draws: beyond that, neighbouring
-/// ranks (or steps) share a cell showing their slowest time, so the page
-/// stays small for thousands of ranks.
-const MAX_CELLS: usize = 256;
 
 /// Cell colour for `ns` against the fleet median: white at or below it,
 /// deepening to red at twice the median and beyond.
@@ -23,74 +19,32 @@ fn colour(ns: u64, median: f64) -> String {
     format!("rgb(255,{fade},{fade})")
 }
 
-/// The heat map as drawn: each row's first and last rank, its cells, and
-/// the steps each cell pools.
-struct Pooled {
-    labels: Vec<(u32, u32)>,
-    cells: Vec<Vec<Option<u64>>>,
-    col_group: usize,
-}
-
-/// Slowest time of each `group x group` block of the map.
-fn pooled(heat: &HeatMap) -> Pooled {
-    let row_group = heat.rows.len().div_ceil(MAX_CELLS).max(1);
-    let col_group = heat.steps.len().div_ceil(MAX_CELLS).max(1);
-    let mut labels = Vec::new();
-    let mut cells = Vec::new();
-    for chunk in heat.rows.chunks(row_group) {
-        let first = chunk.first().map_or(0, |r| r.0);
-        let last = chunk.last().map_or(0, |r| r.0);
-        labels.push((first, last));
-        let columns = heat.steps.len().div_ceil(col_group);
-        let row = (0..columns)
-            .map(|c| {
-                chunk
-                    .iter()
-                    .flat_map(|(_, times)| times.iter().skip(c * col_group).take(col_group))
-                    .filter_map(|t| *t)
-                    .max()
-            })
-            .collect();
-        cells.push(row);
-    }
-    Pooled {
-        labels,
-        cells,
-        col_group,
-    }
-}
-
 fn heat_svg(report: &FleetReport) -> String {
-    let Pooled {
-        labels,
-        cells,
-        col_group,
-    } = pooled(&report.heat);
-    let columns = cells.first().map_or(0, Vec::len);
+    let heat = &report.heat;
+    let columns = heat.rows.first().map_or(0, |r| r.cells.len());
     let (cw, ch, left, top) = (4usize, 6usize, 90usize, 20usize);
-    let (w, h) = (left + columns * cw + 10, top + labels.len() * ch + 10);
+    let (w, h) = (left + columns * cw + 10, top + heat.rows.len() * ch + 10);
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" role=\"img\" \
          aria-label=\"step time per rank and step\">\n<text x=\"{left}\" y=\"12\" font-size=\"11\">\
-         steps {} to {} ({col_group} per column) →</text>\n",
-        report.heat.steps.first().copied().unwrap_or(0),
-        report.heat.steps.last().copied().unwrap_or(0),
+         steps {} to {} ({} per column) →</text>\n",
+        heat.first_step, heat.last_step, heat.steps_per_column,
     );
     let median = report.step_threshold.median_ns;
-    for (i, ((first, last), row)) in labels.iter().zip(&cells).enumerate() {
+    for (i, row) in heat.rows.iter().enumerate() {
         let y = top + i * ch;
-        let label = if first == last {
-            format!("rank {first}")
-        } else {
-            format!("ranks {first}-{last}")
-        };
+        let label = RankRange {
+            first: row.first_rank,
+            last: row.last_rank,
+        }
+        .to_string();
         svg.push_str(&format!(
             "<text x=\"{}\" y=\"{}\" font-size=\"6\" text-anchor=\"end\">{}</text>\n",
             left - 4,
             y + ch - 1,
             html(&label)
         ));
-        for (c, cell) in row.iter().enumerate() {
+        for (c, cell) in row.cells.iter().enumerate() {
             if let Some(ns) = cell {
                 svg.push_str(&format!(
                     "<rect x=\"{}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{}\"><title>{label}: {}</title></rect>\n",
@@ -121,8 +75,10 @@ impl FleetReport {
             html(&self.verdict())
         );
         if !self.absent.is_empty() {
-            let absent: Vec<String> = self.absent.iter().map(ToString::to_string).collect();
-            out.push_str(&format!("<p>Absent ranks: {}</p>\n", absent.join(", ")));
+            out.push_str(&format!(
+                "<p>Absent ranks: {}</p>\n",
+                RankRange::list(&self.absent)
+            ));
         }
         if !self.problems.is_empty() {
             out.push_str("<ul>\n");

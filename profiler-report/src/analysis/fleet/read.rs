@@ -1,117 +1,100 @@
-//! Reading a run directory: every `rank-NNNNN/profile.json`, parsed into
-//! its per-rank aggregates only (run facts, step times, brick and phase
-//! totals). The timeline and trace entries are skipped while parsing, so
-//! memory grows with ranks x bricks, never with trace size.
+//! Reading a run directory: every `rank-NNNNN/profile.json` through the
+//! input layer's one profile reader, for its aggregates only (run facts,
+//! step count and times, brick and phase totals), checked for the run it
+//! belongs to and the rank it claims. Names are held once per run, so
+//! memory grows with ranks x (steps + bricks), never with trace size.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::BufReader;
 use std::path::Path;
+use std::sync::Arc;
 
-use profiler_core::stats::LatencyHistogram;
-use serde::Deserialize;
+use profiler_core::profile::ProfileSummary;
+use profiler_core::stats::BrickStats;
 
-use super::error::{FleetError, RankProblem};
+use super::error::{FleetError, RankProblem, RankRange};
+use crate::input::open_profile_summary;
 
 /// The file each rank directory holds.
 pub(crate) const PROFILE_FILE: &str = "profile.json";
+
+/// Brick and phase names of a run, each held once; ranks refer to them by
+/// index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The name of `id`.
+    pub(crate) fn get(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// Names known.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+}
 
 /// What the fleet analysis keeps of one rank.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RankData {
     pub(crate) rank: u32,
+    /// The rank its directory names.
+    pub(crate) dir_rank: u32,
+    /// Whether the profile records its rank (else its directory's is used).
+    pub(crate) recorded_rank: bool,
     pub(crate) world_size: Option<u32>,
     pub(crate) run_id: String,
     pub(crate) host: String,
     /// The profile, relative to the run directory.
     pub(crate) file: String,
-    /// Step wall times, ns, with their step index.
+    /// Steps recorded (the profile's count, which may exceed the samples
+    /// kept).
+    pub(crate) step_count: u64,
+    /// Step wall times, ns, with their step index (the samples kept).
     pub(crate) steps: Vec<(u64, u64)>,
     /// `(name, total ns)` per brick.
-    pub(crate) bricks: Vec<(String, u64)>,
-    /// `(name, median ns per call)` per brick: the histogram's median, or
+    pub(crate) bricks: Vec<(u32, u64)>,
+    /// The median call of each of `bricks`, ns: the histogram's median, or
     /// the mean call when a profile has no histogram.
-    pub(crate) brick_calls: Vec<(String, f64)>,
+    pub(crate) brick_calls: Vec<f64>,
     /// `(name, total ns)` per phase.
-    pub(crate) phases: Vec<(String, u64)>,
+    pub(crate) phases: Vec<(u32, u64)>,
 }
 
 /// The ranks of a run directory that can be analysed, and why the others
 /// cannot.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RunDir {
+    /// Ranks analysed, ascending.
     pub(crate) ranks: Vec<RankData>,
+    pub(crate) names: Names,
     pub(crate) problems: Vec<RankProblem>,
-    /// Ranks of `0..world_size` not analysed, ascending.
-    pub(crate) absent: Vec<u32>,
-    pub(crate) world_size: u32,
+    /// Ranks of `0..world_size` not analysed.
+    pub(crate) absent: Vec<RankRange>,
+    pub(crate) world_size: u64,
     pub(crate) run_id: String,
 }
 
-// The parts of a profile the analysis reads; serde skips every other field
-// (the timeline above all) without keeping it.
-#[derive(Deserialize)]
-struct Lean {
-    #[serde(default)]
-    run: LeanRun,
-    #[serde(default)]
-    steps: LeanSteps,
-    #[serde(default)]
-    bricks: Vec<LeanBrick>,
-    #[serde(default)]
-    phases: Vec<Named>,
-}
-
-#[derive(Deserialize, Default)]
-struct LeanRun {
-    #[serde(default)]
-    rank: Option<u32>,
-    #[serde(default)]
-    world_size: Option<u32>,
-    #[serde(default)]
-    run_id: String,
-    #[serde(default)]
-    host: String,
-}
-
-#[derive(Deserialize, Default)]
-struct LeanSteps {
-    #[serde(default)]
-    samples_ns: Vec<u64>,
-    #[serde(default)]
-    samples_index: Vec<u64>,
-}
-
-#[derive(Deserialize)]
-struct LeanBrick {
-    name: String,
-    #[serde(default)]
-    total_ns: u64,
-    #[serde(default)]
-    count: u64,
-    #[serde(default)]
-    min_ns: Option<u64>,
-    #[serde(default)]
-    max_ns: u64,
-    #[serde(default)]
-    latency: LatencyHistogram,
-}
-
-impl LeanBrick {
-    /// The median call, ns: robust to the few calls a preemption stretches.
-    fn median_call_ns(&self) -> f64 {
-        if self.latency.count() > 0 {
-            let min = self.min_ns.unwrap_or(0);
-            return self.latency.quantile_ns(0.5, min, self.max_ns.max(min)) as f64;
-        }
-        self.total_ns as f64 / self.count.max(1) as f64
+/// The median call, ns: robust to the few calls a preemption stretches.
+fn median_call_ns(b: &BrickStats) -> f64 {
+    if b.latency.count() > 0 {
+        let min = if b.min_ns == u64::MAX { 0 } else { b.min_ns };
+        return b.latency.quantile_ns(0.5, min, b.max_ns.max(min)) as f64;
     }
-}
-
-#[derive(Deserialize)]
-struct Named {
-    name: String,
-    #[serde(default)]
-    total_ns: u64,
+    b.total_ns as f64 / b.count.max(1) as f64
 }
 
 /// The rank a directory name gives: `rank-00042` is 42.
@@ -162,29 +145,35 @@ pub fn rank_profile_at(run_dir: &Path, path: &Path) -> Option<String> {
     })
 }
 
-/// Reads one rank directory's profile.
-fn read_rank(dir: &Path, dir_name: &str, dir_rank: u32) -> Result<RankData, RankProblem> {
+/// Reads one rank directory's profile: its aggregates, by the profile
+/// reader (file checks, version check, validation).
+fn read_rank(
+    dir: &Path,
+    dir_name: &str,
+    dir_rank: u32,
+    names: &mut Names,
+) -> Result<RankData, RankProblem> {
     let file = format!("{dir_name}/{PROFILE_FILE}");
-    let unreadable = |reason: String| RankProblem::Unreadable {
-        file: file.clone(),
-        reason,
-    };
-    // The one reader of user files: no FIFO or directory is opened, a gzip
-    // profile is decompressed, and the input limit holds.
-    let handle = crate::input::open_reader(dir.join(PROFILE_FILE))
-        .map_err(|e| unreadable(format!("cannot read it: {e}")))?;
-    let lean: Lean = serde_json::from_reader(BufReader::new(handle)).map_err(|e| {
-        if e.is_io() {
-            unreadable(format!("cannot read it: {e}"))
-        } else if e.is_eof() {
-            unreadable(format!("truncated ({e})"))
-        } else {
-            unreadable(format!("malformed ({e})"))
+    let summary = match open_profile_summary(dir.join(PROFILE_FILE)) {
+        Ok(summary) => summary,
+        Err(source) => {
+            return Err(RankProblem::Unreadable {
+                rank: dir_rank,
+                file,
+                source: Arc::new(source),
+            });
         }
-    })?;
-    let index = &lean.steps.samples_index;
-    let steps = lean
-        .steps
+    };
+    let step_count = summary.step_count();
+    let ProfileSummary {
+        run,
+        steps,
+        bricks,
+        phases,
+        ..
+    } = summary;
+    let index = &steps.samples_index;
+    let steps = steps
         .samples_ns
         .iter()
         .enumerate()
@@ -193,26 +182,23 @@ fn read_rank(dir: &Path, dir_name: &str, dir_rank: u32) -> Result<RankData, Rank
     Ok(RankData {
         // A profile without a rank (a single-process run copied in) is
         // taken at its directory's word.
-        rank: lean.run.rank.unwrap_or(dir_rank),
-        world_size: lean.run.world_size,
-        run_id: lean.run.run_id,
-        host: lean.run.host,
+        rank: run.rank.unwrap_or(dir_rank),
+        dir_rank,
+        recorded_rank: run.rank.is_some(),
+        world_size: run.world_size,
+        run_id: run.run_id,
+        host: run.host,
         file,
+        step_count,
         steps,
-        brick_calls: lean
-            .bricks
+        bricks: bricks
             .iter()
-            .map(|b| (b.name.clone(), b.median_call_ns()))
+            .map(|b| (names.id(&b.name), b.total_ns))
             .collect(),
-        bricks: lean
-            .bricks
-            .into_iter()
-            .map(|b| (b.name, b.total_ns))
-            .collect(),
-        phases: lean
-            .phases
-            .into_iter()
-            .map(|p| (p.name, p.total_ns))
+        brick_calls: bricks.iter().map(median_call_ns).collect(),
+        phases: phases
+            .iter()
+            .map(|p| (names.id(&p.name), p.total_ns))
             .collect(),
     })
 }
@@ -227,13 +213,8 @@ fn mode<T: Ord + Clone>(values: impl Iterator<Item = T>) -> Option<T> {
     counts.into_iter().find(|(_, c)| *c == best).map(|(v, _)| v)
 }
 
-/// Reads every `rank-NNNNN` directory of `path`. Ranks that cannot be
-/// analysed are listed in `problems`, and the rest are still read.
-///
-/// # Errors
-/// [`FleetError::Dir`] when `path` cannot be listed,
-/// [`FleetError::NoRanks`] when no rank can be analysed.
-pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
+/// The `rank-NNNNN` directories of `path`, by rank.
+fn rank_dirs(path: &Path) -> Result<Vec<(u32, String)>, FleetError> {
     let dir_error = |source| FleetError::Dir {
         path: path.to_path_buf(),
         source,
@@ -242,8 +223,13 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
     for entry in std::fs::read_dir(path).map_err(dir_error)? {
         let entry = entry.map_err(dir_error)?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        // The directory entry's type needs no lookup; a link is followed.
+        let is_dir = |entry: &std::fs::DirEntry| match entry.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => entry.path().is_dir(),
+        };
         if let Some(rank) = rank_of_dir(&name)
-            && entry.path().is_dir()
+            && is_dir(&entry)
         {
             dirs.push((rank, name));
         }
@@ -251,47 +237,89 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
     // Directory order is the filesystem's: sort, so a duplicated rank
     // always keeps the directory named after it.
     dirs.sort();
+    Ok(dirs)
+}
+
+/// Reads every `rank-NNNNN` directory of `path`. Ranks that cannot be
+/// analysed are listed in `problems`, and the rest are still read. The
+/// run's size is the largest of its profiles' `world_size` (the most common
+/// claim) and its highest rank; the ranks it lacks are counted as ranges,
+/// so memory grows with the directories present, not with the size claimed.
+///
+/// # Errors
+/// [`FleetError::Dir`] when `path` cannot be listed,
+/// [`FleetError::NoRanks`] when no rank can be analysed.
+pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
+    let dirs = rank_dirs(path)?;
+    let mut names = Names::default();
     let mut problems = Vec::new();
     let mut read = Vec::new();
     for (dir_rank, name) in &dirs {
-        match read_rank(&path.join(name), name, *dir_rank) {
-            Ok(data) => read.push((*dir_rank, data)),
+        match read_rank(&path.join(name), name, *dir_rank, &mut names) {
+            Ok(data) => read.push(data),
             Err(problem) => problems.push(problem),
         }
     }
-    let run_id = mode(read.iter().map(|(_, d)| d.run_id.clone())).unwrap_or_default();
+    let run_id = mode(read.iter().map(|d| d.run_id.as_str()))
+        .unwrap_or_default()
+        .to_owned();
+    let world_claim = mode(read.iter().filter_map(|d| d.world_size));
     let mut ranks: Vec<RankData> = Vec::new();
     let mut seen: HashMap<u32, String> = HashMap::new();
     // A rank in its own directory wins over one that names it elsewhere.
-    read.sort_by_key(|(dir_rank, d)| (d.rank != *dir_rank, d.rank));
-    for (_, data) in read {
+    read.sort_by_key(|d| (d.rank != d.dir_rank, d.rank));
+    for data in read {
         if data.run_id != run_id {
             problems.push(RankProblem::OtherRun {
+                rank: data.rank,
                 file: data.file,
                 run_id: data.run_id,
                 expected: run_id.clone(),
             });
-        } else if let Some(first) = seen.get(&data.rank) {
+            continue;
+        }
+        if let Some(first) = seen.get(&data.rank) {
             problems.push(RankProblem::Duplicate {
                 rank: data.rank,
                 file: data.file,
                 first: first.clone(),
             });
-        } else {
-            seen.insert(data.rank, data.file.clone());
-            ranks.push(data);
+            continue;
         }
+        seen.insert(data.rank, data.file.clone());
+        if data.recorded_rank && data.rank != data.dir_rank {
+            problems.push(RankProblem::RankMismatch {
+                rank: data.rank,
+                dir_rank: data.dir_rank,
+                file: data.file.clone(),
+            });
+        }
+        if data.step_count == 0 || data.steps.is_empty() {
+            // No step time to compare: a zero would drag the fleet's
+            // median down and rank as fastest.
+            problems.push(RankProblem::NoSteps {
+                rank: data.rank,
+                file: data.file,
+            });
+            continue;
+        }
+        ranks.push(data);
     }
     ranks.sort_by_key(|d| d.rank);
-    let highest = dirs.iter().map(|(r, _)| r + 1).max().unwrap_or(0);
-    let world_size = mode(ranks.iter().filter_map(|d| d.world_size))
-        .unwrap_or(0)
-        .max(highest);
-    let present: std::collections::HashSet<u32> = dirs.iter().map(|(r, _)| *r).collect();
-    for rank in (0..world_size).filter(|r| !present.contains(r)) {
-        problems.push(RankProblem::Missing { rank });
-    }
-    let absent = (0..world_size).filter(|r| !seen.contains_key(r)).collect();
+    let highest = dirs
+        .iter()
+        .map(|(r, _)| *r)
+        .chain(ranks.iter().map(|d| d.rank))
+        .max()
+        .map_or(0, |r| u64::from(r) + 1);
+    let world_size = world_claim.map_or(0, u64::from).max(highest);
+    let missing = RankRange::gaps(dirs.iter().map(|(r, _)| *r), world_size);
+    problems.extend(
+        missing
+            .into_iter()
+            .map(|ranks| RankProblem::Missing { ranks }),
+    );
+    let absent = RankRange::gaps(ranks.iter().map(|d| d.rank), world_size);
     if ranks.is_empty() {
         return Err(FleetError::NoRanks {
             path: path.to_path_buf(),
@@ -300,6 +328,7 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
     }
     Ok(RunDir {
         ranks,
+        names,
         problems,
         absent,
         world_size,

@@ -2,13 +2,14 @@
 //! median/MAD rule with the threshold used, and per-brick and per-phase
 //! load imbalance with the slowest rank, from a run directory.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::error::{FleetError, RankProblem};
-use super::read::{RankData, RunDir, read_run_dir};
+use super::error::{FleetError, RankProblem, RankRange};
+use super::heat::HeatMap;
+use super::read::{Names, RankData, RunDir, read_run_dir};
 use super::stats::{Threshold, median, quantile};
 
 /// Least excess over the median that makes a brick straggler, whatever
@@ -49,8 +50,9 @@ pub struct RankSteps {
     pub rank: u32,
     /// Its host.
     pub host: String,
-    /// Steps recorded.
-    pub steps: usize,
+    /// Steps recorded (the profile's count; the times below are of the
+    /// step samples it kept).
+    pub steps: u64,
     /// Median step time, ns.
     pub median_ns: f64,
     /// 10th percentile, ns.
@@ -90,12 +92,13 @@ pub struct Straggler {
     pub excess: f64,
 }
 
-/// Load balance of one brick or phase across ranks (ns per step).
+/// Load balance of one brick or phase across the ranks analysed (ns per
+/// step; a rank that never ran it counts as 0).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Imbalance {
     /// Brick or phase name.
     pub name: String,
-    /// Mean over ranks, ns per step.
+    /// Mean over every rank analysed, ns per step.
     pub mean_ns: f64,
     /// The slowest rank's, ns per step.
     pub max_ns: f64,
@@ -106,18 +109,20 @@ pub struct Imbalance {
 }
 
 /// A run directory analysed across ranks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FleetReport {
     /// The run id most ranks carry.
     pub run_id: String,
-    /// Ranks the run has (largest of the profiles' world size and the
-    /// directories found).
-    pub world_size: u32,
+    /// Ranks the run has: the largest of the world size most profiles
+    /// record and the highest rank found, plus one.
+    pub world_size: u64,
     /// Ranks analysed.
     pub ranks_analysed: usize,
-    /// Ranks of `0..world_size` not analysed.
-    pub absent: Vec<u32>,
-    /// Why each left-out rank directory was left out.
+    /// Ranks of `0..world_size` not analysed, as ranges.
+    pub absent: Vec<RankRange>,
+    /// What is wrong with rank directories: why each rank left out was
+    /// left out, and ranks analysed under another rank than their
+    /// directory's.
     pub problems: Vec<RankProblem>,
     /// The rule's settings.
     pub settings: FleetSettings,
@@ -134,15 +139,6 @@ pub struct FleetReport {
     /// Step times as rows of ranks (the HTML heat map); not in the JSON.
     #[serde(skip)]
     pub heat: HeatMap,
-}
-
-/// Step times, rank x step.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HeatMap {
-    /// Step indices, ascending (the columns).
-    pub steps: Vec<u64>,
-    /// `(rank, time of each step in ns, None where it has none)`.
-    pub rows: Vec<(u32, Vec<Option<u64>>)>,
 }
 
 impl FleetReport {
@@ -186,153 +182,181 @@ impl FleetReport {
                 excess: step_threshold.excess(r.median_ns),
             })
             .collect();
-        let bricks = per_step(&run.ranks, |d| &d.bricks);
-        let calls = median_calls(&run.ranks);
-        let total: f64 = bricks.values().map(|v| mean(v)).sum();
-        for (name, per_step) in &bricks {
-            if total <= 0.0 || mean(per_step) / total < settings.min_brick_share {
-                continue;
-            }
-            // A brick is judged by its median call, not its time per step:
-            // a preempted call stretches a brick's total but not its median,
-            // and a rank that only calls a brick more often already shows in
-            // its step time. The median call is taken relative to the rank's
-            // own median step: a rank that runs slower throughout (a shared
-            // core, a slower node) is the step rule's to name, and a brick
-            // stands out only when it takes a larger part of its rank's step.
-            let Some(values) = calls.get(name) else {
-                continue;
-            };
-            let relative: Vec<(u32, f64, f64)> = values
-                .iter()
-                .filter_map(|&(rank, v)| {
-                    let step = ranks.iter().find(|r| r.rank == rank)?.median_ns;
-                    (step > 0.0).then_some((rank, v, step))
-                })
-                .collect();
-            let just: Vec<f64> = relative.iter().map(|(_, v, step)| v / step).collect();
-            // One brick's calls are noisier than a whole step: a brick needs
-            // a wider margin.
-            let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
-            let t = Threshold::of(&just, settings.mad_k, floor);
-            // A straggler holds the others back by what its brick takes too
-            // long: the brick must cost it at least `BRICK_MIN_STEP_COST` of
-            // the fleet's median step, and its step must be longer than that
-            // median by at least half of the brick's excess. A rank whose step
-            // is not (on shared cores, one that lost the CPU in this brick
-            // and got it back elsewhere) keeps pace, and no one waits for it.
-            let typical = median(&per_step.iter().map(|(_, ns)| *ns).collect::<Vec<_>>());
-            let holds_back = |rank: u32, step: f64| {
-                let own = per_step
-                    .iter()
-                    .find(|(r, _)| *r == rank)
-                    .map_or(0.0, |(_, ns)| *ns);
-                let behind = step - step_threshold.median_ns;
-                let lost = own - typical;
-                lost >= BRICK_MIN_STEP_COST * step_threshold.median_ns && behind >= 0.5 * lost
-            };
-            for &(rank, v, step) in relative
-                .iter()
-                .filter(|(rank, v, step)| holds_back(*rank, *step) && t.exceeded_by(v / step))
-            {
-                // In this rank's nanoseconds: the fleet's relative figures
-                // times its own median step.
-                let threshold = Threshold {
-                    median_ns: t.median_ns * step,
-                    mad_ns: t.mad_ns * step,
-                    threshold_ns: t.threshold_ns * step,
-                };
-                stragglers.push(Straggler {
-                    rank,
-                    what: StragglerIn::Brick {
-                        brick: name.clone(),
-                    },
-                    value_ns: v,
-                    threshold,
-                    excess: t.excess(v / step),
-                });
-            }
-        }
+        let bricks = per_step(&run.ranks, run.names.len(), |d| &d.bricks);
+        let step_of: HashMap<u32, f64> = ranks.iter().map(|r| (r.rank, r.median_ns)).collect();
+        stragglers.extend(brick_stragglers(
+            &run,
+            &bricks,
+            &step_of,
+            &step_threshold,
+            &settings,
+        ));
         stragglers.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.excess.total_cmp(&a.excess)));
-        let phases = per_step(&run.ranks, |d| &d.phases);
+        let phases = per_step(&run.ranks, run.names.len(), |d| &d.phases);
+        let analysed = run.ranks.len();
         Self {
-            heat: heat_map(&run.ranks),
+            heat: HeatMap::of(&run.ranks),
+            bricks: imbalances(&bricks, &run.names, analysed),
+            phases: imbalances(&phases, &run.names, analysed),
             run_id: run.run_id,
             world_size: run.world_size,
-            ranks_analysed: run.ranks.len(),
+            ranks_analysed: analysed,
             absent: run.absent,
             problems: run.problems,
             settings,
             step_threshold,
             ranks,
             stragglers,
-            bricks: imbalances(&bricks),
-            phases: imbalances(&phases),
         }
     }
 }
 
+/// Ranks that stand out in one brick's median call, taken relative to the
+/// rank's own median step: a rank that runs slower throughout (a shared
+/// core, a slower node) is the step rule's to name, and a brick stands out
+/// only when it takes a larger part of its rank's step. A preempted call
+/// stretches a brick's total but not its median, and a rank that only calls
+/// a brick more often already shows in its step time. Linear in ranks x
+/// bricks: ranks are looked up by key.
+fn brick_stragglers(
+    run: &RunDir,
+    per_step: &[Vec<(u32, f64)>],
+    step_of: &HashMap<u32, f64>,
+    step_threshold: &Threshold,
+    settings: &FleetSettings,
+) -> Vec<Straggler> {
+    let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
+    for d in &run.ranks {
+        for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
+            // A name listed twice in one profile: its first entry's call.
+            if calls[name as usize]
+                .last()
+                .is_some_and(|(r, _)| *r == d.rank)
+            {
+                continue;
+            }
+            calls[name as usize].push((d.rank, ns));
+        }
+    }
+    let analysed = run.ranks.len() as f64;
+    let total: f64 = per_step.iter().map(|v| sum(v) / analysed).sum();
+    let mut out = Vec::new();
+    for (name, per_step) in per_step.iter().enumerate() {
+        if per_step.is_empty()
+            || total <= 0.0
+            || sum(per_step) / analysed / total < settings.min_brick_share
+        {
+            continue;
+        }
+        let relative: Vec<(u32, f64, f64)> = calls[name]
+            .iter()
+            .filter_map(|&(rank, v)| {
+                let step = *step_of.get(&rank)?;
+                (step > 0.0).then_some((rank, v, step))
+            })
+            .collect();
+        let just: Vec<f64> = relative.iter().map(|(_, v, step)| v / step).collect();
+        // One brick's calls are noisier than a whole step: a brick needs
+        // a wider margin.
+        let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
+        let t = Threshold::of(&just, settings.mad_k, floor);
+        // A straggler holds the others back by what its brick takes too
+        // long: the brick must cost it at least `BRICK_MIN_STEP_COST` of
+        // the fleet's median step, and its step must be longer than that
+        // median by at least half of the brick's excess. A rank whose step
+        // is not (on shared cores, one that lost the CPU in this brick
+        // and got it back elsewhere) keeps pace, and no one waits for it.
+        let typical = median(&per_step.iter().map(|(_, ns)| *ns).collect::<Vec<_>>());
+        let own: HashMap<u32, f64> = per_step.iter().copied().collect();
+        let holds_back = |rank: u32, step: f64| {
+            let lost = own.get(&rank).copied().unwrap_or(0.0) - typical;
+            let behind = step - step_threshold.median_ns;
+            lost >= BRICK_MIN_STEP_COST * step_threshold.median_ns && behind >= 0.5 * lost
+        };
+        for &(rank, v, step) in relative
+            .iter()
+            .filter(|(rank, v, step)| holds_back(*rank, *step) && t.exceeded_by(v / step))
+        {
+            // In this rank's nanoseconds: the fleet's relative figures
+            // times its own median step.
+            out.push(Straggler {
+                rank,
+                what: StragglerIn::Brick {
+                    brick: run.names.get(name as u32).to_owned(),
+                },
+                value_ns: v,
+                threshold: Threshold {
+                    median_ns: t.median_ns * step,
+                    mad_ns: t.mad_ns * step,
+                    threshold_ns: t.threshold_ns * step,
+                },
+                excess: t.excess(v / step),
+            });
+        }
+    }
+    out
+}
+
+/// Step times of one rank: the distribution of the step samples it kept,
+/// and the count it recorded.
 fn rank_steps(d: &RankData) -> RankSteps {
     let mut times: Vec<f64> = d.steps.iter().map(|&(_, ns)| ns as f64).collect();
     times.sort_by(f64::total_cmp);
     RankSteps {
         rank: d.rank,
         host: d.host.clone(),
-        steps: times.len(),
-        median_ns: super::stats::median(&times),
+        steps: d.step_count,
+        median_ns: median(&times),
         p10_ns: quantile(&times, 0.1),
         p90_ns: quantile(&times, 0.9),
         max_ns: times.last().copied().unwrap_or(0.0),
     }
 }
 
-/// Each name's `(rank, ns per recorded step)` over ranks: ranks that
-/// recorded different numbers of steps still compare.
+/// Each name's `(rank, ns per step)` over the ranks that have it, by name
+/// index: a rank's total over the steps it recorded (its step count, not
+/// the samples it kept), so ranks that recorded different numbers of steps
+/// still compare.
 fn per_step(
     ranks: &[RankData],
-    of: impl Fn(&RankData) -> &Vec<(String, u64)>,
-) -> BTreeMap<String, Vec<(u32, f64)>> {
-    let mut out: BTreeMap<String, Vec<(u32, f64)>> = BTreeMap::new();
+    names: usize,
+    of: impl Fn(&RankData) -> &[(u32, u64)],
+) -> Vec<Vec<(u32, f64)>> {
+    let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); names];
     for d in ranks {
-        let steps = d.steps.len().max(1) as f64;
-        for (name, total) in of(d) {
-            out.entry(name.clone())
-                .or_default()
-                .push((d.rank, *total as f64 / steps));
+        let steps = d.step_count.max(1) as f64;
+        for &(name, total) in of(d) {
+            let per_step = total as f64 / steps;
+            // A name listed twice in one profile (a hand-edited file) is
+            // one brick: its times add up.
+            match out[name as usize].last_mut() {
+                Some((rank, ns)) if *rank == d.rank => *ns += per_step,
+                _ => out[name as usize].push((d.rank, per_step)),
+            }
         }
     }
     out
 }
 
-/// Each brick's median call, ns, per rank.
-fn median_calls(ranks: &[RankData]) -> BTreeMap<String, Vec<(u32, f64)>> {
-    let mut out: BTreeMap<String, Vec<(u32, f64)>> = BTreeMap::new();
-    for d in ranks {
-        for (name, ns) in &d.brick_calls {
-            out.entry(name.clone()).or_default().push((d.rank, *ns));
-        }
-    }
-    out
+fn sum(values: &[(u32, f64)]) -> f64 {
+    values.iter().map(|(_, v)| v).sum()
 }
 
-fn mean(values: &[(u32, f64)]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.iter().map(|(_, v)| v).sum::<f64>() / values.len() as f64
-}
-
-fn imbalances(by_name: &BTreeMap<String, Vec<(u32, f64)>>) -> Vec<Imbalance> {
+/// Each name's balance: the mean is over all `analysed` ranks, a rank
+/// without the name counting 0 (a brick only one of four ranks runs is 4x
+/// its mean on that rank).
+fn imbalances(by_name: &[Vec<(u32, f64)>], names: &Names, analysed: usize) -> Vec<Imbalance> {
     let mut out: Vec<Imbalance> = by_name
         .iter()
+        .enumerate()
         .filter_map(|(name, values)| {
             let (slowest_rank, max_ns) = values
                 .iter()
                 .copied()
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
-            let mean_ns = mean(values);
+            let mean_ns = sum(values) / analysed.max(1) as f64;
             Some(Imbalance {
-                name: name.clone(),
+                name: names.get(name as u32).to_owned(),
                 mean_ns,
                 max_ns,
                 imbalance: if mean_ns > 0.0 { max_ns / mean_ns } else { 1.0 },
@@ -342,26 +366,4 @@ fn imbalances(by_name: &BTreeMap<String, Vec<(u32, f64)>>) -> Vec<Imbalance> {
         .collect();
     out.sort_by(|a, b| b.mean_ns.total_cmp(&a.mean_ns).then(a.name.cmp(&b.name)));
     out
-}
-
-fn heat_map(ranks: &[RankData]) -> HeatMap {
-    let mut steps: Vec<u64> = ranks
-        .iter()
-        .flat_map(|d| d.steps.iter().map(|s| s.0))
-        .collect();
-    steps.sort_unstable();
-    steps.dedup();
-    let rows = ranks
-        .iter()
-        .map(|d| {
-            let mut row = vec![None; steps.len()];
-            for &(index, ns) in &d.steps {
-                if let Ok(at) = steps.binary_search(&index) {
-                    row[at] = Some(ns);
-                }
-            }
-            (d.rank, row)
-        })
-        .collect();
-    HeatMap { steps, rows }
 }

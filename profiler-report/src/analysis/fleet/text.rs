@@ -4,7 +4,8 @@
 
 use std::fmt;
 
-use super::report::{FleetReport, Imbalance, Straggler, StragglerIn};
+use super::error::{RankProblem, RankRange};
+use super::report::{FleetReport, Imbalance, RankSteps, Straggler, StragglerIn};
 use crate::base::escape::{markdown, visible};
 use crate::base::textfmt::{duration, fixed, pct, pretty_json};
 
@@ -43,12 +44,12 @@ impl FleetReport {
     }
 
     /// Rank rows to show: the first [`RANK_ROWS`] and every straggler.
-    fn shown_ranks(&self) -> impl Iterator<Item = &super::report::RankSteps> {
+    fn shown_ranks(&self) -> impl Iterator<Item = &RankSteps> {
         let stragglers = self.straggler_ranks();
         self.ranks
             .iter()
             .enumerate()
-            .filter(move |(i, r)| *i < RANK_ROWS || stragglers.contains(&r.rank))
+            .filter(move |(i, r)| *i < RANK_ROWS || stragglers.binary_search(&r.rank).is_ok())
             .map(|(_, r)| r)
     }
 
@@ -63,10 +64,13 @@ impl FleetReport {
             markdown(&self.verdict())
         );
         if !self.absent.is_empty() {
-            out.push_str(&format!("Absent ranks: {}\n\n", join(&self.absent)));
+            out.push_str(&format!(
+                "Absent ranks: {}\n\n",
+                RankRange::list(&self.absent)
+            ));
         }
         for p in &self.problems {
-            out.push_str(&format!("- {}\n", markdown(&p.to_string())));
+            out.push_str(&format!("- {}: {}\n", label(p), markdown(&p.to_string())));
         }
         if !self.stragglers.is_empty() {
             out.push_str("\n| rank | stands out in | value | threshold | over median |\n|---:|---|---:|---:|---:|\n");
@@ -119,12 +123,13 @@ impl FleetReport {
     }
 }
 
-fn join(ranks: &[u32]) -> String {
-    ranks
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+/// How a problem is introduced: whether it left its rank out.
+fn label(p: &RankProblem) -> &'static str {
+    if p.leaves_out() {
+        "left out"
+    } else {
+        "warning"
+    }
 }
 
 fn imbalance_rows(f: &mut fmt::Formatter<'_>, title: &str, rows: &[Imbalance]) -> fmt::Result {
@@ -158,10 +163,10 @@ impl fmt::Display for FleetReport {
         )?;
         writeln!(f, "{}", self.verdict())?;
         if !self.absent.is_empty() {
-            writeln!(f, "absent ranks: {}", join(&self.absent))?;
+            writeln!(f, "absent ranks: {}", RankRange::list(&self.absent))?;
         }
         for p in &self.problems {
-            writeln!(f, "  left out: {}", visible(&p.to_string()))?;
+            writeln!(f, "  {}: {}", label(p), visible(&p.to_string()))?;
         }
         for s in &self.stragglers {
             writeln!(
