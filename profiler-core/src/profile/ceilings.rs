@@ -92,6 +92,12 @@ pub struct Contention {
     /// Each sign that passed its threshold, in words.
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// Probes whose best did not settle (it did not converge, or its best
+    /// repetition lost CPU time) on which no grade rests, in words: their
+    /// own ceilings may be low, and say so; the machine is not called busy
+    /// for them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsettled: Vec<String>,
 }
 
 /// A measured bandwidth and how it was measured.

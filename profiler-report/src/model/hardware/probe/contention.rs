@@ -17,6 +17,11 @@ use super::converge::{CONVERGED_PCT, FULL_CPU_PCT, Series};
 /// halve a core's share.
 pub const BUSY_OTHER_RUNNABLE: u32 = 1;
 
+/// The probe the scorecard's grade rests on (its memory-bandwidth
+/// ceiling): only its own convergence and CPU share, or other work seen at
+/// every sample, call the machine busy.
+pub(crate) const GRADE_PROBE: &str = "DRAM bandwidth";
+
 /// The counters of `/proc/stat` the probe reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct ProcStat {
@@ -159,11 +164,44 @@ pub(crate) fn judge(samples: &Samples) -> Contention {
             samples.others.len()
         ));
     }
+    // A probe that did not settle says so of the grade's own ceiling, or
+    // only of its own: the machine was not busy for the others to be low.
+    let (graded, other): (Vec<Series>, Vec<Series>) = samples
+        .series
+        .iter()
+        .cloned()
+        .partition(|s| s.what == GRADE_PROBE);
+    let mut unsettled = Vec::new();
+    for (series, into) in [(&graded, &mut reasons), (&other, &mut unsettled)] {
+        into.extend(settling(series, samples.steal_pct));
+    }
+    let largest =
+        |f: fn(&Series) -> Option<f64>| samples.series.iter().filter_map(f).max_by(f64::total_cmp);
+    Contention {
+        busy: !reasons.is_empty(),
+        other_runnable: fewest_others,
+        steal_pct: samples.steal_pct,
+        spread_pct: largest(|s| Some(s.median_spread_pct())).unwrap_or(0.0),
+        best_spread_pct: largest(Series::best_spread_pct),
+        best_cpu_pct: samples
+            .series
+            .iter()
+            .filter_map(Series::best_cpu_pct)
+            .min_by(f64::total_cmp),
+        reasons,
+        unsettled,
+    }
+}
+
+/// Why the bests of `series` did not settle: a best repetition that lost
+/// CPU time, a best three that never converged (the worst of each, with
+/// how many more).
+fn settling(series: &[Series], steal_pct: Option<f64>) -> Vec<String> {
+    let mut reasons = Vec::new();
     let lost = |s: &Series| 100.0 - s.best_cpu_pct().unwrap_or(100.0);
-    if let Some((s, more)) = worst(&samples.series, |s| !s.best_ran_alone(), lost) {
-        let steal = samples
-            .steal_pct
-            .map_or_else(String::new, |p| format!("; {p:.1}% stolen over the run"));
+    if let Some((s, more)) = worst(series, |s| !s.best_ran_alone(), lost) {
+        let steal =
+            steal_pct.map_or_else(String::new, |p| format!("; {p:.1}% stolen over the run"));
         reasons.push(format!(
             "the best {} repetition ran with {:.0}% of its CPU time{}, below {FULL_CPU_PCT}%: \
              other work or the hypervisor took the rest{steal}",
@@ -173,7 +211,7 @@ pub(crate) fn judge(samples: &Samples) -> Contention {
         ));
     }
     let spread = |s: &Series| s.best_spread_pct().unwrap_or(f64::INFINITY);
-    if let Some((s, more)) = worst(&samples.series, |s| !s.converged(), spread) {
+    if let Some((s, more)) = worst(series, |s| !s.converged(), spread) {
         let why = match s.best_spread_pct() {
             Some(p) => format!(
                 "its best three repetitions were {p:.1}% apart after {} (within {CONVERGED_PCT}% \
@@ -191,21 +229,7 @@ pub(crate) fn judge(samples: &Samples) -> Contention {
             and_more(more)
         ));
     }
-    let largest =
-        |f: fn(&Series) -> Option<f64>| samples.series.iter().filter_map(f).max_by(f64::total_cmp);
-    Contention {
-        busy: !reasons.is_empty(),
-        other_runnable: fewest_others,
-        steal_pct: samples.steal_pct,
-        spread_pct: largest(|s| Some(s.median_spread_pct())).unwrap_or(0.0),
-        best_spread_pct: largest(Series::best_spread_pct),
-        best_cpu_pct: samples
-            .series
-            .iter()
-            .filter_map(Series::best_cpu_pct)
-            .min_by(f64::total_cmp),
-        reasons,
-    }
+    reasons
 }
 
 #[cfg(test)]
@@ -312,36 +336,52 @@ mod tests {
         };
         let c = judge(&s);
         assert!(c.busy);
+        assert_eq!(c.reasons.len(), 1, "{:?}", c.reasons);
         assert!(c.reasons[0].contains("1 other task(s) were runnable at every one of 5"));
-        assert!(c.reasons[1].contains("FP32 peak") && c.reasons[1].contains("67%"));
+        // Each probe's lost CPU is said beside its own ceiling.
+        assert!(c.unsettled[0].contains("FP32 peak") && c.unsettled[0].contains("67%"));
         assert!(
-            c.reasons[1].contains("and 1 other probe"),
+            c.unsettled[0].contains("and 1 other probe"),
             "{}",
-            c.reasons[1]
+            c.unsettled[0]
         );
         assert_eq!(c.other_runnable, Some(1));
     }
 
     #[test]
-    fn a_best_that_never_converged_is_busy() {
+    fn a_grade_ceiling_that_never_converged_is_busy_and_other_ceilings_say_so_alone() {
         // Full CPU every time, yet the best three stay 10% and 20% apart
-        // when the budget ran out.
+        // when the budget ran out: those two ceilings say so, the machine
+        // is not called busy for them.
         let c = judge(&idle(vec![
             probe("L1 bandwidth", &[300.0, 270.0, 240.0, 200.0], 99.9),
             probe("FP64 peak", &[50.0, 47.5, 45.0, 40.0, 30.0], 99.9),
             probe("FP32 peak", &[100.0, 100.0, 100.0], 99.9),
+            probe(GRADE_PROBE, &[20.0, 19.9, 19.95], 99.9),
         ]));
-        assert!(c.busy);
-        assert_eq!(c.reasons.len(), 1, "{:?}", c.reasons);
-        let why = &c.reasons[0];
+        assert!(!c.busy, "{:?}", c.reasons);
+        assert_eq!(c.unsettled.len(), 1, "{:?}", c.unsettled);
+        let why = &c.unsettled[0];
         assert!(
             why.contains("L1 bandwidth did not converge (and 1 other probe)"),
             "{why}"
         );
         assert!(why.contains("20.0% apart after 4"), "{why}");
         assert!((c.best_spread_pct.unwrap() - 20.0).abs() < 1e-4);
+        // The probe the grade rests on, unconverged: busy, with the number.
+        let c = judge(&idle(vec![probe(
+            GRADE_PROBE,
+            &[20.0, 18.0, 17.0, 16.0],
+            99.9,
+        )]));
+        assert!(c.busy);
+        assert!(
+            c.reasons[0].contains("DRAM bandwidth did not converge: its best three repetitions were 15.0% apart after 4"),
+            "{:?}",
+            c.reasons
+        );
         // Too few repetitions to judge is no convergence either.
-        let c = judge(&idle(vec![probe("DRAM bandwidth", &[20.0, 19.0], 99.9)]));
+        let c = judge(&idle(vec![probe(GRADE_PROBE, &[20.0, 19.0], 99.9)]));
         assert!(
             c.reasons[0].contains("only 2 repetition(s) ran"),
             "{:?}",

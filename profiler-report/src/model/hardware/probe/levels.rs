@@ -127,7 +127,7 @@ pub(crate) fn dram(
     }
     let elements = (array / 8) as usize;
     let t0 = Instant::now();
-    let series = triad_shared("DRAM bandwidth", threads, elements, plan);
+    let series = triad_shared(super::contention::GRADE_PROBE, threads, elements, plan);
     let kept = keep(series, notes, watch);
     BandwidthCeiling {
         gb_s: kept.best / 1e9,

@@ -147,6 +147,13 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
         );
     }
     let contention = watch.finish();
+    if !contention.unsettled.is_empty() {
+        notes.push(format!(
+            "not every ceiling settled ({}): those ceilings may be low, and a % of them high; \
+             the grade rests on the DRAM bandwidth alone",
+            contention.unsettled.join("; ")
+        ));
+    }
     if contention.busy {
         notes.push(format!(
             "the machine was busy while probing ({}): the ceilings may be too low; pin quiet \
