@@ -50,6 +50,8 @@ mod trace_read;
 
 pub use crate::base::user_file::{format_extension, open_file, open_reader, read_to_string};
 pub use chrome_texts::OTHER_NAMES;
+#[cfg(test)]
+pub(crate) use chrome_texts::TextLimits;
 pub use chrome_trace::ChromeTraceFormat;
 pub use error::InputError;
 pub use execution_trace::ExecutionTraceFormat;

@@ -259,6 +259,14 @@ pub fn import_chrome_trace(
     if basis_ms > 0.0 {
         notes.push(coverage_note(mapped_fraction, device));
     }
+    if trace.lumped_names() > 0 {
+        notes.push(format!(
+            "{} events came after the distinct names held reached their bound and are read as \
+             `{}`: their time counts, but no rule can name them",
+            trace.lumped_names(),
+            crate::input::OTHER_NAMES
+        ));
+    }
     let rank = trace.rank().and_then(|r| r.rank).map(i64::from);
     if !unmapped.is_empty() {
         let list: Vec<String> = unmapped

@@ -11,6 +11,7 @@ use super::mapping::{OpMapping, toml_string};
 use super::rules::literal;
 use super::tally::{Draft, Key, Tally};
 use super::walk::{DEVICE, HOST, walk};
+use crate::input::OTHER_NAMES;
 use crate::model::chrome_trace::ChromeTrace;
 use crate::model::parity_error::ParityError;
 
@@ -84,6 +85,14 @@ pub fn suggest_mapping(
     let steps = kept.len();
     let per_step = steps.max(1) as f64;
     let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
+    // Events read past the names bound share one name no rule can match
+    // for them alone: their time is said in a comment, never drafted.
+    let lumped_us: f64 = rows
+        .iter()
+        .filter(|(k, _)| is_lumped(k))
+        .map(|(_, t)| t.us)
+        .sum();
+    rows.retain(|(k, _)| !is_lumped(k));
     rows.sort_by(|a, b| {
         b.1.us
             .total_cmp(&a.1.us)
@@ -107,6 +116,16 @@ pub fn suggest_mapping(
          # (ranges `nn.Module: ...` of with_stack=True); backward ops follow their forward op.\n\
          # An op in one rule matches whatever its shapes (they are in the comment).\n",
     );
+    if trace.lumped_names() > 0 {
+        let _ = writeln!(
+            s,
+            "# {} events came after the distinct names held reached their bound and read as \
+             {} ({:.3} ms per step): no rule can name them",
+            trace.lumped_names(),
+            toml_string(OTHER_NAMES),
+            lumped_us / 1e3 / per_step
+        );
+    }
     if rows.is_empty() {
         s.push_str("# no forward op with time in the trace\nrules = []\n");
         ranges_comment(&mut s, ranges, per_step);
@@ -175,6 +194,12 @@ pub fn suggest_mapping(
         );
     }
     Ok(s)
+}
+
+/// Whether a group is the events read past the names bound
+/// ([`OTHER_NAMES`]).
+fn is_lumped(key: &Key) -> bool {
+    matches!(key, Key::Op { name, .. } | Key::Range(name) if name == OTHER_NAMES)
 }
 
 /// The ranges that map to no brick, as comments: the rules above reach

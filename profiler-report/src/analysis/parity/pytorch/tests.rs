@@ -42,3 +42,54 @@ fn spilled_records_give_what_records_in_memory_give() {
         );
     }
 }
+
+#[test]
+fn names_past_the_bound_get_a_note_and_no_rule() {
+    // One step of CPU ops, each with its own 100-character name: far more
+    // than a 16 KiB names table holds.
+    let events: Vec<String> = (0..2000)
+        .map(|i| {
+            format!(
+                r#"{{"ph": "X", "cat": "cpu_op", "name": "aten::op_{i:05}_{}", "pid": 0, "tid": 1, "ts": {}, "dur": 1}}"#,
+                "x".repeat(100),
+                10 + 2 * i
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"traceEvents": [{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 1, "ts": 0, "dur": 5000}}, {}]}}"#,
+        events.join(",")
+    );
+    let limits = crate::input::TextLimits {
+        bytes: 16 << 10,
+        threads: 16,
+    };
+    let trace = ChromeTrace::from_reader_within(text.as_bytes(), "t.json", 1 << 10, limits)
+        .expect("a trace");
+    let lumped = trace.lumped_names();
+    assert!(lumped > 1000, "{lumped}");
+    let mapping = OpMapping::defaults();
+    let draft = suggest_mapping(&trace, &mapping, "t.json").expect("a draft");
+    assert!(
+        !draft.contains("op = \"(other names)\""),
+        "no rule for the lumped names:\n{draft}"
+    );
+    assert!(
+        draft.contains(&format!(
+            "# {lumped} events came after the distinct names held"
+        )),
+        "{draft}"
+    );
+    // The draft still re-applies as written.
+    OpMapping::from_toml_str(&draft, "draft").expect("the draft reads back");
+    let import = import_chrome_trace(&trace, &mapping).expect("an import");
+    assert!(
+        import
+            .profile
+            .notes
+            .iter()
+            .any(|n| n.starts_with(&format!("{lumped} events came after"))),
+        "{:?}",
+        import.profile.notes
+    );
+}
