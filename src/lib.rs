@@ -36,8 +36,19 @@
 //! The `cuda` and `wgpu` features add `profiler::device`, timers that
 //! attribute device time to each brick.
 
-pub use profiler_core::*;
 pub use profiler_macros::{brick, contract, trace_op};
+
+pub use profiler_core::{
+    BrickCategory, BrickId, BrickStats, CategoryStats, Config, Direction, LayerGuard, PhaseGuard,
+    Profile, Schedule, StepGuard, counter, disable, enable, in_layer, in_phase, in_step,
+    is_enabled, layer, phase, rank_identity, reset, snapshot, step,
+};
+pub use profiler_core::{alloc, compat, dynamic, fs, kernel, profile, stats, sync, trace, units};
+
+// Generated code reaches the runtime through `profiler::__private`: not
+// public API, and checked at compile time to be the macros' own release.
+#[doc(hidden)]
+pub use profiler_core::__private;
 
 /// Live metrics (feature `metrics`): a Prometheus `/metrics` endpoint and a
 /// Pushgateway push, started from `Config` through `metrics::MetricsConfig`.
@@ -55,9 +66,6 @@ pub mod tracing {
 /// (feature `wgpu`), to install with [`Config::device_timer`].
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub use profiler_device as device;
-
-// Generated code reaches the runtime through `profiler::__private`, which the
-// glob re-export above includes (doc-hidden, not public API).
 
 // The README's Rust snippets compile and run as doctests.
 #[cfg(doctest)]

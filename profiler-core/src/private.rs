@@ -19,6 +19,30 @@ pub use crate::trace::op::TraceOpGuard;
 pub use crate::trace::shape::{OutputShapeKnown, OutputShapeUnknown, ShapeOf, input_shape};
 pub use inventory;
 
+/// Fails the build, at compile time, when the macros that generated the
+/// calling code come from another release than this runtime: every
+/// expansion of `#[brick]` and `#[trace_op]` carries the macros' version
+/// into a `const` that calls this.
+///
+/// # Panics
+/// At compile time (const evaluation), when `macros` is not this crate's
+/// version.
+pub const fn require_version(macros: &str) {
+    let (ours, theirs) = (env!("CARGO_PKG_VERSION").as_bytes(), macros.as_bytes());
+    let mut same = ours.len() == theirs.len();
+    let mut i = 0;
+    while same && i < ours.len() {
+        same = ours[i] == theirs[i];
+        i += 1;
+    }
+    assert!(
+        same,
+        "brick-profiler-macros and brick-profiler-core are different releases: depend on one \
+         version of brick-profiler (`cargo tree -i brick-profiler-macros` shows who pulls in \
+         the other)"
+    );
+}
+
 /// `layer` of a brick without an explicit layer: the enclosing layer scope.
 pub const NO_LAYER: u32 = u32::MAX;
 

@@ -100,12 +100,15 @@ use proc_macro::TokenStream;
 ///
 /// # Expands to
 ///
-/// One statement is inserted at the top of the body; the signature,
+/// One statement is inserted at the top of the body (a block that checks
+/// the macros and the runtime are one release, then starts the guard); the signature,
 /// attributes and statements are left exactly as written:
 ///
 /// ```ignore
 /// fn rms_norm(x: &mut [f32]) {
 ///     let __brick_guard = {
+///         // The macros' release, checked against the runtime's.
+///         const _: () = ::profiler::__private::require_version("0.1.0");
 ///         static __BRICK_SITE: ::profiler::__private::BrickSite =
 ///             ::profiler::__private::BrickSite::builtin(
 ///                 ::profiler::__private::BrickId::RmsNorm,

@@ -17,6 +17,15 @@ pub(super) fn private_path(krate: Option<&Arg<Path>>) -> TokenStream {
     }
 }
 
+/// `const _: () = <private>::require_version("x.y.z");`: the macros'
+/// version, checked against the runtime's at compile time, so a build that
+/// mixes releases of the macros and the runtime fails with a message saying
+/// so rather than with errors about items the other release lacks.
+pub(super) fn version_check(private: &TokenStream) -> TokenStream {
+    let version = env!("CARGO_PKG_VERSION");
+    quote!(const _: () = #private::require_version(#version);)
+}
+
 // Calls wrapping user expressions, spelled out inside `quote_spanned!`
 // with the runtime path re-spanned too, so a type error points at the
 // user's tokens alone.

@@ -30,6 +30,7 @@ fn brick_inserts_one_statement_or_nothing_when_off() {
     }
     let expected = "# [inline] pub fn norm (x : & [f32]) -> usize { # ! [allow (unused)] \
         let __brick_guard = { \
+        const _ : () = :: profiler :: __private :: require_version (\"0.1.0\") ; \
         static __BRICK_SITE : :: profiler :: __private :: BrickSite = \
         :: profiler :: __private :: BrickSite :: builtin (:: profiler :: __private :: BrickId :: RmsNorm , \
         :: core :: module_path ! () , :: core :: file ! () , :: core :: line ! ()) ; \
@@ -191,7 +192,8 @@ fn trace_op_wraps_only_functions_that_return_a_value() {
     }
     assert_eq!(
         unit,
-        "fn f () { let __trace_op = :: profiler :: __private :: trace_op (\"f\") ; g () ; }"
+        "fn f () { const _ : () = :: profiler :: __private :: require_version (\"0.1.0\") ; \
+         let __trace_op = :: profiler :: __private :: trace_op (\"f\") ; g () ; }"
     );
     assert!(
         value.contains("let __trace_ret : Vec < u8 > = { g () } ;"),

@@ -25,6 +25,7 @@ pub(super) fn expand(
         }
     };
     let inputs = inputs(args, private);
+    let check = super::version_check(private);
     let Some(tail) = &function.future else {
         let start = match inputs {
             None => quote!(#private::trace_op(#name)),
@@ -42,11 +43,21 @@ pub(super) fn expand(
         };
         let body = match output {
             None => {
-                let mut body = quote!(let #trace = #start;);
+                let mut body = quote!(#check let #trace = #start;);
                 body.extend(function.stmts.clone());
                 body
             }
-            Some(ty) => with_output(&trace, &start, ty, function.stmts_block(), private),
+            Some(ty) => {
+                let mut body = check;
+                body.extend(with_output(
+                    &trace,
+                    &start,
+                    ty,
+                    function.stmts_block(),
+                    private,
+                ));
+                body
+            }
         };
         return function.with_body(body);
     };
@@ -62,7 +73,7 @@ pub(super) fn expand(
         },
     };
     let start = quote!(#deferred.start());
-    let before = quote!(let #deferred = #prepare;);
+    let before = quote!(#check let #deferred = #prepare;);
     // Without a nameable `Output` the value's type may not be known where
     // its shape would be taken, so the entry goes without an output shape.
     let output = tail.output.as_ref().filter(|ty| !returns_nothing(ty));
