@@ -12,7 +12,9 @@
 //!   files over [`MAX_CONTRACT_BYTES`] and alias bombs are refused with a
 //!   [`ContractError`] naming the file, line and field;
 //! - the [`rule`] language of falsification tests;
-//! - the build-script generator of contract macros ([`codegen`]).
+//! - the build-script generator of contract macros (`codegen`, behind the
+//!   `codegen` feature: the runtime's build script and contract users'
+//!   build scripts call it; readers of contracts never do).
 //!
 //! # File format
 //!
@@ -65,6 +67,7 @@ mod schema;
 mod set;
 mod valid;
 
+#[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod rule;
 
