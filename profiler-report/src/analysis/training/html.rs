@@ -16,8 +16,7 @@ use super::text::{
 use super::units::pct;
 use crate::base::escape;
 use crate::base::glossary::Metric;
-use crate::base::textfmt::DASH;
-use profiler_core::units;
+use crate::base::textfmt::{self, DASH};
 
 impl TrainingScorecard {
     /// The scorecard as an HTML fragment, `<section
@@ -145,7 +144,7 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
             .per_layer_summary
             .iter()
             .any(|l| l.allocated_bytes.is_some());
-        let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
+        let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
         s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th>");
         if memory {
             s.push_str("<th>Allocated</th><th>Peak</th>");
