@@ -11,4 +11,3 @@ pub mod graph;
 pub mod html;
 pub(crate) mod nsight;
 pub(crate) mod summary;
-pub(crate) mod write;
