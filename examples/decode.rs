@@ -330,7 +330,7 @@ fn main() {
         Config::SMALL.vocab,
         &generated[..generated.len().min(8)]
     );
-    println!("{}", profile.summary_text());
+    println!("{}", profiler_report::summary_text(&profile));
     match profiler_report::verify_contract("gpu-decode-profiling-v1", &profile) {
         Ok(report) => {
             print!("{report}");

@@ -167,9 +167,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     profiler::Config::new().execution_graph(false).apply();
     let graph = profiler::snapshot().graph.ok_or("the graph was on")?;
     let dot = out.join("step.dot");
-    std::fs::write(&dot, graph.to_dot())?;
+    std::fs::write(&dot, profiler_report::graph::dot(&graph))?;
     println!("\nExecution graph of one step:");
-    print!("{}", graph.to_ascii_tree());
+    print!("{}", profiler_report::graph::ascii_tree(&graph));
     let summary = profiler_report::kernel::critical_path_summary(&graph, 5);
     print!(
         "{}",

@@ -92,7 +92,7 @@ fn main() {
         }
     }
     let profile = profiler::snapshot();
-    print!("{}", profile.summary_text());
+    print!("{}", profiler_report::summary_text(&profile));
     match profile.brick("Matmul") {
         Some(mm) => println!(
             "\nmatmul: {:.2} GFLOP/s, {:.2} GB/s, p99 {:.1} µs (checksum {:.4})",

@@ -323,11 +323,11 @@ fn summaries_list_recorded_bricks() {
     }
     let profile = profiler::snapshot();
     let json: serde_json::Value =
-        serde_json::from_str(&profile.summary_json()).expect("summary JSON");
+        serde_json::from_str(&profiler_report::summary_json(&profile)).expect("summary JSON");
     assert_eq!(json["bricks"][0]["name"], "RmsNorm");
     assert_eq!(json["bricks"][0]["count"], 10);
     assert_eq!(json["total_tokens"], 40);
-    let text = profile.summary_text();
+    let text = profiler_report::summary_text(&profile);
     assert!(text.contains("RmsNorm") && text.contains("Norm"), "{text}");
 }
 

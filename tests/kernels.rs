@@ -147,7 +147,7 @@ fn the_graph_is_off_by_default_and_fed_by_steps_layers_and_bricks_when_on() {
     assert_eq!(graph.check_balance(), Ok(()), "every scope closed");
     let path = graph.critical_path().expect("a DAG");
     assert!(path.length_ns >= 2e6, "two 1 ms bricks in sequence");
-    let dot = graph.to_dot();
+    let dot = profiler_report::graph::dot(&graph);
     assert!(dot.contains("digraph execution_graph {"), "{dot}");
     assert!(dot.contains("critical path:"), "{dot}");
 }

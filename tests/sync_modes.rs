@@ -143,11 +143,7 @@ fn deferred_overflow_is_counted_not_lost_silently() {
     let profile = profiler::snapshot();
     assert_eq!(profile.counters.pending_overflow, 5);
     assert_eq!(profile.counters.pending, 10);
-    assert!(
-        profile
-            .summary_text()
-            .contains("5 deferred records dropped")
-    );
+    assert!(profiler_report::summary_text(&profile).contains("5 deferred records dropped"));
     profiler::sync::finalize(1_000);
     assert_eq!(common::count("Embedding"), 10);
 }

@@ -284,7 +284,7 @@ pub(crate) fn write_reports(
         Ok(())
     };
     if let Some(graph) = &profile.graph {
-        text_file("graph.dot", &graph.to_dot())?;
+        text_file("graph.dot", &profiler_report::graph::dot(graph))?;
     }
     if let Some(r) = roofline {
         text_file("roofline.svg", &r.to_svg())?;

@@ -1,6 +1,7 @@
 //! Any names for bricks, phases, layer ops, trace ops, devices, threads and
 //! the run: every output stays well-formed (JSON parses, SVG is XML, folded
-//! stacks read back frame for frame) and the profile's JSON reads back.
+//! stacks read back frame for frame, the terminal summary keeps one row per
+//! brick) and the profile's JSON reads back.
 
 #![no_main]
 
@@ -14,7 +15,7 @@ use profiler_core::trace::{
     TimelineEvent,
 };
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
-use profiler_report::TraceAnalyzer;
+use profiler_report::{TraceAnalyzer, summary_json, summary_text};
 
 /// Names beyond this many add nothing new but time.
 const MAX_NAMES: usize = 32;
@@ -112,6 +113,22 @@ fuzz_target!(|names: Vec<String>| {
     let names = &names[..names.len().min(MAX_NAMES)];
     let p = profile(names);
     common::check_profile(&p);
+    let summary = common::assert_json(&summary_json(&p), "summary JSON");
+    assert_eq!(
+        summary["bricks"].as_array().map(Vec::len),
+        Some(p.bricks.len()),
+        "one summary entry per brick"
+    );
+    // The terminal summary: a title and a total, a blank line, the header,
+    // then one row per brick up to the next blank line; no name adds a line
+    // or a control character.
+    let text = summary_text(&p);
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "the terminal summary holds a control character: {text:?}"
+    );
+    let rows = text.lines().skip(4).take_while(|l| !l.is_empty()).count();
+    assert_eq!(rows, p.bricks.len(), "{text}");
     let collapsed = TraceAnalyzer::flamegraph_collapsed(&p.trace);
     common::assert_folded(&collapsed);
     common::assert_flamegraph(&collapsed, &names[0]);

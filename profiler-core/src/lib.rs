@@ -42,7 +42,6 @@ pub mod profile;
 pub mod stats;
 pub mod sync;
 pub mod trace;
-pub mod units;
 
 /// Kernel-level tools: tile timing for cache-blocked loops, output
 /// checksums that find where two runs (a reference and a fast kernel, CPU
@@ -55,13 +54,13 @@ pub mod units;
 pub mod kernel {
     pub use crate::kernel_data::{
         CHECKSUM_FLOATS, ChecksumLog, CriticalPath, DEFAULT_CHECKSUM_CAPACITY, DEFAULT_EDGE_WEIGHT,
-        DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DivergenceInfo, DivergenceReport, DotOptions,
-        EdgeKind, ExecutionGraph, FNV_OFFSET_BASIS, FNV_PRIME, GraphCounters, GraphEdge,
-        GraphError, GraphLimits, GraphNode, GraphSchedule, KernelChecksum, KernelNode,
-        MAX_TREE_DEPTH, NodeId, NodeKind, PingPong, PingPongConfig, PtxEntry, PtxRegistry,
-        ScopeError, ScopeHandle, TILE_ELEMENT_BYTES, TileLevel, TileStats, TileSummary,
-        TileSummaryRow, TileTable, TileTimer, TransferDirection, TransferNode, UnknownTileLevel,
-        compare_checksums, find_divergence, fnv1a_64, fnv1a_f32_checksum, ptx_hash,
+        DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DivergenceInfo, DivergenceReport, EdgeKind,
+        ExecutionGraph, FNV_OFFSET_BASIS, FNV_PRIME, GraphCounters, GraphEdge, GraphError,
+        GraphLimits, GraphNode, GraphSchedule, KernelChecksum, KernelNode, NodeId, NodeKind,
+        PingPong, PingPongConfig, PtxEntry, PtxRegistry, ScopeError, ScopeHandle,
+        TILE_ELEMENT_BYTES, TileLevel, TileStats, TileSummary, TileSummaryRow, TileTable,
+        TileTimer, TransferDirection, TransferNode, UnknownTileLevel, compare_checksums,
+        find_divergence, fnv1a_64, fnv1a_f32_checksum, ptx_hash,
     };
     pub use crate::tools::checksums::record_checksum;
     pub use crate::tools::graph::{

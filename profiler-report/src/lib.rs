@@ -33,6 +33,7 @@
 //! - [`fleet`]: a distributed run's directory analysed across ranks:
 //!   step-time distributions, stragglers, load imbalance, absent ranks.
 //! - [`html`]: extension [`html::Section`]s for the report.
+//! - [`graph`]: an execution graph drawn as Graphviz DOT or an ASCII tree.
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
 //!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
@@ -77,7 +78,7 @@ mod output;
 
 pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
 pub use model::hardware;
-pub use output::{export, html};
+pub use output::{export, graph, html};
 
 pub use contract::verify_contract;
 pub use export::{
@@ -96,6 +97,7 @@ pub mod import {
     pub use crate::roofline::FullProfileOptions;
 }
 pub use output::error::ExportError;
+pub use output::summary::{summary_json, summary_text};
 pub use trace::TraceAnalyzer;
 pub use training::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,

@@ -19,10 +19,10 @@ pub use checksum::{
 };
 pub use divergence::{DivergenceInfo, DivergenceReport, compare_checksums, find_divergence};
 pub use graph::{
-    CriticalPath, DEFAULT_EDGE_WEIGHT, DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DotOptions,
-    EdgeKind, ExecutionGraph, GraphCounters, GraphEdge, GraphError, GraphLimits, GraphNode,
-    GraphSchedule, KernelNode, MAX_TREE_DEPTH, NodeId, NodeKind, PingPong, PingPongConfig,
-    ScopeError, ScopeHandle, TransferDirection, TransferNode,
+    CriticalPath, DEFAULT_EDGE_WEIGHT, DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, EdgeKind,
+    ExecutionGraph, GraphCounters, GraphEdge, GraphError, GraphLimits, GraphNode, GraphSchedule,
+    KernelNode, NodeId, NodeKind, PingPong, PingPongConfig, ScopeError, ScopeHandle,
+    TransferDirection, TransferNode,
 };
 pub use ptx::{PtxEntry, PtxRegistry, ptx_hash};
 pub use tile::{TILE_ELEMENT_BYTES, TileLevel, TileStats, UnknownTileLevel};

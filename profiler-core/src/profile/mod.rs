@@ -16,7 +16,6 @@ mod memory;
 mod run;
 mod sites;
 mod steps;
-mod summary;
 mod timeline;
 mod trace;
 mod valid;

@@ -64,11 +64,36 @@ impl Totals {
         graph: None,
     };
 
-    /// Adds a slab's contents if it belongs to `generation`.
+    /// Adds a slab's contents if it belongs to `generation`; the thread
+    /// counts as seen when it recorded anything.
     pub(crate) fn add_slab(&mut self, slab: &ThreadSlab, generation: u32) {
         if slab.generation.load(Acquire) != generation {
             return;
         }
+        let mut recorded = self.add_cells(slab);
+        let info = ThreadInfo {
+            thread: slab.thread,
+            name: slab.name.clone(),
+            exited: slab.retired.load(Acquire),
+        };
+        recorded |= self.add_series(slab, &info);
+        self.add_pending(slab);
+        recorded |= self.add_trace_entries(slab);
+        recorded |= self.add_measured(slab);
+        self.trace_entries_dropped = self
+            .trace_entries_dropped
+            .saturating_add(slab.trace_entries.dropped.load(Relaxed));
+        recorded |= self.add_graph(slab);
+        if recorded {
+            self.threads_seen += 1;
+            if self.threads.len() < MAX_LISTED_THREADS {
+                self.threads.push(info);
+            }
+        }
+    }
+
+    /// Per-slot samples and per-layer counts; whether there were any.
+    fn add_cells(&mut self, slab: &ThreadSlab) -> bool {
         let mut recorded = false;
         // Sized once for the slab's cells rather than grown cell by cell.
         self.slots
@@ -86,11 +111,12 @@ impl Totals {
             entry.1 = entry.1.saturating_add(ticks);
             recorded = true;
         });
-        let info = ThreadInfo {
-            thread: slab.thread,
-            name: slab.name.clone(),
-            exited: slab.retired.load(Acquire),
-        };
+        recorded
+    }
+
+    /// Timeline events and counter samples; whether there were any.
+    fn add_series(&mut self, slab: &ThreadSlab, info: &ThreadInfo) -> bool {
+        let mut recorded = false;
         let (events, samples, starts) = slab.events.read_marked(&slab.device_starts.read());
         if !events.is_empty() {
             self.timelines.push((info.clone(), events, starts));
@@ -100,6 +126,11 @@ impl Totals {
             self.samples.push((slab.thread, samples));
             recorded = true;
         }
+        recorded
+    }
+
+    /// Rejected counter values, dropped events and pending records.
+    fn add_pending(&mut self, slab: &ThreadSlab) {
         self.counters_rejected = self
             .counters_rejected
             .saturating_add(slab.counters_rejected.load(Relaxed));
@@ -113,15 +144,22 @@ impl Totals {
         self.pending_abandoned = self
             .pending_abandoned
             .saturating_add(slab.pending_abandoned.load(Relaxed));
-        {
-            let entries = slab
-                .trace_entries
-                .entries
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            recorded |= !entries.is_empty();
-            self.trace_entries.extend(entries.iter().cloned());
-        }
+    }
+
+    /// `#[trace_op]` entries; whether there were any.
+    fn add_trace_entries(&mut self, slab: &ThreadSlab) -> bool {
+        let entries = slab
+            .trace_entries
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.trace_entries.extend(entries.iter().cloned());
+        !entries.is_empty()
+    }
+
+    /// Device-measured times per slot; whether there were any.
+    fn add_measured(&mut self, slab: &ThreadSlab) -> bool {
+        let mut recorded = false;
         for (slot, ns) in slab
             .measured
             .lock()
@@ -131,26 +169,22 @@ impl Totals {
             self.measured.entry(*slot).or_default().merge(ns);
             recorded = true;
         }
-        self.trace_entries_dropped = self
-            .trace_entries_dropped
-            .saturating_add(slab.trace_entries.dropped.load(Relaxed));
-        if let Some(thread_graph) = slab
+        recorded
+    }
+
+    /// The thread's execution graph, appended; whether it had one.
+    fn add_graph(&mut self, slab: &ThreadSlab) -> bool {
+        let graph = slab
             .graph
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-        {
-            self.graph
-                .get_or_insert_with(ExecutionGraph::new)
-                .append(&thread_graph.graph);
-            recorded = true;
-        }
-        if recorded {
-            self.threads_seen += 1;
-            if self.threads.len() < MAX_LISTED_THREADS {
-                self.threads.push(info);
-            }
-        }
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(thread_graph) = graph.as_ref() else {
+            return false;
+        };
+        self.graph
+            .get_or_insert_with(ExecutionGraph::new)
+            .append(&thread_graph.graph);
+        true
     }
 
     /// Timeline events and trace entries held, for the process budgets.

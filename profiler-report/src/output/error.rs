@@ -1,8 +1,9 @@
 //! [`ExportError`]: what can go wrong rendering an export or writing one
 //! (Chrome trace, flamegraph, HTML report) to disk, naming the file or line
-//! at fault. Reading traces has its own error, `trace::TraceError`.
+//! at fault; and the one atomic write every export uses. Reading traces has
+//! its own error, `trace::TraceError`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Error rendering or writing an export or the HTML report.
 #[derive(Debug, thiserror::Error)]
@@ -41,4 +42,13 @@ pub enum ExportError {
         /// The renderer's message.
         message: String,
     },
+}
+
+/// Writes `text` to `path` atomically (temporary file, then rename), so a
+/// reader never sees a half-written export or report.
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), ExportError> {
+    profiler_core::fs::write_atomic(path, text.as_bytes()).map_err(|source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

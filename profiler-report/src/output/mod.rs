@@ -1,11 +1,13 @@
 //! The output floor: exports for other viewers (Chrome trace, folded
-//! stacks, flamegraphs, speedscope, merged ranks), the HTML report page
+//! stacks, flamegraphs, speedscope, merged ranks), drawings of the
+//! execution graph, a profile's quick summaries, the HTML report page
 //! that gathers every analysis, and Nsight imports rendered, with the error
 //! and atomic writes they share.
-//! `export` and `html` are also at the crate root.
+//! `export`, `graph` and `html` are also at the crate root.
 
 pub(crate) mod error;
 pub mod export;
+pub mod graph;
 pub mod html;
 pub(crate) mod nsight;
-pub(crate) mod write;
+pub(crate) mod summary;

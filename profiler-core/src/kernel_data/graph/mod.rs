@@ -1,9 +1,9 @@
 //! The execution graph: bricks, kernel launches, transfers and async tasks
 //! as nodes inside function, layer and step scopes, joined by hierarchy and
 //! precedence edges; with a node budget, critical path and slack, ping-pong
-//! transfer detection, and DOT, ASCII-tree and JSON exports.
+//! transfer detection, and its serde form (a profile carries the graph).
+//! Drawing it (DOT, an ASCII tree) is the report crate's work.
 
-mod dot;
 mod edge;
 mod error;
 mod json;
@@ -14,13 +14,7 @@ mod record;
 mod schedule;
 mod scope;
 mod store;
-mod text;
-mod tree;
 
-#[cfg(test)]
-mod tests;
-
-pub use dot::DotOptions;
 pub use edge::{DEFAULT_EDGE_WEIGHT, EdgeKind, GraphEdge};
 pub use error::{GraphError, ScopeError};
 pub use node::{GraphNode, KernelNode, NodeId, NodeKind, TransferDirection, TransferNode};
@@ -30,4 +24,3 @@ pub use scope::ScopeHandle;
 pub use store::{
     DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, ExecutionGraph, GraphCounters, GraphLimits,
 };
-pub use tree::MAX_TREE_DEPTH;

@@ -4,11 +4,9 @@
 
 use std::fmt::{self, Write as _};
 
-use profiler_core::units::bytes;
-
 use super::model::{MemoryDiff, ProfileDiff, RowDiff, Verdict};
 use crate::base::escape;
-use crate::base::textfmt::{DASH, duration as time, pretty_json};
+use crate::base::textfmt::{DASH, bytes, duration as time, pretty_json};
 
 fn change(r: &RowDiff) -> String {
     r.change.map_or_else(

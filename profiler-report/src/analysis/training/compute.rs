@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 
 use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
 use super::ceiling::BytesPerTokenSource;
-use super::grade::Withheld;
-use super::model::TrainingScorecard;
+use super::grade::{Grade, Withheld};
+use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
 use super::shape::RunShape;
-use super::thresholds::ScorecardOptions;
+use super::thresholds::{ScorecardOptions, Thresholds};
 use super::units::bytes;
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use super::view::{Coverage, RunView, Steps};
@@ -49,11 +49,15 @@ pub fn compute_training_scorecard(
 /// Launch overhead by where the coverage came from, or `None` when unknown.
 fn launch_overhead(
     run: &RunView,
-    step_time_ms: f64,
+    measured: &Measured,
     phase_ms: f64,
-    wall_coverage: f64,
     s: &mut Sanitizer,
 ) -> Option<f64> {
+    let Measured {
+        step_time_ms,
+        wall_coverage,
+        ..
+    } = *measured;
     if run.steps.empty > 0 {
         // Empty steps have no phases: their "uncovered" time is not launch time.
         return None;
@@ -86,61 +90,200 @@ pub(crate) fn compute(
 ) -> TrainingScorecard {
     let t = &options.thresholds;
     let mut s = Sanitizer::default();
-    let throughput = run.throughput.clone().and_then(|x| {
-        if !x.is_finite() {
-            s.warnings
-                .push(format!("throughput_tok_s is {x}; not a measurement"));
-            Err("throughput_tok_s is not a finite number, so not a measurement".to_owned())
-        } else {
-            Ok(s.non_negative("throughput_tok_s", x))
-        }
-    });
-    let step_time_ms = s.non_negative("avg_step_ms", run.steps.avg_ms);
-    let mut wall_coverage = s.finite("wall_coverage", run.coverage.fraction());
-    if !(0.0..=1.0).contains(&wall_coverage) {
-        s.warnings.push(format!(
-            "wall_coverage {wall_coverage} outside [0, 1]; clamped"
-        ));
-        wall_coverage = wall_coverage.clamp(0.0, 1.0);
-    }
+    let measured = Measured::of(run, &mut s);
+    let graded = Graded::of(run, &measured, hw, options, &mut s);
+    let (transfer_fraction, phase_ms) = phase_split(run, &mut s);
+    let launch_overhead = launch_overhead(run, &measured, phase_ms, &mut s);
+    let launch_share = launch_overhead.unwrap_or(0.0);
+    let bottleneck = t.bottleneck(transfer_fraction, launch_share, graded.efficiency);
 
-    let Verdict {
-        peak,
-        efficiency,
-        withheld,
-    } = verdict(
-        &throughput,
-        hw,
-        &run.steps,
-        options.busy_ceilings.as_deref(),
+    let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
+    let tok_s = measured.throughput.as_ref().ok().copied();
+    let step_time_ms = measured.step_time_ms;
+    let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
+    let hotspot_ops = hotspots(op_totals, t.hotspot_count);
+
+    let mut alerts = step_alerts(&run.steps);
+    let (step_samples_ms, step_samples_tokens) = samples(&run.steps);
+    let current = Current {
+        throughput_tok_s: tok_s,
+        step_time_ms,
+        wall_coverage: measured.wall_coverage,
+        step_samples_ms: &step_samples_ms,
+        step_samples_tokens: &step_samples_tokens,
+        shape: &shape,
+    };
+    let (regressions, vs_baseline) = against_baseline(baseline, &current, t, &mut alerts);
+
+    let recommendations = recommend(
+        graded.grade,
+        bottleneck,
+        launch_overhead,
+        forward_backward_ratio,
+        run.device_timed(),
+        t,
     );
-    if hw.is_none() {
-        s.warnings.push(unknown_peak_note());
-    }
-    let bytes_per_token_source = hw.map(|h| {
-        options
-            .bytes_per_token_source
-            .unwrap_or_else(|| BytesPerTokenSource::of_spec(h))
-    });
-    if efficiency.is_some() && bytes_per_token_source == Some(BytesPerTokenSource::Default) {
-        s.warnings.push(format!(
-            "bytes per token is the presets' default of {} (a guess): set \
-             PROFILER_BYTES_PER_TOKEN, or declare `bytes = ...` on the bricks",
-            bytes(hw.map_or(0.0, |h| h.bytes_per_token))
-        ));
-    }
-    let grade = efficiency.map(|e| t.grade(e));
-    // A ceiling from the presets' guessed bytes per token is shown only
-    // where it was compared with a throughput (graded, or found below it);
-    // elsewhere it would be a number resting on a guess alone.
-    let compared = efficiency.is_some()
-        || matches!(
-            withheld,
-            Some(Withheld::AboveCeiling { .. } | Withheld::BusyMachine { .. })
-        );
-    let peak =
-        peak.filter(|_| compared || bytes_per_token_source != Some(BytesPerTokenSource::Default));
+    let mfu = mfu(options, tok_s, &mut s);
+    let recorded = run.recorded.as_ref();
 
+    TrainingScorecard {
+        grade: graded.grade,
+        efficiency: graded.efficiency,
+        bottleneck,
+        throughput_tok_s: tok_s.unwrap_or(0.0),
+        step_time_ms,
+        forward_backward_ratio,
+        wall_coverage: measured.wall_coverage,
+        per_layer_summary,
+        hotspot_ops,
+        regressions,
+        recommendations,
+        steps: run.steps.count,
+        grade_withheld: graded.withheld,
+        hardware: None,
+        peak_throughput_tok_s: graded.peak,
+        peak_bw_gb_s: hw.map(|h| h.peak_bw_gb_s).filter(|b| b.is_finite()),
+        bytes_per_token: hw.map(|h| h.bytes_per_token).filter(|b| b.is_finite()),
+        bytes_per_token_source: graded.bytes_per_token_source,
+        transfer_fraction,
+        launch_overhead,
+        device_timed: run.device_timed(),
+        mfu,
+        empty_steps: run.steps.empty,
+        nested_steps: run.steps.nested,
+        step_samples_ms,
+        step_samples_tokens,
+        times_per_step: recorded.is_some_and(|r| r.times_per_step),
+        vs_baseline,
+        shape: Some(shape),
+        alerts,
+        warnings: s.warnings,
+        memory_peaks: recorded.map(|r| r.memory_peaks.clone()).unwrap_or_default(),
+        launch_gap: recorded.and_then(|r| r.launch_gap),
+    }
+}
+
+/// Regressions against `baseline` and the comparison behind them (none
+/// without one); a baseline of another shape adds its alert.
+fn against_baseline(
+    baseline: Option<&TrainingScorecard>,
+    current: &Current<'_>,
+    t: &Thresholds,
+    alerts: &mut Vec<String>,
+) -> (Vec<Regression>, Option<BaselineComparison>) {
+    let Some(base) = baseline else {
+        return (Vec::new(), None);
+    };
+    let found = detect_regressions(base, current, t);
+    alerts.extend(found.alerts);
+    (found.regressions, Some(found.comparison))
+}
+
+/// The run's headline measurements, each read as a usable number (a
+/// warning says when it was not).
+struct Measured {
+    /// Tokens per second, or why there is no measurement.
+    throughput: Result<f64, String>,
+    /// Mean step time, ms; non-negative.
+    step_time_ms: f64,
+    /// Share of wall time covered by phases, clamped to `[0, 1]`.
+    wall_coverage: f64,
+}
+
+impl Measured {
+    fn of(run: &RunView, s: &mut Sanitizer) -> Self {
+        let throughput = run.throughput.clone().and_then(|x| {
+            if !x.is_finite() {
+                s.warnings
+                    .push(format!("throughput_tok_s is {x}; not a measurement"));
+                Err("throughput_tok_s is not a finite number, so not a measurement".to_owned())
+            } else {
+                Ok(s.non_negative("throughput_tok_s", x))
+            }
+        });
+        let step_time_ms = s.non_negative("avg_step_ms", run.steps.avg_ms);
+        let mut wall_coverage = s.finite("wall_coverage", run.coverage.fraction());
+        if !(0.0..=1.0).contains(&wall_coverage) {
+            s.warnings.push(format!(
+                "wall_coverage {wall_coverage} outside [0, 1]; clamped"
+            ));
+            wall_coverage = wall_coverage.clamp(0.0, 1.0);
+        }
+        Self {
+            throughput,
+            step_time_ms,
+            wall_coverage,
+        }
+    }
+}
+
+/// The grade and the ceiling it rests on, or why it is withheld.
+struct Graded {
+    /// The ceiling, tok/s, shown only where it means something.
+    peak: Option<f64>,
+    efficiency: Option<f64>,
+    withheld: Option<Withheld>,
+    grade: Option<Grade>,
+    bytes_per_token_source: Option<BytesPerTokenSource>,
+}
+
+impl Graded {
+    fn of(
+        run: &RunView,
+        measured: &Measured,
+        hw: Option<&HardwareSpec>,
+        options: &ScorecardOptions,
+        s: &mut Sanitizer,
+    ) -> Self {
+        let Verdict {
+            peak,
+            efficiency,
+            withheld,
+        } = verdict(
+            &measured.throughput,
+            hw,
+            &run.steps,
+            options.busy_ceilings.as_deref(),
+        );
+        if hw.is_none() {
+            s.warnings.push(unknown_peak_note());
+        }
+        let bytes_per_token_source = hw.map(|h| {
+            options
+                .bytes_per_token_source
+                .unwrap_or_else(|| BytesPerTokenSource::of_spec(h))
+        });
+        if efficiency.is_some() && bytes_per_token_source == Some(BytesPerTokenSource::Default) {
+            s.warnings.push(format!(
+                "bytes per token is the presets' default of {} (a guess): set \
+                 PROFILER_BYTES_PER_TOKEN, or declare `bytes = ...` on the bricks",
+                bytes(hw.map_or(0.0, |h| h.bytes_per_token))
+            ));
+        }
+        let grade = efficiency.map(|e| options.thresholds.grade(e));
+        // A ceiling from the presets' guessed bytes per token is shown only
+        // where it was compared with a throughput (graded, or found below it);
+        // elsewhere it would be a number resting on a guess alone.
+        let compared = efficiency.is_some()
+            || matches!(
+                withheld,
+                Some(Withheld::AboveCeiling { .. } | Withheld::BusyMachine { .. })
+            );
+        let peak = peak
+            .filter(|_| compared || bytes_per_token_source != Some(BytesPerTokenSource::Default));
+        Self {
+            peak,
+            efficiency,
+            withheld,
+            grade,
+            bytes_per_token_source,
+        }
+    }
+}
+
+/// The share of step time in host-device transfers (phases named `h2d` or
+/// `d2h`), at most 1, and the phases' total time, ms.
+fn phase_split(run: &RunView, s: &mut Sanitizer) -> (f64, f64) {
     let (mut transfer_pct, mut phase_ms) = (0.0, 0.0);
     for (name, phase) in &run.phases {
         let pct = s.non_negative(&format!("phase `{name}` pct"), phase.pct);
@@ -152,87 +295,7 @@ pub(crate) fn compute(
             s.non_negative(&format!("phase `{name}` total_ms"), phase.total_ms),
         );
     }
-    let transfer_fraction = (transfer_pct / 100.0).min(1.0);
-    let launch_overhead = launch_overhead(run, step_time_ms, phase_ms, wall_coverage, &mut s);
-    let bottleneck = t.bottleneck(
-        transfer_fraction,
-        launch_overhead.unwrap_or(0.0),
-        efficiency,
-    );
-
-    let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
-    let tok_s = throughput.as_ref().ok().copied();
-    let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
-    let hotspot_ops = hotspots(op_totals, t.hotspot_count);
-
-    let mut alerts = step_alerts(&run.steps);
-    let (step_samples_ms, step_samples_tokens) = samples(&run.steps);
-    let (regressions, vs_baseline) = match baseline {
-        Some(base) => {
-            let current = Current {
-                throughput_tok_s: tok_s,
-                step_time_ms,
-                wall_coverage,
-                step_samples_ms: &step_samples_ms,
-                step_samples_tokens: &step_samples_tokens,
-                shape: &shape,
-            };
-            let found = detect_regressions(base, &current, t);
-            alerts.extend(found.alerts);
-            (found.regressions, Some(found.comparison))
-        }
-        None => (Vec::new(), None),
-    };
-
-    let recommendations = recommend(
-        grade,
-        bottleneck,
-        launch_overhead,
-        forward_backward_ratio,
-        run.device_timed(),
-        t,
-    );
-    let mfu = mfu(options, tok_s, &mut s);
-
-    TrainingScorecard {
-        grade,
-        efficiency,
-        bottleneck,
-        throughput_tok_s: tok_s.unwrap_or(0.0),
-        step_time_ms,
-        forward_backward_ratio,
-        wall_coverage,
-        per_layer_summary,
-        hotspot_ops,
-        regressions,
-        recommendations,
-        steps: run.steps.count,
-        grade_withheld: withheld,
-        hardware: None,
-        peak_throughput_tok_s: peak,
-        peak_bw_gb_s: hw.map(|h| h.peak_bw_gb_s).filter(|b| b.is_finite()),
-        bytes_per_token: hw.map(|h| h.bytes_per_token).filter(|b| b.is_finite()),
-        bytes_per_token_source,
-        transfer_fraction,
-        launch_overhead,
-        device_timed: run.device_timed(),
-        mfu,
-        empty_steps: run.steps.empty,
-        nested_steps: run.steps.nested,
-        step_samples_ms,
-        step_samples_tokens,
-        times_per_step: run.recorded.as_ref().is_some_and(|r| r.times_per_step),
-        vs_baseline,
-        shape: Some(shape),
-        alerts,
-        warnings: s.warnings,
-        memory_peaks: run
-            .recorded
-            .as_ref()
-            .map(|r| r.memory_peaks.clone())
-            .unwrap_or_default(),
-        launch_gap: run.recorded.as_ref().and_then(|r| r.launch_gap),
-    }
+    ((transfer_pct / 100.0).min(1.0), phase_ms)
 }
 
 /// Usable per-step samples: finite, non-negative times, with their tokens

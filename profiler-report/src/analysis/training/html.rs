@@ -16,8 +16,7 @@ use super::text::{
 use super::units::pct;
 use crate::base::escape;
 use crate::base::glossary::Metric;
-use crate::base::textfmt::DASH;
-use profiler_core::units;
+use crate::base::textfmt::{self, DASH};
 
 impl TrainingScorecard {
     /// The scorecard as an HTML fragment, `<section
@@ -65,18 +64,45 @@ fn metric_name(metric: Metric, name: &str, embedding: Embedding) -> String {
     }
 }
 
+/// The whole fragment: alerts, metrics, the baseline comparison, the
+/// tables (standalone only), recommendations and warnings.
 fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::fmt::Result {
+    s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
+    alerts(s, sc)?;
+    metrics(s, sc, embedding)?;
+    baseline(s, sc)?;
+    if embedding == Embedding::Standalone {
+        layers(s, sc)?;
+        hotspots(s, sc)?;
+    }
+    list(s, "Recommendations", "recommendations", &sc.recommendations);
+    list(s, "Warnings", "warnings", &sc.warnings);
+    s.push_str("</section>\n");
+    Ok(())
+}
+
+/// The alerts, in the report page's warning box.
+fn alerts(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    if sc.alerts.is_empty() {
+        return Ok(());
+    }
+    // `alert` is the report page's warning box.
+    s.push_str("<div class=\"alert\">\n<ul class=\"alerts\">\n");
+    for alert in &sc.alerts {
+        writeln!(
+            s,
+            "<li><strong>Warning:</strong> {}</li>",
+            escape::html(alert)
+        )?;
+    }
+    s.push_str("</ul>\n</div>\n");
+    Ok(())
+}
+
+/// The metrics table: the grade first, each metric's name defined.
+fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::fmt::Result {
     let e = escape::html;
     let defined = |metric: Metric, name: &str| metric_name(metric, name, embedding);
-    s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
-    if !sc.alerts.is_empty() {
-        // `alert` is the report page's warning box.
-        s.push_str("<div class=\"alert\">\n<ul class=\"alerts\">\n");
-        for alert in &sc.alerts {
-            writeln!(s, "<li><strong>Warning:</strong> {}</li>", e(alert))?;
-        }
-        s.push_str("</ul>\n</div>\n");
-    }
     s.push_str("<table class=\"metrics\">\n<tr><th>Metric</th><th>Value</th></tr>\n");
     let mut row =
         |name: String, value: String| writeln!(s, "<tr><td>{name}</td><td>{value}</td></tr>");
@@ -129,78 +155,81 @@ fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::
         row(defined(Metric::PeakMemory, &label), peak.text(escape::html))?;
     }
     s.push_str("</table>\n");
+    Ok(())
+}
 
-    baseline(s, sc)?;
-
-    let tables = embedding == Embedding::Standalone;
-    if tables && !sc.per_layer_summary.is_empty() {
-        let unit = if sc.times_per_step {
-            " (ms per step)"
+/// The per-layer table, with memory columns when some layer's memory was
+/// tracked.
+fn layers(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    if sc.per_layer_summary.is_empty() {
+        return Ok(());
+    }
+    let unit = if sc.times_per_step {
+        " (ms per step)"
+    } else {
+        ""
+    };
+    let _ = writeln!(s, "<h3>Per layer{unit}</h3>\n<table class=\"layers\">");
+    let memory = sc
+        .per_layer_summary
+        .iter()
+        .any(|l| l.allocated_bytes.is_some());
+    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
+    s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th>");
+    if memory {
+        s.push_str("<th>Allocated</th><th>Peak</th>");
+    }
+    s.push_str("</tr>\n");
+    for l in &sc.per_layer_summary {
+        let class = if l.non_finite {
+            " class=\"non-finite\""
         } else {
             ""
         };
-        let _ = writeln!(s, "<h3>Per layer{unit}</h3>\n<table class=\"layers\">");
-        // Memory columns only when some layer's memory was tracked.
-        let memory = sc
-            .per_layer_summary
-            .iter()
-            .any(|l| l.allocated_bytes.is_some());
-        let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
-        s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th>");
+        write!(
+            s,
+            "<tr{class}><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.1}%</td>",
+            l.layer,
+            l.fwd_ms,
+            l.bwd_ms,
+            l.ratio,
+            escape::html(&l.top_op),
+            l.top_op_pct
+        )?;
         if memory {
-            s.push_str("<th>Allocated</th><th>Peak</th>");
-        }
-        s.push_str("</tr>\n");
-        for l in &sc.per_layer_summary {
-            let class = if l.non_finite {
-                " class=\"non-finite\""
-            } else {
-                ""
-            };
             write!(
                 s,
-                "<tr{class}><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.1}%</td>",
-                l.layer,
-                l.fwd_ms,
-                l.bwd_ms,
-                l.ratio,
-                e(&l.top_op),
-                l.top_op_pct
-            )?;
-            if memory {
-                write!(
-                    s,
-                    "<td>{}</td><td>{}</td>",
-                    bytes(l.allocated_bytes),
-                    bytes(l.peak_bytes)
-                )?;
-            }
-            s.push_str("</tr>\n");
-        }
-        s.push_str("</table>\n");
-    }
-
-    if tables && !sc.hotspot_ops.is_empty() {
-        s.push_str("<h3>Hotspot Operations</h3>\n<table class=\"hotspots\">\n");
-        let unit = if sc.times_per_step {
-            "ms / step"
-        } else {
-            "Total ms"
-        };
-        let _ = writeln!(s, "<tr><th>Op</th><th>{unit}</th><th>%</th></tr>");
-        for (op, ms, pct) in &sc.hotspot_ops {
-            writeln!(
-                s,
-                "<tr><td>{}</td><td>{ms:.1}</td><td>{pct:.1}%</td></tr>",
-                e(op)
+                "<td>{}</td><td>{}</td>",
+                bytes(l.allocated_bytes),
+                bytes(l.peak_bytes)
             )?;
         }
-        s.push_str("</table>\n");
+        s.push_str("</tr>\n");
     }
+    s.push_str("</table>\n");
+    Ok(())
+}
 
-    list(s, "Recommendations", "recommendations", &sc.recommendations);
-    list(s, "Warnings", "warnings", &sc.warnings);
-    s.push_str("</section>\n");
+/// The hotspot operations table.
+fn hotspots(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    if sc.hotspot_ops.is_empty() {
+        return Ok(());
+    }
+    s.push_str("<h3>Hotspot Operations</h3>\n<table class=\"hotspots\">\n");
+    let unit = if sc.times_per_step {
+        "ms / step"
+    } else {
+        "Total ms"
+    };
+    let _ = writeln!(s, "<tr><th>Op</th><th>{unit}</th><th>%</th></tr>");
+    for (op, ms, pct) in &sc.hotspot_ops {
+        writeln!(
+            s,
+            "<tr><td>{}</td><td>{ms:.1}</td><td>{pct:.1}%</td></tr>",
+            escape::html(op)
+        )?;
+    }
+    s.push_str("</table>\n");
     Ok(())
 }
 

@@ -27,11 +27,36 @@ impl TrainingScorecard {
     }
 }
 
+/// The whole document: alerts, the metrics table, then the sections that
+/// have something to say.
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("## Training Scorecard\n\n");
     for alert in &sc.alerts {
         writeln!(s, "> **Warning:** {}\n", escape::markdown(alert))?;
     }
+    metrics(s, sc)?;
+    hotspots(s, sc)?;
+    regressions(s, sc)?;
+    if !sc.recommendations.is_empty() {
+        s.push_str("\n### Recommendations\n\n");
+        for r in &sc.recommendations {
+            writeln!(s, "- {}", escape::markdown(r))?;
+        }
+    }
+    // Changes the noise test did not flag are caveats of the comparison.
+    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
+    if !sc.warnings.is_empty() || !not_flagged.is_empty() {
+        s.push_str("\n### Warnings\n\n");
+        for w in sc.warnings.iter().chain(not_flagged) {
+            writeln!(s, "- {}", escape::markdown(w))?;
+        }
+    }
+    Ok(())
+}
+
+/// The Metric|Value table: the grade, regressions in brief, then each
+/// metric.
+fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("| Metric | Value |\n|--------|-------|\n");
     match withheld_text(sc) {
         Some(why) => writeln!(s, "| Grade | **n/a**: {} |", escape::markdown(&why))?,
@@ -70,45 +95,39 @@ fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         let text = peak.text(escape::markdown);
         writeln!(s, "| Peak {} memory | {text} |", peak.kind.name())?;
     }
+    Ok(())
+}
 
-    if !sc.hotspot_ops.is_empty() {
-        s.push_str("\n### Hotspot Operations\n\n");
-        s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
-        for (op, ms, pct) in &sc.hotspot_ops {
-            writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
-        }
+/// The hotspot operations, when any.
+fn hotspots(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    if sc.hotspot_ops.is_empty() {
+        return Ok(());
     }
-
-    if !sc.regressions.is_empty() {
-        s.push_str("\n### Regressions\n\n");
-        for r in &sc.regressions {
-            // The trailing space before the newline is part of the v1 layout.
-            writeln!(
-                s,
-                "- **{}**: {} ({}) ",
-                escape::markdown(&r.metric),
-                delta_text(r),
-                r.severity
-            )?;
-            if let Some(detail) = &r.detail {
-                writeln!(s, "  - {}", escape::markdown(detail))?;
-            }
-        }
+    s.push_str("\n### Hotspot Operations\n\n");
+    s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
+    for (op, ms, pct) in &sc.hotspot_ops {
+        writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
     }
+    Ok(())
+}
 
-    if !sc.recommendations.is_empty() {
-        s.push_str("\n### Recommendations\n\n");
-        for r in &sc.recommendations {
-            writeln!(s, "- {}", escape::markdown(r))?;
-        }
+/// The flagged regressions with their details, when any.
+fn regressions(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
+    if sc.regressions.is_empty() {
+        return Ok(());
     }
-
-    // Changes the noise test did not flag are caveats of the comparison.
-    let not_flagged = sc.vs_baseline.as_ref().map_or(&[][..], |c| &c.not_flagged);
-    if !sc.warnings.is_empty() || !not_flagged.is_empty() {
-        s.push_str("\n### Warnings\n\n");
-        for w in sc.warnings.iter().chain(not_flagged) {
-            writeln!(s, "- {}", escape::markdown(w))?;
+    s.push_str("\n### Regressions\n\n");
+    for r in &sc.regressions {
+        // The trailing space before the newline is part of the v1 layout.
+        writeln!(
+            s,
+            "- **{}**: {} ({}) ",
+            escape::markdown(&r.metric),
+            delta_text(r),
+            r.severity
+        )?;
+        if let Some(detail) = &r.detail {
+            writeln!(s, "  - {}", escape::markdown(detail))?;
         }
     }
     Ok(())

@@ -47,7 +47,7 @@ impl MemoryPeak {
         );
         format!(
             "{} in step {}, {at}",
-            profiler_core::units::bytes(self.peak_bytes as f64),
+            crate::base::textfmt::bytes(self.peak_bytes as f64),
             self.step
         )
     }

@@ -71,6 +71,10 @@ fn severity(worse_by: f64, warning: f64, critical: f64) -> Option<Severity> {
     }
 }
 
+/// A change of one metric: its current value, the relative change, and
+/// how bad it is (`None`: within the thresholds).
+type Change = (f64, f64, Option<Severity>);
+
 /// Compares the current run with `baseline`.
 pub(crate) fn detect_regressions(
     baseline: &TrainingScorecard,
@@ -101,114 +105,160 @@ pub(crate) fn detect_regressions(
         let sev = severity(delta, t.step_time_warning, t.step_time_critical);
         (current.step_time_ms, delta, sev)
     });
-    let entry = |metric: &str, (base, now, delta): (f64, f64, f64), severity, detail| Regression {
-        metric: metric.to_owned(),
-        delta,
-        severity,
-        detail,
-        baseline: Some(base),
-        current: Some(now),
-    };
 
     let same_tokens = matches!(
         (base_shape.tokens_per_step, current.shape.tokens_per_step),
         (Some(b), Some(n)) if !tokens_differ(b, n)
     );
     match (throughput, step) {
-        (Some((tp_now, tp_delta, tp_sev)), Some((st_now, st_delta, st_sev))) if same_tokens => {
-            // One fact seen twice: one decision, the worse severity for both.
-            if let Some(sev) = tp_sev.max(st_sev) {
-                let pair = format!(
-                    "Throughput {} and step time {}",
-                    signed_pct(tp_delta),
-                    signed_pct(st_delta)
-                );
-                match Samples::shared(
-                    (&baseline.step_samples_ms, &baseline.step_samples_tokens),
-                    (current.step_samples_ms, current.step_samples_tokens),
-                )
-                .verdict(t)
-                {
-                    Some(v) if !v.flagged => {
-                        found
-                            .comparison
-                            .not_flagged
-                            .push(format!("{pair} not flagged: {}", v.why));
-                    }
-                    verdict => {
-                        let detail = verdict.map(|v| v.why).or_else(|| {
-                            Some(
-                                "tokens per step are unchanged, so throughput and step time \
-                                 are the same change; no per-step samples to test it against \
-                                 noise"
-                                    .to_owned(),
-                            )
-                        });
-                        let tp = (baseline.throughput_tok_s, tp_now, tp_delta);
-                        let st = (baseline.step_time_ms, st_now, st_delta);
-                        found
-                            .regressions
-                            .push(entry("throughput_tok_s", tp, sev, detail.clone()));
-                        found
-                            .regressions
-                            .push(entry("step_time_ms", st, sev, detail));
-                    }
-                }
-            }
+        (Some(tp), Some(st)) if same_tokens => {
+            judge_together(baseline, current, tp, st, t, &mut found);
         }
         (throughput, step) => {
             if let Some((now, delta, Some(sev))) = throughput {
-                // Tokens per step changed (or are unknown): fewer tokens per
-                // step is a regression whatever the step times do.
-                let detail = match (base_shape.tokens_per_step, current.shape.tokens_per_step) {
-                    (Some(b), Some(n)) => Some(format!(
-                        "tokens per step changed from {} to {}",
-                        si(b),
-                        si(n)
-                    )),
-                    _ => None,
-                };
-                let values = (baseline.throughput_tok_s, now, delta);
-                found
-                    .regressions
-                    .push(entry("throughput_tok_s", values, sev, detail));
+                found.regressions.push(throughput_alone(
+                    baseline,
+                    &base_shape,
+                    current,
+                    (now, delta),
+                    sev,
+                ));
             }
             if let Some((now, delta, Some(sev))) = step {
-                match Samples::step_times(&baseline.step_samples_ms, current.step_samples_ms)
-                    .verdict(t)
-                {
-                    Some(v) if !v.flagged => found.comparison.not_flagged.push(format!(
-                        "Step time {} not flagged: {}",
-                        signed_pct(delta),
-                        v.why
-                    )),
-                    verdict => {
-                        let values = (baseline.step_time_ms, now, delta);
-                        let detail = verdict.map(|v| v.why);
-                        found
-                            .regressions
-                            .push(entry("step_time_ms", values, sev, detail));
-                    }
-                }
+                judge_step_time(baseline, current, (now, delta), sev, t, &mut found);
             }
         }
     }
 
     let coverage_delta = current.wall_coverage - baseline.wall_coverage;
-    if baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0 {
-        let delta = coverage_delta;
-        if delta < -t.wall_coverage_drop {
-            let values = (baseline.wall_coverage, current.wall_coverage, delta);
-            found
-                .regressions
-                .push(entry("wall_coverage", values, Severity::Warning, None));
-        }
+    let both_covered = baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0;
+    if both_covered && coverage_delta < -t.wall_coverage_drop {
+        let values = (
+            baseline.wall_coverage,
+            current.wall_coverage,
+            coverage_delta,
+        );
+        found
+            .regressions
+            .push(entry("wall_coverage", values, Severity::Warning, None));
     }
     found.comparison.throughput = throughput.map(|(_, delta, _)| delta);
     found.comparison.step_time = step.map(|(_, delta, _)| delta);
-    found.comparison.wall_coverage =
-        (baseline.wall_coverage > 0.0 && current.wall_coverage > 0.0).then_some(coverage_delta);
+    found.comparison.wall_coverage = both_covered.then_some(coverage_delta);
     found
+}
+
+/// A flagged change of `metric`, from `(baseline, current, delta)`.
+fn entry(
+    metric: &str,
+    (base, now, delta): (f64, f64, f64),
+    severity: Severity,
+    detail: Option<String>,
+) -> Regression {
+    Regression {
+        metric: metric.to_owned(),
+        delta,
+        severity,
+        detail,
+        baseline: Some(base),
+        current: Some(now),
+    }
+}
+
+/// Throughput and step time with unchanged tokens per step: one fact seen
+/// twice, so one decision, and the worse severity for both.
+fn judge_together(
+    baseline: &TrainingScorecard,
+    current: &Current<'_>,
+    (tp_now, tp_delta, tp_sev): Change,
+    (st_now, st_delta, st_sev): Change,
+    t: &Thresholds,
+    found: &mut Found,
+) {
+    let Some(sev) = tp_sev.max(st_sev) else {
+        return;
+    };
+    let pair = format!(
+        "Throughput {} and step time {}",
+        signed_pct(tp_delta),
+        signed_pct(st_delta)
+    );
+    match Samples::shared(
+        (&baseline.step_samples_ms, &baseline.step_samples_tokens),
+        (current.step_samples_ms, current.step_samples_tokens),
+    )
+    .verdict(t)
+    {
+        Some(v) if !v.flagged => {
+            found
+                .comparison
+                .not_flagged
+                .push(format!("{pair} not flagged: {}", v.why));
+        }
+        verdict => {
+            let detail = verdict.map(|v| v.why).or_else(|| {
+                Some(
+                    "tokens per step are unchanged, so throughput and step time are the same \
+                     change; no per-step samples to test it against noise"
+                        .to_owned(),
+                )
+            });
+            let tp = (baseline.throughput_tok_s, tp_now, tp_delta);
+            let st = (baseline.step_time_ms, st_now, st_delta);
+            found
+                .regressions
+                .push(entry("throughput_tok_s", tp, sev, detail.clone()));
+            found
+                .regressions
+                .push(entry("step_time_ms", st, sev, detail));
+        }
+    }
+}
+
+/// A throughput drop when tokens per step changed (or are unknown): fewer
+/// tokens per step is a regression whatever the step times do.
+fn throughput_alone(
+    baseline: &TrainingScorecard,
+    base_shape: &RunShape,
+    current: &Current<'_>,
+    (now, delta): (f64, f64),
+    sev: Severity,
+) -> Regression {
+    let detail = match (base_shape.tokens_per_step, current.shape.tokens_per_step) {
+        (Some(b), Some(n)) => Some(format!(
+            "tokens per step changed from {} to {}",
+            si(b),
+            si(n)
+        )),
+        _ => None,
+    };
+    let values = (baseline.throughput_tok_s, now, delta);
+    entry("throughput_tok_s", values, sev, detail)
+}
+
+/// A step-time change judged on its own, against the step-time samples.
+fn judge_step_time(
+    baseline: &TrainingScorecard,
+    current: &Current<'_>,
+    (now, delta): (f64, f64),
+    sev: Severity,
+    t: &Thresholds,
+    found: &mut Found,
+) {
+    match Samples::step_times(&baseline.step_samples_ms, current.step_samples_ms).verdict(t) {
+        Some(v) if !v.flagged => found.comparison.not_flagged.push(format!(
+            "Step time {} not flagged: {}",
+            signed_pct(delta),
+            v.why
+        )),
+        verdict => {
+            let values = (baseline.step_time_ms, now, delta);
+            let detail = verdict.map(|v| v.why);
+            found
+                .regressions
+                .push(entry("step_time_ms", values, sev, detail));
+        }
+    }
 }
 
 #[cfg(test)]

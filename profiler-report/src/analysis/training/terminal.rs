@@ -16,8 +16,7 @@ use super::text::{
 };
 use super::units::pct;
 use crate::base::escape::visible;
-use crate::base::textfmt::DASH;
-use profiler_core::units;
+use crate::base::textfmt::{self, DASH};
 
 impl Display for TrainingScorecard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -141,7 +140,7 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         .per_layer_summary
         .iter()
         .any(|l| l.allocated_bytes.is_some());
-    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
+    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
     write!(
         f,
         "  {:>5}  {:>10}  {:>10}  {:>7}  {:<op_width$}  {:>6}",

@@ -8,8 +8,8 @@ use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
+use crate::base::textfmt;
 use profiler_core::profile::LaunchGap;
-use profiler_core::units;
 
 /// Grade cell text: the letter, or `n/a` when it was withheld.
 pub(crate) fn grade_text(sc: &TrainingScorecard) -> String {
@@ -230,8 +230,8 @@ pub(crate) fn launch_text(sc: &TrainingScorecard) -> Option<String> {
 pub(crate) fn launch_gap_text(gap: &LaunchGap) -> String {
     format!(
         "mean {}, longest {} from launch to device start, over {} device-timed bricks",
-        units::duration(gap.mean_ns),
-        units::duration(gap.max_ns as f64),
+        textfmt::duration(gap.mean_ns),
+        textfmt::duration(gap.max_ns as f64),
         gap.bricks
     )
 }

@@ -9,15 +9,18 @@
 //! | SVG text the report writes | [`xml`] | entities, forbidden characters replaced |
 //! | Markdown | [`markdown()`] | `visible`, then backslash escapes: no markup |
 //! | folded stacks | [`frame`] | one frame that never reads as a count |
+//! | Graphviz DOT | [`dot()`] | text stays inside its quoted string; line breaks as `\n` |
 //!
 //! JSON needs none: serde_json escapes every string and the names stay exact.
 
+mod dot;
 mod folded;
 mod html;
 mod markdown;
 // The terminal escaper is a leaf crate, shared with the live metrics.
 use profiler_visible as visible;
 
+pub(crate) use dot::{dot, dot_into};
 pub(crate) use folded::frame;
 pub(crate) use html::{html, xml};
 pub(crate) use markdown::markdown;

@@ -1,7 +1,7 @@
 //! Dates: nanoseconds since the Unix epoch as UTC ISO-8601, computed here
 //! so the report needs no date crate.
 
-use super::number::DASH;
+use super::units::DASH;
 
 /// Nanoseconds since the Unix epoch as UTC ISO-8601, e.g.
 /// `2023-11-14T22:13:20Z`; a dash for 0 (unknown).

@@ -1,19 +1,18 @@
 //! Text formatting shared by every renderer: numbers that never print `NaN`
 //! or `inf`, SI prefixes, durations, byte sizes, dates and terminal columns.
 //! A value that cannot be shown prints as [`DASH`] in every report.
-//!
-//! Durations, byte sizes (decimal units: 1 KB = 1000 B, as bandwidth is
-//! quoted in GB/s) and SI rates come from `profiler_core::units`, which the
-//! core's own graph exports use too, so the two crates never disagree.
+//! Byte sizes are in decimal units (1 KB = 1000 B), as bandwidth is quoted
+//! in GB/s.
 
 mod column;
 mod date;
 mod number;
+mod units;
 
 pub(crate) use column::{cut, fit};
 pub(crate) use date::utc_iso8601;
-pub(crate) use number::{DASH, fixed, int, ms, num, pct, ratio, si_tick, signed_pct, signed_pts};
-pub(crate) use profiler_core::units::{bytes, duration, si};
+pub(crate) use number::{fixed, int, ms, num, pct, ratio, si_tick, signed_pct, signed_pts};
+pub(crate) use units::{DASH, bytes, duration, si};
 
 /// Pretty JSON of a report. Reports hold plain numbers, strings and
 /// string-keyed maps, which always serialise; non-finite numbers become

@@ -2,8 +2,7 @@
 //! signed changes, axis ticks. Every one prints a non-finite value as a
 //! dash.
 
-/// What a value that cannot be shown renders as, in every report.
-pub(crate) const DASH: &str = profiler_core::units::MISSING;
+use super::units::{DASH, si};
 
 /// A number with enough decimals to stay readable at any magnitude:
 /// `1234.5`, `12.35`, `0.123`, `0.0012`; `0` for zero; a dash when not
@@ -86,10 +85,10 @@ fn no_negative_zero(v: f64) -> f64 {
     if v.abs() < 0.05 { 0.0 } else { v }
 }
 
-/// An axis tick: [`si`](profiler_core::units::si) without the space, `0`, `500`, `1.5k`,
+/// An axis tick: [`si`] without the space, `0`, `500`, `1.5k`,
 /// `20k`, `1.25M`.
 pub(crate) fn si_tick(v: f64) -> String {
-    profiler_core::units::si(v).replace(' ', "")
+    si(v).replace(' ', "")
 }
 
 /// Nanoseconds as milliseconds.

@@ -11,8 +11,7 @@ use super::run_facts::{EXPORTER, RunFacts};
 use crate::analysis::trace::{
     DEFAULT_STRAGGLER_THRESHOLD, RankReport, TraceError, read_rank_profiles,
 };
-use crate::output::error::ExportError;
-use crate::output::write::write_text;
+use crate::output::error::{ExportError, write_text};
 
 /// Several ranks' profiles in one Chrome trace, with their load balance.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,15 +5,12 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::Profile;
-use profiler_core::alloc::{BrickMemory, MemoryKind};
-use profiler_core::units;
-
 use super::parts::{note, num_cell, num_cell_if, sorted_bricks, th};
 use crate::base::escape;
 use crate::base::glossary::Metric;
-use crate::base::textfmt::DASH;
-use crate::base::textfmt::{int, ms, num, pct, si};
+use crate::base::textfmt::{self, DASH, int, ms, num, pct, si};
+use profiler_core::Profile;
+use profiler_core::alloc::{BrickMemory, MemoryKind};
 
 /// Every brick with its statistics.
 pub(crate) fn bricks(profile: &Profile) -> String {
@@ -129,9 +126,9 @@ fn memory_cells(m: Option<&BrickMemory>) -> String {
     let allocated = m.allocated_bytes as f64;
     let peak = m.peak_bytes as f64;
     [
-        num_cell(allocated, &units::bytes(allocated), ""),
+        num_cell(allocated, &textfmt::bytes(allocated), ""),
         num_cell(m.allocations_per_call(), &num(m.allocations_per_call()), ""),
-        num_cell(peak, &units::bytes(peak), ""),
+        num_cell(peak, &textfmt::bytes(peak), ""),
     ]
     .concat()
 }

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use profiler_core::alloc::MemoryKind;
-use profiler_core::{Direction, Profile, units};
+use profiler_core::{Direction, Profile};
 
 use crate::base::escape;
-use crate::base::textfmt::{DASH, fixed, ms, num, pct};
+use crate::base::textfmt::{self, DASH, fixed, ms, num, pct};
 
 /// Fill of forward bars.
 const FWD_FILL: &str = "#4e79a7";
@@ -263,7 +263,7 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
     let cell = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
     // Memory columns only when some layer's memory was tracked.
     let memory = rows.iter().any(|r| r.allocated_bytes.is_some());
-    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| units::bytes(b as f64));
+    let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
     let mut s = String::from(
         "<table class=\"data\">\n<thead><tr><th>Layer</th><th class=\"num\">Fwd ms</th>\
          <th class=\"num\">Bwd ms</th><th class=\"num\">Bwd/Fwd</th><th>Top op</th>\

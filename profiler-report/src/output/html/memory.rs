@@ -5,16 +5,14 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::Profile;
-use profiler_core::alloc::{MemoryKind, MemoryProfile};
-use profiler_core::trace::{CounterSample, CounterTrack};
-use profiler_core::units;
-
 use super::counters::counter_charts;
 use super::parts::{note, num_cell, th};
 use crate::base::escape;
 use crate::base::glossary::Metric;
-use crate::base::textfmt::{DASH, int, num};
+use crate::base::textfmt::{self, DASH, int, num};
+use profiler_core::Profile;
+use profiler_core::alloc::{MemoryKind, MemoryProfile};
+use profiler_core::trace::{CounterSample, CounterTrack};
 
 /// Bricks listed in the table, by allocated bytes.
 const TOP: usize = 15;
@@ -50,9 +48,9 @@ pub(crate) fn memory(profile: &Profile) -> String {
                 "<p>Highest {} peak: {} in step {}, reached {by}; {} allocated in {} allocations \
                  during that step.</p>",
                 kind.name(),
-                units::bytes(step.peak_bytes as f64),
+                textfmt::bytes(step.peak_bytes as f64),
                 step.index,
-                units::bytes(step.allocated_bytes as f64),
+                textfmt::bytes(step.allocated_bytes as f64),
                 int(step.allocations)
             );
         }
@@ -89,7 +87,7 @@ fn phase_table(memory: &MemoryProfile) -> String {
         "<div class=\"scroll\">\n<table class=\"data sortable memory phases\">\n<thead><tr>{}</tr></thead>\n<tbody>\n",
         headers.concat()
     );
-    let bytes = |v: f64| num_cell(v, &units::bytes(v), "");
+    let bytes = |v: f64| num_cell(v, &textfmt::bytes(v), "");
     for p in &memory.phases {
         let m = &p.memory;
         let cells = [
@@ -165,7 +163,7 @@ fn top_table(memory: &MemoryProfile) -> String {
         headers.concat()
     );
     for b in memory.bricks.iter().take(TOP) {
-        let bytes = |v: f64| num_cell(v, &units::bytes(v), "");
+        let bytes = |v: f64| num_cell(v, &textfmt::bytes(v), "");
         let cells = [
             format!(
                 "<th scope=\"row\" class=\"name\">{}</th>",
@@ -280,11 +278,11 @@ mod tests {
             "{html}"
         );
         for shown in [3e6, 1e6, 2e6] {
-            let cell = format!(">{}</td>", units::bytes(shown));
+            let cell = format!(">{}</td>", textfmt::bytes(shown));
             assert!(html.contains(&cell), "{cell}: {html}");
         }
         assert!(html.contains("<tr class=\"outside\">"), "{html}");
-        let outside = format!(">{}</td>", units::bytes(4096.0));
+        let outside = format!(">{}</td>", textfmt::bytes(4096.0));
         assert_eq!(
             html.matches(&outside).count(),
             2,

@@ -34,5 +34,5 @@ pub use report::HtmlReport;
 /// # Errors
 /// [`ExportError::Write`] naming the path.
 pub fn write_html_report(html: &str, path: impl AsRef<Path>) -> Result<(), ExportError> {
-    crate::output::write::write_text(path.as_ref(), html)
+    crate::output::error::write_text(path.as_ref(), html)
 }

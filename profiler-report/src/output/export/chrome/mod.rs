@@ -15,8 +15,7 @@ use profiler_core::Profile;
 use serde::Serialize;
 
 use super::run_facts::{EXPORTER, RunFacts, timeline_warning};
-use crate::output::error::ExportError;
-use crate::output::write::write_text;
+use crate::output::error::{ExportError, write_text};
 pub(crate) use event::to_json;
 pub(crate) use trace::ChromeTrace;
 

@@ -92,14 +92,24 @@ impl<'a> ChromeTrace<'a> {
             let sort_index = u64::from(index);
             self.meta("process_sort_index", pid, 0, Args::SortIndex { sort_index });
         }
+        let mut tids = self.add_timeline(profile, pid);
+        tids.extend(self.add_ops(profile, pid));
+        self.add_counters(profile, pid);
+        self.add_memory(profile, pid);
+        self.name_threads(profile, pid, &tids);
+        self.add_warnings(profile, pid);
+    }
+
+    /// Every thread's timeline spans, nested; Kineto's step slices in a
+    /// rank's trace, and device sides when a device timer gave the bricks'
+    /// times. Returns the tids used.
+    fn add_timeline(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
         let category: HashMap<&str, &'static str> = profile
             .bricks
             .iter()
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
         let mut tids: BTreeSet<u64> = BTreeSet::new();
-        // Kineto's step slices in a rank's trace; device sides when a
-        // device timer gave the bricks' times.
         let ranked = profile.run.rank.is_some();
         let device = profile.run.device_timer;
         let device_starts = kineto::device_starts_by_thread(profile);
@@ -145,10 +155,11 @@ impl<'a> ChromeTrace<'a> {
             }
             tids.insert(tid);
         }
-        tids.extend(self.add_ops(profile, pid));
-        self.add_counters(profile, pid);
-        self.add_memory(profile, pid);
-        self.name_threads(profile, pid, &tids);
+        tids
+    }
+
+    /// The profile's warnings, as instant events at time zero.
+    fn add_warnings(&mut self, profile: &Profile, pid: u32) {
         if let Some(warning) = timeline_warning(profile) {
             self.meta.push(Event {
                 name: Cow::Owned(format!("warning: {warning}")),

@@ -1,13 +1,18 @@
-//! Export tests: golden DOT and ASCII files, DOT validity under Graphviz
+//! Drawing tests: golden DOT and ASCII files, DOT validity under Graphviz
 //! for hostile names, the depth limit, and a full-budget graph. Rewrite
-//! the golden files with `UPDATE_GOLDEN=1 cargo test -p profiler-core kernel`
+//! the golden files with `UPDATE_GOLDEN=1 cargo test -p profiler-report graph`
 //! and review the diff.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use profiler_core::BrickId;
+use profiler_core::kernel::{
+    DEFAULT_GRAPH_NODES, EdgeKind, ExecutionGraph, GraphLimits, KernelNode, NodeKind,
+    TransferDirection, TransferNode,
+};
+
 use super::*;
-use crate::catalogue::BrickId;
 
 /// A small forward pass: step > layer > (brick, kernels, transfer), a
 /// function with an async task, and one weighted dependency.
@@ -100,17 +105,17 @@ fn render_svg(text: &str) -> Option<String> {
 
 #[test]
 fn dot_matches_the_golden_file() {
-    golden("kernel_graph.dot", &golden_graph().to_dot());
+    golden("kernel_graph.dot", &dot(&golden_graph()));
 }
 
 #[test]
 fn ascii_tree_matches_the_golden_file() {
-    golden("kernel_graph.txt", &golden_graph().to_ascii_tree());
+    golden("kernel_graph.txt", &ascii_tree(&golden_graph()));
 }
 
 #[test]
 fn the_golden_dot_renders() {
-    if let Some(svg) = render_svg(&golden_graph().to_dot()) {
+    if let Some(svg) = render_svg(&dot(&golden_graph())) {
         assert!(svg.contains("gemm_f16") && svg.contains("<svg"));
     }
 }
@@ -131,10 +136,13 @@ fn hostile_names_keep_the_dot_valid() {
     }
     g.record_transfer(TransferNode::new("a\"b", "c\\d", 1, TransferDirection::D2D));
     g.pop_scope(scope).unwrap();
-    let dot = g.to_dot_with(&DotOptions {
-        title: "title \"quoted\"\n<line>".into(),
-        ..DotOptions::default()
-    });
+    let dot = dot_with(
+        &g,
+        &DotOptions {
+            title: "title \"quoted\"\n<line>".into(),
+            ..DotOptions::default()
+        },
+    );
     // Every quote inside a label is escaped: unescaped quotes pair up per line.
     for line in dot.lines() {
         let unescaped = line
@@ -159,19 +167,19 @@ fn hostile_names_keep_the_dot_valid() {
 #[test]
 fn an_empty_graph_says_so() {
     let g = ExecutionGraph::new();
-    assert_eq!(g.to_ascii_tree(), "(empty graph)\n");
+    assert_eq!(ascii_tree(&g), "(empty graph)\n");
     let mut full = ExecutionGraph::with_limits(GraphLimits {
         max_nodes: 0,
         max_edges: 0,
     });
     full.add_node(NodeKind::Layer { index: 0 });
     assert_eq!(
-        full.to_ascii_tree(),
+        ascii_tree(&full),
         "(empty graph)\n0 nodes, 0 edges; dropped 1 nodes, 0 edges (budget 0 nodes, 0 edges)\n"
     );
-    let dot = g.to_dot();
-    assert!(dot.starts_with("// 0 nodes, 0 edges; dropped 0 nodes, 0 edges\n"));
-    render_svg(&dot);
+    let text = dot(&g);
+    assert!(text.starts_with("// 0 nodes, 0 edges; dropped 0 nodes, 0 edges\n"));
+    render_svg(&text);
 }
 
 #[test]
@@ -182,7 +190,7 @@ fn a_node_with_two_parents_is_drawn_once() {
     let shared = g.add_node(NodeKind::function("shared"));
     g.add_edge(a, shared, EdgeKind::Calls).unwrap();
     g.add_edge(b, shared, EdgeKind::Calls).unwrap();
-    let tree = g.to_ascii_tree();
+    let tree = ascii_tree(&g);
     assert_eq!(
         tree,
         "a (function)\n└── shared (function)\nb (function)\n└── shared (drawn above as n2)\n\
@@ -198,7 +206,7 @@ fn a_hierarchy_cycle_is_drawn_without_looping() {
     g.add_edge(a, b, EdgeKind::Calls).unwrap();
     g.add_edge(b, a, EdgeKind::Calls).unwrap();
     assert_eq!(
-        g.to_ascii_tree(),
+        ascii_tree(&g),
         "a (function)\n└── b (function)\n    └── a (drawn above as n0)\n\
          2 nodes, 2 edges; dropped 0 nodes, 0 edges\n"
     );
@@ -213,7 +221,7 @@ fn deep_nesting_stops_at_the_depth_limit() {
     for s in scopes.into_iter().rev() {
         g.pop_scope(s).unwrap();
     }
-    let tree = g.to_ascii_tree();
+    let tree = ascii_tree(&g);
     assert_eq!(tree.lines().count(), 65 + 1 + 1);
     assert!(tree.contains("layer 64 (layer)\n"));
     assert!(!tree.contains("layer 65 "));
@@ -221,7 +229,7 @@ fn deep_nesting_stops_at_the_depth_limit() {
 }
 
 #[test]
-fn a_full_budget_graph_builds_analyses_and_exports() {
+fn a_full_budget_graph_is_drawn_whole() {
     // Smoke test of scale (no time assertion): 1 scope + 99 999 kernels fill
     // the 100 000-node budget; 5 more are dropped with their 2 edges each.
     let mut g = ExecutionGraph::new();
@@ -230,26 +238,35 @@ fn a_full_budget_graph_builds_analyses_and_exports() {
         g.record_kernel_launch(KernelNode::new("k").timing_ns(i % 7 + 1));
     }
     g.pop_scope(scope).unwrap();
-    let c = g.counters();
-    assert_eq!(
-        (g.len(), c.dropped_nodes, c.dropped_edges),
-        (DEFAULT_GRAPH_NODES, 5, 10)
-    );
-    // Launch edges 99 999, sequence edges 99 998.
-    assert_eq!(g.edges().len(), 99_999 + 99_998);
-    let schedule = g.schedule().unwrap();
-    let node_ns: u64 = (0..99_999u64).map(|i| i % 7 + 1).sum();
-    let path = schedule.critical_path();
-    assert_eq!(path.nodes.len(), 99_999);
-    assert_eq!(path.length_ns, node_ns as f64 + 99_998.0);
-    assert_eq!(schedule.slack(NodeId::new(1)), Some(0.0));
-    let dot = g.to_dot();
-    assert!(dot.starts_with(
+    assert_eq!(g.len(), DEFAULT_GRAPH_NODES);
+    let text = dot(&g);
+    assert!(text.starts_with(
         "// 100000 nodes, 199997 edges; dropped 5 nodes, 10 edges (budget 100000 nodes, 400000 edges)\n"
     ));
-    let tree = g.to_ascii_tree();
+    let node_ns: u64 = (0..99_999u64).map(|i| i % 7 + 1).sum();
+    let path = format!(
+        "// critical path: {} over 99999 nodes\n",
+        super::text::format_ns(node_ns + 99_998)
+    );
+    assert!(text.contains(&path), "{path}");
+    let tree = ascii_tree(&g);
     assert_eq!(tree.lines().count(), 100_001);
-    let json = serde_json::to_string(&g).unwrap();
-    let back: ExecutionGraph = serde_json::from_str(&json).unwrap();
-    assert_eq!(back.counters(), c);
+}
+
+#[test]
+fn tree_lines_pass_names_and_details_through_the_terminal_escaper() {
+    let mut g = ExecutionGraph::new();
+    let scope = g.push_scope(NodeKind::Function {
+        name: "evil\u{202e}\u{1b}[2J".into(),
+        file: Some("src/a\nb.rs".into()),
+        line: Some(3),
+    });
+    g.record_kernel_launch(KernelNode::new("").timing_ns(5));
+    g.pop_scope(scope).unwrap();
+    let tree = ascii_tree(&g);
+    let lines: Vec<&str> = tree.lines().collect();
+    assert_eq!(lines.len(), 3, "{tree}");
+    assert_eq!(lines[0], r"evil\u{202e}\x1b[2J (function, src/a\nb.rs:3)");
+    assert!(lines[1].starts_with("└── (unnamed) (kernel, "), "{tree}");
+    assert!(!tree.contains(['\u{1b}', '\u{202e}']), "{tree}");
 }

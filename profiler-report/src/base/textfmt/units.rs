@@ -1,9 +1,10 @@
-//! Numbers as every text output of the profiler writes them: SI prefixes,
+//! Numbers with their units as every text output writes them: SI prefixes,
 //! durations and byte sizes with three significant digits, and one mark for
-//! a value that cannot be shown. Reports reuse these, so no two disagree.
+//! a value that cannot be shown. Every report uses these, so no two disagree.
 
-/// What a value that cannot be shown (missing, NaN, infinite) prints as.
-pub const MISSING: &str = "–";
+/// What a value that cannot be shown (missing, NaN, infinite) prints as,
+/// in every report.
+pub(crate) const DASH: &str = "–";
 
 /// Three significant digits, trailing zeros trimmed: `950`, `12.3`,
 /// `1.62`, `0.05`, `1.0e-3` below 0.01; `1234` keeps its integer digits.
@@ -35,11 +36,11 @@ fn scaled(v: f64, scales: &[(f64, &str)], below: &str) -> String {
 
 /// A number with an SI prefix and three significant digits: `950`,
 /// `11.7 k`, `1.62 M`, `82.6 T`; a number past 10^18 in exponent form;
-/// [`MISSING`] when not finite.
+/// [`DASH`] when not finite.
 #[must_use]
-pub fn si(v: f64) -> String {
+pub(crate) fn si(v: f64) -> String {
     if !v.is_finite() {
-        return MISSING.to_owned();
+        return DASH.to_owned();
     }
     if v.abs() >= 1e18 {
         return format!("{v:.2e}");
@@ -50,12 +51,12 @@ pub fn si(v: f64) -> String {
 
 /// A duration given in nanoseconds, in the unit that suits it with three
 /// significant digits: `850 ns`, `12.5 µs`, `3.2 ms`, `1.25 s`, `4500 s`
-/// (whole nanoseconds below a microsecond); [`MISSING`] when not finite.
+/// (whole nanoseconds below a microsecond); [`DASH`] when not finite.
 /// Negative durations (differences) keep their sign.
 #[must_use]
-pub fn duration(ns: f64) -> String {
+pub(crate) fn duration(ns: f64) -> String {
     if !ns.is_finite() {
-        return MISSING.to_owned();
+        return DASH.to_owned();
     }
     if ns.abs() < 999.5 {
         let whole = ns.round();
@@ -67,11 +68,11 @@ pub fn duration(ns: f64) -> String {
 
 /// A byte count in decimal (SI) units, as bandwidth is quoted in GB/s:
 /// `512 B`, `4.1 KB`, `158 MB`, `2.15 GB`, `1.2 TB` (1 KB = 1000 B);
-/// [`MISSING`] when not finite.
+/// [`DASH`] when not finite.
 #[must_use]
-pub fn bytes(v: f64) -> String {
+pub(crate) fn bytes(v: f64) -> String {
     if !v.is_finite() {
-        return MISSING.to_owned();
+        return DASH.to_owned();
     }
     if v.abs() < 999.5 {
         return format!("{} B", digits(v));
@@ -111,7 +112,7 @@ mod tests {
         for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert_eq!(
                 (si(v), duration(v), bytes(v)),
-                (MISSING.into(), MISSING.into(), MISSING.into())
+                (DASH.into(), DASH.into(), DASH.into())
             );
         }
     }

@@ -1,21 +1,22 @@
-//! Text shared by the DOT and ASCII exports: node details (durations and
-//! sizes from [`crate::units`], as the reports write them), the counters line, and escaping so any name keeps each output valid.
+//! Text shared by the DOT and ASCII drawings: node details (durations and
+//! sizes as every report writes them), names and the counters line. Each
+//! drawing escapes this text for its format.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::node::NodeKind;
-use super::store::ExecutionGraph;
-use crate::units;
+use profiler_core::kernel::{ExecutionGraph, NodeKind};
+
+use crate::base::textfmt;
 
 /// A duration in the unit that suits it: `512 ns`, `12.5 µs`, `3.2 ms`.
 pub(super) fn format_ns(ns: u64) -> String {
-    units::duration(ns as f64)
+    textfmt::duration(ns as f64)
 }
 
 /// A size in decimal units: `512 B`, `4.1 KB`, `1.05 MB`.
 pub(super) fn format_bytes(bytes: u64) -> String {
-    units::bytes(bytes as f64)
+    textfmt::bytes(bytes as f64)
 }
 
 /// Appends facts about a node beyond its name, each item preceded by `sep`.
@@ -120,51 +121,6 @@ pub(super) fn counts_line(graph: &ExecutionGraph) -> String {
     s
 }
 
-/// Text for a DOT double-quoted string: `"` and `\` escaped (a backslash
-/// would otherwise start an escape such as `\N`), line breaks as `\n`,
-/// other control characters as spaces. `<`, `>`, `{`, `}` and `|` need no
-/// escape inside a quoted (non-record, non-HTML) label.
-pub(super) fn dot_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    dot_escape_into(&mut out, text);
-    out
-}
-
-/// [`dot_escape`] appending to `out`.
-pub(super) fn dot_escape_into(out: &mut String, text: &str) {
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push_str("\\n");
-                }
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-}
-
-/// Appends `text` on one line: line breaks and tabs as `\n`, `\r`, `\t`,
-/// other control characters as `\u{..}`.
-pub(super) fn one_line_into(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,24 +140,5 @@ mod tests {
             .map(format_bytes)
             .collect();
         assert_eq!(sizes, ["512 B", "4.1 KB", "1.57 MB", "2.15 GB"]);
-    }
-
-    #[test]
-    fn dot_escape_keeps_any_name_inside_its_quotes() {
-        assert_eq!(dot_escape(r#"say "hi""#), r#"say \"hi\""#);
-        assert_eq!(dot_escape(r"a\N\"), r"a\\N\\");
-        assert_eq!(
-            dot_escape("two\nlines\r\nthree\rfour"),
-            r"two\nlines\nthree\nfour"
-        );
-        assert_eq!(dot_escape("tab\there\u{0}"), "tab here ");
-        assert_eq!(dot_escape("<b>{x|y}</b>"), "<b>{x|y}</b>");
-    }
-
-    #[test]
-    fn one_line_escapes_breaks_and_controls() {
-        let mut out = String::from(">");
-        one_line_into(&mut out, "a\nb\r\tc\u{1b}");
-        assert_eq!(out, r">a\nb\r\tc\u{1b}");
     }
 }
