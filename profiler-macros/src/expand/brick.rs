@@ -16,7 +16,7 @@ pub(super) fn expand(args: &BrickArgs, function: &Function, private: &TokenStrea
     let guard = Ident::new("__brick_guard", Span::mixed_site());
     let site = Ident::new("__BRICK_SITE", Span::mixed_site());
     let constructor = site_constructor(args, private);
-    let check = super::version_check(private);
+    let check = super::calls::version_check(private);
     let registered_site = quote! {
         #check
         static #site: #private::BrickSite = #constructor;

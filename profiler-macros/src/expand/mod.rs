@@ -13,7 +13,7 @@ mod calls;
 mod contract;
 mod trace_op;
 
-use calls::{count_call, device_call, layer_call, private_path, shape_call, version_check};
+use calls::{count_call, device_call, layer_call, private_path, shape_call};
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -25,7 +25,7 @@ pub(super) fn expand(
         }
     };
     let inputs = inputs(args, private);
-    let check = super::version_check(private);
+    let check = super::calls::version_check(private);
     let Some(tail) = &function.future else {
         let start = match inputs {
             None => quote!(#private::trace_op(#name)),
