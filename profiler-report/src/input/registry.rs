@@ -1,18 +1,13 @@
 //! Every input format, in the order they are tried: the first whose sniff
-//! accepts an input's first bytes reads it. A new format is one file and
-//! one line here.
+//! accepts an input's first bytes reads it. A new format is one file (in
+//! `chrome/`, `nsight/` or `native/`) and one line here.
 
-use super::chrome_trace::ChromeTraceFormat;
-use super::execution_trace::ExecutionTraceFormat;
+use super::chrome::{ChromeTraceFormat, PytorchTraceFormat};
 use super::format::Format;
-use super::full_profiles::FullProfilesFormat;
-use super::ncu_csv::NcuCsvFormat;
-use super::nsys_stats::NsysStatsFormat;
-use super::parity_json::ParityFormat;
-use super::profile::ProfileFormat;
-use super::pytorch_trace::PytorchTraceFormat;
-use super::scorecard_baseline::ScorecardFormat;
-use super::step_log::StepLogFormat;
+use super::native::{
+    ExecutionTraceFormat, ParityFormat, ProfileFormat, ScorecardFormat, StepLogFormat,
+};
+use super::nsight::{FullProfilesFormat, NcuCsvFormat, NsysStatsFormat};
 
 /// The formats, most specific first: JSON formats by their keys, then the
 /// Nsight text exports by their headers, then logs (any other text).

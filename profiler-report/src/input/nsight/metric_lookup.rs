@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ncu_model::{NcuKernel, NcuMetric};
 use super::number::{Quantity, not_available};
+use crate::model::nsight::{NcuKernel, NcuMetric};
 
 /// A number and where it came from: the metric read, or how it was derived
 /// or assumed. Every number of a `FullProfile`

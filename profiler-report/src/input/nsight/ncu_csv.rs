@@ -6,9 +6,12 @@
 
 use std::path::Path;
 
-use super::error::{ImportError, read_text};
-use super::ncu_model::{FORMAT, NcuLayout, NcuReport};
 use super::ncu_pages::{Columns, details, raw};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::Head;
+use crate::model::nsight::{ImportError, read_text};
+use crate::model::nsight::{NCU_FORMAT as FORMAT, NcuLayout, NcuReport};
 
 const BINARY_HINT: &str =
     "a binary .ncu-rep report? export it with `ncu --import FILE --csv > FILE.csv`";
@@ -237,6 +240,56 @@ fn without_table(lines: &[&str], origin: &str) -> ImportError {
 fn is_header(line: &str) -> bool {
     let l = line.trim_start_matches('\u{feff}').trim_start();
     l.starts_with("\"ID\"") || l.starts_with("ID,") || l == "ID"
+}
+
+/// An `ncu --csv` export.
+#[derive(Debug)]
+pub struct NcuCsvFormat;
+
+impl Format for NcuCsvFormat {
+    fn name(&self) -> &'static str {
+        "ncu-csv"
+    }
+
+    fn what(&self) -> &'static str {
+        "an Nsight Compute CSV"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        let Some(text) = head.text() else {
+            return false;
+        };
+        let header = |l: &str| {
+            let l = l.trim_start_matches('\u{feff}').trim_start();
+            l.starts_with("\"ID\"") || l.starts_with("ID,")
+        };
+        // A failed capture holds the tool's `==ERROR==` lines and no table,
+        // after `==PROF==` lines or, when ncu refused its options, first:
+        // read as this format so the error shows the line.
+        let tool = |prefix: &str| text.lines().any(|l| l.trim_start().starts_with(prefix));
+        let starts_with_error = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_start().starts_with("==ERROR=="));
+        let failed = tool("==ERROR==") && (tool("==PROF==") || starts_with_error);
+        // Output without a table (the human-readable pages, a capture that
+        // profiled nothing) is read as this format so the error says why.
+        // A line that starts with `==PROF==` or `Section:` is never JSON, so
+        // output that opens with `[` (a program's `[W ...]` line) is text.
+        // A step log kept while ncu ran stays a step log.
+        let no_table = (tool("==PROF==") || tool("Section: ")) && !text.contains("\"_profiler\"");
+        (head.json_root().is_none() || failed || no_table)
+            && (text.lines().any(header)
+                || reports_counters_restricted(&text)
+                || failed
+                || no_table)
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let text = source.text()?;
+        Ok(Input::Ncu(parse_ncu_csv(&text, origin)?))
+    }
 }
 
 #[cfg(test)]

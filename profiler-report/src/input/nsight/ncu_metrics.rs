@@ -8,8 +8,8 @@ use super::metric_lookup::{
 };
 use super::ncu_aliases::{Meaning, candidates};
 use super::ncu_levels::{LevelTraffic, level_traffic};
-use super::ncu_model::NcuKernel;
 use super::number::{Quantity, not_available};
+use crate::model::nsight::NcuKernel;
 
 /// The metrics of one kernel launch the reports use.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -195,7 +195,7 @@ pub(crate) fn dim3(text: &str) -> Option<[u64; 3]> {
 mod tests {
     use super::*;
     use crate::input::nsight::flop_counters::FLOP_COUNTERS;
-    use crate::input::nsight::ncu_model::NcuMetric;
+    use crate::model::nsight::NcuMetric;
 
     fn metric(name: &str, unit: &str, text: &str, value: Option<f64>) -> NcuMetric {
         NcuMetric {

@@ -5,56 +5,13 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
-use super::error::{ImportError, read_text};
-use super::nsys_table::{FORMAT, NsysForm, RawTable, find_tables, none_found};
+use super::nsys_table::{FORMAT, RawTable, find_tables, none_found};
 use super::number::{NumberStyle, Quantity, parse_number};
-
-/// One kernel's row of the summary. Times are ns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NsysKernel {
-    /// Kernel name as printed (the text table cuts long names with `…`).
-    pub name: String,
-    /// Share of all kernel time, %.
-    pub time_pct: Option<f64>,
-    /// Total time, ns.
-    pub total_ns: f64,
-    /// Launches.
-    pub instances: u64,
-    /// Mean, ns.
-    pub avg_ns: f64,
-    /// Median, ns.
-    pub med_ns: Option<f64>,
-    /// Shortest launch, ns.
-    pub min_ns: f64,
-    /// Longest launch, ns.
-    pub max_ns: f64,
-    /// Standard deviation, ns.
-    pub stddev_ns: Option<f64>,
-    /// Whether the tool cut the name short.
-    pub truncated: bool,
-    /// 1-based line.
-    pub line: usize,
-}
-
-/// The kernel summary of one `nsys stats` output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NsysReport {
-    /// File (or stream) it came from.
-    pub origin: String,
-    /// How it was printed.
-    pub form: NsysForm,
-    /// The run (report file) the summary belongs to, when the output names
-    /// it (`[1/8] ... name.nsys-rep`, `Processing [name.sqlite]`).
-    pub run: Option<String>,
-    /// 1-based line of the summary's header.
-    pub header_line: usize,
-    /// Kernels, in the tool's order (most time first).
-    pub kernels: Vec<NsysKernel>,
-    /// Reading notes (units assumed, names cut).
-    pub notes: Vec<String>,
-}
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::Head;
+use crate::model::nsight::{ImportError, read_text};
+use crate::model::nsight::{NsysKernel, NsysReport};
 
 /// Reads `nsys stats` output from `path`.
 ///
@@ -360,4 +317,68 @@ fn check(k: &NsysKernel, unit: f64) -> Result<(), String> {
         return Err("`Time (%)` is above 100".to_owned());
     }
     Ok(())
+}
+
+/// An `nsys stats` kernel summary.
+#[derive(Debug)]
+pub struct NsysStatsFormat;
+
+impl Format for NsysStatsFormat {
+    fn name(&self) -> &'static str {
+        "nsys-stats"
+    }
+
+    fn what(&self) -> &'static str {
+        "an Nsight Systems summary"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        let Some(text) = head.text() else {
+            return false;
+        };
+        (head.json_root().is_none() || starts_with_progress(&text))
+            && text.contains("Total Time")
+            && text.contains("Instances")
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let text = source.text()?;
+        Ok(Input::Nsys(parse_nsys_stats(&text, origin)?))
+    }
+}
+
+/// Whether text starts with a progress line of `nsys profile --stats=true`
+/// (`[3/8] Executing 'nvtx_sum' stats report`, `[1/8] [====...`): the `[`
+/// that opens a JSON array, followed by `digits/digits]`, which no JSON
+/// document holds.
+fn starts_with_progress(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('[') else {
+        return false;
+    };
+    let Some((step, rest)) = rest.split_once('/') else {
+        return false;
+    };
+    let Some((steps, _)) = rest.split_once(']') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(step) && digits(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts_with_progress;
+
+    #[test]
+    fn progress_lines_are_told_from_json_arrays() {
+        assert!(starts_with_progress(
+            "[3/8] Executing 'nvtx_sum' stats report"
+        ));
+        assert!(starts_with_progress("[1/8] [====100%] a.nsys-rep"));
+        assert!(!starts_with_progress("[3, 8]"));
+        assert!(!starts_with_progress("[{\"ph\": \"X\"}]"));
+        assert!(!starts_with_progress("[/8]"));
+        assert!(!starts_with_progress("Executing [3/8]"));
+    }
 }
