@@ -150,113 +150,13 @@ impl NsysReport {
 
 /// One kernel summary table as a report.
 fn report_of(table: RawTable, origin: &str) -> Result<NsysReport, ImportError> {
-    let columns: Vec<(Field, f64, bool)> = table.header.iter().map(|t| column(t)).collect();
-    let at = |f: Field| columns.iter().position(|c| c.0 == f);
-    let (Some(total), Some(instances), Some(name)) =
-        (at(Field::Total), at(Field::Instances), at(Field::Name))
-    else {
-        return Err(ImportError::NotRecognised {
-            origin: origin.to_owned(),
-            format: FORMAT,
-            reason: format!(
-                "line {}: columns `Total Time`, `Instances` and `Name` are required",
-                table.header_line
-            ),
-        });
-    };
-    let mut notes = Vec::new();
-    let unitless: Vec<&str> = columns
+    let layout = Layout::of(&table, origin)?;
+    let mut notes: Vec<String> = layout.unitless_note().into_iter().collect();
+    let kernels = table
+        .rows
         .iter()
-        .zip(&table.header)
-        .filter(|(c, _)| {
-            matches!(
-                c.0,
-                Field::Total | Field::Avg | Field::Med | Field::Min | Field::Max | Field::StdDev
-            ) && !c.2
-        })
-        .map(|(_, t)| t.as_str())
-        .collect();
-    if !unitless.is_empty() {
-        notes.push(format!(
-            "columns without a unit read as ns (what Nsight Systems prints): {}",
-            unitless.join(", ")
-        ));
-    }
-    let style = NumberStyle::detect(
-        table
-            .rows
-            .iter()
-            .flat_map(|(_, cells)| cells.iter().enumerate())
-            .filter(|(i, _)| *i != name)
-            .map(|(_, c)| c.as_str()),
-    );
-    let mut kernels = Vec::new();
-    for (line, cells) in &table.rows {
-        if cells.len() != table.header.len() {
-            return Err(ImportError::malformed(
-                origin,
-                *line,
-                format!(
-                    "{} fields where the header has {} (a truncated file?)",
-                    cells.len(),
-                    table.header.len()
-                ),
-            ));
-        }
-        let number = |i: usize| -> Result<Option<f64>, ImportError> {
-            let v = parse_number(&cells[i], style).map_err(|why| {
-                ImportError::malformed(
-                    origin,
-                    *line,
-                    format!("`{}` value `{}` {why}", table.header[i], cells[i]),
-                )
-            })?;
-            match v {
-                Some(x) if x < 0.0 => Err(ImportError::malformed(
-                    origin,
-                    *line,
-                    format!("`{}` value `{}` is negative", table.header[i], cells[i]),
-                )),
-                v => Ok(v.map(|x| x * columns[i].1)),
-            }
-        };
-        let required = |i: usize| -> Result<f64, ImportError> {
-            number(i)?.ok_or_else(|| {
-                ImportError::malformed(origin, *line, format!("`{}` is empty", table.header[i]))
-            })
-        };
-        let optional = |f: Field| at(f).map(number).transpose().map(Option::flatten);
-        let total_ns = required(total)?;
-        let n = required(instances)?;
-        if n < 1.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
-            return Err(ImportError::malformed(
-                origin,
-                *line,
-                format!(
-                    "`Instances` value `{}` is not a positive whole number",
-                    cells[instances]
-                ),
-            ));
-        }
-        let instances_n = n as u64;
-        let avg_ns = optional(Field::Avg)?.unwrap_or(total_ns / n);
-        let kernel = NsysKernel {
-            name: cells[name].clone(),
-            time_pct: optional(Field::TimePct)?,
-            total_ns,
-            instances: instances_n,
-            avg_ns,
-            med_ns: optional(Field::Med)?,
-            min_ns: optional(Field::Min)?.unwrap_or(avg_ns),
-            max_ns: optional(Field::Max)?.unwrap_or(avg_ns),
-            stddev_ns: optional(Field::StdDev)?,
-            truncated: cells[name].ends_with('…') || cells[name].ends_with("..."),
-            line: *line,
-        };
-        let scale = at(Field::Avg).map_or(1.0, |i| columns[i].1);
-        check(&kernel, scale).map_err(|why| ImportError::malformed(origin, *line, why))?;
-        kernels.push(kernel);
-    }
+        .map(|(line, cells)| layout.kernel(*line, cells, origin))
+        .collect::<Result<Vec<_>, _>>()?;
     if kernels.is_empty() {
         return Err(ImportError::NoKernels {
             origin: origin.to_owned(),
@@ -279,6 +179,165 @@ fn report_of(table: RawTable, origin: &str) -> Result<NsysReport, ImportError> {
         kernels,
         notes,
     })
+}
+
+/// A summary's columns: each one's field, scale to ns and whether a unit
+/// was printed; where the required ones are; how its numbers are written.
+struct Layout<'t> {
+    header: &'t [String],
+    columns: Vec<(Field, f64, bool)>,
+    total: usize,
+    instances: usize,
+    name: usize,
+    style: NumberStyle,
+}
+
+impl<'t> Layout<'t> {
+    /// The layout of `table`, which must have `Total Time`, `Instances`
+    /// and `Name` columns.
+    fn of(table: &'t RawTable, origin: &str) -> Result<Self, ImportError> {
+        let columns: Vec<(Field, f64, bool)> = table.header.iter().map(|t| column(t)).collect();
+        let at = |f: Field| columns.iter().position(|c| c.0 == f);
+        let (Some(total), Some(instances), Some(name)) =
+            (at(Field::Total), at(Field::Instances), at(Field::Name))
+        else {
+            return Err(ImportError::NotRecognised {
+                origin: origin.to_owned(),
+                format: FORMAT,
+                reason: format!(
+                    "line {}: columns `Total Time`, `Instances` and `Name` are required",
+                    table.header_line
+                ),
+            });
+        };
+        let style = NumberStyle::detect(
+            table
+                .rows
+                .iter()
+                .flat_map(|(_, cells)| cells.iter().enumerate())
+                .filter(|(i, _)| *i != name)
+                .map(|(_, c)| c.as_str()),
+        );
+        Ok(Self {
+            header: &table.header,
+            columns,
+            total,
+            instances,
+            name,
+            style,
+        })
+    }
+
+    /// The column holding `f`.
+    fn at(&self, f: Field) -> Option<usize> {
+        self.columns.iter().position(|c| c.0 == f)
+    }
+
+    /// The note naming time columns printed without a unit, if any.
+    fn unitless_note(&self) -> Option<String> {
+        let unitless: Vec<&str> = self
+            .columns
+            .iter()
+            .zip(self.header)
+            .filter(|(c, _)| {
+                matches!(
+                    c.0,
+                    Field::Total
+                        | Field::Avg
+                        | Field::Med
+                        | Field::Min
+                        | Field::Max
+                        | Field::StdDev
+                ) && !c.2
+            })
+            .map(|(_, t)| t.as_str())
+            .collect();
+        (!unitless.is_empty()).then(|| {
+            format!(
+                "columns without a unit read as ns (what Nsight Systems prints): {}",
+                unitless.join(", ")
+            )
+        })
+    }
+
+    /// The kernel of one row (at 1-based `line`), checked for consistency.
+    fn kernel(
+        &self,
+        line: usize,
+        cells: &[String],
+        origin: &str,
+    ) -> Result<NsysKernel, ImportError> {
+        if cells.len() != self.header.len() {
+            return Err(ImportError::malformed(
+                origin,
+                line,
+                format!(
+                    "{} fields where the header has {} (a truncated file?)",
+                    cells.len(),
+                    self.header.len()
+                ),
+            ));
+        }
+        let number = |i: usize| self.number(i, cells, line, origin);
+        let required = |i: usize| -> Result<f64, ImportError> {
+            number(i)?.ok_or_else(|| {
+                ImportError::malformed(origin, line, format!("`{}` is empty", self.header[i]))
+            })
+        };
+        let optional = |f: Field| self.at(f).map(number).transpose().map(Option::flatten);
+        let total_ns = required(self.total)?;
+        let n = required(self.instances)?;
+        if n < 1.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
+            return Err(ImportError::malformed(
+                origin,
+                line,
+                format!(
+                    "`Instances` value `{}` is not a positive whole number",
+                    cells[self.instances]
+                ),
+            ));
+        }
+        let avg_ns = optional(Field::Avg)?.unwrap_or(total_ns / n);
+        let name = &cells[self.name];
+        let kernel = NsysKernel {
+            name: name.clone(),
+            time_pct: optional(Field::TimePct)?,
+            total_ns,
+            instances: n as u64,
+            avg_ns,
+            med_ns: optional(Field::Med)?,
+            min_ns: optional(Field::Min)?.unwrap_or(avg_ns),
+            max_ns: optional(Field::Max)?.unwrap_or(avg_ns),
+            stddev_ns: optional(Field::StdDev)?,
+            truncated: name.ends_with('…') || name.ends_with("..."),
+            line,
+        };
+        let scale = self.at(Field::Avg).map_or(1.0, |i| self.columns[i].1);
+        check(&kernel, scale).map_err(|why| ImportError::malformed(origin, line, why))?;
+        Ok(kernel)
+    }
+
+    /// Column `i` of a row in ns (or its own unit), `None` when empty;
+    /// refused when not a number or negative.
+    fn number(
+        &self,
+        i: usize,
+        cells: &[String],
+        line: usize,
+        origin: &str,
+    ) -> Result<Option<f64>, ImportError> {
+        let bad = |why: String| {
+            ImportError::malformed(
+                origin,
+                line,
+                format!("`{}` value `{}` {why}", self.header[i], cells[i]),
+            )
+        };
+        match parse_number(&cells[i], self.style).map_err(|why| bad(why.to_string()))? {
+            Some(x) if x < 0.0 => Err(bad("is negative".to_owned())),
+            v => Ok(v.map(|x| x * self.columns[i].1)),
+        }
+    }
 }
 
 /// Consistency of one row; `unit` is the ns in one printed unit (values
