@@ -9,8 +9,8 @@ use profiler_core::trace::RecordedExecutionTrace;
 
 use super::error::InputError;
 use super::sniff::{Head, MAX_INPUT_BYTES};
-use crate::input::nsight::FullProfile;
 use crate::model::chrome_trace::ChromeTrace;
+use crate::model::nsight::FullProfile;
 use crate::model::nsight::{NcuReport, NsysReport};
 use crate::model::parity::ParityProfile;
 use crate::model::saved_scorecard::SavedScorecard;

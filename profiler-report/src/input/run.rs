@@ -11,7 +11,7 @@ use profiler_core::Profile;
 use super::error::InputError;
 use super::format::Input;
 use super::load::{LoadOptions, load};
-use crate::input::nsight::FullProfile;
+use crate::model::nsight::FullProfile;
 use crate::model::nsight::{NcuReport, NsysReport};
 
 /// A run for the reports that take a profile.

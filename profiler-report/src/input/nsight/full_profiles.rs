@@ -3,8 +3,8 @@
 
 use crate::input::error::InputError;
 use crate::input::format::{Format, Input, Source};
-use crate::input::nsight::FullProfile;
 use crate::input::sniff::{Head, JsonRoot};
+use crate::model::nsight::FullProfile;
 
 /// Imported Nsight Compute launches.
 #[derive(Debug)]

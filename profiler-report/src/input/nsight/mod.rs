@@ -30,7 +30,6 @@ mod convert;
 mod device;
 pub(crate) mod flop_counters;
 pub(crate) mod flops;
-mod full;
 mod full_profiles;
 mod metric_lookup;
 pub(crate) mod ncu_aliases;
@@ -45,18 +44,15 @@ mod number;
 mod tool;
 
 pub use crate::model::nsight::{
-    COUNTER_PERMISSION_HINT, ImportError, NcuKernel, NcuLayout, NcuMetric, NcuReport, NsysForm,
-    NsysKernel, NsysReport,
+    COUNTER_PERMISSION_HINT, ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection,
+    ImportError, KernelSection, LevelPoint, MemorySection, NcuKernel, NcuLayout, NcuMetric,
+    NcuReport, NsysForm, NsysKernel, NsysReport, RooflineSection, SourceSection, Sourced,
+    ThroughputSection, TimingSection,
 };
 pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
 pub use device::device_from_driver_name;
 pub use flops::FlopsAssumption;
-pub use full::{
-    ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection, LevelPoint,
-    MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
-};
 pub use full_profiles::FullProfilesFormat;
-pub use metric_lookup::Sourced;
 pub use ncu_csv::{
     NcuCsvFormat, first_tool_error, parse_ncu_csv, read_ncu_csv, reports_counters_restricted,
 };

@@ -3,13 +3,11 @@
 //! (`Duration`), scaled to base units, each with the metric it came from.
 
 use super::flop_counters::{CountedFlops, counted_flops};
-use super::metric_lookup::{
-    ACTIVE_THREADS_PER_WARP, Candidate, Sourced, THREADS_PER_WARP, find, plain,
-};
+use super::metric_lookup::{ACTIVE_THREADS_PER_WARP, Candidate, THREADS_PER_WARP, find, plain};
 use super::ncu_aliases::{Meaning, candidates};
 use super::ncu_levels::{LevelTraffic, level_traffic};
 use super::number::{Quantity, not_available};
-use crate::model::nsight::NcuKernel;
+use crate::model::nsight::{NcuKernel, Sourced};
 
 /// The metrics of one kernel launch the reports use.
 #[derive(Debug, Clone, Default, PartialEq)]
