@@ -13,10 +13,16 @@
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
 //!   [`DiffInput`](crate::model::DiffInput) for diffs.
-//! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
+//! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH` (`tool.rs`), on a
+//!   program or to export a binary report for
+//!   [`load`](crate::input::load).
+//! - The formats ([`NcuCsvFormat`], [`NsysStatsFormat`],
+//!   [`FullProfilesFormat`]) sit beside their readers; the data they read
+//!   ([`NcuReport`], [`NsysReport`], [`FullProfile`]) is the crate's model.
 //!
 //! ```
-//! use profiler_report::import::{FullProfileOptions, parse_ncu_csv};
+//! use profiler_report::input::nsight::parse_ncu_csv;
+//! use profiler_report::roofline::FullProfileOptions;
 //! let csv = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
 //!            \"0\",\"void gemm<float, 128>(float const*)\",\"gpu__time_duration.sum\",\"usecond\",\"1,234.5\"\n";
 //! let report = parse_ncu_csv(csv, "run.csv").unwrap();
