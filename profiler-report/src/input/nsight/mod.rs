@@ -43,6 +43,7 @@ mod ncu_csv;
 pub(crate) mod ncu_levels;
 pub(crate) mod ncu_metrics;
 mod ncu_pages;
+mod nsys_rows;
 mod nsys_sections;
 mod nsys_stats;
 mod nsys_table;
