@@ -20,12 +20,12 @@ static OPTIONS: OnceLock<LoadOptions> = OnceLock::new();
 
 /// Records `--report N` for every Nsight Systems input of this run.
 pub(crate) fn pick_report(n: Option<usize>) {
-    let _ = OPTIONS.set(LoadOptions::with_path(n));
+    let _ = OPTIONS.set(LoadOptions::from_env(n));
 }
 
 /// The load options of this run.
 fn options() -> &'static LoadOptions {
-    OPTIONS.get_or_init(|| LoadOptions::with_path(None))
+    OPTIONS.get_or_init(|| LoadOptions::from_env(None))
 }
 
 /// Reads any input (see [`input::load`]).

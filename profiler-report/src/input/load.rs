@@ -30,7 +30,7 @@ pub struct LoadOptions {
 impl LoadOptions {
     /// `report` picked, tools looked up on this process's `PATH`.
     #[must_use]
-    pub fn with_path(report: Option<usize>) -> Self {
+    pub fn from_env(report: Option<usize>) -> Self {
         Self {
             report,
             tool_path: std::env::var_os("PATH"),

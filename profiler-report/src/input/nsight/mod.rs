@@ -14,8 +14,7 @@
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
 //!   [`DiffInput`](crate::model::DiffInput) for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH` (`tool.rs`), on a
-//!   program or to export a binary report for
-//!   [`load`](crate::input::load).
+//!   program or to export a binary report for `input::load`.
 //! - The formats ([`NcuCsvFormat`], [`NsysStatsFormat`],
 //!   [`FullProfilesFormat`]) sit beside their readers; the data they read
 //!   ([`NcuReport`], [`NsysReport`], [`FullProfile`]) is the crate's model.
