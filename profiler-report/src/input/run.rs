@@ -56,3 +56,19 @@ impl Run {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_holds_no_run_says_what_it_holds_and_what_to_give() {
+        let input = crate::input::read_bytes(b"{\"entries\": []}", "t.json").unwrap();
+        let err = Run::from_input(input, Path::new("t.json")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`t.json` holds an execution trace, not a profile: give a saved profile.json, an \
+             `ncu --csv` export or an `nsys stats` kernel summary"
+        );
+    }
+}
