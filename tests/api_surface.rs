@@ -45,7 +45,7 @@ use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, Figure, Hardware, Source, probe::measure_ceilings};
 use profiler_report::html::Section;
-use profiler_report::input::read_execution_trace;
+use profiler_report::input::native::read_execution_trace;
 use profiler_report::trace::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
 };

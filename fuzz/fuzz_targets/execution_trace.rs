@@ -9,7 +9,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use profiler_report::TraceAnalyzer;
-use profiler_report::input::parse_execution_trace;
+use profiler_report::input::native::parse_execution_trace;
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {

@@ -10,7 +10,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::input::parse_last_step_profiler_line;
+use profiler_report::input::native::parse_last_step_profiler_line;
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 fuzz_target!(|data: &[u8]| {

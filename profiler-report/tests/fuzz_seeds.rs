@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use profiler_core::Profile;
 use profiler_report::TrainingScorecard;
-use profiler_report::input::{parse_execution_trace, parse_last_step_profiler_line};
+use profiler_report::input::native::{parse_execution_trace, parse_last_step_profiler_line};
 use profiler_report::parity::ParityProfile;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {

@@ -10,7 +10,7 @@ use profiler_core::{
     profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
 };
 use profiler_report::hardware::{Hardware, HardwareError};
-use profiler_report::input::{parse_last_step_profiler_line, parse_step_profiler_line};
+use profiler_report::input::native::{parse_last_step_profiler_line, parse_step_profiler_line};
 use profiler_report::training::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 use profiler_report::{
     Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,

@@ -6,7 +6,7 @@ use std::path::Path;
 use profiler_core::Profile;
 use profiler_report::hardware::Hardware as Model;
 use profiler_report::import::{FlopsAssumption, FullProfileOptions};
-use profiler_report::input::Input;
+use profiler_report::input::{Input, Run};
 use profiler_report::parity::{Clock, OpMapping, ParityProfile, import_chrome_trace};
 use profiler_report::roofline::{
     BrickRoofline, KernelRoofline, MemoryLevel, Precision, RooflineOptions,
@@ -14,7 +14,7 @@ use profiler_report::roofline::{
 
 use crate::error::CliError;
 use crate::hardware::Hardware;
-use crate::input::{Run, load, stem};
+use crate::input::{load, stem};
 
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {

@@ -15,7 +15,7 @@ use profiler_report::roofline::HardwareProfile;
 
 use crate::context::{Context, ContractReports};
 use crate::error::{CliError, Status};
-use crate::input::{Run, load};
+use crate::input::{load, load_run};
 use crate::output::emit;
 
 /// Check runs against YAML contracts.
@@ -233,7 +233,7 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
             )));
         }
     }
-    let profile = Run::load(&args.profile)?.into_profile(&FullProfileOptions::default())?;
+    let profile = load_run(&args.profile)?.into_profile(&FullProfileOptions::default())?;
     let reports = names
         .iter()
         .map(|n| v.verify(n, &profile).map_err(CliError::input))

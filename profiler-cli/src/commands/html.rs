@@ -16,7 +16,7 @@ use profiler_report::{ScorecardBuilder, TrainingScorecard};
 use super::common::{brick_roofline, level, parity_profile, precision};
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::Run;
+use crate::input::load_run;
 use crate::output::write_file;
 
 /// Write one self-contained HTML report of a saved run.
@@ -107,7 +107,7 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         hardware: hardware.as_ref().map(|h| h.roofline.clone()),
         ..FullProfileOptions::default()
     };
-    let run = Run::load(&args.profile)?;
+    let run = load_run(&args.profile)?;
     let launches = run.launches(&ncu)?;
     let profile = run.into_profile(&ncu)?;
     let sc = scorecard(args, &profile, cx)?;

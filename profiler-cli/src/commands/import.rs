@@ -10,12 +10,13 @@ use clap::{Args, Subcommand};
 use profiler_report::import::{
     NcuReport, NsightTool, NsysReport, full_profiles_to_profile, parse_ncu_csv, parse_nsys_stats,
 };
+use profiler_report::input::Run;
 use profiler_report::roofline::Precision;
 
 use super::common::{gemm, ncu_options, precision};
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::Run;
+use crate::input::load_run;
 use crate::output::write_file;
 
 /// Import Nsight Compute or Nsight Systems output.
@@ -126,7 +127,7 @@ fn ncu(args: &NcuArgs, cx: &Context) -> Result<Status, CliError> {
         parse_ncu_csv(&csv, "ncu output")?
     } else {
         let file = args.file.as_deref().unwrap_or(Path::new("-"));
-        match Run::load(file)? {
+        match load_run(file)? {
             Run::Ncu(r) => r,
             _ => {
                 return Err(CliError::Input(format!(
@@ -176,7 +177,7 @@ fn nsys(args: &NsysArgs, cx: &Context) -> Result<Status, CliError> {
         parse_nsys_stats(&csv, "nsys output")?
     } else {
         let file = args.file.as_deref().unwrap_or(Path::new("-"));
-        match Run::load(file)? {
+        match load_run(file)? {
             Run::Nsys(r) => r,
             _ => {
                 return Err(CliError::Input(format!(

@@ -9,7 +9,7 @@ use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
 use super::common::{brick_roofline, gemm, level, ncu_options, pin, precision};
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::Run;
+use crate::input::load_run;
 use crate::output::write_file;
 
 /// Place every brick with FLOPs, bytes and time on the roofline.
@@ -67,7 +67,7 @@ pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError>
         args.flops,
         args.kernel.clone(),
     )?;
-    let run = Run::load(&args.profile)?;
+    let run = load_run(&args.profile)?;
     let launches = run.launches(&ncu)?;
     let profile = run.into_profile(&ncu)?;
     let options = RooflineOptions {

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use profiler_report::import::FullProfileOptions;
-use profiler_report::input::{self, Input};
+use profiler_report::input::{self, Input, Run};
 use profiler_report::training::{Severity, Thresholds};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::input::{Run, load, read_text};
+use crate::input::{load, read_text};
 
 /// The least severe regression that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

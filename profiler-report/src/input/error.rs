@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use profiler_core::profile::ProfileError;
 
-use super::nsight::ImportError;
+use crate::model::nsight::ImportError;
 use crate::model::parity_error::ParityError;
 use crate::model::scorecard_error::ScorecardError;
 use crate::model::trace_error::TraceError;
@@ -38,6 +38,24 @@ pub enum InputError {
         size: u64,
         /// The limit.
         limit: u64,
+    },
+    /// A binary report to export that is not there.
+    #[error("cannot read `{origin}`: no such file")]
+    NoSuchFile {
+        /// The path given.
+        origin: String,
+    },
+    /// A file that holds something other than a run where a run is asked
+    /// for.
+    #[error(
+        "`{origin}` holds {what}, not a profile: give a saved profile.json, an `ncu --csv` \
+         export or an `nsys stats` kernel summary"
+    )]
+    NotARun {
+        /// The file.
+        origin: String,
+        /// What it holds (`a parity profile`).
+        what: &'static str,
     },
     /// Nothing but whitespace in the inspected bytes.
     #[error("`{origin}` is empty (only whitespace in its first {inspected} bytes)")]

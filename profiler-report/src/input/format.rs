@@ -8,9 +8,10 @@ use profiler_core::Profile;
 use profiler_core::trace::RecordedExecutionTrace;
 
 use super::error::InputError;
-use super::nsight::{FullProfile, NcuReport, NsysReport};
 use super::sniff::{Head, MAX_INPUT_BYTES};
 use crate::model::chrome_trace::ChromeTrace;
+use crate::model::nsight::FullProfile;
+use crate::model::nsight::{NcuReport, NsysReport};
 use crate::model::parity::ParityProfile;
 use crate::model::saved_scorecard::SavedScorecard;
 use crate::model::step::StepProfilerInput;

@@ -21,8 +21,13 @@ use crate::base::decode::Decoded;
 /// with `head` (only its first [`SNIFF_BYTES`] are looked at).
 #[must_use]
 pub fn detect(head: &[u8]) -> Option<&'static dyn Format> {
+    detect_in(registry(), head)
+}
+
+/// The first of `formats` that recognises an input starting with `head`.
+pub(crate) fn detect_in<'f>(formats: &[&'f dyn Format], head: &[u8]) -> Option<&'f dyn Format> {
     let head = Head::new(head);
-    registry().iter().copied().find(|f| f.sniff(&head))
+    formats.iter().copied().find(|f| f.sniff(&head))
 }
 
 /// Reads the file at `path`, whatever its format.
@@ -39,10 +44,20 @@ pub fn detect(head: &[u8]) -> Option<&'static dyn Format> {
 /// (named for what it is), of no known format, or its format's reader
 /// refuses it.
 pub fn open(path: impl AsRef<Path>) -> Result<Input, InputError> {
-    let path = path.as_ref();
+    open_in(registry(), path.as_ref())
+}
+
+/// [`open`] trying `formats`, in order, instead of the registry.
+pub(crate) fn open_in(formats: &[&dyn Format], path: &Path) -> Result<Input, InputError> {
     let file = checked(path)?;
     let origin = path.display().to_string();
-    read_from(BufReader::new(file), &origin, Some(path), MAX_INPUT_BYTES)
+    read_from(
+        formats,
+        BufReader::new(file),
+        &origin,
+        Some(path),
+        MAX_INPUT_BYTES,
+    )
 }
 
 /// Reads only the aggregates of the saved profile at `path` (run, steps,
@@ -70,13 +85,14 @@ pub fn open_profile_summary(path: impl AsRef<Path>) -> Result<ProfileSummary, In
 /// # Errors
 /// As [`open`], without the file checks.
 pub fn read_bytes(bytes: &[u8], origin: &str) -> Result<Input, InputError> {
-    read_from(bytes, origin, None, MAX_INPUT_BYTES)
+    read_from(registry(), bytes, origin, None, MAX_INPUT_BYTES)
 }
 
 /// Reads an input from `raw`, decompressed when it is gzip (at most `limit`
 /// bytes once decompressed): the format is told from the first
 /// [`SNIFF_BYTES`] of what it holds, then that format's reader reads it.
 pub(crate) fn read_from(
+    formats: &[&dyn Format],
     raw: impl BufRead,
     origin: &str,
     path: Option<&Path>,
@@ -93,7 +109,7 @@ pub(crate) fn read_from(
         return Err(gzip_error(origin, failure));
     }
     got.map_err(read_error)?;
-    let format = sniff(&head, origin, path, input.is_gzip())?;
+    let format = sniff(formats, &head, origin, path, input.is_gzip())?;
     // The reader sees the whole input again: the head it was told by, then the rest.
     let mut reader = BufReader::new(head.as_slice().chain(&mut input));
     let read = format.read(Source::new(origin, path, &mut reader));
@@ -107,12 +123,13 @@ pub(crate) fn read_from(
 }
 
 /// The format of an input starting with `head`, or why there is none.
-fn sniff(
+fn sniff<'f>(
+    formats: &[&'f dyn Format],
     head: &[u8],
     origin: &str,
     path: Option<&Path>,
     gzip: bool,
-) -> Result<&'static dyn Format, InputError> {
+) -> Result<&'f dyn Format, InputError> {
     let binary = |b: Binary| InputError::Binary {
         origin: origin.to_owned(),
         what: b.what,
@@ -123,7 +140,7 @@ fn sniff(
     if let Some(b) = binary::by_magic(head) {
         return Err(binary(b));
     }
-    if let Some(format) = detect(head) {
+    if let Some(format) = detect_in(formats, head) {
         return Ok(format);
     }
     let head_view = Head::new(head);

@@ -6,6 +6,7 @@
 pub(crate) mod chrome_trace;
 pub(crate) mod diff;
 pub mod hardware;
+pub(crate) mod nsight;
 pub(crate) mod parity;
 pub(crate) mod parity_error;
 pub(crate) mod saved_scorecard;

@@ -5,7 +5,7 @@ use profiler_core::{
     trace::{EventKind, RecordedExecutionTrace},
 };
 use profiler_report::export::{merge_rank_files, merge_ranks};
-use profiler_report::input::{parse_execution_trace, read_execution_trace};
+use profiler_report::input::native::{parse_execution_trace, read_execution_trace};
 use profiler_report::trace::TraceError;
 use serde_json::Value;
 

@@ -127,7 +127,7 @@ impl ScorecardBuilder {
     }
 
     /// Scores step-profiler data (e.g. a trainer's log line, see
-    /// `profiler_report::input::parse_last_step_profiler_line`)
+    /// `profiler_report::input::native::parse_last_step_profiler_line`)
     /// measured at `throughput_tok_s`.
     #[must_use]
     pub fn from_input(input: StepProfilerInput, throughput_tok_s: f64) -> Self {

@@ -9,9 +9,9 @@ use std::path::Path;
 use profiler_core::profile::CategoryEntry;
 use profiler_core::{BrickCategory, BrickStats, Profile};
 
-use super::full::FullProfile;
-use super::nsys::NsysReport;
 use crate::model::diff::{DiffEntry, DiffInput, Distribution};
+use crate::model::nsight::FullProfile;
+use crate::model::nsight::NsysReport;
 
 fn run_name(origin: &str) -> String {
     Path::new(origin)

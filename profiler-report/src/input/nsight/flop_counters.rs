@@ -6,7 +6,7 @@
 //! (`sm__ops_path_tensor_src_*.sum`, `.sum.per_second`; one operation per
 //! FLOP).
 
-use super::ncu_model::NcuKernel;
+use crate::model::nsight::NcuKernel;
 
 /// FP instruction counters per precision: FMA counts twice (the formula of
 /// Nsight Compute's own roofline).

@@ -2,8 +2,8 @@
 //! GEMM's `2n^3` with where `n` came from), else counted from the FP
 //! instruction counters, else withheld with a note saying how to give them.
 
-use super::metric_lookup::Sourced;
 use super::ncu_metrics::KernelMetrics;
+use crate::model::nsight::Sourced;
 
 /// FLOPs the user states for a kernel the export has no counters for.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,30 +2,8 @@
 //! names (raw names, details-page labels) with a usable value and unit,
 //! scaled to base units, as a [`Sourced`] number naming where it came from.
 
-use serde::{Deserialize, Serialize};
-
-use super::ncu_model::{NcuKernel, NcuMetric};
 use super::number::{Quantity, not_available};
-
-/// A number and where it came from: the metric read, or how it was derived
-/// or assumed. Every number of a `FullProfile`
-/// carries one, so a reader can tell a measurement from an estimate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sourced {
-    /// The value, in the unit its field names.
-    pub value: f64,
-    /// Where it came from.
-    pub source: String,
-}
-
-impl Sourced {
-    pub(crate) fn new(value: f64, source: impl Into<String>) -> Option<Self> {
-        value.is_finite().then(|| Self {
-            value,
-            source: source.into(),
-        })
-    }
-}
+use crate::model::nsight::{NcuKernel, NcuMetric, Sourced};
 
 /// One way to find a value: a metric name, its quantity, and a factor
 /// applied after unit scaling (with what the factor means).

@@ -13,10 +13,15 @@
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
 //!   [`DiffInput`](crate::model::DiffInput) for diffs.
-//! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
+//! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH` (`tool.rs`), on a
+//!   program or to export a binary report for `input::load`.
+//! - The formats ([`NcuCsvFormat`], [`NsysStatsFormat`],
+//!   [`FullProfilesFormat`]) sit beside their readers; the data they read
+//!   ([`NcuReport`], [`NsysReport`], [`FullProfile`]) is the crate's model.
 //!
 //! ```
-//! use profiler_report::import::{FullProfileOptions, parse_ncu_csv};
+//! use profiler_report::input::nsight::parse_ncu_csv;
+//! use profiler_report::roofline::FullProfileOptions;
 //! let csv = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
 //!            \"0\",\"void gemm<float, 128>(float const*)\",\"gpu__time_duration.sum\",\"usecond\",\"1,234.5\"\n";
 //! let report = parse_ncu_csv(csv, "run.csv").unwrap();
@@ -28,37 +33,36 @@
 
 mod convert;
 mod device;
-mod error;
 pub(crate) mod flop_counters;
 pub(crate) mod flops;
-mod full;
+mod full_profiles;
 mod metric_lookup;
 pub(crate) mod ncu_aliases;
 mod ncu_csv;
 pub(crate) mod ncu_levels;
 pub(crate) mod ncu_metrics;
-mod ncu_model;
 mod ncu_pages;
-mod nsys;
+mod nsys_rows;
 mod nsys_sections;
+mod nsys_stats;
 mod nsys_table;
 mod number;
-mod run;
+mod tool;
 
+pub use crate::model::nsight::{
+    COUNTER_PERMISSION_HINT, ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection,
+    ImportError, KernelSection, LevelPoint, MemorySection, NcuKernel, NcuLayout, NcuMetric,
+    NcuReport, NsysForm, NsysKernel, NsysReport, RooflineSection, SourceSection, Sourced,
+    ThroughputSection, TimingSection,
+};
 pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
 pub use device::device_from_driver_name;
-pub use error::{COUNTER_PERMISSION_HINT, ImportError};
 pub use flops::FlopsAssumption;
-pub use full::{
-    ComputeSection, FULL_PROFILE_VERSION, FullProfile, HardwareSection, KernelSection, LevelPoint,
-    MemorySection, RooflineSection, SourceSection, ThroughputSection, TimingSection,
+pub use full_profiles::FullProfilesFormat;
+pub use ncu_csv::{
+    NcuCsvFormat, first_tool_error, parse_ncu_csv, read_ncu_csv, reports_counters_restricted,
 };
-pub use metric_lookup::Sourced;
-pub use ncu_csv::{first_tool_error, parse_ncu_csv, read_ncu_csv, reports_counters_restricted};
-pub use ncu_model::{NcuKernel, NcuLayout, NcuMetric, NcuReport};
-pub use nsys::{
-    NsysKernel, NsysReport, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all,
-    read_nsys_stats,
+pub use nsys_stats::{
+    NsysStatsFormat, parse_nsys_report, parse_nsys_stats, parse_nsys_stats_all, read_nsys_stats,
 };
-pub use nsys_table::NsysForm;
-pub use run::{NCU_METRICS, NsightTool};
+pub use tool::{NCU_METRICS, NsightTool, binary_report_tool};

@@ -6,9 +6,12 @@
 
 use std::path::Path;
 
-use super::error::{ImportError, read_text};
-use super::ncu_model::{FORMAT, NcuLayout, NcuReport};
 use super::ncu_pages::{Columns, details, raw};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::Head;
+use crate::model::nsight::{ImportError, read_text};
+use crate::model::nsight::{NCU_FORMAT as FORMAT, NcuLayout, NcuReport};
 
 const BINARY_HINT: &str =
     "a binary .ncu-rep report? export it with `ncu --import FILE --csv > FILE.csv`";
@@ -65,22 +68,61 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
         .collect();
     let restricted = reports_counters_restricted(text);
     let Some(header_at) = lines.iter().position(|l| is_header(l)) else {
-        if restricted {
-            return Err(ImportError::CountersRestricted {
-                origin: origin.to_owned(),
-            });
-        }
-        if let Some((line, message)) = first_tool_error(text) {
-            return Err(ImportError::CaptureFailed {
-                origin: origin.to_owned(),
-                line,
-                message: message.to_owned(),
-            });
-        }
-        return Err(without_table(&lines, origin));
+        return Err(no_header(text, &lines, restricted, origin));
     };
-    // The table from the header on, without the tool's own lines; `origin_line`
-    // maps a line of that text back to the file.
+    let rows = table_rows(&lines, header_at, origin)?;
+    let Some((_, header)) = rows.first().cloned() else {
+        return Err(ImportError::malformed(
+            origin,
+            header_at + 1,
+            "unreadable header row",
+        ));
+    };
+    let columns = Columns::new(&header);
+    let data = &rows[1..];
+    check_widths(&columns, &header, data, origin)?;
+    let (layout, kernels) = if columns.is_details() {
+        (NcuLayout::Details, details(&columns, data, origin)?)
+    } else {
+        (NcuLayout::Raw, raw(&columns, &header, data, origin)?)
+    };
+    if kernels.is_empty() {
+        return Err(no_kernels(restricted, &tool_messages, origin));
+    }
+    Ok(NcuReport {
+        origin: origin.to_owned(),
+        layout,
+        kernels,
+        notes: tool_messages,
+    })
+}
+
+/// Why output without a header row holds no table: the counters were
+/// restricted, the capture failed, or it holds something else.
+fn no_header(text: &str, lines: &[&str], restricted: bool, origin: &str) -> ImportError {
+    if restricted {
+        return ImportError::CountersRestricted {
+            origin: origin.to_owned(),
+        };
+    }
+    if let Some((line, message)) = first_tool_error(text) {
+        return ImportError::CaptureFailed {
+            origin: origin.to_owned(),
+            line,
+            message: message.to_owned(),
+        };
+    }
+    without_table(lines, origin)
+}
+
+/// The table's rows from the header on, each with its 1-based line in the
+/// file, without the tool's own lines.
+fn table_rows(
+    lines: &[&str],
+    header_at: usize,
+    origin: &str,
+) -> Result<Vec<(usize, Vec<String>)>, ImportError> {
+    // `origin_line` maps a line of the table's text back to the file.
     let mut table = String::new();
     let mut origin_line = Vec::new();
     for (i, line) in lines.iter().enumerate().skip(header_at) {
@@ -111,18 +153,19 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
         let line = origin_line.get(at - 1).copied().unwrap_or(at);
         rows.push((line, record.iter().map(str::to_owned).collect()));
     }
-    let Some((_, header)) = rows.first().cloned() else {
-        return Err(ImportError::malformed(
-            origin,
-            header_at + 1,
-            "unreadable header row",
-        ));
-    };
-    let columns = Columns::new(&header);
-    // The details page's rule columns after `Metric Value` are left off the
-    // rows of metrics (ncu 2025 writes them only on rule rows).
+    Ok(rows)
+}
+
+/// Every data row has the header's width, less the details page's rule
+/// columns after `Metric Value` (ncu 2025 writes them only on rule rows).
+fn check_widths(
+    columns: &Columns,
+    header: &[String],
+    data: &[(usize, Vec<String>)],
+    origin: &str,
+) -> Result<(), ImportError> {
     let needed = columns.required_width(header.len());
-    for (line, fields) in &rows[1..] {
+    for (line, fields) in data {
         if fields.len() < needed || fields.len() > header.len() {
             return Err(ImportError::malformed(
                 origin,
@@ -135,33 +178,25 @@ pub fn parse_ncu_csv(text: &str, origin: &str) -> Result<NcuReport, ImportError>
             ));
         }
     }
-    let data = &rows[1..];
-    let (layout, kernels) = if columns.is_details() {
-        (NcuLayout::Details, details(&columns, data, origin)?)
-    } else {
-        (NcuLayout::Raw, raw(&columns, &header, data, origin)?)
-    };
-    if kernels.is_empty() {
-        if restricted {
-            return Err(ImportError::CountersRestricted {
-                origin: origin.to_owned(),
-            });
-        }
-        let reason = match tool_messages.first() {
-            Some(m) => format!("a header but no kernel rows; the tool reported `{m}`"),
-            None => "a header but no kernel rows".to_owned(),
-        };
-        return Err(ImportError::NoKernels {
+    Ok(())
+}
+
+/// Why a table with a header holds no kernel: the counters were
+/// restricted, or what the tool said.
+fn no_kernels(restricted: bool, tool_messages: &[String], origin: &str) -> ImportError {
+    if restricted {
+        return ImportError::CountersRestricted {
             origin: origin.to_owned(),
-            reason,
-        });
+        };
     }
-    Ok(NcuReport {
+    let reason = match tool_messages.first() {
+        Some(m) => format!("a header but no kernel rows; the tool reported `{m}`"),
+        None => "a header but no kernel rows".to_owned(),
+    };
+    ImportError::NoKernels {
         origin: origin.to_owned(),
-        layout,
-        kernels,
-        notes: tool_messages,
-    })
+        reason,
+    }
 }
 
 /// Why ncu output without a CSV header holds no table: the human-readable
@@ -237,6 +272,56 @@ fn without_table(lines: &[&str], origin: &str) -> ImportError {
 fn is_header(line: &str) -> bool {
     let l = line.trim_start_matches('\u{feff}').trim_start();
     l.starts_with("\"ID\"") || l.starts_with("ID,") || l == "ID"
+}
+
+/// An `ncu --csv` export.
+#[derive(Debug)]
+pub struct NcuCsvFormat;
+
+impl Format for NcuCsvFormat {
+    fn name(&self) -> &'static str {
+        "ncu-csv"
+    }
+
+    fn what(&self) -> &'static str {
+        "an Nsight Compute CSV"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        let Some(text) = head.text() else {
+            return false;
+        };
+        let header = |l: &str| {
+            let l = l.trim_start_matches('\u{feff}').trim_start();
+            l.starts_with("\"ID\"") || l.starts_with("ID,")
+        };
+        // A failed capture holds the tool's `==ERROR==` lines and no table,
+        // after `==PROF==` lines or, when ncu refused its options, first:
+        // read as this format so the error shows the line.
+        let tool = |prefix: &str| text.lines().any(|l| l.trim_start().starts_with(prefix));
+        let starts_with_error = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_start().starts_with("==ERROR=="));
+        let failed = tool("==ERROR==") && (tool("==PROF==") || starts_with_error);
+        // Output without a table (the human-readable pages, a capture that
+        // profiled nothing) is read as this format so the error says why.
+        // A line that starts with `==PROF==` or `Section:` is never JSON, so
+        // output that opens with `[` (a program's `[W ...]` line) is text.
+        // A step log kept while ncu ran stays a step log.
+        let no_table = (tool("==PROF==") || tool("Section: ")) && !text.contains("\"_profiler\"");
+        (head.json_root().is_none() || failed || no_table)
+            && (text.lines().any(header)
+                || reports_counters_restricted(&text)
+                || failed
+                || no_table)
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let origin = source.origin();
+        let text = source.text()?;
+        Ok(Input::Ncu(parse_ncu_csv(&text, origin)?))
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! from the metrics of ncu's hierarchical roofline section: a level's rate
 //! times the duration, and its peak bytes per cycle times its clock.
 
-use super::metric_lookup::Sourced;
-use super::ncu_model::NcuKernel;
 use crate::model::hardware::MemoryLevel;
+use crate::model::nsight::NcuKernel;
+use crate::model::nsight::Sourced;
 
 /// One level's metrics: its bytes per second, its peak bytes per cycle and
 /// the clock those cycles run at.

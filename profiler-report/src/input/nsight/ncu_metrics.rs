@@ -3,13 +3,11 @@
 //! (`Duration`), scaled to base units, each with the metric it came from.
 
 use super::flop_counters::{CountedFlops, counted_flops};
-use super::metric_lookup::{
-    ACTIVE_THREADS_PER_WARP, Candidate, Sourced, THREADS_PER_WARP, find, plain,
-};
+use super::metric_lookup::{ACTIVE_THREADS_PER_WARP, Candidate, THREADS_PER_WARP, find, plain};
 use super::ncu_aliases::{Meaning, candidates};
 use super::ncu_levels::{LevelTraffic, level_traffic};
-use super::ncu_model::NcuKernel;
 use super::number::{Quantity, not_available};
+use crate::model::nsight::{NcuKernel, Sourced};
 
 /// The metrics of one kernel launch the reports use.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,9 +43,23 @@ pub(crate) struct KernelMetrics {
 impl KernelMetrics {
     /// Finds every metric of `kernel`.
     pub(crate) fn of(kernel: &NcuKernel) -> Self {
-        use Quantity::{Bytes, Count, Percent};
         let mut notes = Vec::new();
-        let mut find = |candidates: &[Candidate]| find(kernel, candidates, &mut notes);
+        let mut m = Self::found(kernel, &mut notes);
+        let seconds = m.duration_ns.as_ref().map(|d| d.value * 1e-9);
+        m.flops = counted_flops(kernel, seconds, &mut notes);
+        m.levels = level_traffic(kernel, seconds);
+        m.device_name = device_name(kernel);
+        m.missing = m.missing_standard();
+        m.notes = notes;
+        m
+    }
+
+    /// The metrics looked up by name, each under the names the ncu
+    /// versions and pages give it; what was found but unusable goes to
+    /// `notes`.
+    fn found(kernel: &NcuKernel, notes: &mut Vec<String>) -> Self {
+        use Quantity::{Bytes, Count, Percent};
+        let mut find = |candidates: &[Candidate]| find(kernel, candidates, notes);
         let mut m = Self {
             duration_ns: find(&aliases(Meaning::Duration)),
             sm_pct: find(&aliases(Meaning::SmPct)),
@@ -110,51 +122,51 @@ impl KernelMetrics {
                     Sourced::new(r.value + w.value, format!("{} + {}", r.source, w.source));
             }
         }
-        let seconds = m.duration_ns.as_ref().map(|d| d.value * 1e-9);
-        m.flops = counted_flops(kernel, seconds, &mut notes);
-        m.levels = level_traffic(kernel, seconds);
-        m.device_name = device_name(kernel);
-        m.missing = [
-            ("gpu__time_duration.sum", m.duration_ns.is_none()),
+        m
+    }
+
+    /// The metrics of the standard set ([`NCU_METRICS`](super::tool::NCU_METRICS)'s
+    /// first ten) this kernel lacks.
+    fn missing_standard(&self) -> Vec<&'static str> {
+        [
+            ("gpu__time_duration.sum", self.duration_ns.is_none()),
             (
                 "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                m.sm_pct.is_none(),
+                self.sm_pct.is_none(),
             ),
             (
                 "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                m.dram_pct.is_none(),
+                self.dram_pct.is_none(),
             ),
             (
                 "sm__warps_active.avg.pct_of_peak_sustained_elapsed",
-                m.warps_active_pct.is_none(),
+                self.warps_active_pct.is_none(),
             ),
             (
                 "smsp__thread_inst_executed_per_inst_executed.pct",
-                m.thread_inst_pct.is_none(),
+                self.thread_inst_pct.is_none(),
             ),
             (
                 "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
-                m.tensor_pipe_pct.is_none(),
+                self.tensor_pipe_pct.is_none(),
             ),
             (
                 "launch__registers_per_thread",
-                m.registers_per_thread.is_none(),
+                self.registers_per_thread.is_none(),
             ),
             (
                 "launch__shared_mem_per_block_driver",
-                m.shared_mem_driver_bytes.is_none(),
+                self.shared_mem_driver_bytes.is_none(),
             ),
-            ("lts__t_sector_hit_rate.pct", m.l2_hit_pct.is_none()),
+            ("lts__t_sector_hit_rate.pct", self.l2_hit_pct.is_none()),
             (
                 "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
-                m.ld_bytes_per_sector_pct.is_none(),
+                self.ld_bytes_per_sector_pct.is_none(),
             ),
         ]
         .into_iter()
         .filter_map(|(name, missing)| missing.then_some(name))
-        .collect();
-        m.notes = notes;
-        m
+        .collect()
     }
 }
 
@@ -195,7 +207,7 @@ pub(crate) fn dim3(text: &str) -> Option<[u64; 3]> {
 mod tests {
     use super::*;
     use crate::input::nsight::flop_counters::FLOP_COUNTERS;
-    use crate::input::nsight::ncu_model::NcuMetric;
+    use crate::model::nsight::NcuMetric;
 
     fn metric(name: &str, unit: &str, text: &str, value: Option<f64>) -> NcuMetric {
         NcuMetric {

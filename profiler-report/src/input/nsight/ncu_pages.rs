@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::error::ImportError;
-use super::ncu_model::{FORMAT, NcuKernel, NcuMetric};
 use super::number::{NumberStyle, parse_number};
+use crate::model::nsight::ImportError;
+use crate::model::nsight::{NCU_FORMAT as FORMAT, NcuKernel, NcuMetric};
 
 /// What is not a metric: identity columns (every other column of the raw
 /// page is one).

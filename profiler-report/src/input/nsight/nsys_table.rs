@@ -3,22 +3,8 @@
 //! rule), the boxed table (`| ... |`), and CSV (`--format csv`). The name
 //! is the last column and may hold spaces, commas and `|`.
 
-use serde::Serialize;
-
-use super::error::ImportError;
 use super::nsys_sections::{KERNEL_REPORTS, banner, kernel_columns, run_name};
-
-/// How the summary was printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NsysForm {
-    /// The column-aligned text table (`nsys stats`, `--stats=true`).
-    Table,
-    /// The boxed table (`--format table`).
-    Boxed,
-    /// `--format csv`.
-    Csv,
-}
+use crate::model::nsight::{ImportError, NsysForm};
 
 /// A table split into cells.
 #[derive(Debug)]

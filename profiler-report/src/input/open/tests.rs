@@ -103,7 +103,7 @@ fn a_gzip_bomb_stops_at_the_limit_with_an_error_that_says_so() {
     doc.extend_from_slice(b"]}");
     let bomb = gzip(&doc);
     assert!(bomb.len() < 64 << 10, "{} bytes", bomb.len());
-    let e = read_from(bomb.as_slice(), "bomb.json.gz", None, 1 << 20).unwrap_err();
+    let e = read_from(registry(), bomb.as_slice(), "bomb.json.gz", None, 1 << 20).unwrap_err();
     assert!(
         matches!(&e, InputError::Gzip { past_limit: Some(l), .. } if *l == 1 << 20),
         "{e}"
@@ -114,7 +114,7 @@ fn a_gzip_bomb_stops_at_the_limit_with_an_error_that_says_so() {
         "{msg}"
     );
     // Under the limit, the same document reads (and is refused for what it is).
-    let e = read_from(bomb.as_slice(), "ok.json.gz", None, 16 << 20).unwrap_err();
+    let e = read_from(registry(), bomb.as_slice(), "ok.json.gz", None, 16 << 20).unwrap_err();
     assert!(!matches!(e, InputError::Gzip { .. }), "{e}");
 }
 

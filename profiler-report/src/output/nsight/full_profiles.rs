@@ -40,12 +40,23 @@ fn placement(p: &FullProfile) -> String {
 
 /// One line per field of a launch: (label, value).
 fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
+    vec![
+        ("hardware", hardware_row(p)),
+        ("launch", launch_row(p)),
+        ("duration", opt(p.timing.duration_ns.as_ref(), duration)),
+        ("throughput", throughput_row(p)),
+        ("compute", compute_row(p)),
+        ("memory", memory_row(p)),
+        ("roofline", roofline_row(p)),
+    ]
+    .into_iter()
+    .chain(levels(&p.roofline).map(|l| ("levels", l)))
+    .collect()
+}
+
+/// The device, where its name came from, and its compute capability.
+fn hardware_row(p: &FullProfile) -> String {
     let h = &p.hardware;
-    let k = &p.kernel;
-    let c = &p.compute;
-    let m = &p.memory;
-    let t = &p.throughput;
-    let r = &p.roofline;
     let mut hardware = match &h.name {
         Some(name) => format!("{} ({})", escape::visible(name), escape::visible(&h.origin)),
         None => "unknown".to_owned(),
@@ -56,7 +67,67 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
     if let Some(cc) = &h.compute_capability {
         let _ = write!(hardware, " · CC {}", escape::visible(cc));
     }
-    let roofline = match (r.arithmetic_intensity, r.ridge_point, r.achieved_tflops) {
+    hardware
+}
+
+/// Grid, block and registers per thread.
+fn launch_row(p: &FullProfile) -> String {
+    let k = &p.kernel;
+    format!(
+        "grid {} · block {} · {} registers/thread",
+        dims(k.grid),
+        dims(k.block),
+        opt(k.registers_per_thread.as_ref(), |v| format!("{v:.0}"))
+    )
+}
+
+/// SM, DRAM and tensor-pipe throughput.
+fn throughput_row(p: &FullProfile) -> String {
+    let t = &p.throughput;
+    format!(
+        "SM {} · DRAM {} · {} · tensor pipe {}",
+        opt(t.sm_pct.as_ref(), pct),
+        opt(t.dram_pct.as_ref(), pct),
+        opt(t.dram_gb_s.as_ref(), |v| format!("{} GB/s", num(v))),
+        opt(t.tensor_pipe_pct.as_ref(), pct)
+    )
+}
+
+/// FLOPs, achieved rate, warps active and threads per instruction.
+fn compute_row(p: &FullProfile) -> String {
+    let c = &p.compute;
+    format!(
+        "{} · {} · warps active {} · threads per instruction {}",
+        opt(c.flops.as_ref(), |v| format!("{}FLOP", si(v))),
+        opt(c.achieved_tflops.as_ref(), |v| format!(
+            "{} TFLOP/s",
+            num(v)
+        )),
+        opt(c.warps_active_pct.as_ref(), pct),
+        opt(c.thread_inst_per_inst_pct.as_ref(), pct)
+    )
+}
+
+/// DRAM bytes, L2 hits, load efficiency and shared memory.
+fn memory_row(p: &FullProfile) -> String {
+    let m = &p.memory;
+    format!(
+        "DRAM {} · L2 hit {} · load bytes/sector {} · {} sectors/request · shared {}",
+        opt(m.dram_bytes.as_ref(), bytes),
+        opt(m.l2_hit_rate_pct.as_ref(), pct),
+        opt(m.global_load_bytes_per_sector_pct.as_ref(), pct),
+        opt(m.sectors_per_request.as_ref(), num),
+        opt(m.shared_mem_driver_bytes.as_ref(), |v| format!(
+            "{}/block (driver)",
+            bytes(v)
+        )),
+    )
+}
+
+/// The launch against the DRAM ridge, and where it sits.
+fn roofline_row(p: &FullProfile) -> String {
+    let r = &p.roofline;
+    match (r.arithmetic_intensity, r.ridge_point, r.achieved_tflops) {
         (Some(ai), Some(ridge), Some(tf)) => format!(
             "{}/DRAM: AI {} FLOP/B vs ridge {} · {} TFLOP/s achieved of {} attainable · {}",
             r.precision.as_deref().unwrap_or("").to_ascii_uppercase(),
@@ -67,61 +138,7 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
             placement(p)
         ),
         _ => placement(p),
-    };
-    vec![
-        ("hardware", hardware),
-        (
-            "launch",
-            format!(
-                "grid {} · block {} · {} registers/thread",
-                dims(k.grid),
-                dims(k.block),
-                opt(k.registers_per_thread.as_ref(), |v| format!("{v:.0}"))
-            ),
-        ),
-        ("duration", opt(p.timing.duration_ns.as_ref(), duration)),
-        (
-            "throughput",
-            format!(
-                "SM {} · DRAM {} · {} · tensor pipe {}",
-                opt(t.sm_pct.as_ref(), pct),
-                opt(t.dram_pct.as_ref(), pct),
-                opt(t.dram_gb_s.as_ref(), |v| format!("{} GB/s", num(v))),
-                opt(t.tensor_pipe_pct.as_ref(), pct)
-            ),
-        ),
-        (
-            "compute",
-            format!(
-                "{} · {} · warps active {} · threads per instruction {}",
-                opt(c.flops.as_ref(), |v| format!("{}FLOP", si(v))),
-                opt(c.achieved_tflops.as_ref(), |v| format!(
-                    "{} TFLOP/s",
-                    num(v)
-                )),
-                opt(c.warps_active_pct.as_ref(), pct),
-                opt(c.thread_inst_per_inst_pct.as_ref(), pct)
-            ),
-        ),
-        (
-            "memory",
-            format!(
-                "DRAM {} · L2 hit {} · load bytes/sector {} · {} sectors/request · shared {}",
-                opt(m.dram_bytes.as_ref(), bytes),
-                opt(m.l2_hit_rate_pct.as_ref(), pct),
-                opt(m.global_load_bytes_per_sector_pct.as_ref(), pct),
-                opt(m.sectors_per_request.as_ref(), num),
-                opt(m.shared_mem_driver_bytes.as_ref(), |v| format!(
-                    "{}/block (driver)",
-                    bytes(v)
-                )),
-            ),
-        ),
-        ("roofline", roofline),
-    ]
-    .into_iter()
-    .chain(levels(r).map(|l| ("levels", l)))
-    .collect()
+    }
 }
 
 /// The hierarchical roofline on one line: each level's intensity and roof,

@@ -264,7 +264,7 @@ pub fn import_chrome_trace(
             "{} events came after the distinct names held reached their bound and are read as \
              `{}`: their time counts, but no rule can name them",
             trace.lumped_names(),
-            crate::input::OTHER_NAMES
+            crate::input::chrome::OTHER_NAMES
         ));
     }
     let rank = trace.rank().and_then(|r| r.rank).map(i64::from);

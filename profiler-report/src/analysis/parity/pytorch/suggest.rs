@@ -11,7 +11,7 @@ use super::mapping::{OpMapping, toml_string};
 use super::rules::literal;
 use super::tally::{Draft, Key, Tally};
 use super::walk::{DEVICE, HOST, walk};
-use crate::input::OTHER_NAMES;
+use crate::input::chrome::OTHER_NAMES;
 use crate::model::chrome_trace::ChromeTrace;
 use crate::model::parity_error::ParityError;
 

@@ -4,12 +4,12 @@
 
 use std::io::BufReader;
 
-use super::chrome_raw::{Id, RawEvent, Sink, Tokens, Top};
-use super::chrome_stream::read_document;
-use super::chrome_texts::{TextLimits, Texts};
-use super::sniff::MAX_INPUT_BYTES;
+use super::raw::{Id, RawEvent, Sink, Tokens, Top};
+use super::stream::read_document;
+use super::texts::{TextLimits, Texts};
 use crate::base::decode::Decoded;
 use crate::base::spill::ExternalSort;
+use crate::input::sniff::MAX_INPUT_BYTES;
 use crate::model::chrome_trace::{Cat, ChromeTrace, Record};
 use crate::model::parity_error::ParityError;
 

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::chrome_dims::Dims;
+use super::dims::Dims;
 
 /// Implements the visits a lenient field type ignores: whatever is not
 /// handled reads as the type's default.

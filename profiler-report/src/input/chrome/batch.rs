@@ -3,7 +3,7 @@
 //! apart. Anything unusual is left to the one-at-a-time path, which reports
 //! errors exactly.
 
-use super::chrome_raw::{MaybeEvent, RawEvent};
+use super::raw::{MaybeEvent, RawEvent};
 
 /// Fewer events than this are not worth a second thread.
 pub(crate) const BATCH_MIN: usize = 64;

@@ -2,9 +2,9 @@
 //! `traceEvents` (and Kineto's `schemaVersion`, `deviceProperties`, ...),
 //! or a bare array of events; streamed into a [`ChromeTrace`].
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::sniff::{Head, JsonRoot};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
 use crate::model::chrome_trace::ChromeTrace;
 
 /// Top-level keys only Kineto writes.

@@ -7,8 +7,11 @@ use std::path::Path;
 use profiler_core::{Profile, trace::RecordedExecutionTrace};
 use serde_json::Value;
 
-use super::sniff::MAX_INPUT_BYTES;
 use crate::base::decode::Decoded;
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::MAX_INPUT_BYTES;
+use crate::input::sniff::{Head, JsonRoot};
 use crate::model::trace_error::TraceError;
 
 /// Reads a trace file (gzip-compressed or not): a [`RecordedExecutionTrace`]
@@ -150,6 +153,30 @@ fn bad_entry_field(entry: &Value) -> Option<String> {
         }
     }
     Some(String::new())
+}
+
+/// An execution trace.
+#[derive(Debug)]
+pub struct ExecutionTraceFormat;
+
+impl Format for ExecutionTraceFormat {
+    fn name(&self) -> &'static str {
+        "execution-trace"
+    }
+
+    fn what(&self) -> &'static str {
+        "an execution trace"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        head.json_root() == Some(JsonRoot::Object) && head.has_key("entries")
+    }
+
+    fn read(&self, source: Source<'_>) -> Result<Input, InputError> {
+        let path = source.path();
+        let text = source.text()?;
+        Ok(Input::ExecutionTrace(parse_trace(&text, path)?))
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! `hotspot_ops`, read as a [`SavedScorecard`] document (the training
 //! analysis reads its fields: `TrainingScorecard::from_saved`).
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::sniff::{Head, JsonRoot};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
 use crate::model::saved_scorecard::SavedScorecard;
 
 /// A saved scorecard.

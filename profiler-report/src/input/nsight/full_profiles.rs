@@ -1,10 +1,10 @@
 //! `FullProfile`s saved by `import ncu --format json`: a JSON array whose
 //! first element has `version` and `kernel`, deserialized from the reader.
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::nsight::FullProfile;
-use super::sniff::{Head, JsonRoot};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
+use crate::model::nsight::FullProfile;
 
 /// Imported Nsight Compute launches.
 #[derive(Debug)]

@@ -1,9 +1,9 @@
 //! Parity profiles: a JSON object with `runtime` and `ops`, read and
 //! validated by [`ParityProfile::from_json`].
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::sniff::{Head, JsonRoot};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
 use crate::model::parity::ParityProfile;
 
 /// A parity profile.

@@ -1,13 +1,14 @@
-//! Running Nsight Compute (`ncu`) and Nsight Systems (`nsys`) on a command,
-//! when they are on `PATH` (never at a guessed install path), capturing the
-//! output the importers read. A run that cannot read the GPU counters
+//! Running Nsight Compute (`ncu`) and Nsight Systems (`nsys`) on a command
+//! or on a binary report (`.ncu-rep`, `.nsys-rep`), when they are on `PATH`
+//! (never at a guessed install path), capturing the output the importers
+//! read. A run that cannot read the GPU counters
 //! reports `ERR_NVGPUCTRPERM` with how to allow it.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::error::ImportError;
+use crate::model::nsight::ImportError;
 
 /// Metrics requested from `ncu`: the standard set, DRAM bytes, the FP
 /// instruction counters FLOPs are counted from, and the device name.
@@ -35,6 +36,17 @@ pub const NCU_METRICS: [&str; 22] = [
     "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
     "device__attribute_display_name",
 ];
+
+/// The tool that exports a binary Nsight report, told by its extension:
+/// `ncu` for `.ncu-rep`, `nsys` for `.nsys-rep`, `.qdrep` and `.sqlite`.
+#[must_use]
+pub fn binary_report_tool(path: &Path) -> Option<&'static str> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("ncu-rep") => Some("ncu"),
+        Some("nsys-rep" | "qdrep" | "sqlite") => Some("nsys"),
+        _ => None,
+    }
+}
 
 /// An Nsight tool found on `PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 //! key is `traceEvents`, without the keys Kineto writes; read as a
 //! [`ChromeTrace`] (usable as a parity baseline).
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::pytorch_trace::is_kineto;
-use super::sniff::{Head, JsonRoot};
+use super::pytorch::is_kineto;
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
 use crate::model::chrome_trace::{ChromeTrace, PRODUCER_KEY};
 
 /// A Chrome trace of our own export.

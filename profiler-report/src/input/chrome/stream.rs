@@ -6,11 +6,11 @@ use std::io::Read;
 
 use serde::de::IgnoredAny;
 
-use super::chrome_batch::parse_batch;
-use super::chrome_raw::{MaybeEvent, Sink, Tokens, Top};
-pub(crate) use super::chrome_window::StreamError;
-use super::chrome_window::{Window, one, owned};
-use super::kineto_meta;
+use super::batch::parse_batch;
+use super::kineto;
+use super::raw::{MaybeEvent, Sink, Tokens, Top};
+pub(crate) use super::window::StreamError;
+use super::window::{Window, one, owned};
 
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
@@ -99,11 +99,11 @@ fn object<R: Read, S: Sink>(w: &mut Window<R>, sink: &mut S) -> Result<Top, Stre
             }
             "deviceProperties" => {
                 let v: serde_json::Value = w.value(&what, owned)?;
-                top.devices = kineto_meta::devices(&v);
+                top.devices = kineto::devices(&v);
             }
             "distributedInfo" => {
                 let v: serde_json::Value = w.value(&what, owned)?;
-                top.rank = kineto_meta::rank(&v);
+                top.rank = kineto::rank(&v);
             }
             _ => {
                 w.value(&what, owned::<IgnoredAny>)?;

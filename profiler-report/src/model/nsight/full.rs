@@ -6,8 +6,27 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::metric_lookup::Sourced;
 use crate::model::hardware::Bound;
+
+/// A number and where it came from: the metric read, or how it was derived
+/// or assumed. Every number of a `FullProfile`
+/// carries one, so a reader can tell a measurement from an estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sourced {
+    /// The value, in the unit its field names.
+    pub value: f64,
+    /// Where it came from.
+    pub source: String,
+}
+
+impl Sourced {
+    pub(crate) fn new(value: f64, source: impl Into<String>) -> Option<Self> {
+        value.is_finite().then(|| Self {
+            value,
+            source: source.into(),
+        })
+    }
+}
 
 /// The `version` a [`FullProfile`] is written with.
 pub const FULL_PROFILE_VERSION: &str = "2.0";

@@ -2,7 +2,7 @@
 //! key order, the legacy array form, and hostile input.
 
 use super::*;
-use crate::input::chrome_raw::RawEvent;
+use crate::input::chrome::raw::RawEvent;
 
 /// Each event as (index, name, ts), the way a trace keeps them.
 #[derive(Default)]

@@ -5,9 +5,9 @@
 
 use profiler_core::Profile;
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::sniff::{Head, JsonRoot};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::{Head, JsonRoot};
 
 /// A saved [`Profile`].
 #[derive(Debug)]

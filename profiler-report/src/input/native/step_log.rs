@@ -5,10 +5,10 @@
 
 use std::io::{BufRead, Read};
 
-use super::error::InputError;
-use super::format::{Format, Input, Source};
-use super::sniff::Head;
 use super::step_parse::{is_tagged, parse_at};
+use crate::input::error::InputError;
+use crate::input::format::{Format, Input, Source};
+use crate::input::sniff::Head;
 
 /// The longest line read; step-profiler lines are a few KiB.
 const MAX_LINE: u64 = 1 << 20;

@@ -41,7 +41,7 @@ fn distinct_names(names: usize, threads: usize) -> String {
 
 #[test]
 fn distinct_names_past_the_bound_are_lumped_and_counted() {
-    use crate::input::chrome_texts::TEXT_OVERHEAD;
+    use crate::input::chrome::texts::TEXT_OVERHEAD;
     let text = distinct_names(5000, 4);
     let limits = TextLimits {
         bytes: 64 << 10,
@@ -65,7 +65,7 @@ fn distinct_names_past_the_bound_are_lumped_and_counted() {
     let other = trace
         .texts
         .iter()
-        .position(|t| &**t == crate::input::chrome_texts::OTHER_NAMES)
+        .position(|t| &**t == crate::input::chrome::texts::OTHER_NAMES)
         .unwrap();
     let (mut lumped, mut all) = (0.0, 0.0);
     for r in trace.records.iter().unwrap() {
