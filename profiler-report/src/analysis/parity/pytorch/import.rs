@@ -196,6 +196,7 @@ pub fn import_chrome_trace(
                 .to_owned(),
         );
         notes.extend(graph_note(&sums, &calls, step_count));
+        notes.extend(calls_without_kernels_note(&sums, &calls, step_count));
     } else if device_activity_missing {
         launches += calls.kernels;
         notes.push(calls.missing_note());
@@ -368,6 +369,31 @@ fn graph_note(sums: &Bucket, calls: &LaunchCalls, steps: f64) -> Option<String> 
         },
         (calls.kernels as f64 / steps).round(),
         sums.graph_device_us / 1e3 / steps
+    ))
+}
+
+/// In a device trace, kernel launch calls beyond the kernels they launched:
+/// calls made while a graph was captured launch nothing then, and a trace
+/// whose device activity was partly lost holds fewer kernels than calls.
+fn calls_without_kernels_note(sums: &Bucket, calls: &LaunchCalls, steps: f64) -> Option<String> {
+    let direct = sums.launches[DEVICE].saturating_sub(sums.graph_kernels);
+    if calls.kernels <= direct {
+        return None;
+    }
+    let listed: Vec<String> = calls
+        .by_name
+        .iter()
+        .filter(|(name, _)| rules::launch(name) == Some(Launch::Kernel))
+        .map(|(name, n)| format!("`{name}` {n}"))
+        .collect();
+    Some(format!(
+        "{} of the {} kernel launch calls per step have no kernel event ({}): calls made while a \
+         CUDA or HIP graph was captured launch nothing then, else the device activity was partly \
+         not recorded; launches count the {} kernels recorded",
+        ((calls.kernels - direct) as f64 / steps).round(),
+        (calls.kernels as f64 / steps).round(),
+        listed.join(", "),
+        (sums.launches[DEVICE] as f64 / steps).round()
     ))
 }
 
