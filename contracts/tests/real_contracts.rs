@@ -17,9 +17,12 @@ fn real(name: &str) -> PathBuf {
 /// (file, equations, falsification tests, prose tests, warnings), counted
 /// by hand: unknown keys are `metadata.author`, one `applies_to` per proof
 /// obligation, and the top-level keys this project does not use.
-const LOADS: [(&str, usize, usize, usize, usize); 8] = [
+const LOADS: [(&str, usize, usize, usize, usize); 9] = [
     ("attention-kernel-v1", 1, 5, 5, 10),
     ("flash-attention-v1", 1, 4, 4, 9),
+    // `metadata.updated` and `.author`, a `lean_theorem` under each of its
+    // 9 equations, 14 `applies_to`, `kani_harnesses`, `qa_gate`.
+    ("gpu-decode-profiling-v1", 9, 15, 15, 27),
     ("kernel-launch-budget-v1", 3, 4, 3, 7),
     ("matmul-kernel-v1", 2, 5, 5, 10),
     ("performance-grading-v1", 3, 5, 5, 8),
@@ -130,6 +133,7 @@ fn a_folder_lists_good_files_beside_the_errors_of_bad_ones() {
         [
             "attention-kernel-v1",
             "flash-attention-v1",
+            "gpu-decode-profiling-v1",
             "kernel-launch-budget-v1",
             "layer-parity-v1",
             "matmul-kernel-v1",
@@ -140,7 +144,7 @@ fn a_folder_lists_good_files_beside_the_errors_of_bad_ones() {
         ]
     );
     let shadowing: Vec<&str> = scan.set.shadowing().map(|c| c.name.as_str()).collect();
-    assert_eq!(shadowing, ["roofline-model-v1"]);
+    assert_eq!(shadowing, ["gpu-decode-profiling-v1", "roofline-model-v1"]);
     assert!(
         scan.set
             .get("roofline-model-v1")
@@ -153,4 +157,32 @@ fn a_folder_lists_good_files_beside_the_errors_of_bad_ones() {
     assert!(matches!(scan.errors[0], ContractError::Several(_)));
     // The strict reader still refuses the folder as a whole.
     assert!(ContractSet::load_dir(real("")).is_err());
+}
+
+/// Upstream's `gpu-decode-profiling-v1` gives each equation a
+/// `lean_theorem` (a Lean proof's name): a key this project does not use,
+/// warned about at each of its lines (grep: 29, 40, 52, 63, 74, 88, 100,
+/// 111, 124), while the equations themselves load.
+#[test]
+fn lean_theorem_keys_are_unused_keys_each_with_its_line() {
+    let c = load_contract(real("gpu-decode-profiling-v1.yaml")).unwrap();
+    let lines: Vec<usize> = c
+        .warnings
+        .iter()
+        .filter(|w| w.field.ends_with("lean_theorem"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(
+        lines,
+        [29, 40, 52, 63, 74, 88, 100, 111, 124],
+        "{:#?}",
+        c.warnings
+    );
+    assert_eq!(
+        c.equation("wall_coverage").map(|e| e.line),
+        Some(18),
+        "{:?}",
+        c.equations
+    );
+    assert_eq!(c.metadata.version, "2.0.0");
 }

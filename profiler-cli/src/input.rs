@@ -40,6 +40,16 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CliError> {
 
 /// A file's stem, for labels.
 pub(crate) fn stem(path: &Path) -> String {
+    // A gzipped file is named after what it holds: `run.json.gz` is `run`,
+    // as `run.json` is.
+    let unzipped;
+    let path = match path.extension() {
+        Some(ext) if ext.eq_ignore_ascii_case("gz") => {
+            unzipped = path.with_extension("");
+            unzipped.as_path()
+        }
+        _ => path,
+    };
     path.file_stem().map_or_else(
         || path.display().to_string(),
         |s| s.to_string_lossy().into_owned(),

@@ -100,3 +100,40 @@ fn without_hardware_the_traces_device_picks_the_preset_for_nsight_inputs() {
         out.stderr
     );
 }
+
+/// Gzipped real traces (TraceLens, HTA): each side is named by its file as
+/// the plain `.json` would be, `run.json.gz` as `run`; a graph launch's
+/// kernels are counted as launches with a note saying how many the graphs
+/// replayed (python over the raw file: 544 of 555 by one `hipGraphLaunch`,
+/// 9.656 ms).
+#[test]
+fn gzipped_traces_are_named_by_their_file_and_graph_replays_are_said() {
+    let compiled = kineto("tracelens_torch_compile_mi300x.json.gz");
+    let graph = kineto("tracelens_sglang_decode_hipgraph_mi300x.json.gz");
+    let out = run(&["parity", &compiled, &graph, "--format", "markdown"])
+        .expect(0)
+        .stdout;
+    assert!(
+        out.starts_with(
+            "## Parity: tracelens_torch_compile_mi300x vs tracelens_sglang_decode_hipgraph_mi300x\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains(".json"), "{out}");
+    // Markdown escapes the backticks around the call's name.
+    assert!(
+        out.contains(
+            "tracelens_sglang_decode_hipgraph_mi300x: 544 of the 555 kernels per step were \
+             replayed by graph launches (\\`hipGraphLaunch\\` 1; 11 kernel launch calls \
+             besides, per step)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("device time, 9.656 ms per step"), "{out}");
+    // The compiled trace launched every kernel itself: no graph note.
+    assert_eq!(
+        out.matches("replayed by graph launches").count(),
+        1,
+        "{out}"
+    );
+}

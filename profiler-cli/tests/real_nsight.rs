@@ -252,6 +252,61 @@ fn an_upstream_contract_named_like_a_shipped_one_shadows_it() {
     );
 }
 
+/// Upstream's own `gpu-decode-profiling-v1` (provable-contracts, unchanged)
+/// in a folder: it shadows the shipped contract of that name, and its 15
+/// tests, all prose, leave no verdict: the run exits 1, never passes.
+#[test]
+fn upstream_gpu_decode_profiling_shadows_the_shipped_one_and_gives_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gpu-decode-profiling-v1.yaml");
+    std::fs::copy(
+        common::root().join("tests/fixtures/real/contracts/gpu-decode-profiling-v1.yaml"),
+        &file,
+    )
+    .unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = run(&[
+        "contracts",
+        "verify",
+        common::PROFILE,
+        "--dir",
+        d,
+        "--contract",
+        "gpu-decode-profiling-v1",
+    ])
+    .expect(1);
+    assert!(
+        out.stderr.contains(&format!(
+            "note: `gpu-decode-profiling-v1` from `{}` shadows the shipped contract of that name",
+            file.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.starts_with(
+            "contract gpu-decode-profiling-v1 v2.0.0: 0 passed, 0 skipped, 0 not passed (no \
+             verdict: none of 15 rules was checked, 15 not machine-checkable)"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout.matches("  PROSE FALSIFY-GDP-").count(),
+        15,
+        "{}",
+        out.stdout
+    );
+    let listed = run(&["contracts", "list", "--dir", d]).expect(0).stdout;
+    assert!(
+        listed.contains(
+            "gpu-decode-profiling-v1 (from --dir; 15 test(s) not machine-checkable, 27 unused \
+             key(s), shadows the shipped contract of that name)"
+        ),
+        "{listed}"
+    );
+}
+
 /// A capture that profiled nothing (an NVTX filter that matched no range):
 /// the program's output, `==PROF==` and two `==WARNING==` lines, no table.
 /// The message says no kernel was profiled and the usual causes.

@@ -496,3 +496,259 @@ fn the_draft_mapping_applied_finds_the_time_its_comments_say() {
         }
     }
 }
+
+/// What was counted by hand (python over the raw file: `gzip` + `json`) in
+/// a gzipped trace kept as its repository ships it, or cut (see
+/// PROVENANCE.md).
+struct GzExpect {
+    file: &'static str,
+    /// `ProfilerStep#N` ranges kept (0: none, the trace is one step).
+    steps: u64,
+    /// Kernels, memcpy and memset events, and of those linked to their launch.
+    device: u64,
+    linked: u64,
+    /// Kernels per step.
+    launches: u64,
+    /// Kernel launch calls per trace, graph launches aside.
+    launch_calls: u64,
+    /// Device time, ms per step.
+    basis_ms: f64,
+    /// `deviceProperties[0].name` (none when empty).
+    device_name: Option<&'static str>,
+    /// Kernels replayed by graph launches, their launches, and the device
+    /// time of what they replayed (ms): the graph note's numbers.
+    graph: Option<(u64, &'static str, f64)>,
+}
+
+const GZ_EXPECTED: &[GzExpect] = &[
+    // torch.compile on an MI300X: 12 Triton/hipBLASLt kernels, all launched
+    // by `hipModuleLaunchKernel` (5) or `hipExtModuleLaunchKernel` (7).
+    GzExpect {
+        file: "tracelens_torch_compile_mi300x.json.gz",
+        steps: 0,
+        device: 12,
+        linked: 12,
+        launches: 12,
+        launch_calls: 12,
+        basis_ms: 12.549_021,
+        device_name: Some("AMD Instinct MI300X"),
+        graph: None,
+    },
+    // SGLang decode on an MI300X: 544 of 555 kernels replayed by one
+    // `hipGraphLaunch`, 11 launched one by one.
+    GzExpect {
+        file: "tracelens_sglang_decode_hipgraph_mi300x.json.gz",
+        steps: 0,
+        device: 558,
+        linked: 558,
+        launches: 555,
+        launch_calls: 11,
+        basis_ms: 9.778_614,
+        device_name: Some("AMD Instinct MI300X"),
+        graph: Some((544, "`hipGraphLaunch` 1", 9.656)),
+    },
+    // ROCm runtime calls and kernels only, no CPU op (MI210).
+    GzExpect {
+        file: "tracelens_gpu_only_mi210.json.gz",
+        steps: 0,
+        device: 562,
+        linked: 562,
+        launches: 562,
+        launch_calls: 562,
+        basis_ms: 5.343_422,
+        device_name: Some("AMD Instinct MI210"),
+        graph: None,
+    },
+    // vLLM on a B200, eager with one compiled region: `cudaLaunchKernel`
+    // 367, `cuLaunchKernelEx` 220, `cudaLaunchKernelExC` 180,
+    // `cuLaunchKernel` 1.
+    GzExpect {
+        file: "tracelens_b200_eager.json.gz",
+        steps: 0,
+        device: 929,
+        linked: 929,
+        launches: 768,
+        launch_calls: 768,
+        basis_ms: 11.665_76,
+        device_name: Some("NVIDIA B200"),
+        graph: None,
+    },
+    // vLLM capturing its decode graph on an MI300X (deviceProperties names
+    // no device: `name` is empty): 428 launch calls (`hipModuleLaunchKernel`
+    // 252, `hipLaunchKernel` 104, `hipExtModuleLaunchKernel` 72) of which
+    // only 7 ran a kernel, the rest being captured.
+    GzExpect {
+        file: "tracelens_vllm_graph_capture_mi300x.json.gz",
+        steps: 0,
+        device: 10,
+        linked: 10,
+        launches: 7,
+        launch_calls: 428,
+        basis_ms: 0.028_83,
+        device_name: None,
+        graph: None,
+    },
+    // One step of a torch.compile'd recommendation model on an A100 with
+    // CUDA graphs: 14 `cudaGraphLaunch` replay 27 kernels and 42 memset.
+    GzExpect {
+        file: "hta_cuda_graph_compiled_a100_step552.json.gz",
+        steps: 1,
+        device: 1375,
+        linked: 1375,
+        launches: 1075,
+        launch_calls: 1048,
+        basis_ms: 76.878,
+        device_name: Some("NVIDIA A100-SXM4-80GB"),
+        graph: Some((27, "`cudaGraphLaunch` 14", 21.109)),
+    },
+];
+
+#[test]
+fn gzipped_real_traces_read_with_the_numbers_counted_by_hand() {
+    let mut listed: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json.gz"))
+        .collect();
+    listed.sort();
+    let mut expected: Vec<&str> = GZ_EXPECTED.iter().map(|e| e.file).collect();
+    // Read by the input tests (`src/input/open/tests.rs`, the CLI's).
+    expected.push("hta_nccl_a100_rank0.json.gz");
+    expected.sort_unstable();
+    assert_eq!(
+        listed, expected,
+        "every fixture has its hand-counted numbers"
+    );
+    for x in GZ_EXPECTED {
+        let i = import(x.file);
+        let got = (
+            i.steps,
+            i.device_events,
+            i.linked_device_events,
+            i.profile.kernel_launches_per_step,
+            i.launch_calls,
+        );
+        let want = (x.steps, x.device, x.linked, x.launches, x.launch_calls);
+        assert_eq!(got, want, "{}", x.file);
+        assert!(i.device_kernels && !i.device_activity_missing, "{}", x.file);
+        assert!(
+            (i.basis_ms - x.basis_ms).abs() <= 1e-6 * x.basis_ms,
+            "{}: {} ms, expected {}",
+            x.file,
+            i.basis_ms,
+            x.basis_ms
+        );
+        assert_eq!(i.device.as_deref(), x.device_name, "{}", x.file);
+        assert_eq!(i.colliding_device_events, 0, "{}", x.file);
+        let graph_note = i
+            .profile
+            .notes
+            .iter()
+            .find(|n| n.contains("graph launches"));
+        match (x.graph, graph_note) {
+            (None, None) => {}
+            (Some((kernels, calls, ms)), Some(note)) => {
+                let head = format!(
+                    "{kernels} of the {} kernels per step were replayed by graph launches \
+                     ({calls}; {} kernel launch calls besides, per step)",
+                    x.launches, x.launch_calls
+                );
+                assert!(note.starts_with(&head), "{}: {note}", x.file);
+                assert!(
+                    note.contains(&format!("device time, {ms:.3} ms per step")),
+                    "{}: {note}",
+                    x.file
+                );
+            }
+            (want, got) => panic!("{}: graph note {got:?}, expected {want:?}", x.file),
+        }
+        // Launch calls beyond the kernels recorded are said, with how many.
+        let direct = x.launches - x.graph.map_or(0, |g| g.0);
+        let calls_note = i
+            .profile
+            .notes
+            .iter()
+            .find(|n| n.contains("have no kernel event"));
+        if x.launch_calls > direct {
+            let head = format!(
+                "{} of the {} kernel launch calls per step have no kernel event",
+                x.launch_calls - direct,
+                x.launch_calls
+            );
+            assert!(
+                calls_note.is_some_and(|n| n.starts_with(&head)),
+                "{}: {calls_note:?}",
+                x.file
+            );
+        } else {
+            assert_eq!(calls_note, None, "{}", x.file);
+        }
+    }
+}
+
+#[test]
+fn a_compiled_trace_maps_the_ops_inside_its_region() {
+    // Device time of the kernels launched inside each op, python over the
+    // raw file (kernel -> launch by correlation -> enclosing cpu_op):
+    // aten::mm 8.029555 ms, flash attention 3.683509 ms, of 12.549021.
+    let i = import("tracelens_torch_compile_mi300x.json.gz");
+    let ops = &i.profile.ops;
+    assert_eq!(ops.len(), 2, "{ops:?}");
+    assert!((ops["MatMul"] - 8.029_555).abs() < 1e-9, "{ops:?}");
+    assert!((ops["Attention"] - 3.683_509).abs() < 1e-9, "{ops:?}");
+    assert!(
+        (i.mapped_fraction - (8.029_555 + 3.683_509) / 12.549_021).abs() < 1e-9,
+        "{}",
+        i.mapped_fraction
+    );
+    // The region and its graph call are wrappers, not ops.
+    assert!(
+        i.unmapped
+            .iter()
+            .all(|u| !u.name.starts_with("Torch-Compiled Region")
+                && !u.name.contains("CompiledFxGraph")),
+        "{:?}",
+        i.unmapped
+    );
+}
+
+/// The draft mapping of a gzipped fixture, read as the CLI reads it.
+fn draft_of(name: &str) -> String {
+    let file = profiler_report::input::open_file(dir().join(name)).unwrap();
+    let trace = ChromeTrace::from_reader(std::io::BufReader::new(file), name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    suggest_mapping(&trace, &OpMapping::defaults(), name).unwrap()
+}
+
+/// A draft says how much of the device time no rule can reach through a
+/// launch (python over the raw files: kernels whose runtime call no CPU op
+/// encloses): 547 kernels, 9.674 ms (544 replayed by the `hipGraphLaunch`)
+/// of 9.779 ms in the SGLang decode step; all 562 kernels, 5.343 ms, of a
+/// trace of runtime calls only.
+#[test]
+fn a_draft_says_what_device_time_was_launched_outside_every_op() {
+    let draft = draft_of("tracelens_sglang_decode_hipgraph_mi300x.json.gz");
+    assert!(
+        draft.contains(
+            "\n# 547 kernels per step (9.674 ms, 98.9% of the device time) launched outside every \
+             op and module call, 544 of them replayed by graph launches: only a rule naming a \
+             range around them maps them\n"
+        ),
+        "{draft}"
+    );
+    // The range that holds the graph launch is listed for such a rule.
+    assert!(draft.contains("#   \"step[DECODE bs=32]\""), "{draft}");
+    let draft = draft_of("tracelens_gpu_only_mi210.json.gz");
+    assert!(
+        draft.contains(
+            "\n# 562 kernels per step (5.343 ms, 100.0% of the device time) launched outside \
+             every op and module call: only a rule naming a range around them maps them\n\
+             # no forward op with time in the trace\nrules = []\n"
+        ),
+        "{draft}"
+    );
+    // Every kernel of the compiled trace ran under an op: nothing to say.
+    let draft = draft_of("tracelens_torch_compile_mi300x.json.gz");
+    assert!(!draft.contains("outside every op"), "{draft}");
+    assert!(!draft.contains("no launch call"), "{draft}");
+}

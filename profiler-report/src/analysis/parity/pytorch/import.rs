@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::mapping::OpMapping;
 use super::names::Names;
-use super::rules::Launch;
-use super::totals::Totals;
+use super::rules::{self, Launch};
+use super::totals::{Bucket, Totals};
 use super::walk::{DEVICE, HOST, Step, walk};
 use crate::model::chrome_trace::ChromeTrace;
 use crate::model::hardware::{DEVICES, DeviceSpec};
@@ -195,6 +195,8 @@ pub fn import_chrome_trace(
              by correlation id, on the device clock; launches are kernels"
                 .to_owned(),
         );
+        notes.extend(graph_note(&sums, &calls, step_count));
+        notes.extend(calls_without_kernels_note(&sums, &calls, step_count));
     } else if device_activity_missing {
         launches += calls.kernels;
         notes.push(calls.missing_note());
@@ -338,6 +340,60 @@ pub(super) fn empty_steps_note(empty: &[&Step], names: &Names<'_>, device: bool)
         "{} ProfilerStep ranges with {work} left out: {}{tail}",
         empty.len(),
         listed.join(", ")
+    ))
+}
+
+/// In a device trace, what graph launches replayed: their kernels count as
+/// launches (the device ran them), though the host made one call per graph.
+fn graph_note(sums: &Bucket, calls: &LaunchCalls, steps: f64) -> Option<String> {
+    if calls.graphs == 0 && sums.graph_kernels == 0 {
+        return None;
+    }
+    let graphs: Vec<String> = calls
+        .by_name
+        .iter()
+        .filter(|(name, _)| rules::launch(name) == Some(Launch::Graph))
+        .map(|(name, n)| format!("`{name}` {n}"))
+        .collect();
+    Some(format!(
+        "{} of the {} kernels per step were replayed by graph launches ({}; {} kernel launch \
+         calls besides, per step): launches count the kernels the device ran, not the host's \
+         calls; the graphs' device time, {:.3} ms per step, goes to the op around each graph \
+         launch",
+        (sums.graph_kernels as f64 / steps).round(),
+        (sums.launches[DEVICE] as f64 / steps).round(),
+        if graphs.is_empty() {
+            "outside the steps kept".to_owned()
+        } else {
+            graphs.join(", ")
+        },
+        (calls.kernels as f64 / steps).round(),
+        sums.graph_device_us / 1e3 / steps
+    ))
+}
+
+/// In a device trace, kernel launch calls beyond the kernels they launched:
+/// calls made while a graph was captured launch nothing then, and a trace
+/// whose device activity was partly lost holds fewer kernels than calls.
+fn calls_without_kernels_note(sums: &Bucket, calls: &LaunchCalls, steps: f64) -> Option<String> {
+    let direct = sums.launches[DEVICE].saturating_sub(sums.graph_kernels);
+    if calls.kernels <= direct {
+        return None;
+    }
+    let listed: Vec<String> = calls
+        .by_name
+        .iter()
+        .filter(|(name, _)| rules::launch(name) == Some(Launch::Kernel))
+        .map(|(name, n)| format!("`{name}` {n}"))
+        .collect();
+    Some(format!(
+        "{} of the {} kernel launch calls per step have no kernel event ({}): calls made while a \
+         CUDA or HIP graph was captured launch nothing then, else the device activity was partly \
+         not recorded; launches count the {} kernels recorded",
+        ((calls.kernels - direct) as f64 / steps).round(),
+        (calls.kernels as f64 / steps).round(),
+        listed.join(", "),
+        (sums.launches[DEVICE] as f64 / steps).round()
     ))
 }
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::mapping::{OpMapping, toml_string};
 use super::rules::literal;
-use super::tally::{Draft, Key, Tally};
+use super::tally::{Draft, Key, Tally, Unreached};
 use super::walk::{DEVICE, HOST, walk};
 use crate::input::chrome::OTHER_NAMES;
 use crate::model::chrome_trace::ChromeTrace;
@@ -81,7 +81,7 @@ pub fn suggest_mapping(
     let kept: Vec<u32> = (0..summary.steps.len() as u32)
         .filter(|&s| summary.steps[s as usize].busy[mode])
         .collect();
-    let (tallies, ranges) = draft.merged(&names, mode, !kept.is_empty());
+    let (tallies, ranges, unreached) = draft.merged(&names, mode, !kept.is_empty());
     let steps = kept.len();
     let per_step = steps.max(1) as f64;
     let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
@@ -125,6 +125,9 @@ pub fn suggest_mapping(
             toml_string(OTHER_NAMES),
             lumped_us / 1e3 / per_step
         );
+    }
+    if device {
+        unreached_comment(&mut s, &unreached, per_step);
     }
     if rows.is_empty() {
         s.push_str("# no forward op with time in the trace\nrules = []\n");
@@ -194,6 +197,44 @@ pub fn suggest_mapping(
         );
     }
     Ok(s)
+}
+
+/// The device time no rule reaches through a launch, as comments: what
+/// was launched outside every op and module call (only a rule naming a
+/// range around it maps it), and what is linked to no launch call.
+fn unreached_comment(s: &mut String, u: &Unreached, per_step: f64) {
+    let share = |us: f64| 100.0 * us / u.device_us.max(f64::MIN_POSITIVE);
+    if u.us > 0.0 {
+        let graphs = if u.graph_kernels > 0 {
+            format!(
+                ", {} of them replayed by graph launches",
+                (u.graph_kernels as f64 / per_step).round()
+            )
+        } else {
+            String::new()
+        };
+        let kernels = (u.kernels as f64 / per_step).round();
+        let _ = writeln!(
+            s,
+            "# {kernels} kernel{} per step ({:.3} ms, {:.1}% of the device time) launched outside \
+             every op and module call{graphs}: only a rule naming a range around them maps them",
+            if kernels == 1.0 { "" } else { "s" },
+            u.us / 1e3 / per_step,
+            share(u.us)
+        );
+    }
+    if u.unlinked > 0 {
+        let events = (u.unlinked as f64 / per_step).round();
+        let _ = writeln!(
+            s,
+            "# {events} device event{} per step ({:.3} ms, {:.1}% of the device time) linked to \
+             no launch call: no rule can name {}",
+            if events == 1.0 { "" } else { "s" },
+            u.unlinked_us / 1e3 / per_step,
+            share(u.unlinked_us),
+            if events == 1.0 { "it" } else { "them" }
+        );
+    }
 }
 
 /// Whether a group is the events read past the names bound

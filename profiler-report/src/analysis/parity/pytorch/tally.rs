@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::names::Names;
-use super::rules::VIEW_OPS;
+use super::rules::{self, Launch, VIEW_OPS};
 use super::settle::{Merge, Settling};
 use super::walk::{Below, DEVICE, HOST, Node, Visitor};
 use crate::model::chrome_trace::{Cat, Record};
@@ -190,6 +190,39 @@ pub(super) struct Draft {
     ranges: Settling<Groups>,
     /// Shares waiting, by the module call they wait for.
     parked: HashMap<u64, Vec<Share>>,
+    /// Device time, and the part of it launched under no op.
+    unreached: Settling<Unreached>,
+}
+
+/// Device events no rule reaches through their launch: launched outside
+/// every op and module call (kernels of a graph replayed outside any op, a
+/// trace of runtime calls only), or linked to no launch call. The draft
+/// says how much of the device time they hold.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Unreached {
+    /// Device time of every device event, µs.
+    pub(super) device_us: f64,
+    /// Device time launched outside every op and module call, µs.
+    pub(super) us: f64,
+    /// Kernels launched outside every op and module call.
+    pub(super) kernels: u64,
+    /// Of those, kernels a graph launch replayed.
+    pub(super) graph_kernels: u64,
+    /// Device time linked to no launch call, µs.
+    pub(super) unlinked_us: f64,
+    /// Device events linked to no launch call.
+    pub(super) unlinked: u64,
+}
+
+impl Merge for Unreached {
+    fn merge(&mut self, other: Self) {
+        self.device_us += other.device_us;
+        self.us += other.us;
+        self.kernels += other.kernels;
+        self.graph_kernels += other.graph_kernels;
+        self.unlinked_us += other.unlinked_us;
+        self.unlinked += other.unlinked;
+    }
 }
 
 impl Draft {
@@ -200,7 +233,7 @@ impl Draft {
         names: &Names<'_>,
         mode: usize,
         any_kept: bool,
-    ) -> (HashMap<Key, Tally>, HashMap<Key, Tally>) {
+    ) -> (HashMap<Key, Tally>, HashMap<Key, Tally>, Unreached) {
         let [device, host] = self.sums;
         let sums = if mode == DEVICE { device } else { host };
         let keyed = |groups: Groups| {
@@ -213,6 +246,7 @@ impl Draft {
         (
             keyed(sums.total(mode, any_kept)),
             keyed(self.ranges.total(mode, any_kept)),
+            self.unreached.total(mode, any_kept),
         )
     }
 
@@ -247,6 +281,7 @@ impl Visitor for Draft {
             sums.settle(step, busy);
         }
         self.ranges.settle(step, busy);
+        self.unreached.settle(step, busy);
     }
 
     fn closed(&mut self, names: &Names<'_>, node: &Rc<Node>, _: Below) {
@@ -288,6 +323,26 @@ impl Visitor for Draft {
         step: Option<u32>,
         launch: Option<&Rc<Node>>,
     ) {
+        let outside = launch.is_some_and(|l| {
+            !l.in_backward
+                && l.root().is_none()
+                && l.module_call().is_none()
+                && l.top_op().or_else(|| l.top_wrapper()).is_none()
+        });
+        let graph =
+            launch.is_some_and(|l| rules::launch(names.text(l.name)) == Some(Launch::Graph));
+        let kernel = u64::from(event.cat == Cat::Kernel);
+        self.unreached.add(step, |u| {
+            u.device_us += event.dur;
+            if launch.is_none() {
+                u.unlinked_us += event.dur;
+                u.unlinked += 1;
+            } else if outside {
+                u.us += event.dur;
+                u.kernels += kernel;
+                u.graph_kernels += kernel * u64::from(graph);
+            }
+        });
         if let Some(l) = launch {
             let share = Share {
                 event: Rc::clone(l),

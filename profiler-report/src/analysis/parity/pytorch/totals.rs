@@ -23,6 +23,11 @@ pub(super) struct Bucket {
     pub(super) launches: [u64; 2],
     /// Device time (kernels, memcpy, memset), µs.
     pub(super) device_us: f64,
+    /// Kernels a graph launch (`cudaGraphLaunch`, ...) replayed.
+    pub(super) graph_kernels: u64,
+    /// Device time of what graph launches replayed (kernels, memcpy,
+    /// memset), µs.
+    pub(super) graph_device_us: f64,
     /// Kernel launch calls (`cudaLaunchKernel`, `cuLaunchKernel`,
     /// `hipLaunchKernel`, ...) and graph launches, by call name (a text
     /// id).
@@ -41,6 +46,8 @@ impl Merge for Bucket {
             self.launches[mode] += other.launches[mode];
         }
         self.device_us += other.device_us;
+        self.graph_kernels += other.graph_kernels;
+        self.graph_device_us += other.graph_device_us;
         for (k, (kind, n)) in other.launch_calls {
             self.launch_calls.entry(k).or_insert((kind, 0)).1 += n;
         }
@@ -94,7 +101,7 @@ impl Visitor for Totals {
 
     fn device(
         &mut self,
-        _: &Names<'_>,
+        names: &Names<'_>,
         event: &Record,
         step: Option<u32>,
         launch: Option<&Rc<Node>>,
@@ -103,9 +110,15 @@ impl Visitor for Totals {
         // Unmapped time is named after the op that launched it, which is
         // what a mapping rule can name; else after the kernel.
         let op = launch.and_then(Node::top_op).map_or(event.name, |o| o.name);
+        let graph =
+            launch.is_some_and(|l| rules::launch(names.text(l.name)) == Some(Launch::Graph));
         self.sums.add(step, |b| {
             b.device_us += event.dur;
             b.launches[DEVICE] += u64::from(event.cat == Cat::Kernel);
+            if graph {
+                b.graph_kernels += u64::from(event.cat == Cat::Kernel);
+                b.graph_device_us += event.dur;
+            }
             match brick {
                 Some(brick) => *b.ops[DEVICE].entry(brick).or_default() += event.dur,
                 None => *b.unmapped[DEVICE].entry(op).or_default() += event.dur,
