@@ -49,7 +49,7 @@ use profiler_report::input::read_execution_trace;
 use profiler_report::trace::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
 };
-use profiler_report::training::{
+use profiler_report::scorecard::{
     LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
 };
 use profiler_report::{

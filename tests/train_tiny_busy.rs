@@ -15,7 +15,7 @@ use clap::Parser;
 use profiler::profile::{BandwidthCeiling, Contention, FlopsCeiling, MeasuredCeilings};
 use profiler_report::TrainingScorecard;
 use profiler_report::hardware::Hardware;
-use profiler_report::training::Withheld;
+use profiler_report::scorecard::Withheld;
 
 /// A busy loop on its own thread until dropped.
 struct Hog(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);

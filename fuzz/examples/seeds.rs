@@ -18,7 +18,7 @@ use profiler_contracts::ContractSet;
 use profiler_core::Profile;
 use profiler_report::TraceAnalyzer;
 use profiler_report::parity::ParityProfile;
-use profiler_report::training::StepProfilerInput;
+use profiler_report::scorecard::StepProfilerInput;
 
 fn main() {
     if let Err(e) = run() {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use profiler_report::TrainingScorecard;
-use profiler_report::contract::ContractReport;
+use profiler_report::contracts::ContractReport;
 use profiler_report::diff::ProfileDiff;
 use profiler_report::fleet::FleetReport;
 use profiler_report::import::{

@@ -6,7 +6,7 @@ mod common;
 
 use common::{PROFILE, golden, root, run, run_with};
 use profiler_core::Profile;
-use profiler_report::contract::Verifier;
+use profiler_report::contracts::Verifier;
 use profiler_report::html::FullReport;
 use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, roofline_section};

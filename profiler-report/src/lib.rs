@@ -19,7 +19,7 @@
 //!
 //! The root holds what that needs; specialised items live in the public
 //! modules:
-//! - [`training`]: the training scorecard's parts: thresholds, model shape
+//! - [`scorecard`](mod@scorecard): the training scorecard's parts: thresholds, model shape
 //!   for MFU, regressions and per-layer types (the scorecard itself is
 //!   [`scorecard()`] or [`ScorecardBuilder`]).
 //! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
@@ -40,8 +40,8 @@
 //!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
-//! - [`contract`]: checking a profile against YAML contracts
-//!   ([`verify_contract`], [`contract::Verifier`] for your own contracts
+//! - [`contracts`]: checking a profile against YAML contracts
+//!   ([`verify_contract`], [`contracts::Verifier`] for your own contracts
 //!   and analyses).
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
@@ -75,11 +75,11 @@ pub mod input;
 pub mod model;
 mod output;
 
-pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
+pub use analysis::{contracts, diff, fleet, kernel, parity, roofline, scorecard, trace};
 pub use model::hardware;
 pub use output::{export, html};
 
-pub use contract::verify_contract;
+pub use contracts::verify_contract;
 pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
@@ -97,7 +97,7 @@ pub mod import {
 }
 pub use output::error::ExportError;
 pub use trace::TraceAnalyzer;
-pub use training::{
+pub use scorecard::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,
 };

@@ -23,7 +23,7 @@ use profiler_core::{
     sync::SyncMode,
 };
 use profiler_report::{
-    contract::{ContractReport, Value, Verdict, Verifier},
+    contracts::{ContractReport, Value, Verdict, Verifier},
     verify_contract,
 };
 
@@ -346,7 +346,7 @@ fn a_run_that_checked_nothing_is_no_verdict() {
         version: "1".into(),
         results: [Verdict::Skipped, Verdict::NotMachineCheckable]
             .into_iter()
-            .map(|verdict| profiler_report::contract::RuleResult {
+            .map(|verdict| profiler_report::contracts::RuleResult {
                 id: "X".into(),
                 rule: String::new(),
                 test: String::new(),

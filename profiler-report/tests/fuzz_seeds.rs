@@ -84,7 +84,7 @@ fn parity_seeds_read() {
 /// conditions, and every rule seed parses.
 #[test]
 fn contract_seeds_match_the_shipped_contracts() {
-    use profiler_report::contract::ContractSet;
+    use profiler_report::contracts::ContractSet;
     let text_of = |target: &str| -> Vec<String> {
         let mut texts: Vec<String> = seeds(target).into_iter().map(|(_, t)| t).collect();
         texts.sort();

@@ -213,7 +213,7 @@ fn profile() -> Profile {
 
 fn scorecard(p: &Profile) -> TrainingScorecard {
     let mut sc = ScorecardBuilder::from_profile(p)
-        .thresholds(profiler_report::training::Thresholds {
+        .thresholds(profiler_report::scorecard::Thresholds {
             hotspot_count: 100,
             ..Default::default()
         })
@@ -222,10 +222,10 @@ fn scorecard(p: &Profile) -> TrainingScorecard {
     // Names reach the free-text fields too.
     sc.recommendations
         .push(format!("look at `{}`", hostile()[4]));
-    sc.regressions.push(profiler_report::training::Regression {
+    sc.regressions.push(profiler_report::scorecard::Regression {
         metric: "step_time_ms\n| x |".into(),
         delta: 0.5,
-        severity: profiler_report::training::Severity::Critical,
+        severity: profiler_report::scorecard::Severity::Critical,
         detail: Some("<script>alert(1)</script>\x1b[0m".into()),
         baseline: Some(10.0),
         current: Some(15.0),

@@ -11,10 +11,10 @@ use profiler_core::{
 };
 use profiler_report::hardware::{Hardware, HardwareError};
 use profiler_report::input::{parse_last_step_profiler_line, parse_step_profiler_line};
-use profiler_report::training::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
+use profiler_report::scorecard::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 use profiler_report::{
     Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,
-    TrainingScorecard, compute_training_scorecard, training::Withheld,
+    TrainingScorecard, compute_training_scorecard, scorecard::Withheld,
 };
 
 fn rtx() -> HardwareSpec {

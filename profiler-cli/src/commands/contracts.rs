@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use profiler_report::contract::{
+use profiler_report::contracts::{
     ContractSet, ParityMetrics, RooflineMetrics, ScorecardMetrics, Verifier,
 };
 use profiler_report::hardware::MemoryLevel;
@@ -166,7 +166,7 @@ fn metric(s: &str) -> Result<(String, String), String> {
 }
 
 /// The note for a `--dir` contract named like a shipped one.
-fn shadows(c: &profiler_report::contract::Contract) -> String {
+fn shadows(c: &profiler_report::contracts::Contract) -> String {
     format!(
         "note: `{}` from `{}` shadows the shipped contract of that name",
         c.name, c.source

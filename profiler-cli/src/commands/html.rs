@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::Profile;
-use profiler_report::contract::Verifier;
+use profiler_report::contracts::Verifier;
 use profiler_report::html::FullReport;
 use profiler_report::import::FullProfileOptions;
 use profiler_report::parity::OpMapping;

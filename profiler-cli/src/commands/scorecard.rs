@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use profiler_report::import::FullProfileOptions;
 use profiler_report::input::{self, Input};
-use profiler_report::training::{Severity, Thresholds};
+use profiler_report::scorecard::{Severity, Thresholds};
 use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;

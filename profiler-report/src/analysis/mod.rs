@@ -3,11 +3,11 @@
 //! fleets), with the renderings of its own result. Each module is also at
 //! the crate root (`profiler_report::parity`, ...).
 
-pub mod contract;
+pub mod contracts;
 pub mod diff;
 pub mod fleet;
 pub mod kernel;
 pub mod parity;
 pub mod roofline;
+pub mod scorecard;
 pub mod trace;
-pub mod training;

@@ -5,13 +5,13 @@
 use profiler_core::Profile;
 
 use super::report::HtmlReport;
-use crate::analysis::contract::{ContractReport, contracts_section};
+use crate::analysis::contracts::{ContractReport, contracts_section};
 use crate::analysis::parity::{
     ParityProfile, compute_parity_comparison, compute_parity_multi, parity_multi_section,
     parity_section,
 };
 use crate::analysis::roofline::{BrickRoofline, roofline_section};
-use crate::analysis::training::TrainingScorecard;
+use crate::analysis::scorecard::TrainingScorecard;
 use crate::base::section::Section;
 use crate::output::error::ExportError;
 use crate::output::export::{flamegraph_svg, folded_stacks};

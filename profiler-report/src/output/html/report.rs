@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use profiler_core::Profile;
 
 use super::{bricks, definitions, kernels, memory, page, run, sections, steps};
-use crate::analysis::training::TrainingScorecard;
+use crate::analysis::scorecard::TrainingScorecard;
 use crate::base::escape;
 use crate::base::section::Section;
 use crate::output::export::EXPORTER;
@@ -165,7 +165,7 @@ impl<'a> HtmlReport<'a> {
         list.push(Section::new(
             "glossary",
             "Glossary",
-            definitions::glossary(crate::analysis::training::timed_a_device(p)),
+            definitions::glossary(crate::analysis::scorecard::timed_a_device(p)),
         ));
 
         let mut taken: HashSet<String> = RESERVED_IDS.iter().map(|s| (*s).to_owned()).collect();

@@ -110,7 +110,7 @@ pub(crate) fn step_alerts(steps: &Steps) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::training::{Bottleneck, TrainingScorecard};
+    use crate::analysis::scorecard::{Bottleneck, TrainingScorecard};
     use crate::compute_training_scorecard;
     use crate::model::step::StepProfilerInput;
 

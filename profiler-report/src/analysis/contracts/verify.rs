@@ -22,7 +22,7 @@ use super::value::Value;
 /// [`Computation`]s (the scorecard is registered by default).
 ///
 /// ```
-/// use profiler_report::contract::Verifier;
+/// use profiler_report::contracts::Verifier;
 /// let profile = profiler::Profile::empty();
 /// let report = Verifier::new()
 ///     .metric("layers", 2.0)
