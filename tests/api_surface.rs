@@ -54,7 +54,7 @@ use profiler_report::scorecard::{
 };
 use profiler_report::{
     Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,
-    TraceAnalyzer, TrainingScorecard, chrome_trace_json, compute_training_scorecard,
+    trace, TrainingScorecard, chrome_trace_json, compute_training_scorecard,
     flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
     write_html_report,
 };

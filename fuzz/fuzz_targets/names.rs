@@ -14,7 +14,7 @@ use profiler_core::trace::{
     TimelineEvent,
 };
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
-use profiler_report::TraceAnalyzer;
+use profiler_report::trace;
 
 /// Names beyond this many add nothing new but time.
 const MAX_NAMES: usize = 32;
@@ -112,7 +112,7 @@ fuzz_target!(|names: Vec<String>| {
     let names = &names[..names.len().min(MAX_NAMES)];
     let p = profile(names);
     common::check_profile(&p);
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&p.trace);
+    let collapsed = trace::flamegraph_collapsed(&p.trace);
     common::assert_folded(&collapsed);
     common::assert_flamegraph(&collapsed, &names[0]);
 });

@@ -26,7 +26,7 @@
 //!   per precision and memory level, each with its source) from the preset
 //!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
 //!   this machine's probes ([`hardware::probe`]).
-//! - [`trace`]: [`TraceAnalyzer`]'s result types, the
+//! - [`trace`]: analyses of an execution trace and their result types, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]).
@@ -96,7 +96,6 @@ pub mod import {
     pub use crate::roofline::FullProfileOptions;
 }
 pub use output::error::ExportError;
-pub use trace::TraceAnalyzer;
 pub use scorecard::{
     Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
     compute_training_scorecard, scorecard,

@@ -17,7 +17,7 @@ use profiler_core::{
 };
 use profiler_report::export::merge_ranks;
 use profiler_report::{
-    HtmlReport, ScorecardBuilder, TraceAnalyzer, TrainingScorecard, chrome_trace_json,
+    HtmlReport, ScorecardBuilder, trace, TrainingScorecard, chrome_trace_json,
     flamegraph_svg, folded_stacks, speedscope_json,
 };
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
@@ -376,7 +376,7 @@ fn folded_stacks_read_back_frame_for_frame() {
     let depths = assert_folded_reads_back(&folded_stacks(&no_timeline));
     assert_eq!(depths, vec![1; n - 1]);
 
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&p.trace);
+    let collapsed = trace::flamegraph_collapsed(&p.trace);
     let depths = assert_folded_reads_back(&collapsed);
     assert_eq!(depths, vec![3; n - 1]);
 }
@@ -399,7 +399,7 @@ fn flamegraph_svgs_are_valid_xml() {
     let p = profile();
     for (folded, what) in [
         (folded_stacks(&p), "folded stacks"),
-        (TraceAnalyzer::flamegraph_collapsed(&p.trace), "collapsed"),
+        (trace::flamegraph_collapsed(&p.trace), "collapsed"),
     ] {
         let svg = flamegraph_svg(&folded, "<title>\0\x1b[31m").expect(what);
         let doc = assert_valid_svg(&svg);
