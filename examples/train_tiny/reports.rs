@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
-    TrainingScorecard,
-    hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
     HtmlReport,
+    hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
     parity::{OpMapping, ParityProfile},
     roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
+    scorecard::TrainingScorecard,
 };
 
 use super::Args;

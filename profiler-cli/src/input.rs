@@ -8,12 +8,14 @@ use std::sync::OnceLock;
 
 use profiler_core::Profile;
 use profiler_report::diff::DiffInput;
-use profiler_report::import::{
-    FullProfile, FullProfileOptions, ImportError, NcuReport, NsightTool, NsysReport,
-    full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv, parse_nsys_report,
-    parse_nsys_stats,
-};
 use profiler_report::input::{self, Input, InputError};
+use profiler_report::{
+    input::nsight::{
+        FullProfile, ImportError, NcuReport, NsightTool, NsysReport, full_profiles_to_diff_input,
+        full_profiles_to_profile, parse_ncu_csv, parse_nsys_report, parse_nsys_stats,
+    },
+    roofline::FullProfileOptions,
+};
 
 use crate::error::CliError;
 

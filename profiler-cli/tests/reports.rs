@@ -10,7 +10,8 @@ use profiler_report::contracts::Verifier;
 use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, roofline_section};
 use profiler_report::{
-    HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg, folded_stacks,
+    HtmlReport, flamegraph_svg, folded_stacks,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
 };
 
 #[test]

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use profiler_core::Profile;
-use profiler_report::TrainingScorecard;
 use profiler_report::input::{parse_execution_trace, parse_last_step_profiler_line};
 use profiler_report::parity::ParityProfile;
+use profiler_report::scorecard::TrainingScorecard;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

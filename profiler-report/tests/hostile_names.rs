@@ -17,8 +17,9 @@ use profiler_core::{
 };
 use profiler_report::export::merge_ranks;
 use profiler_report::{
-    HtmlReport, ScorecardBuilder, trace, TrainingScorecard, chrome_trace_json,
-    flamegraph_svg, folded_stacks, speedscope_json,
+    HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+    speedscope_json, trace,
 };
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;

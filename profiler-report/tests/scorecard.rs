@@ -13,8 +13,11 @@ use profiler_report::hardware::{Hardware, HardwareError};
 use profiler_report::input::{parse_last_step_profiler_line, parse_step_profiler_line};
 use profiler_report::scorecard::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 use profiler_report::{
-    Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,
-    TrainingScorecard, compute_training_scorecard, scorecard::Withheld,
+    hardware::HardwareSpec,
+    scorecard::{
+        Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
+        Withheld, compute_training_scorecard,
+    },
 };
 
 fn rtx() -> HardwareSpec {

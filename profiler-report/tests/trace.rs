@@ -284,10 +284,7 @@ fn per_device_summary_and_load_balance() {
     );
 
     let one = trace_of(vec![entry("a", Some("x"), 5), entry("b", None, 5)]);
-    assert!(
-        trace::load_balance_metrics(&one).is_none(),
-        "one device"
-    );
+    assert!(trace::load_balance_metrics(&one).is_none(), "one device");
     assert!(trace::load_balance_metrics(&RecordedExecutionTrace::new()).is_none());
 }
 
@@ -323,9 +320,7 @@ fn communication_bottlenecks_filter_by_ratio_and_sort_by_time() {
     let b = trace::communication_bottlenecks(&zero_total, 1.0);
     assert_eq!(b.len(), 3);
     assert!((b[0].ratio_of_total - 600.0 / 1e-9).abs() < 1.0);
-    assert!(
-        trace::communication_bottlenecks(&RecordedExecutionTrace::new(), 0.0).is_empty()
-    );
+    assert!(trace::communication_bottlenecks(&RecordedExecutionTrace::new(), 0.0).is_empty());
 }
 
 #[test]

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use profiler::profile::HardwareInfo;
 use profiler::{Profile, Schedule, sync::SyncMode};
+use profiler_report::HtmlReport;
 use profiler_report::hardware::Hardware;
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
-use profiler_report::HtmlReport;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -231,7 +231,7 @@ fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> 
 /// the PyTorch baseline, if any) and scorecard.json into `out`.
 fn write_reports(
     profile: &Profile,
-    scorecard: &profiler_report::TrainingScorecard,
+    scorecard: &profiler_report::scorecard::TrainingScorecard,
     roofline: Option<&BrickRoofline>,
     parity: Option<&Parity>,
     out: &Path,

@@ -8,9 +8,9 @@ use profiler_report::contracts::{
     ContractSet, ParityMetrics, RooflineMetrics, ScorecardMetrics, Verifier,
 };
 use profiler_report::hardware::MemoryLevel;
-use profiler_report::import::FullProfileOptions;
 use profiler_report::input::Input;
 use profiler_report::parity::ParityProfile;
+use profiler_report::roofline::FullProfileOptions;
 use profiler_report::roofline::HardwareProfile;
 
 use crate::context::{Context, ContractReports};

@@ -6,12 +6,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::Profile;
-use profiler_report::contracts::Verifier;
 use profiler_report::HtmlReport;
-use profiler_report::import::FullProfileOptions;
+use profiler_report::contracts::Verifier;
 use profiler_report::parity::OpMapping;
-use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
-use profiler_report::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::roofline::FullProfileOptions;
+use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::RooflineOptions,
+};
 
 use super::common::{brick_roofline, level, parity_profile, precision};
 use crate::context::Context;

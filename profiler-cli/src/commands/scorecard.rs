@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use profiler_report::import::FullProfileOptions;
 use profiler_report::input::{self, Input};
+use profiler_report::roofline::FullProfileOptions;
+use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
 use profiler_report::scorecard::{Severity, Thresholds};
-use profiler_report::{ScorecardBuilder, TrainingScorecard};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};

@@ -9,9 +9,7 @@ use profiler_core::Profile;
 use profiler_core::trace::RecordedExecutionTrace;
 use profiler_report::input::Input;
 use profiler_report::trace::TraceSummary;
-use profiler_report::{
-    trace, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
-};
+use profiler_report::{chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, trace};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};

@@ -1,7 +1,7 @@
 //! The analysis floor: each report's computation from the model's data
 //! (scorecard, rooflines, parity, diffs, traces, contracts, kernel tools,
-//! fleets), with the renderings of its own result. Each module is also at
-//! the crate root (`profiler_report::parity`, ...).
+//! fleets), with the renderings of its own result. Each module is public
+//! at the crate root (`profiler_report::parity`, ...), and only there.
 
 pub mod contracts;
 pub mod diff;

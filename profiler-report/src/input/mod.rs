@@ -16,8 +16,7 @@
 //! read, and what it holds counts against the same limit; only the first
 //! [`SNIFF_BYTES`] (64 KiB) are inspected before the format is known, and no format holds a whole
 //! document as an untyped JSON tree. Nsight Compute and Nsight Systems
-//! exports are read by the importers of [`nsight`] (also at
-//! `profiler_report::import`).
+//! exports are read by the importers of [`nsight`].
 
 mod binary;
 mod chrome_batch;

@@ -2,7 +2,8 @@
 //! stacks, flamegraphs, speedscope, merged ranks), the HTML report page
 //! that gathers every analysis, and Nsight imports rendered, with the error
 //! and atomic writes they share.
-//! `export` and `html` are also at the crate root.
+//! `export` and `html` are public at the crate root, with the exports of a
+//! profile, `HtmlReport` and `write_html_report` at the root itself.
 
 pub(crate) mod error;
 pub mod export;

@@ -4,9 +4,9 @@
 
 use profiler_core::Profile;
 use profiler_report::{
-    HardwareSpec, StepProfilerInput,
     contracts::{Computation, Metrics, ScorecardMetrics, Verdict, Verifier},
-    scorecard::{PhaseData, Thresholds},
+    hardware::HardwareSpec,
+    scorecard::{PhaseData, StepProfilerInput, Thresholds},
 };
 
 use super::check;

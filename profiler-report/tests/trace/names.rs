@@ -10,7 +10,7 @@ use profiler_core::{
     Profile,
     trace::{EventKind, RecordedExecutionTrace, RecordedTraceEntry, Timeline},
 };
-use profiler_report::{ExportError, trace, flamegraph_svg, folded_stacks};
+use profiler_report::{ExportError, flamegraph_svg, folded_stacks, trace};
 
 /// A step holding one phase per name, each phase holding a brick of the
 /// same name.

@@ -191,7 +191,7 @@ impl Verifier {
 /// default [`Verifier`].
 ///
 /// ```
-/// let report = profiler_report::verify_contract("brick-profiler-v1", &profiler::Profile::empty())
+/// let report = profiler_report::contracts::verify_contract("brick-profiler-v1", &profiler::Profile::empty())
 ///     .unwrap();
 /// assert!(report.passed(), "{report}");
 /// ```

@@ -246,7 +246,6 @@ pub fn trace_of(profile: &Profile) -> Cow<'_, RecordedExecutionTrace> {
     }
 }
 
-
 /// Whether an operation name marks communication **(compat)**.
 fn is_communication(op: &str) -> bool {
     let lower = op.to_ascii_lowercase();

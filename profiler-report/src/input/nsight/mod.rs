@@ -12,11 +12,11 @@
 //!   [`NsysReport`].
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
-//!   [`DiffInput`](crate::model::DiffInput) for diffs.
+//!   [`DiffInput`](crate::model::diff::DiffInput) for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
 //!
 //! ```
-//! use profiler_report::import::{FullProfileOptions, parse_ncu_csv};
+//! use profiler_report::{roofline::FullProfileOptions, input::nsight::parse_ncu_csv};
 //! let csv = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
 //!            \"0\",\"void gemm<float, 128>(float const*)\",\"gpu__time_duration.sum\",\"usecond\",\"1,234.5\"\n";
 //! let report = parse_ncu_csv(csv, "run.csv").unwrap();

@@ -1,8 +1,10 @@
 //! [`HtmlReport`]: the page of one profile, its built-in sections in order,
 //! the flamegraph, roofline, parity and contract sections when they are
-//! given and any added [`Section`]s, with unique anchor ids.
+//! given and any added [`Section`]s, with unique anchor ids; and
+//! [`write_html_report`], which writes the page.
 
 use std::collections::HashSet;
+use std::path::Path;
 
 use profiler_core::Profile;
 
@@ -18,7 +20,9 @@ use crate::base::escape;
 use crate::base::section::Section;
 use crate::base::textfmt;
 use crate::output::error::ExportError;
-use crate::output::export::{EXPORTER, flamegraph_svg, folded_stacks};
+use crate::output::export::EXPORTER;
+use crate::output::export::flamegraph::flamegraph_svg;
+use crate::output::export::folded::folded_stacks;
 
 /// Ids an inlined inferno flamegraph uses; sections never take them.
 const RESERVED_IDS: [&str; 8] = [
@@ -111,7 +115,7 @@ impl<'a> HtmlReport<'a> {
     }
 
     /// Draws the flamegraph of the run's stacks
-    /// ([`folded_stacks`](crate::folded_stacks), titled after the run name,
+    /// ([`folded_stacks`](crate::output::export::folded::folded_stacks), titled after the run name,
     /// else `profile`) into the flamegraph section; a run that recorded no
     /// stacks (e.g. a build with the `off` feature) gets none.
     ///
@@ -127,7 +131,7 @@ impl<'a> HtmlReport<'a> {
         Ok(self)
     }
 
-    /// Shows `svg` (e.g. from [`flamegraph_svg`](crate::flamegraph_svg)) as
+    /// Shows `svg` (e.g. from [`flamegraph_svg`](crate::output::export::flamegraph::flamegraph_svg)) as
     /// the flamegraph, inline. Its XML prolog and doctype are removed, and
     /// so are its scripts: inline, inferno's script would act on the whole
     /// page. Frames keep their hover tooltips.
@@ -138,7 +142,7 @@ impl<'a> HtmlReport<'a> {
     }
 
     /// Links the run's Chrome trace (e.g. `"trace.json"`, written by
-    /// [`write_chrome_trace`](crate::write_chrome_trace); a path relative to
+    /// [`write_chrome_trace`](crate::output::export::chrome::write_chrome_trace); a path relative to
     /// the report) from the page's header, with how to open it in Perfetto.
     #[must_use]
     pub fn trace_file(mut self, href: impl Into<String>) -> Self {
@@ -279,6 +283,15 @@ impl<'a> HtmlReport<'a> {
         }
         list
     }
+}
+
+/// Writes a rendered report to `path` atomically (temporary file, then
+/// rename), so a browser never sees a half-written page.
+///
+/// # Errors
+/// [`ExportError::Write`] naming the path.
+pub fn write_html_report(html: &str, path: impl AsRef<Path>) -> Result<(), ExportError> {
+    crate::output::write::write_text(path.as_ref(), html)
 }
 
 /// Gives every section an id no other section (nor the inlined flamegraph)
