@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use profiler_contracts::ContractSet;
 use profiler_core::Profile;
-use profiler_report::trace;
 use profiler_report::parity::ParityProfile;
 use profiler_report::scorecard::StepProfilerInput;
+use profiler_report::trace;
 
 fn main() {
     if let Err(e) = run() {

@@ -8,8 +8,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::trace;
 use profiler_report::input::parse_execution_trace;
+use profiler_report::trace;
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {
