@@ -43,8 +43,8 @@ fn main() -> std::process::ExitCode {
     match profiler_report::roofline::KernelRoofline::from_measured(&c) {
         Ok(r) => {
             if let Ok(ridge) = r.ridge_point(
-                profiler_report::roofline::Precision::Fp32,
-                profiler_report::roofline::MemoryLevel::Dram,
+                profiler_report::hardware::Precision::Fp32,
+                profiler_report::hardware::MemoryLevel::Dram,
             ) {
                 println!("FP32/DRAM ridge point: {ridge:.2} FLOP/byte");
             }

@@ -331,7 +331,7 @@ fn main() {
         &generated[..generated.len().min(8)]
     );
     println!("{}", profiler_report::summary_text(&profile));
-    match profiler_report::verify_contract("gpu-decode-profiling-v1", &profile) {
+    match profiler_report::contracts::verify_contract("gpu-decode-profiling-v1", &profile) {
         Ok(report) => {
             print!("{report}");
             if !report.passed() {

@@ -17,8 +17,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 use profiler::Profile;
-use profiler_report::roofline::{
-    BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, compute_roofline,
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::{BrickRoofline, HardwareProfile, KernelRoofline, compute_roofline},
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

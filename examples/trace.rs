@@ -9,15 +9,15 @@
 //! Writes `target/trace/trace.json` (open in <https://ui.perfetto.dev> or
 //! `chrome://tracing`), `flamegraph.svg` (any browser) and
 //! `speedscope.json` (<https://www.speedscope.app>), and prints the slowest
-//! ops and what `TraceAnalyzer` finds: per-device totals, the load imbalance
-//! between the two workers and the communication share.
+//! ops and what `profiler_report::trace` finds: per-device totals, the load
+//! imbalance between the two workers and the communication share.
 
 use std::error::Error;
 use std::path::Path;
 use std::process::ExitCode;
 
 use profiler::{brick, trace::TensorShape, trace_op};
-use profiler_report::TraceAnalyzer;
+use profiler_report::trace;
 
 /// A row-major matrix: the "tensor" of this example.
 #[derive(Clone)]
@@ -165,15 +165,15 @@ fn run() -> Result<(), Box<dyn Error>> {
             e.operation, e.duration_us, e.input_shapes, e.output_shape
         );
     }
-    println!("\nTraceAnalyzer, per device:");
-    for (device, s) in TraceAnalyzer::per_device_summary(trace) {
+    println!("\nTrace analysis, per device:");
+    for (device, s) in trace::per_device_summary(trace) {
         println!(
             "  {device:<5} {:>3} ops, {:>6.1} ms",
             s.op_count,
             s.total_duration_us / 1e3
         );
     }
-    if let Some(lb) = TraceAnalyzer::load_balance_metrics(trace) {
+    if let Some(lb) = trace::load_balance_metrics(trace) {
         println!(
             "load imbalance over {} devices: {:.0}% (ideal {:.1} ms each)",
             lb.device_count,
@@ -181,7 +181,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             lb.ideal_duration_us / 1e3
         );
     }
-    for c in TraceAnalyzer::communication_bottlenecks(trace, 0.0) {
+    for c in trace::communication_bottlenecks(trace, 0.0) {
         println!(
             "communication: {} {:.1}% of traced time",
             c.operation,

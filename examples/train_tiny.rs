@@ -38,7 +38,7 @@ use clap::Parser;
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
 use profiler_report::hardware::Hardware;
-use profiler_report::roofline::{MemoryLevel, Precision};
+use profiler_report::hardware::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory

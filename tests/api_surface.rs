@@ -46,38 +46,43 @@ use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, Figure, Hardware, Source, probe::measure_ceilings};
 use profiler_report::html::Section;
 use profiler_report::input::native::read_execution_trace;
+use profiler_report::scorecard::{
+    LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
+};
 use profiler_report::trace::{
     CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
 };
-use profiler_report::training::{
-    LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
-};
 use profiler_report::{
-    Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,
-    TraceAnalyzer, TrainingScorecard, chrome_trace_json, compute_training_scorecard,
-    flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
-    write_html_report,
+    ExportError, HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
+    hardware::HardwareSpec,
+    scorecard,
+    scorecard::{
+        Bottleneck, Grade, ScorecardBuilder, StepProfilerInput, TrainingScorecard,
+        compute_training_scorecard,
+    },
+    speedscope_json, trace, write_chrome_trace, write_html_report,
 };
 // Measured ceilings, parity and rooflines.
 use profiler::fs::{write_atomic, write_atomic_with};
 use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 use profiler_report::{
+    hardware::{MemoryLevel, Precision},
     parity::{
         MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
         compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
     },
     roofline::{
-        BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, RooflineResult,
-        compute_roofline, roofline_section,
+        BrickRoofline, HardwareProfile, KernelRoofline, RooflineResult, compute_roofline,
+        roofline_section,
     },
 };
 // Nsight imports, diffs of two runs, trace summaries.
 use profiler_report::{
     diff::{DiffInput, ProfileDiff, Verdict, compute_diff},
-    import::{
-        FullProfile, FullProfileOptions, NcuReport, NsightTool, NsysReport, read_ncu_csv,
-        read_nsys_stats,
+    input::nsight::{
+        FullProfile, NcuReport, NsightTool, NsysReport, read_ncu_csv, read_nsys_stats,
     },
+    roofline::FullProfileOptions,
     trace::TraceSummary,
 };
 

@@ -9,7 +9,7 @@ mod common;
 #[path = "../examples/decode.rs"]
 mod decode;
 
-use profiler_report::{contract::Verdict, verify_contract};
+use profiler_report::contracts::{Verdict, verify_contract};
 
 fn decode_profile(tokens: usize) -> profiler::Profile {
     let model = decode::Model::new(decode::Config::SMALL, 7);
@@ -33,7 +33,10 @@ fn the_decode_run_passes_gpu_decode_profiling_v1() {
         .measurement
         .clone()
         .unwrap();
-    assert_eq!(tokens.measured, profiler_report::contract::Value::Num(24.0));
+    assert_eq!(
+        tokens.measured,
+        profiler_report::contracts::Value::Num(24.0)
+    );
     // The counting invariants hold on the same recording.
     let counting = verify_contract("brick-profiler-v1", &profile).unwrap();
     assert!(counting.passed(), "{counting}");

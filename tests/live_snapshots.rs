@@ -49,7 +49,7 @@ fn problems(profile: &Profile) -> Vec<String> {
             ));
         }
     }
-    let report = profiler_report::verify_contract("brick-profiler-v1", profile)
+    let report = profiler_report::contracts::verify_contract("brick-profiler-v1", profile)
         .expect("the runtime's contract is embedded");
     for id in ["BP-001", "BP-002", "BP-003", "BP-006"] {
         match report.result(id) {

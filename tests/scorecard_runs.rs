@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use profiler::{Direction, Profile, brick};
 use profiler_report::hardware::Hardware;
-use profiler_report::{HardwareSpec, ScorecardBuilder, TrainingScorecard};
+use profiler_report::{
+    hardware::HardwareSpec,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+};
 use serde_json::Value;
 
 /// Streams `x` once: reads and writes every float (8 bytes per element).

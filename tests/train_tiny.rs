@@ -256,8 +256,9 @@ fn the_main_job_trains_and_writes_every_report() {
         html.contains(">warm-up</text>"),
         "the warm-up steps are named"
     );
-    let baseline = profiler_report::TrainingScorecard::load_baseline(out.join("scorecard.json"))
-        .expect("scorecard.json is a baseline");
+    let baseline =
+        profiler_report::scorecard::TrainingScorecard::load_baseline(out.join("scorecard.json"))
+            .expect("scorecard.json is a baseline");
     assert_eq!(baseline.steps, recorded as usize);
 
     // The ceilings were measured and kept; the roofline and parity reports

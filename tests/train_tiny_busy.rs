@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use profiler::profile::{BandwidthCeiling, Contention, FlopsCeiling, MeasuredCeilings};
-use profiler_report::TrainingScorecard;
 use profiler_report::hardware::Hardware;
-use profiler_report::training::Withheld;
+use profiler_report::scorecard::TrainingScorecard;
+use profiler_report::scorecard::Withheld;
 
 /// A busy loop on its own thread until dropped.
 struct Hog(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);

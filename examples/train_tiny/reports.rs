@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
-    TrainingScorecard,
+    HtmlReport,
     hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
-    html::FullReport,
     parity::{OpMapping, ParityProfile},
     roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
+    scorecard::TrainingScorecard,
 };
 
 use super::Args;
@@ -296,7 +296,8 @@ pub(crate) fn write_reports(
         text_file("parity.svg", &p.svg)?;
     }
     // The page names the run after its run name, "train_tiny" (see `run`).
-    let mut report = FullReport::new(profile)
+    let mut report = HtmlReport::new(profile)
+        .flamegraph()?
         .title("train_tiny")
         .scorecard(scorecard)
         .trace_file("trace.json")
@@ -304,7 +305,7 @@ pub(crate) fn write_reports(
     if let Some(r) = roofline {
         report = report.roofline(r);
     }
-    profiler_report::write_html_report(&report.render()?, path("report.html"))?;
+    profiler_report::write_html_report(&report.render(), path("report.html"))?;
     files.push(path("report.html"));
     scorecard.save_baseline(path("scorecard.json"))?;
     files.push(path("scorecard.json"));

@@ -6,8 +6,9 @@
 
 use profiler_core::Profile;
 use profiler_report::{
-    ExportError, HtmlReport, ScorecardBuilder, TrainingScorecard, chrome_trace_json,
-    flamegraph_svg, folded_stacks, speedscope_json,
+    ExportError, HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+    speedscope_json,
 };
 
 /// Text of the fuzz input, or `None` for invalid UTF-8 (readers take `&str`).

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use profiler_contracts::ContractSet;
 use profiler_core::Profile;
-use profiler_report::TraceAnalyzer;
 use profiler_report::parity::ParityProfile;
-use profiler_report::training::StepProfilerInput;
+use profiler_report::scorecard::StepProfilerInput;
+use profiler_report::trace;
 
 fn main() {
     if let Err(e) = run() {
@@ -41,7 +41,7 @@ fn run() -> Result<(), String> {
     let profile = Profile::from_json(&profile_text).map_err(|e| e.to_string())?;
     let scorecard_text = read("scorecard.json")?;
 
-    let trace = TraceAnalyzer::trace_of(&profile);
+    let trace = trace::trace_of(&profile);
     let trace_json = serde_json::to_string_pretty(&*trace).map_err(|e| e.to_string())?;
     let parity = ParityProfile::from_profile(&profile, "train_tiny");
     let parity_json = serde_json::to_string_pretty(&parity).map_err(|e| e.to_string())?;

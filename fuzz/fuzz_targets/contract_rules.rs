@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use profiler_contracts::rule::parse_rule;
 use profiler_core::Profile;
-use profiler_report::contract::{ContractSet, Verifier};
+use profiler_report::contracts::{ContractSet, Verifier};
 
 const PROFILE: &str = include_str!("../seeds/profile_json/train_tiny.profile.json");
 

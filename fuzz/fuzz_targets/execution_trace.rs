@@ -8,8 +8,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::TraceAnalyzer;
 use profiler_report::input::native::parse_execution_trace;
+use profiler_report::trace;
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {
@@ -18,21 +18,21 @@ fuzz_target!(|data: &[u8]| {
     let Ok(trace) = parse_execution_trace(text) else {
         return;
     };
-    for (op, summary) in TraceAnalyzer::operation_summary(&trace) {
+    for (op, summary) in trace::operation_summary(&trace) {
         let total = summary.total_duration_us;
         assert!(total.is_finite() && total >= 0.0, "{op}: total {total}");
     }
-    for (op, avg) in TraceAnalyzer::avg_duration_by_op(&trace) {
+    for (op, avg) in trace::avg_duration_by_op(&trace) {
         assert!(avg.is_finite() && avg >= 0.0, "{op}: average {avg}");
     }
-    let _ = TraceAnalyzer::per_device_summary(&trace);
-    let _ = TraceAnalyzer::memory_hotspots(&trace, 10);
-    let _ = TraceAnalyzer::communication_bottlenecks(&trace, 0.1);
-    if let Some(balance) = TraceAnalyzer::load_balance_metrics(&trace) {
+    let _ = trace::per_device_summary(&trace);
+    let _ = trace::memory_hotspots(&trace, 10);
+    let _ = trace::communication_bottlenecks(&trace, 0.1);
+    if let Some(balance) = trace::load_balance_metrics(&trace) {
         let total = balance.total_duration_us;
         assert!(total.is_finite() && total >= 0.0, "load balance total {total}");
     }
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&trace);
+    let collapsed = trace::flamegraph_collapsed(&trace);
     common::assert_folded(&collapsed);
     common::assert_flamegraph(&collapsed, "trace");
     let json = serde_json::to_string(&trace).expect("a valid trace serialises");

@@ -15,7 +15,7 @@ use profiler_core::trace::{
     TimelineEvent,
 };
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
-use profiler_report::{TraceAnalyzer, summary_json, summary_text};
+use profiler_report::{summary_json, summary_text, trace};
 
 /// Names beyond this many add nothing new but time.
 const MAX_NAMES: usize = 32;
@@ -129,7 +129,7 @@ fuzz_target!(|names: Vec<String>| {
     );
     let rows = text.lines().skip(4).take_while(|l| !l.is_empty()).count();
     assert_eq!(rows, p.bricks.len(), "{text}");
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&p.trace);
+    let collapsed = trace::flamegraph_collapsed(&p.trace);
     common::assert_folded(&collapsed);
     common::assert_flamegraph(&collapsed, &names[0]);
 });

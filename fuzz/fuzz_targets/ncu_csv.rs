@@ -7,12 +7,15 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::import::{
-    FlopsAssumption, FullProfile, FullProfileOptions, Sourced, full_profiles_json,
-    full_profiles_markdown, full_profiles_text, full_profiles_to_diff_input,
-    full_profiles_to_profile, parse_ncu_csv,
-};
 use profiler_report::roofline::KernelRoofline;
+use profiler_report::{
+    export::{full_profiles_json, full_profiles_markdown, full_profiles_text},
+    input::nsight::{
+        FlopsAssumption, FullProfile, Sourced, full_profiles_to_diff_input,
+        full_profiles_to_profile, parse_ncu_csv,
+    },
+    roofline::FullProfileOptions,
+};
 
 fn finite(v: &Option<Sourced>) {
     if let Some(s) = v {

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use profiler_report::diff::compute_diff;
-use profiler_report::import::parse_nsys_stats;
+use profiler_report::input::nsight::parse_nsys_stats;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

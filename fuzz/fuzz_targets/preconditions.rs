@@ -9,7 +9,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::contract::parse_contract;
+use profiler_report::contracts::parse_contract;
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {

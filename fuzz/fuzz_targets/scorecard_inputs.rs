@@ -11,7 +11,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use profiler_report::input::native::parse_last_step_profiler_line;
-use profiler_report::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {

@@ -3,16 +3,17 @@
 
 use std::path::PathBuf;
 
-use profiler_report::TrainingScorecard;
-use profiler_report::contract::ContractReport;
+use profiler_report::contracts::ContractReport;
 use profiler_report::diff::ProfileDiff;
 use profiler_report::fleet::FleetReport;
-use profiler_report::import::{
-    FullProfile, NsysReport, full_profiles_json, full_profiles_markdown, full_profiles_text,
-};
 use profiler_report::parity::{MultiParityComparison, ParityComparison};
 use profiler_report::roofline::BrickRoofline;
+use profiler_report::scorecard::TrainingScorecard;
 use profiler_report::trace::TraceSummary;
+use profiler_report::{
+    export::{full_profiles_json, full_profiles_markdown, full_profiles_text},
+    input::nsight::{FullProfile, NsysReport},
+};
 
 use crate::error::CliError;
 use crate::hardware::Hardware;

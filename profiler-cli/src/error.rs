@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use profiler_report::import::ImportError;
 use profiler_report::input::InputError;
+use profiler_report::input::nsight::ImportError;
 
 /// What a run ended with; the discriminant is the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,6 @@
-//! Throughput check of `TraceAnalyzer`: every analysis must handle 10
-//! million entries in under 2 s (release build, 2 cores).
+//! Throughput check of the trace analyses (`profiler_report::trace`):
+//! every analysis must handle 10 million entries in under 2 s (release
+//! build, 2 cores).
 //!
 //! Builds a synthetic trace (48 operation names, 8 devices), times each
 //! analysis as the best of 3 runs, prints a table and exits with status 1
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
-use profiler_report::TraceAnalyzer;
+use profiler_report::trace;
 
 const DEFAULT_ENTRIES: usize = 10_000_000;
 const LIMIT: Duration = Duration::from_secs(2);
@@ -76,31 +77,31 @@ fn main() -> ExitCode {
     let analyses: [Analysis<'_>; 7] = [
         (
             "operation_summary",
-            Box::new(|| drop(black_box(TraceAnalyzer::operation_summary(t)))),
+            Box::new(|| drop(black_box(trace::operation_summary(t)))),
         ),
         (
             "memory_hotspots",
-            Box::new(|| drop(black_box(TraceAnalyzer::memory_hotspots(t, 1 << 21)))),
+            Box::new(|| drop(black_box(trace::memory_hotspots(t, 1 << 21)))),
         ),
         (
             "avg_duration_by_op",
-            Box::new(|| drop(black_box(TraceAnalyzer::avg_duration_by_op(t)))),
+            Box::new(|| drop(black_box(trace::avg_duration_by_op(t)))),
         ),
         (
             "per_device_summary",
-            Box::new(|| drop(black_box(TraceAnalyzer::per_device_summary(t)))),
+            Box::new(|| drop(black_box(trace::per_device_summary(t)))),
         ),
         (
             "load_balance_metrics",
-            Box::new(|| drop(black_box(TraceAnalyzer::load_balance_metrics(t)))),
+            Box::new(|| drop(black_box(trace::load_balance_metrics(t)))),
         ),
         (
             "communication_bottlenecks",
-            Box::new(|| drop(black_box(TraceAnalyzer::communication_bottlenecks(t, 0.01)))),
+            Box::new(|| drop(black_box(trace::communication_bottlenecks(t, 0.01)))),
         ),
         (
             "flamegraph_collapsed",
-            Box::new(|| drop(black_box(TraceAnalyzer::flamegraph_collapsed(t)))),
+            Box::new(|| drop(black_box(trace::flamegraph_collapsed(t)))),
         ),
     ];
     println!(

@@ -3,8 +3,8 @@
 //!
 //! Every report is a pure function of a [`Profile`](profiler_core::Profile)
 //! (a live snapshot or one read back from disk) and explicit settings. The
-//! single exception is the convenience [`scorecard()`], which reads the live
-//! profiler and the `PROFILER_*` environment.
+//! single exception is the convenience [`scorecard()`](fn@scorecard), which
+//! reads the live profiler and the `PROFILER_*` environment.
 //!
 //! ```no_run
 //! // At the end of training:
@@ -17,23 +17,16 @@
 //! # Ok::<(), profiler_report::ExportError>(())
 //! ```
 //!
-//! The root holds what that needs; specialised items live in the public
-//! modules:
-//! - [`training`]: the training scorecard's parts: thresholds, model shape
-//!   for MFU, regressions and per-layer types (the scorecard itself is
-//!   [`scorecard()`] or [`ScorecardBuilder`]).
-//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
-//!   per precision and memory level, each with its source) from the preset
-//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
-//!   this machine's probes ([`hardware::probe`]).
-//! - [`trace`]: [`TraceAnalyzer`]'s result types, the
-//!   load balance of distributed runs ([`trace::RankReport`]).
-//! - [`export`]: merging rank profiles into one Chrome trace
-//!   ([`export::merge_ranks`]).
-//! - [`fleet`]: a distributed run's directory analysed across ranks:
-//!   step-time distributions, stragglers, load imbalance, absent ranks.
-//! - [`html`]: extension [`html::Section`]s for the report.
-//! - [`graph`]: an execution graph drawn as Graphviz DOT or an ASCII tree.
+//! The root holds what that needs: [`scorecard()`](fn@scorecard), the
+//! exports of a profile ([`write_chrome_trace`], [`chrome_trace_json`],
+//! [`folded_stacks`], [`flamegraph_svg`], [`speedscope_json`]), the page
+//! ([`HtmlReport`], [`write_html_report`]), a profile's summaries
+//! ([`summary_text`], [`summary_json`]) and their error ([`ExportError`]). Every other item has one home, the module users call
+//! the report by:
+//! - [`scorecard`](mod@scorecard): the training scorecard
+//!   ([`scorecard::ScorecardBuilder`], [`scorecard::TrainingScorecard`]) and
+//!   its parts: thresholds, model shape for MFU, regressions, per-layer
+//!   types and the trainer's step-profiler line.
 //! - [`roofline`]: the analytical roofline, kernel rooflines per precision
 //!   and memory level with device presets, and every annotated brick of a
 //!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
@@ -41,22 +34,31 @@
 //!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
 //!   profiles, PyTorch profiler traces), with a bar chart.
-//! - [`contract`]: checking a profile against YAML contracts
-//!   ([`verify_contract`], [`contract::Verifier`] for your own contracts
-//!   and analyses).
+//! - [`fleet`]: a distributed run's directory analysed across ranks:
+//!   step-time distributions, stragglers, load imbalance, absent ranks.
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
-//! - [`model`]: the plain data readers produce and analyses take (step
-//!   profiler lines, saved scorecards, parity profiles, Chrome traces as
-//!   nested events, diff inputs, the hardware model), each also at its
-//!   earlier path ([`StepProfilerInput`], [`parity::ParityProfile`],
-//!   [`hardware`], ...).
+//! - [`contracts`]: checking a profile against YAML contracts
+//!   ([`contracts::verify_contract`], [`contracts::Verifier`] for your own
+//!   contracts and analyses).
+//! - [`trace`]: analyses of an execution trace and their result types, the
+//!   load balance of distributed runs ([`trace::RankReport`]).
+//! - [`export`]: merging rank profiles into one Chrome trace
+//!   ([`export::merge_ranks`]), Nsight launches as text, Markdown and JSON,
+//!   and (feature `parquet`) a profile's aggregates as Parquet tables.
+//! - [`html`]: extension [`html::Section`]s for the report.
+//! - [`graph`]: an execution graph drawn as Graphviz DOT or an ASCII tree.
 //! - [`input`]: every input format, told from a file's first bytes and read
 //!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight
 //!   Compute CSVs and Nsight Systems kernel summaries as reports and
-//!   profiles, and running `ncu`/`nsys`; [`import`] adds the roofline's
-//!   options that turn launches into [`import::FullProfile`]s), the
-//!   step-profiler line parser and execution-trace reading.
+//!   profiles, and running `ncu`/`nsys`), the step-profiler line parser and
+//!   execution-trace reading.
+//! - [`kernel`]: the tile table, checksum divergence and critical path of
+//!   kernel-level runs.
+//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
+//!   per precision and memory level, each with its source) from the preset
+//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
+//!   this machine's probes ([`hardware::probe`]).
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.
@@ -67,39 +69,25 @@
 // file format read), `analysis` (each report's computation) and `output`
 // (exports and the HTML page). Modules import one way, down the floors, in
 // the layers `docs/ARCHITECTURE.md` lists for this crate (checked by the
-// workspace's `tests/layering.rs`); the modules below keep their paths at
-// the root.
+// workspace's `tests/layering.rs`). Each public item has one path: the
+// report modules below, or the root for the few items above, which their
+// modules then do not export.
 
 mod analysis;
 mod base;
 pub mod input;
-pub mod model;
+mod model;
 mod output;
 
-pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
+pub use analysis::{contracts, diff, fleet, kernel, parity, roofline, scorecard, trace};
 pub use model::hardware;
 pub use output::{export, graph, html};
 
-pub use contract::verify_contract;
-pub use export::{
-    chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
-};
-pub use hardware::HardwareSpec;
-pub use html::{FullReport, HtmlReport, write_html_report};
-/// The Nsight importers, kept at their earlier path: the readers of
-/// [`input::nsight`] with the roofline placement's options
-/// ([`roofline::FullProfileOptions`]).
-pub mod import {
-    pub use crate::input::nsight::*;
-    pub use crate::output::nsight::{
-        full_profiles_json, full_profiles_markdown, full_profiles_text,
-    };
-    pub use crate::roofline::FullProfileOptions;
-}
+pub use analysis::scorecard::builder::scorecard;
 pub use output::error::ExportError;
+pub use output::export::chrome::{chrome_trace_json, write_chrome_trace};
+pub use output::export::flamegraph::flamegraph_svg;
+pub use output::export::folded::folded_stacks;
+pub use output::export::speedscope::speedscope_json;
+pub use output::html::report::{HtmlReport, write_html_report};
 pub use output::summary::{summary_json, summary_text};
-pub use trace::TraceAnalyzer;
-pub use training::{
-    Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
-    compute_training_scorecard, scorecard,
-};

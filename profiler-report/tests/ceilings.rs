@@ -7,8 +7,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use profiler_report::{
-    hardware::probe::{ProbeOptions, measure_ceilings_with},
-    roofline::{BrickRoofline, KernelRoofline, MemoryLevel, Precision},
+    hardware::{
+        MemoryLevel, Precision,
+        probe::{ProbeOptions, measure_ceilings_with},
+    },
+    roofline::{BrickRoofline, KernelRoofline},
 };
 
 const ARRAY_BYTES: u64 = 32 << 20;

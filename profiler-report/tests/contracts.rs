@@ -22,10 +22,7 @@ use profiler_core::{
     stats::{HistBucket, LatencyHistogram},
     sync::SyncMode,
 };
-use profiler_report::{
-    contract::{ContractReport, Value, Verdict, Verifier},
-    verify_contract,
-};
+use profiler_report::contracts::{ContractReport, Value, Verdict, Verifier, verify_contract};
 
 // ---------------------------------------------------------------- fixtures
 
@@ -321,7 +318,7 @@ fn an_nsight_import_makes_histogram_rules_not_applicable_not_failed() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/real/nsight/nsys_two_runs_gcn.md");
     let text = std::fs::read_to_string(path).unwrap();
-    let runs = profiler_report::import::parse_nsys_stats_all(&text, "gcn.md").unwrap();
+    let runs = profiler_report::input::nsight::parse_nsys_stats_all(&text, "gcn.md").unwrap();
     let profile = runs[0].to_profile();
     let report = verify_contract("brick-profiler-v1", &profile).unwrap();
     let bp2 = report.result("BP-002").unwrap();
@@ -346,7 +343,7 @@ fn a_run_that_checked_nothing_is_no_verdict() {
         version: "1".into(),
         results: [Verdict::Skipped, Verdict::NotMachineCheckable]
             .into_iter()
-            .map(|verdict| profiler_report::contract::RuleResult {
+            .map(|verdict| profiler_report::contracts::RuleResult {
                 id: "X".into(),
                 rule: String::new(),
                 test: String::new(),

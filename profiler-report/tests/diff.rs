@@ -6,7 +6,7 @@
 use profiler_core::stats::{HistBucket, LatencyHistogram};
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::diff::{DiffEntry, DiffInput, Distribution, Verdict, compute_diff};
-use profiler_report::training::{Severity, Thresholds};
+use profiler_report::scorecard::{Severity, Thresholds};
 
 /// Samples around `center` ns: a deterministic spread of `±spread` (relative).
 fn samples(center: f64, spread: f64, n: usize, seed: u64) -> Vec<u64> {

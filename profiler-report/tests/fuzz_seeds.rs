@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use profiler_core::Profile;
-use profiler_report::TrainingScorecard;
 use profiler_report::input::native::{parse_execution_trace, parse_last_step_profiler_line};
 use profiler_report::parity::ParityProfile;
+use profiler_report::scorecard::TrainingScorecard;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -84,7 +84,7 @@ fn parity_seeds_read() {
 /// conditions, and every rule seed parses.
 #[test]
 fn contract_seeds_match_the_shipped_contracts() {
-    use profiler_report::contract::ContractSet;
+    use profiler_report::contracts::ContractSet;
     let text_of = |target: &str| -> Vec<String> {
         let mut texts: Vec<String> = seeds(target).into_iter().map(|(_, t)| t).collect();
         texts.sort();

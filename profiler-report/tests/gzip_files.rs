@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use profiler_report::import::{read_ncu_csv, read_nsys_stats};
+use profiler_report::input::nsight::{read_ncu_csv, read_nsys_stats};
 use profiler_report::parity::{OpMapping, ParityProfile, import_pytorch_trace};
 
 fn real(kind: &str, name: &str) -> PathBuf {

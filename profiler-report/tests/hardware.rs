@@ -2,7 +2,7 @@
 //! `profiler-report --hardware FILE` accepts, loaded through the library,
 //! and the earlier flat JSON of `PROFILER_HARDWARE_FILE`.
 
-use profiler_report::HardwareSpec;
+use profiler_report::hardware::HardwareSpec;
 use profiler_report::hardware::{Hardware, HardwareError, MemoryLevel, Precision, Source};
 use profiler_report::roofline::{CeilingSource, KernelRoofline};
 

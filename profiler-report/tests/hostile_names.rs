@@ -17,8 +17,9 @@ use profiler_core::{
 };
 use profiler_report::export::merge_ranks;
 use profiler_report::{
-    HtmlReport, ScorecardBuilder, TraceAnalyzer, TrainingScorecard, chrome_trace_json,
-    flamegraph_svg, folded_stacks, speedscope_json,
+    HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+    speedscope_json, trace,
 };
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
@@ -213,7 +214,7 @@ fn profile() -> Profile {
 
 fn scorecard(p: &Profile) -> TrainingScorecard {
     let mut sc = ScorecardBuilder::from_profile(p)
-        .thresholds(profiler_report::training::Thresholds {
+        .thresholds(profiler_report::scorecard::Thresholds {
             hotspot_count: 100,
             ..Default::default()
         })
@@ -222,10 +223,10 @@ fn scorecard(p: &Profile) -> TrainingScorecard {
     // Names reach the free-text fields too.
     sc.recommendations
         .push(format!("look at `{}`", hostile()[4]));
-    sc.regressions.push(profiler_report::training::Regression {
+    sc.regressions.push(profiler_report::scorecard::Regression {
         metric: "step_time_ms\n| x |".into(),
         delta: 0.5,
-        severity: profiler_report::training::Severity::Critical,
+        severity: profiler_report::scorecard::Severity::Critical,
         detail: Some("<script>alert(1)</script>\x1b[0m".into()),
         baseline: Some(10.0),
         current: Some(15.0),
@@ -376,7 +377,7 @@ fn folded_stacks_read_back_frame_for_frame() {
     let depths = assert_folded_reads_back(&folded_stacks(&no_timeline));
     assert_eq!(depths, vec![1; n - 1]);
 
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&p.trace);
+    let collapsed = trace::flamegraph_collapsed(&p.trace);
     let depths = assert_folded_reads_back(&collapsed);
     assert_eq!(depths, vec![3; n - 1]);
 }
@@ -399,7 +400,7 @@ fn flamegraph_svgs_are_valid_xml() {
     let p = profile();
     for (folded, what) in [
         (folded_stacks(&p), "folded stacks"),
-        (TraceAnalyzer::flamegraph_collapsed(&p.trace), "collapsed"),
+        (trace::flamegraph_collapsed(&p.trace), "collapsed"),
     ] {
         let svg = flamegraph_svg(&folded, "<title>\0\x1b[31m").expect(what);
         let doc = assert_valid_svg(&svg);

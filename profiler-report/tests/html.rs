@@ -13,8 +13,10 @@ use profiler_core::{
 };
 use profiler_report::html::Section;
 use profiler_report::{
-    ExportError, HardwareSpec, HtmlReport, ScorecardBuilder, TrainingScorecard, flamegraph_svg,
-    folded_stacks, write_html_report,
+    ExportError, HtmlReport, flamegraph_svg, folded_stacks,
+    hardware::HardwareSpec,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+    write_html_report,
 };
 
 // ---------------------------------------------------------------- fixtures

@@ -6,12 +6,15 @@
 use std::path::PathBuf;
 
 use profiler_report::diff::Distribution;
-use profiler_report::import::{
-    FlopsAssumption, FullProfile, FullProfileOptions, ImportError, NcuLayout, NsysForm,
-    full_profiles_markdown, full_profiles_text, full_profiles_to_profile, parse_ncu_csv,
-    parse_nsys_stats, read_ncu_csv, read_nsys_stats,
+use profiler_report::{
+    export::{full_profiles_markdown, full_profiles_text},
+    input::nsight::{
+        FlopsAssumption, FullProfile, ImportError, NcuLayout, NsysForm, full_profiles_to_profile,
+        parse_ncu_csv, parse_nsys_stats, read_ncu_csv, read_nsys_stats,
+    },
+    roofline::FullProfileOptions,
 };
-use profiler_report::roofline::{Bound, KernelRoofline};
+use profiler_report::{hardware::Bound, roofline::KernelRoofline};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -334,7 +337,7 @@ fn a_decimal_comma_locale_is_read_as_such() {
     assert_eq!(p[0].timing.duration_ns.as_ref().unwrap().value, 1_234_500.0);
 }
 
-fn nsys_values(r: &profiler_report::import::NsysReport) -> Vec<(u64, f64, f64, f64, f64)> {
+fn nsys_values(r: &profiler_report::input::nsight::NsysReport) -> Vec<(u64, f64, f64, f64, f64)> {
     r.kernels
         .iter()
         .map(|k| (k.instances, k.total_ns, k.avg_ns, k.min_ns, k.max_ns))

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 
 use profiler_core::Profile;
 use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
-use profiler_report::import::{FullProfileOptions, full_profiles_json, parse_ncu_csv};
 use profiler_report::input::{self, Input, InputError, SNIFF_BYTES, detect, read_bytes, registry};
 use profiler_report::parity::ParityProfile;
-use profiler_report::{ScorecardError, TrainingScorecard};
+use profiler_report::scorecard::{ScorecardError, TrainingScorecard};
+use profiler_report::{
+    export::full_profiles_json, input::nsight::parse_ncu_csv, roofline::FullProfileOptions,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -139,7 +141,7 @@ fn a_byte_order_mark_inside_a_concatenated_ncu_export_adds_no_kernel() {
     let concatenated = format!("\u{feff}{csv}{rows}");
     let both = parse_ncu_csv(&concatenated, "both.csv").unwrap();
     assert_eq!(both.kernels.len(), one.kernels.len());
-    let names = |r: &profiler_report::import::NcuReport| {
+    let names = |r: &profiler_report::input::nsight::NcuReport| {
         r.kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>()
     };
     assert_eq!(names(&both), names(&one));

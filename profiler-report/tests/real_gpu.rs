@@ -10,10 +10,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use profiler_core::Profile;
-use profiler_report::import::{
-    FullProfile, FullProfileOptions, NcuLayout, full_profiles_to_profile, read_ncu_csv,
+use profiler_report::{
+    hardware::{Bound, MemoryLevel},
+    roofline::{BrickRoofline, KernelRoofline},
 };
-use profiler_report::roofline::{Bound, BrickRoofline, KernelRoofline, MemoryLevel};
+use profiler_report::{
+    input::nsight::{FullProfile, NcuLayout, full_profiles_to_profile, read_ncu_csv},
+    roofline::FullProfileOptions,
+};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -5,9 +5,12 @@
 
 use std::path::PathBuf;
 
-use profiler_report::import::{
-    FullProfile, FullProfileOptions, ImportError, NsysForm, parse_nsys_report, parse_nsys_stats,
-    parse_nsys_stats_all, read_ncu_csv,
+use profiler_report::{
+    input::nsight::{
+        FullProfile, ImportError, NsysForm, parse_nsys_report, parse_nsys_stats,
+        parse_nsys_stats_all, read_ncu_csv,
+    },
+    roofline::FullProfileOptions,
 };
 
 fn real(name: &str) -> (String, String) {
@@ -201,7 +204,7 @@ fn ncu(name: &str) -> Vec<FullProfile> {
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn value(s: Option<&profiler_report::import::Sourced>) -> f64 {
+fn value(s: Option<&profiler_report::input::nsight::Sourced>) -> f64 {
     s.expect("a value").value
 }
 

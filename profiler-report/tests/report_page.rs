@@ -11,7 +11,11 @@ use profiler_core::{
     sync::SyncMode,
     trace::{CounterSample, CounterTrack},
 };
-use profiler_report::{HardwareSpec, HtmlReport, ScorecardBuilder, TrainingScorecard};
+use profiler_report::{
+    HtmlReport,
+    hardware::HardwareSpec,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+};
 use scraper::{ElementRef, Html, Selector};
 
 // ---------------------------------------------------------------- fixtures

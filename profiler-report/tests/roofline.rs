@@ -6,9 +6,12 @@
 //! and review the diff (open the SVG in a browser too).
 
 use profiler_core::{BrickCategory, BrickStats, Profile};
-use profiler_report::roofline::{
-    Bound, BrickRoofline, CeilingSource, HardwareProfile, KernelRoofline, MemoryLevel, Precision,
-    RooflineBottleneck, RooflineError, compute_roofline, roofline_section,
+use profiler_report::{
+    hardware::{Bound, MemoryLevel, Precision},
+    roofline::{
+        BrickRoofline, CeilingSource, HardwareProfile, KernelRoofline, RooflineBottleneck,
+        RooflineError, compute_roofline, roofline_section,
+    },
 };
 
 fn golden(name: &str, actual: &str) {

@@ -12,8 +12,9 @@ use profiler_core::profile::{
 };
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
-use profiler_report::roofline::{
-    Annotation, BrickRoofline, KernelRoofline, LevelChoice, MemoryLevel, RooflineOptions,
+use profiler_report::{
+    hardware::MemoryLevel,
+    roofline::{Annotation, BrickRoofline, KernelRoofline, LevelChoice, RooflineOptions},
 };
 
 /// A brick of `calls` calls, each moving `bytes` and doing `flops` in `ns`.

@@ -11,10 +11,13 @@ use profiler_core::{
 };
 use profiler_report::hardware::{Hardware, HardwareError};
 use profiler_report::input::native::{parse_last_step_profiler_line, parse_step_profiler_line};
-use profiler_report::training::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
+use profiler_report::scorecard::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 use profiler_report::{
-    Bottleneck, Grade, HardwareSpec, ScorecardBuilder, ScorecardError, StepProfilerInput,
-    TrainingScorecard, compute_training_scorecard, training::Withheld,
+    hardware::HardwareSpec,
+    scorecard::{
+        Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
+        Withheld, compute_training_scorecard,
+    },
 };
 
 fn rtx() -> HardwareSpec {

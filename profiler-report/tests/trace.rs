@@ -28,7 +28,7 @@ use profiler_core::{
         ThreadTimeline, Timeline, TimelineEvent,
     },
 };
-use profiler_report::TraceAnalyzer;
+use profiler_report::trace;
 
 // ---------------------------------------------------------------- fixtures
 
@@ -210,18 +210,18 @@ fn operation_summary_and_averages_per_op() {
         entry("matmul", None, 200).with_output_shape(vec![20]),
         entry("relu", None, 50).with_output_shape(vec![10]),
     ]);
-    let s = TraceAnalyzer::operation_summary(&t);
+    let s = trace::operation_summary(&t);
     assert_eq!(s.keys().collect::<Vec<_>>(), ["matmul", "relu"]);
     assert_eq!(
         (s["matmul"].count, s["matmul"].total_memory_bytes),
         (2, 240)
     );
     assert!((s["matmul"].total_duration_us - 300.0).abs() < 1e-9);
-    let avg = TraceAnalyzer::avg_duration_by_op(&t);
+    let avg = trace::avg_duration_by_op(&t);
     assert_eq!((avg["matmul"], avg["relu"]), (150.0, 50.0));
     t.entries.clear();
-    assert!(TraceAnalyzer::operation_summary(&t).is_empty());
-    assert!(TraceAnalyzer::avg_duration_by_op(&t).is_empty());
+    assert!(trace::operation_summary(&t).is_empty());
+    assert!(trace::avg_duration_by_op(&t).is_empty());
 }
 
 #[test]
@@ -232,7 +232,7 @@ fn memory_hotspots_are_strictly_above_the_threshold() {
         entry("edge", None, 1).with_output_shape(vec![100]), // 800 B
     ]);
     let names = |th| -> Vec<String> {
-        TraceAnalyzer::memory_hotspots(&t, th)
+        trace::memory_hotspots(&t, th)
             .iter()
             .map(|e| e.operation.clone())
             .collect()
@@ -253,14 +253,14 @@ fn per_device_summary_and_load_balance() {
         entry("matmul", Some("gpu:0"), 300),
         entry("host", None, 1000),
     ]);
-    let d = TraceAnalyzer::per_device_summary(&t);
+    let d = trace::per_device_summary(&t);
     assert_eq!(
         d.keys().collect::<Vec<_>>(),
         ["gpu:0", "gpu:1"],
         "no-device entry skipped"
     );
     assert_eq!(d["gpu:0"].op_count, 1);
-    let m = TraceAnalyzer::load_balance_metrics(&t).expect("two devices");
+    let m = trace::load_balance_metrics(&t).expect("two devices");
     assert_eq!(m.device_count, 2);
     assert_eq!(
         (m.total_duration_us, m.ideal_duration_us, m.max_duration_us),
@@ -275,20 +275,17 @@ fn per_device_summary_and_load_balance() {
     assert_eq!(order, ["gpu:0", "gpu:1"]);
 
     let zero = trace_of(vec![entry("a", Some("x"), 0), entry("a", Some("y"), 0)]);
-    let m = TraceAnalyzer::load_balance_metrics(&zero).expect("two devices");
+    let m = trace::load_balance_metrics(&zero).expect("two devices");
     assert_eq!((m.ideal_duration_us, m.imbalance_ratio), (0.0, 0.0));
     let even = trace_of(vec![entry("a", Some("x"), 5), entry("a", Some("y"), 5)]);
     assert_eq!(
-        TraceAnalyzer::load_balance_metrics(&even).map(|m| m.imbalance_ratio),
+        trace::load_balance_metrics(&even).map(|m| m.imbalance_ratio),
         Some(0.0)
     );
 
     let one = trace_of(vec![entry("a", Some("x"), 5), entry("b", None, 5)]);
-    assert!(
-        TraceAnalyzer::load_balance_metrics(&one).is_none(),
-        "one device"
-    );
-    assert!(TraceAnalyzer::load_balance_metrics(&RecordedExecutionTrace::new()).is_none());
+    assert!(trace::load_balance_metrics(&one).is_none(), "one device");
+    assert!(trace::load_balance_metrics(&RecordedExecutionTrace::new()).is_none());
 }
 
 #[test]
@@ -300,7 +297,7 @@ fn communication_bottlenecks_filter_by_ratio_and_sort_by_time() {
         entry("NCCL_AllReduce", Some("gpu:0"), 200),
         entry("p2p_recv", None, 100),
     ]); // total 1200
-    let b = TraceAnalyzer::communication_bottlenecks(&t, 0.25);
+    let b = trace::communication_bottlenecks(&t, 0.25);
     let got: Vec<(&str, usize)> = b
         .iter()
         .map(|b| (b.operation.as_str(), b.call_count))
@@ -312,20 +309,18 @@ fn communication_bottlenecks_filter_by_ratio_and_sort_by_time() {
     );
     assert!((b[0].ratio_of_total - 0.5).abs() < 1e-12 && b[0].total_duration_us == 600.0);
     assert_eq!(
-        TraceAnalyzer::communication_bottlenecks(&t, 0.0).len(),
+        trace::communication_bottlenecks(&t, 0.0).len(),
         3,
         "matmul never"
     );
-    assert_eq!(TraceAnalyzer::communication_bottlenecks(&t, 0.51).len(), 0);
+    assert_eq!(trace::communication_bottlenecks(&t, 0.51).len(), 0);
     // The ratio is of the trace's recorded total, floored at 1e-9 µs.
     let mut zero_total = t.clone();
     zero_total.total_duration_us = 0.0;
-    let b = TraceAnalyzer::communication_bottlenecks(&zero_total, 1.0);
+    let b = trace::communication_bottlenecks(&zero_total, 1.0);
     assert_eq!(b.len(), 3);
     assert!((b[0].ratio_of_total - 600.0 / 1e-9).abs() < 1.0);
-    assert!(
-        TraceAnalyzer::communication_bottlenecks(&RecordedExecutionTrace::new(), 0.0).is_empty()
-    );
+    assert!(trace::communication_bottlenecks(&RecordedExecutionTrace::new(), 0.0).is_empty());
 }
 
 #[test]
@@ -342,25 +337,25 @@ fn collapsed_stacks_weigh_at_least_one_and_sort() {
         e.duration_us = 2.5; // rounds half away from zero
         e
     });
-    let c = TraceAnalyzer::flamegraph_collapsed(&t);
+    let c = trace::flamegraph_collapsed(&t);
     assert_eq!(
         c, "trace;gpu:0;matmul 200\ntrace;gpu:1;relu 2\ntrace;gpu;tiny 3\ntrace;unknown;load 2",
         "zero durations weigh 1; `gpu:0` sorts before `gpu;` in byte order"
     );
     assert_eq!(
-        TraceAnalyzer::flamegraph_collapsed(&RecordedExecutionTrace::new()),
+        trace::flamegraph_collapsed(&RecordedExecutionTrace::new()),
         ""
     );
     golden(
         "collapsed.txt",
-        &TraceAnalyzer::flamegraph_collapsed(&golden_profile().trace),
+        &trace::flamegraph_collapsed(&golden_profile().trace),
     );
 }
 
 #[test]
 fn timeline_bricks_become_entries() {
     let p = golden_profile();
-    let t = TraceAnalyzer::from_timeline(&p.timeline);
+    let t = trace::from_timeline(&p.timeline);
     assert_eq!(t.entries.len(), 6, "bricks only");
     let first = &t.entries[0];
     assert_eq!(
@@ -382,18 +377,18 @@ fn timeline_bricks_become_entries() {
         Some("thread 2"),
         "ordered by start"
     );
-    let m = TraceAnalyzer::load_balance_metrics(&t).expect("two threads");
+    let m = trace::load_balance_metrics(&t).expect("two threads");
     assert_eq!(m.device_count, 2);
     let mut empty = Profile::empty();
-    assert!(TraceAnalyzer::trace_of(&empty).entries.is_empty());
+    assert!(trace::trace_of(&empty).entries.is_empty());
     empty.timeline = p.timeline.clone();
     assert_eq!(
-        TraceAnalyzer::trace_of(&empty).entries.len(),
+        trace::trace_of(&empty).entries.len(),
         6,
         "timeline fallback"
     );
     assert_eq!(
-        TraceAnalyzer::trace_of(&p).entries.len(),
+        trace::trace_of(&p).entries.len(),
         4,
         "trace_op entries first"
     );

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use profiler::profile::HardwareInfo;
 use profiler::{Profile, Schedule, sync::SyncMode};
+use profiler_report::HtmlReport;
 use profiler_report::hardware::Hardware;
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
-use profiler_report::html::FullReport;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -231,7 +231,7 @@ fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> 
 /// the PyTorch baseline, if any) and scorecard.json into `out`.
 fn write_reports(
     profile: &Profile,
-    scorecard: &profiler_report::TrainingScorecard,
+    scorecard: &profiler_report::scorecard::TrainingScorecard,
     roofline: Option<&BrickRoofline>,
     parity: Option<&Parity>,
     out: &Path,
@@ -249,7 +249,8 @@ fn write_reports(
         .map(|p| p.baseline.profile.clone())
         .into_iter()
         .collect();
-    let mut report = FullReport::new(profile)
+    let mut report = HtmlReport::new(profile)
+        .flamegraph()?
         .title("candle-llama")
         .scorecard(scorecard)
         .trace_file("trace.json");
@@ -264,7 +265,7 @@ fn write_reports(
     if !baselines.is_empty() {
         report = report.parity(&baselines);
     }
-    profiler_report::write_html_report(&report.render()?, path("report.html"))?;
+    profiler_report::write_html_report(&report.render(), path("report.html"))?;
     files.push(path("report.html"));
     scorecard.save_baseline(path("scorecard.json"))?;
     files.push(path("scorecard.json"));

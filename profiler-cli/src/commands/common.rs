@@ -5,12 +5,13 @@ use std::path::Path;
 
 use profiler_core::Profile;
 use profiler_report::hardware::Hardware as Model;
-use profiler_report::import::{FlopsAssumption, FullProfileOptions};
 use profiler_report::input::{Input, Run};
 use profiler_report::parity::{Clock, OpMapping, ParityProfile, import_chrome_trace};
-use profiler_report::roofline::{
-    BrickRoofline, KernelRoofline, MemoryLevel, Precision, RooflineOptions,
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
 };
+use profiler_report::{input::nsight::FlopsAssumption, roofline::FullProfileOptions};
 
 use crate::error::CliError;
 use crate::hardware::Hardware;

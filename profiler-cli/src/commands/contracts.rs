@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use profiler_report::contract::{
+use profiler_report::contracts::{
     ContractSet, ParityMetrics, RooflineMetrics, ScorecardMetrics, Verifier,
 };
 use profiler_report::hardware::MemoryLevel;
-use profiler_report::import::FullProfileOptions;
 use profiler_report::input::Input;
 use profiler_report::parity::ParityProfile;
+use profiler_report::roofline::FullProfileOptions;
 use profiler_report::roofline::HardwareProfile;
 
 use crate::context::{Context, ContractReports};
@@ -166,7 +166,7 @@ fn metric(s: &str) -> Result<(String, String), String> {
 }
 
 /// The note for a `--dir` contract named like a shipped one.
-fn shadows(c: &profiler_report::contract::Contract) -> String {
+fn shadows(c: &profiler_report::contracts::Contract) -> String {
     format!(
         "note: `{}` from `{}` shadows the shipped contract of that name",
         c.name, c.source

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_report::diff::compute_diff;
-use profiler_report::training::Thresholds;
+use profiler_report::scorecard::Thresholds;
 
 use crate::context::Context;
 use crate::error::{CliError, Status};

@@ -6,12 +6,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::Profile;
-use profiler_report::contract::Verifier;
-use profiler_report::html::FullReport;
-use profiler_report::import::FullProfileOptions;
+use profiler_report::HtmlReport;
+use profiler_report::contracts::Verifier;
 use profiler_report::parity::OpMapping;
-use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
-use profiler_report::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::roofline::FullProfileOptions;
+use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::RooflineOptions,
+};
 
 use super::common::{brick_roofline, level, parity_profile, precision};
 use crate::context::Context;
@@ -153,11 +156,13 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
             .collect::<Result<Vec<_>, _>>()?
     };
 
-    let mut report = FullReport::new(&profile)
+    let mut report = HtmlReport::new(&profile)
         .scorecard(&sc)
-        .flamegraph(!args.no_flamegraph)
         .parity(&baselines)
         .contracts(&contracts);
+    if !args.no_flamegraph {
+        report = report.flamegraph().map_err(CliError::input)?;
+    }
     if let Some(t) = &args.title {
         report = report.title(t.clone());
     }
@@ -170,7 +175,6 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
     if let Some(r) = &roofline {
         report = report.roofline(r);
     }
-    let html = report.render().map_err(CliError::input)?;
-    write_file(out, html.as_bytes())?;
+    write_file(out, report.render().as_bytes())?;
     Ok(Status::Ok)
 }

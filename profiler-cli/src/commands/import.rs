@@ -7,11 +7,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use profiler_report::import::{
+use profiler_report::hardware::Precision;
+use profiler_report::input::Run;
+use profiler_report::input::nsight::{
     NcuReport, NsightTool, NsysReport, full_profiles_to_profile, parse_ncu_csv, parse_nsys_stats,
 };
-use profiler_report::input::Run;
-use profiler_report::roofline::Precision;
 
 use super::common::{gemm, ncu_options, precision};
 use crate::context::Context;

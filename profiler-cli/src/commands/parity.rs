@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::import::FullProfileOptions;
 use profiler_report::input::Input;
 use profiler_report::parity::{
     OpMapping, compute_parity_comparison, compute_parity_multi, device_preset, suggest_mapping,
 };
+use profiler_report::roofline::FullProfileOptions;
 
 use super::common::parity_side;
 use crate::context::Context;

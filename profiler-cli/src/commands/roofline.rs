@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::roofline::{MemoryLevel, Precision, RooflineOptions};
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::RooflineOptions,
+};
 
 use super::common::{brick_roofline, gemm, level, ncu_options, pin, precision};
 use crate::context::Context;

@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use profiler_report::import::FullProfileOptions;
 use profiler_report::input::{self, Input, Run};
-use profiler_report::training::{Severity, Thresholds};
-use profiler_report::{ScorecardBuilder, TrainingScorecard};
+use profiler_report::roofline::FullProfileOptions;
+use profiler_report::scorecard::{ScorecardBuilder, Severity, Thresholds, TrainingScorecard};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};

@@ -9,9 +9,7 @@ use profiler_core::Profile;
 use profiler_core::trace::RecordedExecutionTrace;
 use profiler_report::input::Input;
 use profiler_report::trace::TraceSummary;
-use profiler_report::{
-    TraceAnalyzer, chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json,
-};
+use profiler_report::{chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, trace};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
@@ -89,7 +87,7 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
     match &args.command {
         TraceCommand::Summary { file } => {
             let summary = match traced(file)? {
-                Traced::Profile(p) => TraceSummary::of(&TraceAnalyzer::trace_of(&p)),
+                Traced::Profile(p) => TraceSummary::of(&trace::trace_of(&p)),
                 Traced::Trace(t) => TraceSummary::of(&t),
             };
             if summary.entries == 0 {
@@ -107,7 +105,7 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
         } => {
             let (stacks, name) = match traced(file)? {
                 Traced::Profile(p) => (folded_stacks(&p), p.run.name.clone()),
-                Traced::Trace(t) => (TraceAnalyzer::flamegraph_collapsed(&t), String::new()),
+                Traced::Trace(t) => (trace::flamegraph_collapsed(&t), String::new()),
             };
             let title = title
                 .clone()

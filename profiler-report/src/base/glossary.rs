@@ -76,137 +76,161 @@ impl Metric {
 
     /// Its name and definition.
     pub(crate) const fn term(self) -> Term {
-        match self {
-            Self::StepTime => term(
-                "step-time",
-                "Step time",
-                "Wall time of one recorded step (profiler::step), from its start to its end, on the \
-                 thread that ran it.",
-            ),
-            Self::Throughput => term(
-                "throughput",
-                "Throughput (tok/s)",
-                "Tokens of the recorded steps over their wall time. Per step: that step's tokens over \
-                 its time.",
-            ),
-            Self::Percentiles => term(
-                "percentiles",
-                "p50 / p90 / p99",
-                "Percentiles of the per-call (or per-step) times: half of the calls took at most the \
-                 p50 (the median), 90% at most the p90, 99% at most the p99. Brick percentiles come from \
-                 a log-linear histogram and are within 3.1% of the exact value; step percentiles are \
-                 exact.",
-            ),
-            Self::WallCoverage => term(
-                "wall-coverage",
-                "Wall coverage",
-                "Share of step wall time spent inside the stepping thread's top-level phases \
-                 (profiler::phase). The rest is time no phase accounts for: host work between phases, \
-                 waits, gaps. Low coverage means the breakdown misses part of the step.",
-            ),
-            Self::Transfer => Term {
-                id: "transfer",
-                name: "Transfer share",
-                text: "Share of step time in host-device copy phases (h2d, d2h). GPU runs only: a CPU \
-                       run has no copies to a device, so the reports do not show it.",
-                device_only: true,
-            },
-            Self::Launch => Term {
-                id: "launch",
-                name: "Launch overhead",
-                text: "On a GPU run, the share of step time outside every phase, taken as kernel launches \
-                       and host gaps. A CPU run launches no kernels, so the reports do not show it there \
-                       (its time outside phases is the complement of wall coverage).",
-                device_only: true,
-            },
-            Self::Efficiency => term(
-                "efficiency",
-                "Efficiency",
-                "Measured throughput over the hardware ceiling, where the ceiling is the peak memory \
-                 bandwidth divided by the bytes each token moves: how close the run comes to the \
-                 throughput memory bandwidth allows. The grade is read from it.",
-            ),
-            Self::Mfu => term(
-                "mfu",
-                "MFU",
-                "Model FLOP utilisation: the model's FLOPs per second (from its shape and the \
-                 measured tokens per second) over the hardware's dense peak FLOP/s.",
-            ),
-            Self::BwdFwd => term(
-                "bwd-fwd",
-                "Bwd/Fwd ratio",
-                "Backward time over forward time; about 2 is usual for a transformer, since the \
-                 backward pass computes two gradients per matrix multiply.",
-            ),
-            Self::TotalTime => term(
-                "total-time",
-                "Total time",
-                "All time inside a brick, summed over its calls, including the bricks it called.",
-            ),
-            Self::SelfTime => term(
-                "self-time",
-                "Self time",
-                "A brick's total time minus the time of the bricks it called on the same thread: the \
-                 time spent in its own code. Self times add up without counting nested calls twice.",
-            ),
-            Self::Share => term(
-                "share",
-                "Share",
-                "A brick's total time over the sum of all bricks' total times. Nested bricks count in \
-                 their caller's total too, so shares can add up to more than 100%; self share divides \
-                 self time by the sum of self times and adds up to 100%.",
-            ),
-            Self::Gflops => term(
-                "gflops",
-                "GFLOP/s",
-                "Floating-point operations the brick declares (flops = ...) per second of its total \
-                 time, in billions.",
-            ),
-            Self::Gbps => term(
-                "gbps",
-                "GB/s",
-                "Bytes the brick declares it moves (bytes = ...) per second of its total time, in \
-                 billions.",
-            ),
-            Self::Intensity => term(
-                "intensity",
-                "Arithmetic intensity (FLOP/byte)",
-                "Floating-point operations per byte moved. Below the hardware's ridge point (peak \
-                 FLOP/s over peak GB/s) a kernel is bound by memory bandwidth, above it by compute.",
-            ),
-            Self::Allocated => term(
-                "allocated",
-                "Allocated",
-                "Heap bytes allocated while the brick ran (with the tracking allocator installed), \
-                 the bricks it called included; a reallocation counts its new size.",
-            ),
-            Self::Allocations => term(
-                "allocations",
-                "Allocations per call",
-                "Heap allocations while the brick ran, the bricks it called included, divided by its \
-                 calls. Allocations in a hot kernel usually mean a buffer that could be reused.",
-            ),
-            Self::PeakMemory => term(
-                "peak-memory",
-                "Peak memory",
-                "Highest heap bytes live at once while the brick (or step) ran, counted from its \
-                 entry: the memory it needs on top of what was already live.",
-            ),
-            Self::Elements => term(
-                "elements",
-                "Elements/s",
-                "Elements (tokens, rows, values: whatever the brick declares) processed per second of \
-                 its total time.",
-            ),
-            Self::Counter => term(
-                "counter",
-                "Counter",
-                "A value the program recorded with profiler::counter (a loss, a queue depth), with the \
-                 time it was taken.",
-            ),
-        }
+        TERMS[self as usize]
     }
 }
+
+/// Every metric's term, in the order of [`Metric`]'s variants (and of
+/// [`Metric::ALL`]): a metric's term is `TERMS[metric as usize]`.
+const TERMS: [Term; 20] = [
+    // StepTime
+    term(
+        "step-time",
+        "Step time",
+        "Wall time of one recorded step (profiler::step), from its start to its end, on the \
+         thread that ran it.",
+    ),
+    // Throughput
+    term(
+        "throughput",
+        "Throughput (tok/s)",
+        "Tokens of the recorded steps over their wall time. Per step: that step's tokens over \
+         its time.",
+    ),
+    // Percentiles
+    term(
+        "percentiles",
+        "p50 / p90 / p99",
+        "Percentiles of the per-call (or per-step) times: half of the calls took at most the \
+         p50 (the median), 90% at most the p90, 99% at most the p99. Brick percentiles come from \
+         a log-linear histogram and are within 3.1% of the exact value; step percentiles are \
+         exact.",
+    ),
+    // WallCoverage
+    term(
+        "wall-coverage",
+        "Wall coverage",
+        "Share of step wall time spent inside the stepping thread's top-level phases \
+         (profiler::phase). The rest is time no phase accounts for: host work between phases, \
+         waits, gaps. Low coverage means the breakdown misses part of the step.",
+    ),
+    // Transfer
+    Term {
+        id: "transfer",
+        name: "Transfer share",
+        text: "Share of step time in host-device copy phases (h2d, d2h). GPU runs only: a CPU \
+               run has no copies to a device, so the reports do not show it.",
+        device_only: true,
+    },
+    // Launch
+    Term {
+        id: "launch",
+        name: "Launch overhead",
+        text: "On a GPU run, the share of step time outside every phase, taken as kernel launches \
+               and host gaps. A CPU run launches no kernels, so the reports do not show it there \
+               (its time outside phases is the complement of wall coverage).",
+        device_only: true,
+    },
+    // Efficiency
+    term(
+        "efficiency",
+        "Efficiency",
+        "Measured throughput over the hardware ceiling, where the ceiling is the peak memory \
+         bandwidth divided by the bytes each token moves: how close the run comes to the \
+         throughput memory bandwidth allows. The grade is read from it.",
+    ),
+    // Mfu
+    term(
+        "mfu",
+        "MFU",
+        "Model FLOP utilisation: the model's FLOPs per second (from its shape and the \
+         measured tokens per second) over the hardware's dense peak FLOP/s.",
+    ),
+    // BwdFwd
+    term(
+        "bwd-fwd",
+        "Bwd/Fwd ratio",
+        "Backward time over forward time; about 2 is usual for a transformer, since the \
+         backward pass computes two gradients per matrix multiply.",
+    ),
+    // TotalTime
+    term(
+        "total-time",
+        "Total time",
+        "All time inside a brick, summed over its calls, including the bricks it called.",
+    ),
+    // SelfTime
+    term(
+        "self-time",
+        "Self time",
+        "A brick's total time minus the time of the bricks it called on the same thread: the \
+         time spent in its own code. Self times add up without counting nested calls twice.",
+    ),
+    // Share
+    term(
+        "share",
+        "Share",
+        "A brick's total time over the sum of all bricks' total times. Nested bricks count in \
+         their caller's total too, so shares can add up to more than 100%; self share divides \
+         self time by the sum of self times and adds up to 100%.",
+    ),
+    // Gflops
+    term(
+        "gflops",
+        "GFLOP/s",
+        "Floating-point operations the brick declares (flops = ...) per second of its total \
+         time, in billions.",
+    ),
+    // Gbps
+    term(
+        "gbps",
+        "GB/s",
+        "Bytes the brick declares it moves (bytes = ...) per second of its total time, in \
+         billions.",
+    ),
+    // Intensity
+    term(
+        "intensity",
+        "Arithmetic intensity (FLOP/byte)",
+        "Floating-point operations per byte moved. Below the hardware's ridge point (peak \
+         FLOP/s over peak GB/s) a kernel is bound by memory bandwidth, above it by compute.",
+    ),
+    // Elements
+    term(
+        "elements",
+        "Elements/s",
+        "Elements (tokens, rows, values: whatever the brick declares) processed per second of \
+         its total time.",
+    ),
+    // Counter
+    term(
+        "counter",
+        "Counter",
+        "A value the program recorded with profiler::counter (a loss, a queue depth), with the \
+         time it was taken.",
+    ),
+    // Allocated
+    term(
+        "allocated",
+        "Allocated",
+        "Heap bytes allocated while the brick ran (with the tracking allocator installed), \
+         the bricks it called included; a reallocation counts its new size.",
+    ),
+    // Allocations
+    term(
+        "allocations",
+        "Allocations per call",
+        "Heap allocations while the brick ran, the bricks it called included, divided by its \
+         calls. Allocations in a hot kernel usually mean a buffer that could be reused.",
+    ),
+    // PeakMemory
+    term(
+        "peak-memory",
+        "Peak memory",
+        "Highest heap bytes live at once while the brick (or step) ran, counted from its \
+         entry: the memory it needs on top of what was already live.",
+    ),
+];
 
 #[cfg(test)]
 mod tests {
@@ -222,5 +246,18 @@ mod tests {
         }
         assert_eq!(Metric::SelfTime.term().name, "Self time");
         assert!(Metric::Launch.term().device_only && !Metric::Mfu.term().device_only);
+    }
+
+    #[test]
+    fn the_table_follows_the_variants() {
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(m as usize, i, "{m:?}");
+        }
+        let ids = Metric::ALL.map(|m| m.term().id);
+        assert_eq!(ids[0], "step-time");
+        assert_eq!(ids[1], "throughput");
+        assert_eq!(Metric::PeakMemory.term().id, "peak-memory");
+        assert_eq!(Metric::Counter.term().id, "counter");
+        assert_eq!(Metric::Elements.term().id, "elements");
     }
 }

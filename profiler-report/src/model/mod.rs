@@ -1,7 +1,9 @@
 //! The data readers produce and analyses take: a trainer's step-profiler
 //! line, saved scorecards, parity profiles, Chrome traces as nested events
 //! and diff inputs, with the errors of reading them, and the hardware model
-//! ([`hardware`], also at `profiler_report::hardware`). No analysis.
+//! (public as `profiler_report::hardware`). No analysis; each type is
+//! public at the report module that uses it (`diff`, `parity`, `scorecard`,
+//! `trace`).
 
 pub(crate) mod chrome_trace;
 pub(crate) mod diff;
@@ -15,12 +17,4 @@ pub(crate) mod step;
 pub(crate) mod trace_error;
 pub(crate) mod trace_meta;
 
-pub use chrome_trace::ChromeTrace;
-pub use diff::{DiffEntry, DiffInput, Distribution};
-pub use parity::ParityProfile;
-pub use parity_error::ParityError;
-pub use saved_scorecard::SavedScorecard;
-pub use scorecard_error::ScorecardError;
-pub use step::{PerLayerData, PhaseData, StepProfilerInput};
-pub use trace_error::TraceError;
-pub use trace_meta::{TraceDevice, TraceRank};
+pub(crate) use trace_meta::{TraceDevice, TraceRank};

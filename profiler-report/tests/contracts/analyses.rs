@@ -4,9 +4,9 @@
 
 use profiler_core::Profile;
 use profiler_report::{
-    HardwareSpec, StepProfilerInput,
-    contract::{Computation, Metrics, ScorecardMetrics, Verdict, Verifier},
-    training::{PhaseData, Thresholds},
+    contracts::{Computation, Metrics, ScorecardMetrics, Verdict, Verifier},
+    hardware::HardwareSpec,
+    scorecard::{PhaseData, StepProfilerInput, Thresholds},
 };
 
 use super::check;
@@ -42,7 +42,7 @@ fn step_input(forward_ms: f64, h2d_ms: f64) -> StepProfilerInput {
 fn scorecard_report(
     efficiency: f64,
     metrics: ScorecardMetrics,
-) -> profiler_report::contract::ContractReport {
+) -> profiler_report::contracts::ContractReport {
     Verifier::new()
         .computation(metrics.input(step_input(90.0, 0.0), efficiency))
         .verify("training-step-scorecard-v1", &Profile::empty())
@@ -206,7 +206,7 @@ impl Computation for Roofline {
     }
 }
 
-fn roofline_report(r: Roofline) -> profiler_report::contract::ContractReport {
+fn roofline_report(r: Roofline) -> profiler_report::contracts::ContractReport {
     Verifier::new()
         .computation(r)
         .verify("roofline-model-v1", &Profile::empty())

@@ -3,7 +3,7 @@
 //! verdict, and a megabyte-long comparison chain takes linear time.
 
 use profiler_core::Profile;
-use profiler_report::contract::{Value, Verdict, Verifier, parse_contract};
+use profiler_report::contracts::{Value, Verdict, Verifier, parse_contract};
 
 use super::decode_profile;
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use profiler_core::Profile;
-use profiler_report::contract::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
+use profiler_report::contracts::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
 use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::HardwareProfile;
 

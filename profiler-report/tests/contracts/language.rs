@@ -3,7 +3,7 @@
 //! names and for data a profile lacks.
 
 use profiler_core::Profile;
-use profiler_report::contract::{ContractError, Value, Verdict, Verifier, parse_contract};
+use profiler_report::contracts::{ContractError, Value, Verdict, Verifier, parse_contract};
 
 use super::decode_profile;
 

@@ -9,8 +9,9 @@ use profiler_report::HtmlReport;
 use profiler_report::parity::{
     ParityComparison, ParityProfile, compute_parity_comparison, parity_section,
 };
-use profiler_report::roofline::{
-    BrickRoofline, CeilingSource, KernelRoofline, MemoryLevel, Precision, roofline_section,
+use profiler_report::{
+    hardware::{MemoryLevel, Precision},
+    roofline::{BrickRoofline, CeilingSource, KernelRoofline, roofline_section},
 };
 
 use super::{hostile, json, markdown_tables, shown, xml};

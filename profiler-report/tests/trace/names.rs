@@ -10,7 +10,7 @@ use profiler_core::{
     Profile,
     trace::{EventKind, RecordedExecutionTrace, RecordedTraceEntry, Timeline},
 };
-use profiler_report::{ExportError, TraceAnalyzer, flamegraph_svg, folded_stacks};
+use profiler_report::{ExportError, flamegraph_svg, folded_stacks, trace};
 
 /// A step holding one phase per name, each phase holding a brick of the
 /// same name.
@@ -127,7 +127,7 @@ fn names_ending_in_numbers_stay_their_own_frames() {
         let e = RecordedTraceEntry::new(0, op).with_device_id("gpu 0");
         trace.add_entry(e.with_duration(Duration::from_micros(5)));
     }
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&trace);
+    let collapsed = trace::flamegraph_collapsed(&trace);
     assert_eq!(
         collapsed,
         "trace;gpu\u{a0}0;x\u{a0}123 5\ntrace;gpu\u{a0}0;x\u{a0}124 5"
@@ -142,7 +142,7 @@ fn collapsed_names_cannot_add_frames_or_lines() {
     let mut trace = RecordedExecutionTrace::new();
     let evil = RecordedTraceEntry::new(0, "evil\nfake_root 999999").with_device_id("gpu;0");
     trace.add_entry(evil.with_duration(Duration::from_micros(7)));
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&trace);
+    let collapsed = trace::flamegraph_collapsed(&trace);
     assert_eq!(collapsed, "trace;gpu_0;evil\\nfake_root\u{a0}999999 7");
     let seen = titles(&flamegraph_svg(&collapsed, "evil").expect("svg"));
     assert!(
@@ -176,7 +176,7 @@ fn empty_names_are_a_visible_frame() {
     let mut trace = RecordedExecutionTrace::new();
     trace.add_entry(RecordedTraceEntry::new(0, "").with_device_id(""));
     assert_eq!(
-        TraceAnalyzer::flamegraph_collapsed(&trace),
+        trace::flamegraph_collapsed(&trace),
         "trace;(unnamed);(unnamed) 1"
     );
 }
@@ -195,7 +195,7 @@ fn huge_weights_saturate_instead_of_overflowing() {
         e.duration_us = us;
         trace.add_entry(e);
     }
-    let collapsed = TraceAnalyzer::flamegraph_collapsed(&trace);
+    let collapsed = trace::flamegraph_collapsed(&trace);
     assert!(
         collapsed.contains(&format!("trace;gpu:0;a {}", u64::MAX)),
         "two 1e19 entries saturate: {collapsed}"

@@ -9,7 +9,7 @@ use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
 use super::stats::{
     MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
 };
-use crate::analysis::training::{Severity, Thresholds};
+use crate::analysis::scorecard::{Severity, Thresholds};
 use crate::base::textfmt::duration;
 use crate::model::diff::{DiffEntry, DiffInput, Distribution};
 

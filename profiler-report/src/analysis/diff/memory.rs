@@ -9,7 +9,7 @@ use profiler_core::alloc::BrickMemory;
 use profiler_core::alloc::MemoryKind;
 
 use super::model::{Criteria, MemoryDiff, Verdict};
-use crate::analysis::training::Severity;
+use crate::analysis::scorecard::Severity;
 
 /// Increases smaller than this many bytes (per call, or of the peak) are
 /// never flagged.

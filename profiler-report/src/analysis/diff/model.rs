@@ -5,7 +5,7 @@
 use profiler_core::alloc::MemoryKind;
 use serde::Serialize;
 
-use crate::analysis::training::Severity;
+use crate::analysis::scorecard::Severity;
 
 /// How a brick changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

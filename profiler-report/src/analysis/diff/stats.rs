@@ -4,7 +4,7 @@
 //! and MAD for the noise floor, and a large-sample z-test on means when only
 //! moments are known.
 
-use crate::analysis::training::stats::normal_sf;
+use crate::analysis::scorecard::stats::normal_sf;
 
 /// Fewest calls per side for the z-test on means (the normal approximation
 /// of the mean needs a large sample).
@@ -100,7 +100,7 @@ pub(crate) fn z_test(m1: f64, s1: f64, n1: u64, m2: f64, s2: f64, n2: u64) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::training::stats::mann_whitney;
+    use crate::analysis::scorecard::stats::mann_whitney;
 
     #[test]
     fn weighted_test_matches_the_expanded_samples() {

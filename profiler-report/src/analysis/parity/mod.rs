@@ -17,6 +17,7 @@ mod svg;
 
 pub use crate::model::parity::{Clock, ParityProfile};
 pub use crate::model::parity_error::ParityError;
+pub use crate::model::trace_meta::{TraceDevice, TraceRank};
 pub use coverage::{Basis, Coverage};
 pub use html::{parity_multi_section, parity_section};
 pub use model::{

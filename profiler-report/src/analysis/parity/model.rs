@@ -134,7 +134,7 @@ pub(crate) fn sort_gaps(gaps: &mut [OpGap]) {
 /// the compared ops account for.
 ///
 /// ```
-/// use profiler_report::{parity::{ParityProfile, compute_parity_comparison}};
+/// use profiler_report::parity::{ParityProfile, compute_parity_comparison};
 /// let ours = ParityProfile { runtime: "ours".into(), throughput_tok_s: 50.0, kernel_launches_per_step: 40,
 ///     ops: [("RmsNorm".to_owned(), 2.0)].into(), ..Default::default() };
 /// let base = ParityProfile { runtime: "pytorch".into(), throughput_tok_s: 100.0, kernel_launches_per_step: 20,

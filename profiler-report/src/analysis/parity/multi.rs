@@ -52,7 +52,7 @@ pub struct MultiParityComparison {
 /// the fastest baseline that timed it.
 ///
 /// ```
-/// use profiler_report::{parity::{ParityProfile, compute_parity_multi}};
+/// use profiler_report::parity::{ParityProfile, compute_parity_multi};
 /// let p = |name: &str, ms: f64| ParityProfile { runtime: name.into(),
 ///     ops: [("RmsNorm".to_owned(), ms)].into(), ..Default::default() };
 /// let c = compute_parity_multi(&p("ours", 1.5), &[p("pytorch", 1.0), p("llama.cpp", 0.5)]);

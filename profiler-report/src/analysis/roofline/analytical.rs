@@ -173,7 +173,7 @@ fn null_is_unbounded<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 /// the bottleneck falls to `Compute` by the contract's rule. Never NaN.
 ///
 /// ```
-/// use profiler_report::{roofline::{HardwareProfile, RooflineBottleneck, compute_roofline}};
+/// use profiler_report::roofline::{HardwareProfile, RooflineBottleneck, compute_roofline};
 /// let hw = HardwareProfile { bandwidth_gb_s: 200.0, compute_gflops: 5000.0, ..HardwareProfile::apple_m_series() };
 /// let r = compute_roofline(7_000_000_000, 4.0, &hw).unwrap();
 /// assert_eq!(r.model_bytes, 3.5e9);

@@ -192,7 +192,7 @@ impl KernelRoofline {
     /// `achieved_flops` (FLOP/s) on the `precision` / `level` roof.
     ///
     /// ```
-    /// use profiler_report::{roofline::{Bound, KernelRoofline, MemoryLevel, Precision}};
+    /// use profiler_report::{hardware::{Bound, MemoryLevel, Precision}, roofline::KernelRoofline};
     /// let rtx = KernelRoofline::rtx_4090();
     /// // Ridge: 82.6e12 / 1008e9 ≈ 81.9 FLOP/byte.
     /// let c = rtx.classify(10.0, 5e12, Precision::Fp32, MemoryLevel::Dram).unwrap();

@@ -31,6 +31,5 @@ pub use kernel::{KernelClassification, KernelRoofline};
 pub use levels::{Annotation, LevelChoice, RooflineOptions};
 pub use nsight::FullProfileOptions;
 pub use units::{
-    Bound, CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible,
-    MemoryCeiling, MemoryLevel, Precision,
+    CacheCapacity, CeilingSource, ComputeCeiling, IMPOSSIBLE_TOLERANCE, Impossible, MemoryCeiling,
 };

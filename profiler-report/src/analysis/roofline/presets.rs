@@ -106,7 +106,7 @@ impl KernelRoofline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::roofline::{MemoryLevel, Precision};
+    use crate::model::hardware::{MemoryLevel, Precision};
 
     #[test]
     fn rtx_4090_matches_the_published_figures() {

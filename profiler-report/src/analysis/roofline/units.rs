@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::model::hardware::{Bound, MemoryLevel, Precision};
+pub(crate) use crate::model::hardware::{Bound, MemoryLevel, Precision};
 
 /// Where a roofline's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

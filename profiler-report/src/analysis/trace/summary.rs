@@ -1,4 +1,4 @@
-//! [`TraceSummary`]: everything [`TraceAnalyzer`] finds in one execution
+//! [`TraceSummary`]: everything the trace analyses find in one execution
 //! trace (ops by time, devices, load balance, communication, slowest
 //! entries) as one report with terminal, Markdown and JSON renderers.
 
@@ -8,7 +8,7 @@ use std::fmt::{self, Write as _};
 use profiler_core::trace::RecordedExecutionTrace;
 use serde::Serialize;
 
-use super::analyzer::TraceAnalyzer;
+use super::analyzer;
 use super::types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics};
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, duration, num, pct, pretty_json};
@@ -98,11 +98,11 @@ impl TraceSummary {
         }
     }
 
-    /// Runs every analysis of [`TraceAnalyzer`] on `trace`.
+    /// Runs every trace analysis on `trace`.
     #[must_use]
     pub fn of(trace: &RecordedExecutionTrace) -> Self {
         let total = trace.total_duration_us;
-        let mut operations: Vec<OpRow> = TraceAnalyzer::operation_summary(trace)
+        let mut operations: Vec<OpRow> = analyzer::operation_summary(trace)
             .into_iter()
             .map(|(operation, s)| OpRow {
                 avg_duration_us: if s.count > 0 {
@@ -138,9 +138,9 @@ impl TraceSummary {
             total_memory_bytes: trace.total_memory_bytes(),
             peak_memory_bytes: trace.peak_memory_bytes(),
             operations,
-            devices: TraceAnalyzer::per_device_summary(trace),
-            load_balance: TraceAnalyzer::load_balance_metrics(trace),
-            communication: TraceAnalyzer::communication_bottlenecks(trace, COMM_MIN_RATIO),
+            devices: analyzer::per_device_summary(trace),
+            load_balance: analyzer::load_balance_metrics(trace),
+            communication: analyzer::communication_bottlenecks(trace, COMM_MIN_RATIO),
             slowest: trace
                 .slowest_ops(SLOWEST)
                 .into_iter()

@@ -1,4 +1,4 @@
-//! Result types of `TraceAnalyzer`; field names follow
+//! Result types of the trace analyses; field names follow
 //! established trace tooling so saved JSON stays readable by existing tools.
 
 use serde::{Deserialize, Serialize};

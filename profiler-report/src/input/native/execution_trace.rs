@@ -195,7 +195,7 @@ mod tests {
         let text = r#"{"entries": [{"step": 0, "operation": "allreduce", "duration_us": 600}], "total_duration_us": 0}"#;
         let trace = super::parse_execution_trace(text).unwrap();
         assert_eq!(trace.total_duration_us, 600.0);
-        let comm = crate::TraceAnalyzer::communication_bottlenecks(&trace, 0.0);
+        let comm = crate::trace::communication_bottlenecks(&trace, 0.0);
         assert_eq!(comm[0].ratio_of_total, 1.0);
     }
 

@@ -12,7 +12,7 @@
 //!   [`NsysReport`].
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
-//!   [`DiffInput`](crate::model::DiffInput) for diffs.
+//!   `DiffInput` for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH` (`tool.rs`), on a
 //!   program or to export a binary report for `input::load`.
 //! - The formats ([`NcuCsvFormat`], [`NsysStatsFormat`],

@@ -19,7 +19,7 @@ const FLAT: &str = "flat: every stack is one frame, so there is no nesting to sh
 
 /// An interactive flamegraph SVG of folded stack lines (as made by
 /// [`folded_stacks`](super::folded::folded_stacks) or
-/// [`TraceAnalyzer::flamegraph_collapsed`](crate::analysis::trace::TraceAnalyzer::flamegraph_collapsed)),
+/// [`trace::flamegraph_collapsed`](crate::analysis::trace::flamegraph_collapsed)),
 /// titled `title`, with counts in µs. Colours derive from frame names, so
 /// the same input always gives the same SVG.
 ///

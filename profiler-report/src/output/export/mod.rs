@@ -1,24 +1,24 @@
-//! Exports of a profile for external viewers: Chrome trace JSON (Perfetto,
-//! chrome://tracing), merged rank traces, folded stacks, flamegraph SVG and
-//! speedscope JSON, and (feature `parquet`) a profile's aggregates as
-//! Parquet tables.
+//! Exports for external viewers beyond the root's exports of one profile
+//! ([`write_chrome_trace`](chrome::write_chrome_trace),
+//! [`chrome_trace_json`](chrome::chrome_trace_json),
+//! [`folded_stacks`](folded::folded_stacks),
+//! [`flamegraph_svg`](flamegraph::flamegraph_svg),
+//! [`speedscope_json`](speedscope::speedscope_json)): merged rank traces, the
+//! launches of an Nsight Compute import as text, Markdown and JSON, and
+//! (feature `parquet`) a profile's aggregates as Parquet tables.
 
-mod chrome;
-mod flamegraph;
-mod folded;
+pub(crate) mod chrome;
+pub(crate) mod flamegraph;
+pub(crate) mod folded;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod ranks;
 mod run_facts;
-mod speedscope;
+pub(crate) mod speedscope;
 
-pub use chrome::{ChromeTraceSummary, chrome_trace_json, write_chrome_trace};
-pub use flamegraph::flamegraph_svg;
-pub use folded::folded_stacks;
+pub use crate::output::nsight::{full_profiles_json, full_profiles_markdown, full_profiles_text};
+pub use chrome::ChromeTraceSummary;
 #[cfg(feature = "parquet")]
 pub use parquet::{PARQUET_FILES, write_parquet};
 pub use ranks::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};
 pub(crate) use run_facts::EXPORTER;
-pub use speedscope::speedscope_json;
-
-pub use crate::output::error::ExportError;

@@ -106,72 +106,114 @@ const BOTTOM: f64 = 46.0;
 
 /// Horizontal grouped bars: forward and backward ms per layer.
 pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
-    let (bar, gap, per_bar_labels) = geometry(rows.len());
-    let pitch = 2.0 * bar + 1.0 + gap;
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = pitch * rows.len() as f64;
-    let height = TOP + plot_h + BOTTOM;
-    let max = rows
-        .iter()
-        .flat_map(|r| [r.fwd_ns, r.bwd_ns])
-        .flatten()
-        .map(ms)
-        .fold(0.0, f64::max);
-    let (step, top) = nice_axis(max);
-    let x = |v: f64| LEFT + v / top * plot_w;
-    let class = if per_bar_labels {
+    let chart = LayerChart::new(rows);
+    let class = if chart.per_bar_labels {
         "chart"
     } else {
         "chart dense"
     };
-
+    let height = chart.height;
     let mut s = String::new();
     let _ = writeln!(
         s,
         "<svg class=\"{class}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height:.0}\" \
          width=\"{WIDTH}\" height=\"{height:.0}\" role=\"img\" aria-label=\"Forward and backward time per layer, ms\">"
     );
-    // Legend.
-    for (i, (fill, label)) in [(FWD_FILL, "forward"), (BWD_FILL, "backward")]
-        .into_iter()
-        .enumerate()
-    {
-        let lx = LEFT + 100.0 * i as f64;
-        let _ = writeln!(
-            s,
-            "<rect x=\"{lx:.1}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{fill}\"/>\
-             <text x=\"{:.1}\" y=\"20\">{label}</text>",
-            lx + 17.0
-        );
-    }
-    // Grid and axis ticks.
-    let ticks = (top / step).round() as usize;
-    // As many decimals as the step has: 0, 5, 10 or 0.2, 0.4.
-    let decimals = (-step.log10().floor()).max(0.0) as usize;
-    for i in 0..=ticks {
-        let v = step * i as f64;
-        let tx = x(v);
-        let _ = writeln!(
-            s,
-            "<line class=\"grid\" x1=\"{tx:.1}\" y1=\"{TOP:.1}\" x2=\"{tx:.1}\" y2=\"{:.1}\"/>\
-             <text class=\"tick\" x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            TOP + plot_h,
-            TOP + plot_h + 16.0,
-            fixed(v, decimals)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<line class=\"axis\" x1=\"{LEFT:.1}\" y1=\"{TOP:.1}\" x2=\"{LEFT:.1}\" y2=\"{:.1}\"/>\
-         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">ms</text>\
-         <text class=\"axis-label\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">layer</text>",
-        TOP + plot_h,
-        LEFT + plot_w / 2.0,
-        height - 8.0,
-        TOP + plot_h / 2.0
-    );
+    legend(&mut s);
+    chart.grid(&mut s);
     for (i, row) in rows.iter().enumerate() {
-        let y0 = TOP + gap / 2.0 + pitch * i as f64;
+        chart.layer(&mut s, i, row);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The layer chart's frame: bar geometry, plot size and the ms axis.
+struct LayerChart {
+    /// Bar thickness.
+    bar: f64,
+    /// Gap between layers.
+    gap: f64,
+    /// Height of one layer: two bars, a pixel between them, the gap.
+    pitch: f64,
+    /// Whether each bar gets its own value label.
+    per_bar_labels: bool,
+    /// Plot width.
+    plot_w: f64,
+    /// Plot height.
+    plot_h: f64,
+    /// Whole chart height.
+    height: f64,
+    /// Tick step, ms.
+    step: f64,
+    /// Axis end, ms.
+    top: f64,
+}
+
+impl LayerChart {
+    fn new(rows: &[LayerRow]) -> Self {
+        let (bar, gap, per_bar_labels) = geometry(rows.len());
+        let pitch = 2.0 * bar + 1.0 + gap;
+        let plot_h = pitch * rows.len() as f64;
+        let max = rows
+            .iter()
+            .flat_map(|r| [r.fwd_ns, r.bwd_ns])
+            .flatten()
+            .map(ms)
+            .fold(0.0, f64::max);
+        let (step, top) = nice_axis(max);
+        Self {
+            bar,
+            gap,
+            pitch,
+            per_bar_labels,
+            plot_w: WIDTH - LEFT - RIGHT,
+            plot_h,
+            height: TOP + plot_h + BOTTOM,
+            step,
+            top,
+        }
+    }
+
+    /// The x position of `v` ms.
+    fn x(&self, v: f64) -> f64 {
+        LEFT + v / self.top * self.plot_w
+    }
+
+    /// Grid lines with their ticks, the axis and its labels.
+    fn grid(&self, s: &mut String) {
+        let (step, plot_h) = (self.step, self.plot_h);
+        let ticks = (self.top / step).round() as usize;
+        // As many decimals as the step has: 0, 5, 10 or 0.2, 0.4.
+        let decimals = (-step.log10().floor()).max(0.0) as usize;
+        for i in 0..=ticks {
+            let v = step * i as f64;
+            let tx = self.x(v);
+            let _ = writeln!(
+                s,
+                "<line class=\"grid\" x1=\"{tx:.1}\" y1=\"{TOP:.1}\" x2=\"{tx:.1}\" y2=\"{:.1}\"/>\
+                 <text class=\"tick\" x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                TOP + plot_h,
+                TOP + plot_h + 16.0,
+                fixed(v, decimals)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "<line class=\"axis\" x1=\"{LEFT:.1}\" y1=\"{TOP:.1}\" x2=\"{LEFT:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">ms</text>\
+             <text class=\"axis-label\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">layer</text>",
+            TOP + plot_h,
+            LEFT + self.plot_w / 2.0,
+            self.height - 8.0,
+            TOP + plot_h / 2.0
+        );
+    }
+
+    /// Layer `i`'s label, its forward and backward bars and their values.
+    fn layer(&self, s: &mut String, i: usize, row: &LayerRow) {
+        let bar = self.bar;
+        let y0 = TOP + self.gap / 2.0 + self.pitch * i as f64;
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"middle\">L{}</text>",
@@ -186,7 +228,11 @@ pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
         for (class, name, fill, ns, y) in bars {
             let Some(ns) = ns else { continue };
             let v = ms(ns);
-            let w = if v > 0.0 { (x(v) - LEFT).max(1.0) } else { 0.0 };
+            let w = if v > 0.0 {
+                (self.x(v) - LEFT).max(1.0)
+            } else {
+                0.0
+            };
             let _ = write!(
                 s,
                 "<rect class=\"bar {class}\" x=\"{LEFT:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{bar:.1}\" fill=\"{fill}\">\
@@ -194,7 +240,7 @@ pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
                 row.index,
                 num(v)
             );
-            if per_bar_labels {
+            if self.per_bar_labels {
                 let _ = write!(
                     s,
                     "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"middle\">{}</text>",
@@ -205,7 +251,7 @@ pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
             }
             s.push('\n');
         }
-        if !per_bar_labels {
+        if !self.per_bar_labels {
             let value = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
             let longest = [row.fwd_ns, row.bwd_ns]
                 .into_iter()
@@ -215,15 +261,29 @@ pub(crate) fn layer_chart(rows: &[LayerRow]) -> String {
             let _ = writeln!(
                 s,
                 "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"middle\">{} / {}</text>",
-                x(longest) + 4.0,
+                self.x(longest) + 4.0,
                 y0 + bar + 0.5,
                 value(row.fwd_ns),
                 value(row.bwd_ns)
             );
         }
     }
-    s.push_str("</svg>\n");
-    s
+}
+
+/// The chart's legend: a swatch per direction.
+fn legend(s: &mut String) {
+    for (i, (fill, label)) in [(FWD_FILL, "forward"), (BWD_FILL, "backward")]
+        .into_iter()
+        .enumerate()
+    {
+        let lx = LEFT + 100.0 * i as f64;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{lx:.1}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{fill}\"/>\
+             <text x=\"{:.1}\" y=\"20\">{label}</text>",
+            lx + 17.0
+        );
+    }
 }
 
 /// A tick step of 1, 2 or 5 times a power of ten giving about five ticks,

@@ -73,12 +73,20 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
     let lo = bricks.iter().map(|b| b.min_ns.max(1)).min()?;
     let hi = bricks.iter().map(|b| b.max_ns).max()?;
     let height = TOP_PAD + ROW * bricks.len() as f64 + BOTTOM;
-    let plot_bottom = height - BOTTOM;
     let x = LogAxis::covering(lo as f64, hi as f64, 1, LEFT, WIDTH - RIGHT);
     let label = "Per-call time of the bricks with the most total time (log scale)";
     let mut svg = Svg::new(WIDTH, height, "chart latency-chart", label, "");
+    axis(&mut svg, &x, height);
+    legend(&mut svg);
+    for (row, b) in bricks.iter().enumerate() {
+        brick_row(&mut svg, &x, TOP_PAD + ROW * row as f64, b);
+    }
+    Some(svg.finish())
+}
 
-    // Grid and axis: every decade labelled in its unit, 2x and 5x faint.
+/// Grid and axis: every decade labelled in its unit, 2x and 5x faint.
+fn axis(svg: &mut Svg, x: &LogAxis, height: f64) {
+    let plot_bottom = height - BOTTOM;
     for v in x.minor() {
         if x.contains(v) {
             svg.line(x.px(v), TOP_PAD, x.px(v), plot_bottom, "grid minor");
@@ -97,70 +105,74 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
         "axis-label",
         "time per call (log scale)",
     );
-    legend(&mut svg);
+}
 
-    for (row, b) in bricks.iter().enumerate() {
-        let top = TOP_PAD + ROW * row as f64;
-        let base = top + ROW - 4.0;
-        let name = escape::visible(&b.name);
-        svg.open_group("brick-row", Some(name.as_ref()));
-        svg.text(
-            LEFT - 8.0,
-            top + ROW / 2.0 + 4.0,
-            Anchor::End,
-            "name",
-            &cut(&name, NAME_CHARS),
+/// One brick's row at `top`: its name, histogram, percentile marks and
+/// their values.
+fn brick_row(svg: &mut Svg, x: &LogAxis, top: f64, b: &BrickStats) {
+    let base = top + ROW - 4.0;
+    let name = escape::visible(&b.name);
+    svg.open_group("brick-row", Some(name.as_ref()));
+    svg.text(
+        LEFT - 8.0,
+        top + ROW / 2.0 + 4.0,
+        Anchor::End,
+        "name",
+        &cut(&name, NAME_CHARS),
+    );
+    let bins = bins(b);
+    let tallest = bins.iter().map(|x| x.1).max().unwrap_or(1).max(1);
+    for &(k, calls) in &bins {
+        let (b0, b1) = (
+            10f64.powf(k as f64 / BINS_PER_DECADE),
+            10f64.powf((k + 1) as f64 / BINS_PER_DECADE),
         );
-        let bins = bins(b);
-        let tallest = bins.iter().map(|x| x.1).max().unwrap_or(1).max(1);
-        for &(k, calls) in &bins {
-            let (b0, b1) = (
-                10f64.powf(k as f64 / BINS_PER_DECADE),
-                10f64.powf((k + 1) as f64 / BINS_PER_DECADE),
-            );
-            // Every non-empty bin shows, however rare.
-            let h = (calls as f64 / tallest as f64 * (ROW - 8.0)).max(1.5);
-            let (p0, p1) = (x.px(b0), x.px(b1));
-            let tip = format!(
-                "{} – {}: {} calls ({:.1}%)",
-                duration(b0),
-                duration(b1),
-                calls,
-                100.0 * calls as f64 / b.count.max(1) as f64
-            );
-            svg.rect(p0, base - h, (p1 - p0 - 0.6).max(0.8), h, "bin", Some(&tip));
-        }
-        let marks = [
-            ("p50", b.percentile_ns(0.5)),
-            ("p90", b.percentile_ns(0.9)),
-            ("p99", b.percentile_ns(0.99)),
-            ("max", b.max_ns),
-        ];
-        for (class, ns) in marks {
-            let px = x.px(ns.max(1) as f64);
-            let tip = format!("{class}: {}", duration(ns as f64));
-            svg.rect(
-                px - 1.0,
-                top + 2.0,
-                2.0,
-                ROW - 6.0,
-                &format!("mark {class}"),
-                Some(&tip),
-            );
-        }
-        // Two lines beside the row: p50 and p90, then p99 and the maximum.
-        for (line, pair) in marks.chunks(2).enumerate() {
-            let text = pair
-                .iter()
-                .map(|(name, ns)| format!("{name} {}", duration(*ns as f64)))
-                .collect::<Vec<_>>()
-                .join("  ");
-            let y = top + 13.0 + 13.0 * line as f64;
-            svg.text(WIDTH - RIGHT + 10.0, y, Anchor::Start, "numbers", &text);
-        }
-        svg.close_group();
+        // Every non-empty bin shows, however rare.
+        let h = (calls as f64 / tallest as f64 * (ROW - 8.0)).max(1.5);
+        let (p0, p1) = (x.px(b0), x.px(b1));
+        let tip = format!(
+            "{} – {}: {} calls ({:.1}%)",
+            duration(b0),
+            duration(b1),
+            calls,
+            100.0 * calls as f64 / b.count.max(1) as f64
+        );
+        svg.rect(p0, base - h, (p1 - p0 - 0.6).max(0.8), h, "bin", Some(&tip));
     }
-    Some(svg.finish())
+    marks(svg, x, top, b);
+    svg.close_group();
+}
+
+/// A brick's p50, p90, p99 and maximum: marks on its row, values beside it.
+fn marks(svg: &mut Svg, x: &LogAxis, top: f64, b: &BrickStats) {
+    let marks = [
+        ("p50", b.percentile_ns(0.5)),
+        ("p90", b.percentile_ns(0.9)),
+        ("p99", b.percentile_ns(0.99)),
+        ("max", b.max_ns),
+    ];
+    for (class, ns) in marks {
+        let px = x.px(ns.max(1) as f64);
+        let tip = format!("{class}: {}", duration(ns as f64));
+        svg.rect(
+            px - 1.0,
+            top + 2.0,
+            2.0,
+            ROW - 6.0,
+            &format!("mark {class}"),
+            Some(&tip),
+        );
+    }
+    // Two lines beside the row: p50 and p90, then p99 and the maximum.
+    for (line, pair) in marks.chunks(2).enumerate() {
+        let text = pair
+            .iter()
+            .map(|(name, ns)| format!("{name} {}", duration(*ns as f64)))
+            .collect::<Vec<_>>()
+            .join("  ");
+        let y = top + 13.0 + 13.0 * line as f64;
+        svg.text(WIDTH - RIGHT + 10.0, y, Anchor::Start, "numbers", &text);
+    }
 }
 
 /// What the bars and marks mean, above the plot.

@@ -4,7 +4,11 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
+use profiler_core::{
+    Profile,
+    profile::{ClockSource, RunInfo},
+    sync::SyncMode,
+};
 
 use super::parts::facts;
 use crate::base::escape;
@@ -23,8 +27,18 @@ pub(crate) fn warnings(profile: &Profile) -> Vec<String> {
 
 /// Run facts, preceded by the warning box when there is anything to warn about.
 pub(crate) fn run(profile: &Profile) -> String {
+    let mut s = alerts(&warnings(profile));
+    let rows: Vec<(String, String)> = rows(&profile.run)
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+    facts(&mut s, &rows);
+    s
+}
+
+/// The alert box listing `lines`; nothing when there are none.
+fn alerts(lines: &[String]) -> String {
     let mut s = String::new();
-    let lines = warnings(profile);
     if !lines.is_empty() {
         let _ = writeln!(
             s,
@@ -32,12 +46,16 @@ pub(crate) fn run(profile: &Profile) -> String {
             lines.len(),
             if lines.len() == 1 { "" } else { "s" }
         );
-        for line in &lines {
+        for line in lines {
             let _ = writeln!(s, "<li>{}</li>", escape::html(line));
         }
         s.push_str("</ul>\n</div>\n");
     }
-    let run = &profile.run;
+    s
+}
+
+/// The run's facts, label and HTML value, in order.
+fn rows(run: &RunInfo) -> Vec<(&'static str, String)> {
     let text = |v: &str| {
         if v.is_empty() {
             DASH.to_owned()
@@ -59,43 +77,9 @@ pub(crate) fn run(profile: &Profile) -> String {
     rows.push(("Started (UTC)", utc_iso8601(run.started_at_unix_ns)));
     rows.push(("Wall time", duration(run.wall_ns as f64)));
     rows.push(("Threads", run.threads_seen.to_string()));
-    let clock = match run.clock.source {
-        ClockSource::Tsc => "TSC",
-        ClockSource::CntVct => "CNTVCT",
-        ClockSource::Monotonic => "monotonic (Instant)",
-    };
-    rows.push((
-        "Clock",
-        format!("{clock}, {} ns/tick", num(run.clock.ns_per_tick)),
-    ));
-    let sync = match run.sync_mode {
-        SyncMode::Immediate => "immediate",
-        SyncMode::PerLayer => "per layer",
-        SyncMode::Deferred => "deferred",
-        SyncMode::None => "none (CPU timestamps)",
-    };
-    let timer = if run.device_timer {
-        "device timer installed"
-    } else {
-        "no device timer"
-    };
-    rows.push(("Sync mode", format!("{sync}, {timer}")));
-    let overhead = run.overhead.map_or_else(
-        || "not calibrated".to_owned(),
-        |o| {
-            format!(
-                "{} ns per call, floor {} ns ({})",
-                num(o.per_call_ns),
-                num(o.floor_ns),
-                if o.subtracted {
-                    "subtracted from every sample"
-                } else {
-                    "not subtracted"
-                }
-            )
-        },
-    );
-    rows.push(("Profiler overhead", overhead));
+    rows.push(("Clock", clock(run)));
+    rows.push(("Sync mode", sync(run)));
+    rows.push(("Profiler overhead", overhead(run)));
     if let Some(hw) = &run.hardware {
         let mut v = escape::html(&hw.name);
         if let Some(bw) = hw.peak_bw_gb_s {
@@ -109,7 +93,51 @@ pub(crate) fn run(profile: &Profile) -> String {
     if let Some(rate) = run.l2_cache_hit_rate {
         rows.push(("L2 hit rate", pct(f64::from(rate) * 100.0)));
     }
-    let rows: Vec<(String, String)> = rows.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-    facts(&mut s, &rows);
-    s
+    rows
+}
+
+/// The clock source and its tick.
+fn clock(run: &RunInfo) -> String {
+    let clock = match run.clock.source {
+        ClockSource::Tsc => "TSC",
+        ClockSource::CntVct => "CNTVCT",
+        ClockSource::Monotonic => "monotonic (Instant)",
+    };
+    format!("{clock}, {} ns/tick", num(run.clock.ns_per_tick))
+}
+
+/// The sync mode and whether a device timer was installed.
+fn sync(run: &RunInfo) -> String {
+    let sync = match run.sync_mode {
+        SyncMode::Immediate => "immediate",
+        SyncMode::PerLayer => "per layer",
+        SyncMode::Deferred => "deferred",
+        SyncMode::None => "none (CPU timestamps)",
+    };
+    let timer = if run.device_timer {
+        "device timer installed"
+    } else {
+        "no device timer"
+    };
+    format!("{sync}, {timer}")
+}
+
+/// The profiler's calibrated overhead per call, and whether it was
+/// subtracted.
+fn overhead(run: &RunInfo) -> String {
+    run.overhead.map_or_else(
+        || "not calibrated".to_owned(),
+        |o| {
+            format!(
+                "{} ns per call, floor {} ns ({})",
+                num(o.per_call_ns),
+                num(o.floor_ns),
+                if o.subtracted {
+                    "subtracted from every sample"
+                } else {
+                    "not subtracted"
+                }
+            )
+        },
+    )
 }

@@ -10,7 +10,7 @@ use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::counters::counter_charts;
 use super::latency::{TOP, latency_chart, shown};
 use super::parts::{note, sorted_bricks, th};
-use crate::analysis::training::TrainingScorecard;
+use crate::analysis::scorecard::TrainingScorecard;
 use crate::base::escape;
 use crate::base::glossary::Metric;
 use crate::base::textfmt::{ms, num, pct};

@@ -140,32 +140,20 @@ fn chart(
         Slow::High => (q(0.5), q(0.9), "p90"),
         Slow::Low => (q(0.5), q(0.1), "p10"),
     };
+    let refs = Reference {
+        slow,
+        p50,
+        edge,
+        edge_name,
+        unit,
+        fmt,
+    };
     let x_last = points.last().map_or(0.0, |p| p.0);
     let y_max = sorted.last().copied().unwrap_or(1.0);
     let frame = Frame::new(AREA, (0.0, x_last.max(1.0)), (0.0, y_max));
     let title = format!("{label}, {unit}");
     let mut svg = Svg::new(WIDTH, HEIGHT, "chart line-chart", &title, "");
-    for (k, (first, last, what)) in series.left_out.iter().enumerate() {
-        let tip = format!(
-            "{}: {what}, left out of the profile",
-            steps_text(*first, *last)
-        );
-        let span = (*first as f64 - 0.5, *last as f64 + 0.5);
-        frame.x_span(&mut svg, span, "left-out", &tip);
-        // Named in the plot, on the side slow steps do not reach (the
-        // bottom of step time, the top of throughput): the warm-up before
-        // the first step, and any gap wide enough to hold its name.
-        let (p0, p1) = (frame.x.px(span.0.max(0.0)), frame.x.px(span.1));
-        let y = match slow {
-            Slow::High => AREA.y1 - 6.0,
-            Slow::Low => AREA.y0 + 12.0,
-        };
-        if k == 0 && *first == 0 {
-            svg.text(p1 + 4.0, y, Anchor::Start, "left-out-label", what);
-        } else if p1 - p0 > 8.0 * what.len() as f64 {
-            svg.text((p0 + p1) / 2.0, y, Anchor::Middle, "left-out-label", what);
-        }
-    }
+    left_out(&mut svg, &frame, series, slow);
     let x_label = if series.indexed {
         "step index"
     } else {
@@ -184,62 +172,128 @@ fn chart(
         },
         true,
     );
-    let band = (p50.min(edge), p50.max(edge));
-    let band_name = match slow {
-        Slow::High => "p50–p90",
-        Slow::Low => "p10–p50",
-    };
-    let band_tip = format!("{band_name} band: {} – {} {unit}", fmt(band.0), fmt(band.1));
-    frame.y_band(&mut svg, band, "band", &band_tip);
+    refs.band(&mut svg, &frame);
     let drawn = frame.series(&mut svg, points, 1.0, "line");
-    // Upper line first, so equal values keep their labels in value order.
-    let median = (p50, "ref median", format!("p50 {} {unit}", fmt(p50)));
-    let edge_line = (
-        edge,
-        "ref edge",
-        format!("{edge_name} {} {unit}", fmt(edge)),
-    );
-    let lines = match slow {
-        Slow::High => [edge_line, median],
-        Slow::Low => [median, edge_line],
-    };
-    frame.y_lines(&mut svg, &lines);
-    // Hover targets: every step when few, else the slowest ones.
-    let is_slow = |v: f64| match slow {
-        Slow::High => v > edge,
-        Slow::Low => v < edge,
-    };
-    let mut marked: Vec<&(f64, f64)> = if points.len() <= ALL_POINTS && drawn == Drawn::Lines {
-        points.iter().collect()
-    } else {
-        points.iter().filter(|p| is_slow(p.1)).collect()
-    };
-    if marked.len() > MARKED {
-        marked.sort_by(|a, b| match slow {
-            Slow::High => b.1.total_cmp(&a.1),
-            Slow::Low => a.1.total_cmp(&b.1),
-        });
-        marked.truncate(MARKED);
-    }
-    for &&(x, v) in &marked {
-        let (px, py) = frame.at(x, v);
-        let ratio = if p50 > 0.0 { v / p50 } else { f64::NAN };
-        let tip = format!(
-            "step {}: {} {unit} ({}× the median)",
-            x as u64,
-            fmt(v),
-            num(ratio)
-        );
-        let class = if is_slow(v) { "spike" } else { "pt" };
-        svg.circle(
-            px,
-            py,
-            if is_slow(v) { 2.6 } else { 2.0 },
-            class,
-            Some(&tip),
-        );
-    }
+    refs.lines(&mut svg, &frame);
+    refs.mark(&mut svg, &frame, points, drawn);
     svg.finish()
+}
+
+/// The steps left out of the profile, shaded, the warm-up and wide gaps
+/// named.
+fn left_out(svg: &mut Svg, frame: &Frame, series: &StepSeries, slow: Slow) {
+    for (k, (first, last, what)) in series.left_out.iter().enumerate() {
+        let tip = format!(
+            "{}: {what}, left out of the profile",
+            steps_text(*first, *last)
+        );
+        let span = (*first as f64 - 0.5, *last as f64 + 0.5);
+        frame.x_span(svg, span, "left-out", &tip);
+        // Named in the plot, on the side slow steps do not reach (the
+        // bottom of step time, the top of throughput): the warm-up before
+        // the first step, and any gap wide enough to hold its name.
+        let (p0, p1) = (frame.x.px(span.0.max(0.0)), frame.x.px(span.1));
+        let y = match slow {
+            Slow::High => AREA.y1 - 6.0,
+            Slow::Low => AREA.y0 + 12.0,
+        };
+        if k == 0 && *first == 0 {
+            svg.text(p1 + 4.0, y, Anchor::Start, "left-out-label", what);
+        } else if p1 - p0 > 8.0 * what.len() as f64 {
+            svg.text((p0 + p1) / 2.0, y, Anchor::Middle, "left-out-label", what);
+        }
+    }
+}
+
+/// A chart's reference values: the median, the edge slow steps pass, and
+/// how values are written.
+struct Reference<'a> {
+    /// Which side is slow.
+    slow: Slow,
+    /// The median.
+    p50: f64,
+    /// The p90 (step time) or p10 (throughput).
+    edge: f64,
+    /// `p90` or `p10`.
+    edge_name: &'a str,
+    /// The values' unit.
+    unit: &'a str,
+    /// How a value is written.
+    fmt: fn(f64) -> String,
+}
+
+impl Reference<'_> {
+    /// Whether `v` is past the edge, on the slow side.
+    fn is_slow(&self, v: f64) -> bool {
+        match self.slow {
+            Slow::High => v > self.edge,
+            Slow::Low => v < self.edge,
+        }
+    }
+
+    /// The band between the median and the edge.
+    fn band(&self, svg: &mut Svg, frame: &Frame) {
+        let (p50, edge, unit, fmt) = (self.p50, self.edge, self.unit, self.fmt);
+        let band = (p50.min(edge), p50.max(edge));
+        let band_name = match self.slow {
+            Slow::High => "p50–p90",
+            Slow::Low => "p10–p50",
+        };
+        let band_tip = format!("{band_name} band: {} – {} {unit}", fmt(band.0), fmt(band.1));
+        frame.y_band(svg, band, "band", &band_tip);
+    }
+
+    /// The median and edge lines, labelled.
+    fn lines(&self, svg: &mut Svg, frame: &Frame) {
+        let (p50, edge, unit, fmt) = (self.p50, self.edge, self.unit, self.fmt);
+        // Upper line first, so equal values keep their labels in value order.
+        let median = (p50, "ref median", format!("p50 {} {unit}", fmt(p50)));
+        let edge_line = (
+            edge,
+            "ref edge",
+            format!("{} {} {unit}", self.edge_name, fmt(edge)),
+        );
+        let lines = match self.slow {
+            Slow::High => [edge_line, median],
+            Slow::Low => [median, edge_line],
+        };
+        frame.y_lines(svg, &lines);
+    }
+
+    /// Hover targets: every step when few, else the slowest ones.
+    fn mark(&self, svg: &mut Svg, frame: &Frame, points: &[(f64, f64)], drawn: Drawn) {
+        let (p50, unit, fmt) = (self.p50, self.unit, self.fmt);
+        let mut marked: Vec<&(f64, f64)> = if points.len() <= ALL_POINTS && drawn == Drawn::Lines {
+            points.iter().collect()
+        } else {
+            points.iter().filter(|p| self.is_slow(p.1)).collect()
+        };
+        if marked.len() > MARKED {
+            marked.sort_by(|a, b| match self.slow {
+                Slow::High => b.1.total_cmp(&a.1),
+                Slow::Low => a.1.total_cmp(&b.1),
+            });
+            marked.truncate(MARKED);
+        }
+        for &&(x, v) in &marked {
+            let (px, py) = frame.at(x, v);
+            let ratio = if p50 > 0.0 { v / p50 } else { f64::NAN };
+            let tip = format!(
+                "step {}: {} {unit} ({}× the median)",
+                x as u64,
+                fmt(v),
+                num(ratio)
+            );
+            let class = if self.is_slow(v) { "spike" } else { "pt" };
+            svg.circle(
+                px,
+                py,
+                if self.is_slow(v) { 2.6 } else { 2.0 },
+                class,
+                Some(&tip),
+            );
+        }
+    }
 }
 
 /// The step-time chart and, with tokens, the throughput chart.

@@ -129,7 +129,7 @@ pub(crate) fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(S
 
 #[cfg(test)]
 mod tests {
-    use crate::HardwareSpec;
+    use crate::hardware::HardwareSpec;
     use crate::model::step::{PerLayerData, StepProfilerInput};
 
     #[test]
@@ -158,7 +158,12 @@ mod tests {
             per_layer: vec![a, b, c],
             ..Default::default()
         };
-        let sc = crate::compute_training_scorecard(&input, 1.0, &HardwareSpec::gb10(), None);
+        let sc = crate::analysis::scorecard::compute_training_scorecard(
+            &input,
+            1.0,
+            &HardwareSpec::gb10(),
+            None,
+        );
         assert_eq!(sc.per_layer_summary[0].ratio, 2.0);
         assert_eq!(sc.per_layer_summary[0].top_op, "gemm");
         assert_eq!(sc.per_layer_summary[0].top_op_pct, 75.0);

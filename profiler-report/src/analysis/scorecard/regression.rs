@@ -266,11 +266,16 @@ mod tests {
     use super::*;
 
     fn card(tok_s: f64, step_ms: f64) -> TrainingScorecard {
-        let input = crate::StepProfilerInput {
+        let input = crate::model::step::StepProfilerInput {
             avg_step_ms: step_ms,
             ..Default::default()
         };
-        crate::compute_training_scorecard(&input, tok_s, &crate::HardwareSpec::rtx_4060l(), None)
+        crate::analysis::scorecard::compute_training_scorecard(
+            &input,
+            tok_s,
+            &crate::hardware::HardwareSpec::rtx_4060l(),
+            None,
+        )
     }
 
     fn current<'a>(tok_s: f64, step_ms: f64, shape: &'a RunShape) -> Current<'a> {

@@ -360,7 +360,7 @@ fn mfu(options: &ScorecardOptions, throughput: Option<f64>, s: &mut Sanitizer) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::training::grade::{Bottleneck, Withheld};
+    use crate::analysis::scorecard::grade::{Bottleneck, Withheld};
     use crate::model::step::PhaseData;
 
     fn phase(total_ms: f64, pct: f64) -> PhaseData {

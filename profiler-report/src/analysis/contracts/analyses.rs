@@ -12,7 +12,7 @@ use crate::analysis::roofline::{HardwareProfile, RooflineBottleneck, compute_roo
 /// profile's measured tokens/s to hold against it.
 ///
 /// ```
-/// use profiler_report::contract::{RooflineMetrics, Verifier};
+/// use profiler_report::contracts::{RooflineMetrics, Verifier};
 /// use profiler_report::roofline::HardwareProfile;
 /// let profile = profiler::Profile::empty();
 /// let report = Verifier::new()

@@ -99,7 +99,7 @@ pub fn scorecard() -> TrainingScorecard {
 /// with the reason.
 ///
 /// ```
-/// use profiler_report::{HardwareSpec, ScorecardBuilder};
+/// use profiler_report::{hardware::HardwareSpec, scorecard::ScorecardBuilder};
 /// let profile = profiler::Profile::empty();
 /// let sc = ScorecardBuilder::from_profile(&profile)
 ///     .hardware(HardwareSpec::rtx_4060l())

@@ -2,7 +2,7 @@
 //! ceiling, names the bottleneck, summarises layers and hotspot ops, flags
 //! regressions against a baseline and recommends next steps.
 //!
-//! Three ways in, each for one job: [`scorecard()`] for the live profiler
+//! Three ways in, each for one job: [`scorecard()`](fn@builder::scorecard) for the live profiler
 //! (reads the environment), [`ScorecardBuilder`] for a saved
 //! [`Profile`](profiler_core::Profile) or a trainer's step-profiler line with
 //! explicit settings, and [`compute_training_scorecard`], the stable
@@ -13,7 +13,7 @@
 
 mod baseline;
 mod breakdown;
-mod builder;
+pub(crate) mod builder;
 mod ceiling;
 mod compute;
 mod grade;
@@ -34,9 +34,10 @@ mod units;
 mod verdict;
 mod view;
 
+pub use crate::model::saved_scorecard::SavedScorecard;
 pub use crate::model::scorecard_error::ScorecardError;
 pub use crate::model::step::{PerLayerData, PhaseData, StepProfilerInput};
-pub use builder::{ENV_BASELINE, ScorecardBuilder, scorecard};
+pub use builder::{ENV_BASELINE, ScorecardBuilder};
 pub use ceiling::BytesPerTokenSource;
 pub use compute::compute_training_scorecard;
 pub use grade::{Bottleneck, Grade, Withheld};

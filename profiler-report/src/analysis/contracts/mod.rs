@@ -5,7 +5,7 @@
 //!
 //! ```
 //! # let profile = profiler::Profile::empty();
-//! let report = profiler_report::verify_contract("brick-profiler-v1", &profile).unwrap();
+//! let report = profiler_report::contracts::verify_contract("brick-profiler-v1", &profile).unwrap();
 //! assert!(report.passed(), "{report}");
 //! ```
 //!

@@ -110,8 +110,8 @@ pub(crate) fn step_alerts(steps: &Steps) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::training::{Bottleneck, TrainingScorecard};
-    use crate::compute_training_scorecard;
+    use crate::analysis::scorecard::compute_training_scorecard;
+    use crate::analysis::scorecard::{Bottleneck, TrainingScorecard};
     use crate::model::step::StepProfilerInput;
 
     fn spec(peak_bw_gb_s: f64, bytes_per_token: f64) -> HardwareSpec {

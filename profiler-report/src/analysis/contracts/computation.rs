@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use profiler_core::Profile;
 
 use super::value::Value;
-use crate::analysis::training::{
+use crate::analysis::scorecard::{
     Bottleneck, ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard,
 };
 use crate::model::hardware::HardwareSpec;

@@ -22,7 +22,7 @@ use super::value::Value;
 /// [`Computation`]s (the scorecard is registered by default).
 ///
 /// ```
-/// use profiler_report::contract::Verifier;
+/// use profiler_report::contracts::Verifier;
 /// let profile = profiler::Profile::empty();
 /// let report = Verifier::new()
 ///     .metric("layers", 2.0)
@@ -191,7 +191,7 @@ impl Verifier {
 /// default [`Verifier`].
 ///
 /// ```
-/// let report = profiler_report::verify_contract("brick-profiler-v1", &profiler::Profile::empty())
+/// let report = profiler_report::contracts::verify_contract("brick-profiler-v1", &profiler::Profile::empty())
 ///     .unwrap();
 /// assert!(report.passed(), "{report}");
 /// ```
