@@ -75,7 +75,7 @@ pub mod input;
 pub mod model;
 mod output;
 
-pub use analysis::{contract, diff, fleet, kernel, parity, roofline, trace, training};
+pub use analysis::{contract, diff, fleet, kernel, parity, roofline, straggler, trace, training};
 pub use model::hardware;
 pub use output::{export, html};
 

@@ -9,5 +9,6 @@ pub mod fleet;
 pub mod kernel;
 pub mod parity;
 pub mod roofline;
+pub mod straggler;
 pub mod trace;
 pub mod training;

@@ -11,8 +11,6 @@ mod types;
 
 pub use crate::model::trace_error::TraceError;
 pub use analyzer::TraceAnalyzer;
-pub use ranks::{
-    DEFAULT_STRAGGLER_THRESHOLD, RankReport, RankStats, Straggler, read_rank_profiles,
-};
+pub use ranks::{RankReport, RankStats, read_rank_profiles};
 pub use summary::{OpRow, SlowEntry, TraceSummary};
 pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary};
