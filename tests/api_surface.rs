@@ -63,8 +63,8 @@ use profiler::fs::{write_atomic, write_atomic_with};
 use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 use profiler_report::{
     parity::{
-        MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
-        compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
+        MultiParityComparison, OpMapping, ParityComparison, compute_parity_comparison,
+        compute_parity_multi, import_pytorch_trace, parity_section,
     },
     roofline::{
         BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, RooflineResult,
@@ -73,11 +73,12 @@ use profiler_report::{
 };
 // Nsight imports, diffs of two runs, trace summaries.
 use profiler_report::{
-    diff::{DiffInput, ProfileDiff, Verdict, compute_diff},
+    diff::{ProfileDiff, Verdict, compute_diff},
     import::{
         FullProfile, FullProfileOptions, NcuReport, NsightTool, NsysReport, read_ncu_csv,
         read_nsys_stats,
     },
+    model::RunSummary,
     trace::TraceSummary,
 };
 

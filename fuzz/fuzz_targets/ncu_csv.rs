@@ -9,7 +9,7 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use profiler_report::import::{
     FlopsAssumption, FullProfile, FullProfileOptions, Sourced, full_profiles_json,
-    full_profiles_markdown, full_profiles_text, full_profiles_to_diff_input,
+    full_profiles_markdown, full_profiles_text, full_profiles_to_run_summary,
     full_profiles_to_profile, parse_ncu_csv,
 };
 use profiler_report::roofline::KernelRoofline;
@@ -90,6 +90,6 @@ fuzz_target!(|data: &[u8]| {
         common::assert_finite_json(&json, "full profiles JSON");
         let p = full_profiles_to_profile(&profiles, "fuzz.csv");
         assert!(p.bricks.iter().all(|b| b.min_ns <= b.max_ns));
-        let _ = full_profiles_to_diff_input(&profiles, "fuzz");
+        let _ = full_profiles_to_run_summary(&profiles, "fuzz");
     }
 });

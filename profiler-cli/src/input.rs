@@ -7,13 +7,13 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use profiler_core::Profile;
-use profiler_report::diff::DiffInput;
 use profiler_report::import::{
     FullProfile, FullProfileOptions, ImportError, NcuReport, NsightTool, NsysReport,
-    full_profiles_to_diff_input, full_profiles_to_profile, parse_ncu_csv, parse_nsys_report,
+    full_profiles_to_profile, full_profiles_to_run_summary, parse_ncu_csv, parse_nsys_report,
     parse_nsys_stats,
 };
 use profiler_report::input::{self, Input, InputError};
+use profiler_report::model::RunSummary;
 
 use crate::error::CliError;
 
@@ -169,18 +169,18 @@ impl Run {
     }
 
     /// The run as one side of a diff.
-    pub(crate) fn diff_input(&self, label: &str) -> Result<DiffInput, CliError> {
+    pub(crate) fn run_summary(&self, label: &str) -> Result<RunSummary, CliError> {
         Ok(match self {
-            Self::Profile(p) => DiffInput::from_profile(p, label),
-            Self::Nsys(r) => DiffInput {
-                label: label.to_owned(),
-                ..r.to_diff_input()
+            Self::Profile(p) => RunSummary::from_profile(p, label),
+            Self::Nsys(r) => RunSummary {
+                name: label.to_owned(),
+                ..r.to_run_summary()
             },
-            Self::Ncu(r) => full_profiles_to_diff_input(
+            Self::Ncu(r) => full_profiles_to_run_summary(
                 &r.full_profiles(&FullProfileOptions::default())?,
                 label,
             ),
-            Self::FullProfiles(p, _) => full_profiles_to_diff_input(p, label),
+            Self::FullProfiles(p, _) => full_profiles_to_run_summary(p, label),
         })
     }
 }

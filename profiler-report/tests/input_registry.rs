@@ -9,7 +9,7 @@ use profiler_core::Profile;
 use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
 use profiler_report::import::{FullProfileOptions, full_profiles_json, parse_ncu_csv};
 use profiler_report::input::{self, Input, InputError, SNIFF_BYTES, detect, read_bytes, registry};
-use profiler_report::parity::ParityProfile;
+use profiler_report::model::RunSummary;
 use profiler_report::{ScorecardError, TrainingScorecard};
 
 fn root() -> PathBuf {
@@ -40,7 +40,9 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("profile", profile_bytes),
         (
             "parity",
-            serde_json::to_vec(&ParityProfile::from_profile(&profile, "ours")).unwrap(),
+            RunSummary::from_profile(&profile, "ours")
+                .to_parity_json()
+                .into_bytes(),
         ),
         (
             "chrome-trace",

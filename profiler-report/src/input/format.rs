@@ -11,7 +11,7 @@ use super::error::InputError;
 use super::nsight::{FullProfile, NcuReport, NsysReport};
 use super::sniff::{Head, MAX_INPUT_BYTES};
 use crate::model::chrome_trace::ChromeTrace;
-use crate::model::parity::ParityProfile;
+use crate::model::run::RunSummary;
 use crate::model::saved_scorecard::SavedScorecard;
 use crate::model::step::StepProfilerInput;
 
@@ -49,7 +49,7 @@ pub enum Input {
     /// An execution trace (`entries`).
     ExecutionTrace(RecordedExecutionTrace),
     /// A parity profile (`runtime`, `ops`).
-    Parity(ParityProfile),
+    Parity(RunSummary),
     /// The last step-profiler line (`_profiler`) of a trainer's log.
     StepLog(StepProfilerInput),
     /// A saved scorecard (a baseline).

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::parity::{Clock, ParityProfile};
+use super::model::{device_ms, step_ms};
+use crate::model::run::{Clock, RunSummary};
 
 /// What a side's share is of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,11 +69,11 @@ pub(crate) struct Side<'a> {
 
 impl<'a> Side<'a> {
     /// `profile`'s side, over its usable `ops`.
-    pub(crate) fn of(profile: &ParityProfile, ops: &'a BTreeMap<String, f64>) -> Self {
+    pub(crate) fn of(profile: &RunSummary, ops: &'a BTreeMap<String, f64>) -> Self {
         Self {
             clock: profile.clock,
-            step_ms: profile.step_time_ms,
-            device_ms: profile.device_time_ms,
+            step_ms: step_ms(profile).unwrap_or(0.0),
+            device_ms: device_ms(profile),
             ops,
         }
     }

@@ -12,7 +12,7 @@
 //!   [`NsysReport`].
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
-//!   [`DiffInput`](crate::model::DiffInput) for diffs.
+//!   [`RunSummary`](crate::model::RunSummary) for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH`.
 //!
 //! ```
@@ -45,7 +45,7 @@ mod nsys_table;
 mod number;
 mod run;
 
-pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
+pub use convert::{full_profiles_to_profile, full_profiles_to_run_summary};
 pub use device::device_from_driver_name;
 pub use error::{COUNTER_PERMISSION_HINT, ImportError};
 pub use flops::FlopsAssumption;

@@ -7,12 +7,12 @@ use profiler_core::Profile;
 use super::report::HtmlReport;
 use crate::analysis::contract::{ContractReport, contracts_section};
 use crate::analysis::parity::{
-    ParityProfile, compute_parity_comparison, compute_parity_multi, parity_multi_section,
-    parity_section,
+    compute_parity_comparison, compute_parity_multi, parity_multi_section, parity_section,
 };
 use crate::analysis::roofline::{BrickRoofline, roofline_section};
 use crate::analysis::training::TrainingScorecard;
 use crate::base::section::Section;
+use crate::model::run::RunSummary;
 use crate::output::error::ExportError;
 use crate::output::export::{flamegraph_svg, folded_stacks};
 
@@ -44,7 +44,7 @@ pub struct FullReport<'a> {
     checksum_reference: Option<&'a Profile>,
     flamegraph: bool,
     roofline: Option<&'a BrickRoofline>,
-    parity: &'a [ParityProfile],
+    parity: &'a [RunSummary],
     contracts: &'a [ContractReport],
     extra: Vec<Section>,
 }
@@ -115,7 +115,7 @@ impl<'a> FullReport<'a> {
     /// Adds parity against `baselines`: one comparison for one baseline,
     /// a multi-baseline comparison for several; nothing for none.
     #[must_use]
-    pub fn parity(mut self, baselines: &'a [ParityProfile]) -> Self {
+    pub fn parity(mut self, baselines: &'a [RunSummary]) -> Self {
         self.parity = baselines;
         self
     }
@@ -179,7 +179,7 @@ impl<'a> FullReport<'a> {
     }
 
     fn parity_section(&self) -> Option<Section> {
-        let ours = || ParityProfile::from_profile(self.profile, run_name(self.profile, "ours"));
+        let ours = || RunSummary::from_profile(self.profile, run_name(self.profile, "ours"));
         match self.parity {
             [] => None,
             [one] => Some(parity_section(&compute_parity_comparison(&ours(), one))),
