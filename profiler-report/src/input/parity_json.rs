@@ -105,13 +105,12 @@ impl ParityFile {
                 .map(|(name, ms)| OpSummary::total(name, ns(ms)))
                 .collect(),
             steps: None,
-            step_samples_ns: Vec::new(),
             step_ns: known(self.step_time_ms).map(|ms| ns(ms) as f64),
             tokens_per_s: known(self.throughput_tok_s),
             launches_per_step: Some(self.kernel_launches_per_step),
             device_ns_per_step: self.device_time_ms.map(|ms| ns(ms) as f64),
-            memory: Vec::new(),
             notes: self.notes,
+            ..RunSummary::default()
         }
     }
 

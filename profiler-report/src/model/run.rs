@@ -8,6 +8,7 @@
 //! source does not give is `None`, never 0.
 
 use profiler_core::alloc::BrickMemory;
+use profiler_core::profile::{PhaseStats, ProfileSummary, RunInfo, StepSummary};
 use profiler_core::{BrickStats, Profile};
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +53,9 @@ pub struct OpSummary {
     pub total_ns: u64,
     /// Per-call times.
     pub distribution: Distribution,
+    /// The median call, ns, when the source estimates one (a brick's
+    /// latency histogram).
+    pub median_ns: Option<f64>,
 }
 
 impl OpSummary {
@@ -63,6 +67,30 @@ impl OpSummary {
             calls: None,
             total_ns,
             distribution: Distribution::Unknown,
+            median_ns: None,
+        }
+    }
+
+    /// The median call, ns: the source's estimate, else the mean call (0
+    /// without calls).
+    #[must_use]
+    pub fn median_or_mean_ns(&self) -> f64 {
+        self.median_ns
+            .unwrap_or_else(|| self.total_ns as f64 / self.calls.unwrap_or(0).max(1) as f64)
+    }
+
+    /// A brick's calls, total and distribution.
+    fn of_brick(b: &BrickStats) -> Self {
+        let median_ns = (b.latency.count() > 0).then(|| {
+            let min = if b.min_ns == u64::MAX { 0 } else { b.min_ns };
+            b.latency.quantile_ns(0.5, min, b.max_ns.max(min)) as f64
+        });
+        Self {
+            name: b.name.clone(),
+            calls: Some(b.count),
+            total_ns: b.total_ns,
+            distribution: brick_distribution(b),
+            median_ns,
         }
     }
 }
@@ -111,14 +139,27 @@ pub struct RunSummary {
     pub device: Option<String>,
     /// The clock the times were read on.
     pub clock: Clock,
+    /// The rank of a distributed run's process, when recorded.
+    pub rank: Option<u32>,
+    /// Ranks in the distributed run, when recorded.
+    pub world_size: Option<u32>,
+    /// The host the run ran on, when recorded.
+    pub host: Option<String>,
+    /// The id the ranks of one distributed run share, when recorded.
+    pub run_id: Option<String>,
     /// Per name, in the order read (a name may repeat: a hand-edited file).
     pub ops: Vec<OpSummary>,
+    /// Phases (forward, backward, ...) with their totals, when recorded.
+    pub phases: Vec<OpSummary>,
     /// Steps the op totals cover; `None` when the source counts none (op
     /// totals are then over the whole run, or, from a saved parity file,
     /// per step).
     pub steps: Option<u64>,
     /// Per-step wall times, ns (empty when the source keeps none).
     pub step_samples_ns: Vec<u64>,
+    /// The step index of each of `step_samples_ns` (empty when the source
+    /// does not say: the samples are then steps 0, 1, ...).
+    pub step_index: Vec<u64>,
     /// Mean step time, ns.
     pub step_ns: Option<f64>,
     /// Tokens per second.
@@ -136,56 +177,97 @@ pub struct RunSummary {
 
 impl RunSummary {
     /// The summary of a brick profile under `name`: its bricks with calls
-    /// (each brick's latency histogram is its distribution), steps and step
-    /// samples, memory, and launches as brick calls per step. Times are on
-    /// the device clock when the run had a device timer, else on the host
-    /// clock.
+    /// (each brick's latency histogram is its distribution), phases, steps
+    /// and step samples, memory, and launches as brick calls per step.
+    /// Times are on the device clock when the run had a device timer, else
+    /// on the host clock.
     #[must_use]
     pub fn from_profile(profile: &Profile, name: impl Into<String>) -> Self {
-        let steps = profile.steps.count;
-        let calls = profile
-            .bricks
-            .iter()
-            .fold(0u64, |a, b| a.saturating_add(b.count));
-        // A device timer gives device time; without one, bricks are timed
-        // on the host.
-        let clock = if profile.run.device_timer {
-            Clock::Device
-        } else {
-            Clock::Host
-        };
+        let mut run = Self::from_parts(
+            &profile.run,
+            &profile.steps,
+            &profile.bricks,
+            &profile.phases,
+            name.into(),
+        );
+        run.memory = profile
+            .memory
+            .as_ref()
+            .map(|m| m.bricks.clone())
+            .unwrap_or_default();
+        // Only records that would have become brick samples matter here.
+        let c = &profile.counters;
+        let lost = [
+            c.pending,
+            c.pending_overflow,
+            c.pending_abandoned,
+            c.lost_at_thread_exit,
+        ]
+        .into_iter()
+        .fold(0u64, u64::saturating_add);
+        if lost > 0 {
+            run.notes.push(format!(
+                "{lost} brick records are pending, dropped or lost: op times may be low"
+            ));
+        }
+        run
+    }
+
+    /// As [`RunSummary::from_profile`], for a profile read for its
+    /// aggregates only (no memory, no record counters).
+    #[must_use]
+    pub fn from_profile_summary(summary: &ProfileSummary, name: impl Into<String>) -> Self {
+        Self::from_parts(
+            &summary.run,
+            &summary.steps,
+            &summary.bricks,
+            &summary.phases,
+            name.into(),
+        )
+    }
+
+    fn from_parts(
+        run: &RunInfo,
+        steps: &StepSummary,
+        bricks: &[BrickStats],
+        phases: &[PhaseStats],
+        name: String,
+    ) -> Self {
+        // A count can be no smaller than the step samples it kept.
+        let count = steps.count.max(steps.samples_ns.len() as u64);
+        let calls = bricks.iter().fold(0u64, |a, b| a.saturating_add(b.count));
+        let known = |s: &str| Some(s.to_owned()).filter(|s| !s.is_empty());
         Self {
-            name: name.into(),
-            device: profile
-                .run
-                .hardware
-                .as_ref()
-                .map(|h| h.name.clone())
-                .filter(|n| !n.is_empty()),
-            clock,
-            ops: profile
-                .bricks
+            name,
+            device: run.hardware.as_ref().and_then(|h| known(&h.name)),
+            // A device timer gives device time; without one, bricks are
+            // timed on the host.
+            clock: if run.device_timer {
+                Clock::Device
+            } else {
+                Clock::Host
+            },
+            rank: run.rank,
+            world_size: run.world_size,
+            host: known(&run.host),
+            run_id: known(&run.run_id),
+            ops: bricks.iter().map(OpSummary::of_brick).collect(),
+            phases: phases
                 .iter()
-                .filter(|b| b.count > 0)
-                .map(|b| OpSummary {
-                    name: b.name.clone(),
-                    calls: Some(b.count),
-                    total_ns: b.total_ns,
-                    distribution: brick_distribution(b),
+                .map(|p| OpSummary {
+                    calls: Some(p.count),
+                    ..OpSummary::total(p.name.clone(), p.total_ns)
                 })
                 .collect(),
-            steps: (steps > 0).then_some(steps),
-            step_samples_ns: profile.steps.samples_ns.clone(),
-            step_ns: (steps > 0).then(|| profile.steps.total_ns as f64 / steps as f64),
-            tokens_per_s: Some(profile.steps.tokens_per_s()).filter(|t| *t > 0.0),
-            launches_per_step: Some((calls as f64 / steps.max(1) as f64).round() as u64),
+            steps: (count > 0).then_some(count),
+            step_samples_ns: steps.samples_ns.clone(),
+            step_index: steps.samples_index.clone(),
+            step_ns: (steps.count > 0).then(|| steps.total_ns as f64 / steps.count as f64),
+            tokens_per_s: Some(steps.tokens_per_s()).filter(|t| *t > 0.0),
+            launches_per_step: Some((calls as f64 / steps.count.max(1) as f64).round() as u64),
             device_ns_per_step: None,
-            memory: profile
-                .memory
-                .as_ref()
-                .map(|m| m.bricks.clone())
-                .unwrap_or_default(),
-            notes: profile_notes(profile),
+            memory: Vec::new(),
+            notes: step_notes(steps),
         }
     }
 
@@ -198,33 +280,18 @@ impl RunSummary {
 }
 
 /// What a profile's summary lacks: launches are brick calls, steps or
-/// tokens not recorded, brick records lost.
-fn profile_notes(profile: &Profile) -> Vec<String> {
+/// tokens not recorded.
+fn step_notes(steps: &StepSummary) -> Vec<String> {
     let mut notes =
         vec!["kernel launches are brick calls (each annotated kernel call counts once)".to_owned()];
-    if profile.steps.count == 0 {
+    if steps.count == 0 {
         notes.push(
             "no steps recorded: op times are totals over the whole run, not per step, and \
              throughput is unknown; mark steps with profiler::step(tokens)"
                 .to_owned(),
         );
-    } else if profile.steps.tokens == 0 {
+    } else if steps.tokens == 0 {
         notes.push("steps carry no token counts: throughput is unknown".to_owned());
-    }
-    // Only records that would have become brick samples matter here.
-    let c = &profile.counters;
-    let lost = [
-        c.pending,
-        c.pending_overflow,
-        c.pending_abandoned,
-        c.lost_at_thread_exit,
-    ]
-    .into_iter()
-    .fold(0u64, u64::saturating_add);
-    if lost > 0 {
-        notes.push(format!(
-            "{lost} brick records are pending, dropped or lost: op times may be low"
-        ));
     }
     notes
 }
@@ -365,6 +432,46 @@ mod tests {
         assert_eq!(s.step_ns, Some(10_000_000.0));
         assert!((s.tokens_per_s.unwrap() - 25_600.0).abs() < 1e-6);
         assert_eq!((s.clock, s.notes.len()), (Clock::Host, 1));
+    }
+
+    #[test]
+    fn a_profile_read_for_its_aggregates_gives_the_same_summary_and_its_rank() {
+        let mut p = profile(4);
+        p.run.rank = Some(3);
+        p.run.world_size = Some(8);
+        p.run.host = "node1".into();
+        p.steps.samples_ns = vec![9, 11, 10, 10, 12];
+        p.steps.samples_index = vec![4, 5, 6, 7, 8];
+        p.bricks[0].min_ns = 100;
+        p.bricks[0].max_ns = 400_000;
+        p.bricks[0].latency = LatencyHistogram {
+            buckets: vec![
+                HistBucket {
+                    lo_ns: 131_072,
+                    hi_ns: 262_144,
+                    count: 15,
+                },
+                HistBucket {
+                    lo_ns: 262_144,
+                    hi_ns: 524_288,
+                    count: 5,
+                },
+            ],
+        };
+        let full = RunSummary::from_profile(&p, "r");
+        let aggregates = ProfileSummary::from(p.clone());
+        assert_eq!(RunSummary::from_profile_summary(&aggregates, "r"), full);
+        assert_eq!((full.rank, full.world_size), (Some(3), Some(8)));
+        assert_eq!((full.host.as_deref(), full.run_id), (Some("node1"), None));
+        // Five samples kept: the count of four is raised to them.
+        assert_eq!(full.steps, Some(5));
+        assert_eq!(full.step_index, [4, 5, 6, 7, 8]);
+        let b = &p.bricks[0];
+        assert_eq!(
+            full.ops[0].median_ns,
+            Some(b.latency.quantile_ns(0.5, b.min_ns, b.max_ns) as f64)
+        );
+        assert_eq!(full.ops[1].median_or_mean_ns(), 0.0, "no calls timed");
     }
 
     #[test]

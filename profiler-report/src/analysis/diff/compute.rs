@@ -98,10 +98,11 @@ pub fn compute_diff(old: &RunSummary, new: &RunSummary, thresholds: &Thresholds)
     }
 }
 
-/// Entries by name; a repeated name keeps its last entry, with a note.
+/// Ops by name, those counted as never called aside; a repeated name
+/// keeps its last entry, with a note.
 fn index<'a>(side: &'a RunSummary, notes: &mut Vec<String>) -> HashMap<&'a str, &'a OpSummary> {
     let mut map: HashMap<&str, &OpSummary> = HashMap::new();
-    for e in &side.ops {
+    for e in side.ops.iter().filter(|e| e.calls != Some(0)) {
         if map.insert(e.name.as_str(), e).is_some() {
             notes.push(format!(
                 "`{}` appears twice in {}: only its last entry is compared",
