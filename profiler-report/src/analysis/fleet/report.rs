@@ -186,19 +186,7 @@ fn brick_stragglers(
     step_threshold: &Threshold,
     settings: &FleetSettings,
 ) -> Vec<Straggler> {
-    let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
-    for d in &run.ranks {
-        for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
-            // A name listed twice in one profile: its first entry's call.
-            if calls[name as usize]
-                .last()
-                .is_some_and(|(r, _)| *r == d.rank)
-            {
-                continue;
-            }
-            calls[name as usize].push((d.rank, ns));
-        }
-    }
+    let calls = median_calls(run);
     let analysed = run.ranks.len() as f64;
     let total: f64 = per_step.iter().map(|v| sum(v) / analysed).sum();
     let mut out = Vec::new();
@@ -259,6 +247,25 @@ fn brick_stragglers(
         }
     }
     out
+}
+
+/// Each brick's `(rank, median call ns)` over the ranks that ran it, by
+/// name index.
+fn median_calls(run: &RunDir) -> Vec<Vec<(u32, f64)>> {
+    let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
+    for d in &run.ranks {
+        for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
+            // A name listed twice in one profile: its first entry's call.
+            if calls[name as usize]
+                .last()
+                .is_some_and(|(r, _)| *r == d.rank)
+            {
+                continue;
+            }
+            calls[name as usize].push((d.rank, ns));
+        }
+    }
+    calls
 }
 
 /// Step times of one rank: the distribution of the step samples it kept,

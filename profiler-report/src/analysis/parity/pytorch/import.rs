@@ -156,12 +156,12 @@ pub fn import_chrome_trace(
     notes.extend(empty_steps_note(&empty, &names, device));
     let step_count = kept.len().max(1) as f64;
     let step_ms = mean_step_ms(&summary, &kept, &mut notes);
-    if summary.backward_linked > 0 {
-        notes.push(format!(
+    notes.extend((summary.backward_linked > 0).then(|| {
+        format!(
             "{} backward nodes mapped through their forward op's sequence number",
             summary.backward_linked
-        ));
-    }
+        )
+    }));
     let sums = totals.kept(&summary, mode);
     let calls = LaunchCalls::of(&sums.launch_calls, &names);
     let device_activity_missing = !device && calls.any();
@@ -172,32 +172,20 @@ pub fn import_chrome_trace(
     for (&brick, &us) in &sums.ops[mode] {
         *ops_us.entry(names.brick(brick).to_owned()).or_default() += us;
     }
-    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
-    let mapped_ms: f64 = ops_us
-        .values()
-        .fold(0.0, |a, us| a + us / (1e3 * step_count));
     let basis_ms = if device {
         sums.device_us / 1e3 / step_count
     } else {
         step_ms
     };
-    let mapped_fraction = if basis_ms > 0.0 {
-        mapped_ms / basis_ms
-    } else {
-        0.0
-    };
+    let mapped_fraction = mapped_fraction(&ops_us, step_count, basis_ms);
     let unmapped = largest_unmapped(&sums.unmapped[mode], &names, step_count);
     let throughput = throughput(mapping, trace, step_ms, &mut notes);
-    if basis_ms > 0.0 {
-        notes.push(coverage_note(mapped_fraction, device));
-    }
+    notes.extend((basis_ms > 0.0).then(|| coverage_note(mapped_fraction, device)));
     notes.extend(lumped_note(trace));
     notes.extend(unmapped_note(&unmapped));
+    let name = mapping.runtime.as_deref().unwrap_or("pytorch");
     let summary_of_run = RunSummary {
-        name: mapping
-            .runtime
-            .clone()
-            .unwrap_or_else(|| "pytorch".to_owned()),
+        name: name.to_owned(),
         device: trace.devices().first().map(|d| d.name.clone()),
         clock: if device { Clock::Device } else { Clock::Host },
         ops: ops_us
@@ -212,6 +200,7 @@ pub fn import_chrome_trace(
         notes,
         ..RunSummary::default()
     };
+    let links = &summary.links;
     Ok(PytorchImport {
         summary: summary_of_run,
         steps: kept.len() as u64,
@@ -222,15 +211,28 @@ pub fn import_chrome_trace(
             .iter()
             .map(|s| names.text(s.name).to_owned())
             .collect(),
-        device_events: summary.links.device_events as u64,
-        linked_device_events: (summary.links.linked() - summary.links.colliding) as u64,
-        colliding_device_events: summary.links.colliding as u64,
+        device_events: links.device_events as u64,
+        linked_device_events: (links.linked() - links.colliding) as u64,
+        colliding_device_events: links.colliding as u64,
         unmapped,
         launch_calls: calls.kernels,
         device_activity_missing,
         device: trace.devices().first().map(|d| d.name.clone()),
         rank: trace.rank().and_then(|r| r.rank).map(i64::from),
     })
+}
+
+/// Mapped time (µs over the steps) over `basis_ms` per step, as is.
+fn mapped_fraction(ops_us: &BTreeMap<String, f64>, step_count: f64, basis_ms: f64) -> f64 {
+    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
+    let mapped_ms: f64 = ops_us
+        .values()
+        .fold(0.0, |a, us| a + us / (1e3 * step_count));
+    if basis_ms > 0.0 {
+        mapped_ms / basis_ms
+    } else {
+        0.0
+    }
 }
 
 /// The mean of the steps kept, ms; without one, the whole trace's span as
