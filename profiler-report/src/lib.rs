@@ -45,10 +45,12 @@
 //!   and analyses).
 //! - [`diff`]: two runs compared brick by brick, flagging only changes that
 //!   stand out of run-to-run noise.
+//! - [`straggler`]: the one rule that names a rank as a straggler, for the
+//!   merged trace's rank report and [`fleet`].
 //! - [`model`]: the plain data readers produce and analyses take (step
-//!   profiler lines, saved scorecards, parity profiles, Chrome traces as
-//!   nested events, diff inputs, the hardware model), each also at its
-//!   earlier path ([`StepProfilerInput`], [`parity::ParityProfile`],
+//!   profiler lines, saved scorecards, Chrome traces as nested events, the
+//!   [`model::RunSummary`] diff, parity and fleet read, the hardware
+//!   model), some also at an earlier path ([`StepProfilerInput`],
 //!   [`hardware`], ...).
 //! - [`input`]: every input format, told from a file's first bytes and read
 //!   by [`input::open`]; the Nsight importers ([`input::nsight`]: Nsight

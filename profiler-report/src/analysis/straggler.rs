@@ -1,6 +1,5 @@
 //! The one straggler rule, for every report over ranks (the merged trace's
-//! [`RankReport`](crate::trace::RankReport) and the
-//! [`FleetReport`](crate::fleet::FleetReport)): a rank stands out when its
+//! rank report and the fleet report): a rank stands out when its
 //! value is above the median over ranks by more than `k` robust deviations
 //! (1.4826 x MAD) and by a minimum share. With the medians, the median
 //! absolute deviation and quantiles it rests on.

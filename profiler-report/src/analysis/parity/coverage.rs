@@ -7,8 +7,17 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{device_ms, step_ms};
 use crate::model::run::{Clock, RunSummary};
+
+/// A side's mean step time, ms.
+pub(crate) fn step_ms(p: &RunSummary) -> Option<f64> {
+    p.step_ns.map(|ns| ns / 1e6)
+}
+
+/// A side's device busy time per step, ms.
+pub(crate) fn device_ms(p: &RunSummary) -> Option<f64> {
+    p.device_ns_per_step.map(|ns| ns / 1e6)
+}
 
 /// What a side's share is of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, Side};
+use super::coverage::{Coverage, Side, step_ms};
 use crate::model::run::RunSummary;
 
 /// An op is at parity when ours takes at most this times the baseline.
@@ -101,16 +101,6 @@ fn finite_or_zero(v: f64) -> f64 {
 pub(crate) fn ratio_or_zero(num: f64, den: f64) -> f64 {
     let r = num / den;
     if den > 0.0 && r.is_finite() { r } else { 0.0 }
-}
-
-/// A side's mean step time, ms.
-pub(crate) fn step_ms(p: &RunSummary) -> Option<f64> {
-    p.step_ns.map(|ns| ns / 1e6)
-}
-
-/// A side's device busy time per step, ms.
-pub(crate) fn device_ms(p: &RunSummary) -> Option<f64> {
-    p.device_ns_per_step.map(|ns| ns / 1e6)
 }
 
 /// The op times parity compares, ms per step: each op's total over the

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, Side};
+use super::coverage::{Coverage, Side, device_ms, step_ms};
 use super::model::{
     OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, clock_note,
-    compute_parity_comparison, device_ms, ms_per_step, ratio_or_zero, sort_gaps, step_ms,
+    compute_parity_comparison, ms_per_step, ratio_or_zero, sort_gaps,
 };
 use crate::model::run::RunSummary;
 
