@@ -184,6 +184,7 @@ fn moments_use_a_z_test_of_means() {
             calls: Some(n),
             total_ns: (mean * n as f64) as u64,
             distribution: Distribution::Moments { mean, stddev, n },
+            median_ns: None,
         }],
         ..RunSummary::default()
     };
