@@ -24,8 +24,9 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use profiler::Profile;
 use profiler_report::parity::{
-    OpMapping, ParityProfile, compute_parity_comparison, compute_parity_multi, import_pytorch_trace,
+    OpMapping, compute_parity_comparison, compute_parity_multi, import_pytorch_trace,
 };
+use profiler_report::run::RunSummary;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -46,7 +47,7 @@ struct Args {
     /// A saved profile of another run (profile.json).
     #[arg(long)]
     baseline_profile: Vec<PathBuf>,
-    /// A saved parity profile (ParityProfile JSON).
+    /// A saved parity profile (a parity JSON file).
     #[arg(long)]
     baseline_parity: Vec<PathBuf>,
     /// A PyTorch Chrome trace (torch.profiler's export_chrome_trace).
@@ -64,24 +65,24 @@ struct Args {
 }
 
 fn run(args: &Args) -> Result<String, Box<dyn Error>> {
-    let ours = ParityProfile::from_profile(&Profile::read(&args.ours)?, &args.name);
+    let ours = RunSummary::from_profile(&Profile::read(&args.ours)?, &args.name);
     let mut baselines = Vec::new();
     for path in &args.baseline_profile {
         let name = path.file_stem().map_or_else(
             || "baseline".to_owned(),
             |s| s.to_string_lossy().into_owned(),
         );
-        baselines.push(ParityProfile::from_profile(&Profile::read(path)?, name));
+        baselines.push(RunSummary::from_profile(&Profile::read(path)?, name));
     }
     for path in &args.baseline_parity {
-        baselines.push(ParityProfile::read(path)?);
+        baselines.push(RunSummary::read_parity(path)?);
     }
     let mapping = match &args.mapping {
         Some(path) => OpMapping::from_file(path)?,
         None => OpMapping::defaults(),
     };
     for path in &args.baseline_pytorch {
-        baselines.push(import_pytorch_trace(path, &mapping)?.profile);
+        baselines.push(import_pytorch_trace(path, &mapping)?.summary);
     }
     let (text, svg) = match baselines.as_slice() {
         [] => {

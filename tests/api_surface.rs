@@ -68,8 +68,8 @@ use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
 use profiler_report::{
     hardware::{MemoryLevel, Precision},
     parity::{
-        MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
-        compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
+        MultiParityComparison, OpMapping, ParityComparison, compute_parity_comparison,
+        compute_parity_multi, import_pytorch_trace, parity_section,
     },
     roofline::{
         BrickRoofline, HardwareProfile, KernelRoofline, RooflineResult, compute_roofline,
@@ -78,11 +78,12 @@ use profiler_report::{
 };
 // Nsight imports, diffs of two runs, trace summaries.
 use profiler_report::{
-    diff::{DiffInput, ProfileDiff, Verdict, compute_diff},
+    diff::{ProfileDiff, Verdict, compute_diff},
     input::nsight::{
         FullProfile, NcuReport, NsightTool, NsysReport, read_ncu_csv, read_nsys_stats,
     },
     roofline::FullProfileOptions,
+    run::RunSummary,
     trace::TraceSummary,
 };
 

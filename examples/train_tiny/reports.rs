@@ -9,8 +9,9 @@ use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
 use profiler_report::{
     HtmlReport,
     hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
-    parity::{OpMapping, ParityProfile},
+    parity::OpMapping,
     roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
+    run::RunSummary,
     scorecard::TrainingScorecard,
 };
 
@@ -200,28 +201,28 @@ pub(crate) struct Parity {
 
 /// Reads the baselines given on the command line (before training, so a bad
 /// file fails fast).
-pub(crate) fn baselines(args: &Args) -> Result<Vec<ParityProfile>, Box<dyn Error>> {
+pub(crate) fn baselines(args: &Args) -> Result<Vec<RunSummary>, Box<dyn Error>> {
     let mut baselines = Vec::new();
     if let Some(path) = &args.baseline_profile {
         let name = path.file_stem().map_or_else(
             || "earlier run".to_owned(),
             |s| s.to_string_lossy().into_owned(),
         );
-        baselines.push(ParityProfile::from_profile(&Profile::read(path)?, name));
+        baselines.push(RunSummary::from_profile(&Profile::read(path)?, name));
     }
     if let Some(path) = &args.baseline_pytorch {
         let mapping = match &args.mapping {
             Some(m) => OpMapping::from_file(m)?,
             None => OpMapping::defaults(),
         };
-        baselines.push(profiler_report::parity::import_pytorch_trace(path, &mapping)?.profile);
+        baselines.push(profiler_report::parity::import_pytorch_trace(path, &mapping)?.summary);
     }
     Ok(baselines)
 }
 
 /// Parity of the run against `baselines`, in every output form.
-pub(crate) fn parity(profile: &Profile, baselines: &[ParityProfile]) -> Option<Parity> {
-    let ours = ParityProfile::from_profile(profile, "train_tiny");
+pub(crate) fn parity(profile: &Profile, baselines: &[RunSummary]) -> Option<Parity> {
+    let ours = RunSummary::from_profile(profile, "train_tiny");
     match baselines {
         [] => None,
         [one] => {
@@ -254,7 +255,7 @@ pub(crate) fn write_reports(
     scorecard: &TrainingScorecard,
     roofline: Option<&BrickRoofline>,
     parity: Option<&Parity>,
-    baselines: &[ParityProfile],
+    baselines: &[RunSummary],
     out: &Path,
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;

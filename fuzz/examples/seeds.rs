@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use profiler_contracts::ContractSet;
 use profiler_core::Profile;
-use profiler_report::parity::ParityProfile;
+use profiler_report::run::RunSummary;
 use profiler_report::scorecard::StepProfilerInput;
 use profiler_report::trace;
 
@@ -43,8 +43,7 @@ fn run() -> Result<(), String> {
 
     let trace = trace::trace_of(&profile);
     let trace_json = serde_json::to_string_pretty(&*trace).map_err(|e| e.to_string())?;
-    let parity = ParityProfile::from_profile(&profile, "train_tiny");
-    let parity_json = serde_json::to_string_pretty(&parity).map_err(|e| e.to_string())?;
+    let parity_json = RunSummary::from_profile(&profile, "train_tiny").to_parity_json();
     let mut line = serde_json::to_value(StepProfilerInput::from_profile(&profile))
         .map_err(|e| e.to_string())?;
     line["_profiler"] = "step_profiler_v2".into();

@@ -11,7 +11,7 @@ use profiler_report::roofline::KernelRoofline;
 use profiler_report::{
     export::{full_profiles_json, full_profiles_markdown, full_profiles_text},
     input::nsight::{
-        FlopsAssumption, FullProfile, Sourced, full_profiles_to_diff_input,
+        FlopsAssumption, FullProfile, Sourced, full_profiles_to_run_summary,
         full_profiles_to_profile, parse_ncu_csv,
     },
     roofline::FullProfileOptions,
@@ -93,6 +93,6 @@ fuzz_target!(|data: &[u8]| {
         common::assert_finite_json(&json, "full profiles JSON");
         let p = full_profiles_to_profile(&profiles, "fuzz.csv");
         assert!(p.bricks.iter().all(|b| b.min_ns <= b.max_ns));
-        let _ = full_profiles_to_diff_input(&profiles, "fuzz");
+        let _ = full_profiles_to_run_summary(&profiles, "fuzz");
     }
 });

@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = report.to_text();
     let _ = report.to_markdown();
     let _ = report.to_json();
-    let input = report.to_diff_input();
+    let input = report.to_run_summary();
     let d = compute_diff(&input, &input, &Default::default());
     assert!(!d.regressed(true), "a run never regresses against itself");
     let _ = d.to_string();

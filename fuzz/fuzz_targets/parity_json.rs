@@ -8,16 +8,17 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::parity::{ParityProfile, compute_parity_comparison};
+use profiler_report::model::RunSummary;
+use profiler_report::parity::compute_parity_comparison;
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {
         return;
     };
-    let Ok(profile) = ParityProfile::from_json(text, "fuzz.json") else {
+    let Ok(profile) = RunSummary::from_parity_json(text, "fuzz.json") else {
         return;
     };
-    let reference = ParityProfile::from_json(
+    let reference = RunSummary::from_parity_json(
         r#"{"runtime":"reference","throughput_tok_s":100.0,"step_time_ms":10.0,
             "kernel_launches_per_step":12,"ops":{"matmul":4.0,"softmax":1.0}}"#,
         "reference.json",

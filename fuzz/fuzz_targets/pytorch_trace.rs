@@ -8,7 +8,9 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::parity::{ChromeTrace, OpMapping, import_chrome_trace, suggest_mapping};
+use profiler_report::parity::{
+    ChromeTrace, OpMapping, import_chrome_trace, ms_per_step, suggest_mapping,
+};
 
 fuzz_target!(|data: &[u8]| {
     let Some(text) = common::text(data) else {
@@ -19,16 +21,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let mapping = OpMapping::defaults();
     let import = import_chrome_trace(&trace, &mapping).expect("an accepted trace imports");
-    let p = &import.profile;
+    let p = &import.summary;
     for (what, v) in [
-        ("step time", p.step_time_ms),
-        ("throughput", p.throughput_tok_s),
+        ("step time", p.step_ns.unwrap_or(0.0)),
+        ("throughput", p.tokens_per_s.unwrap_or(0.0)),
         ("basis", import.basis_ms),
         ("mapped fraction", import.mapped_fraction),
     ] {
         assert!(v.is_finite() && v >= 0.0, "{what}: {v}");
     }
-    for (op, ms) in &p.ops {
+    for (op, ms) in &ms_per_step(p) {
         assert!(ms.is_finite() && *ms >= 0.0, "{op}: {ms} ms");
     }
     for u in &import.unmapped {

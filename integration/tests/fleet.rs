@@ -11,6 +11,7 @@
 
 use profiler_integration::run_ranks;
 use profiler_report::fleet::{FleetReport, FleetSettings};
+use profiler_report::straggler::StragglerRule;
 
 const EXE: &str = env!("CARGO_BIN_EXE_train_tiny");
 
@@ -18,7 +19,10 @@ fn stragglers(slow: Option<u32>) -> (Vec<u32>, FleetReport) {
     let out = tempfile::tempdir().expect("temp dir");
     run_ranks(EXE.as_ref(), out.path(), 4, slow).expect("the 4-rank run succeeds");
     let settings = FleetSettings {
-        min_excess: 1.0,
+        rule: StragglerRule {
+            min_excess: 1.0,
+            ..StragglerRule::default()
+        },
         ..FleetSettings::default()
     };
     let report = FleetReport::from_dir(out.path(), settings).expect("fleet reads the run");

@@ -7,8 +7,8 @@ mod common;
 use common::{PROFILE, golden, root, run, run_with};
 use profiler_core::Profile;
 use profiler_report::contracts::Verifier;
-use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::{BrickRoofline, KernelRoofline, roofline_section};
+use profiler_report::run::RunSummary;
 use profiler_report::{
     HtmlReport, flamegraph_svg, folded_stacks,
     scorecard::{ScorecardBuilder, TrainingScorecard},
@@ -527,7 +527,7 @@ fn html_is_the_library_page_for_the_same_inputs() {
     let roof = KernelRoofline::from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
     // A baseline profile is named after its file.
-    let baselines = [ParityProfile::from_profile(&p, "profile")];
+    let baselines = [RunSummary::from_profile(&p, "profile")];
     let contracts = [Verifier::new().verify("brick-profiler-v1", &p).unwrap()];
     let expected = HtmlReport::new(&p)
         .flamegraph()

@@ -43,6 +43,11 @@
 //!   contracts and analyses).
 //! - [`trace`]: analyses of an execution trace and their result types, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
+//! - [`straggler`]: the one rule that names a rank as a straggler, for the
+//!   merged trace's rank report and [`fleet`].
+//! - [`run`]: the one summary of a run ([`run::RunSummary`]: per name the
+//!   calls, total time and distribution, the steps, the clock) that diff,
+//!   parity and fleet read, built once per source.
 //! - [`export`]: merging rank profiles into one Chrome trace
 //!   ([`export::merge_ranks`]), Nsight launches as text, Markdown and JSON,
 //!   and (feature `parquet`) a profile's aggregates as Parquet tables.
@@ -79,8 +84,8 @@ pub mod input;
 mod model;
 mod output;
 
-pub use analysis::{contracts, diff, fleet, kernel, parity, roofline, scorecard, trace};
-pub use model::hardware;
+pub use analysis::{contracts, diff, fleet, kernel, parity, roofline, scorecard, straggler, trace};
+pub use model::{hardware, run};
 pub use output::{export, graph, html};
 
 pub use analysis::scorecard::builder::scorecard;

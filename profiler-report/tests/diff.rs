@@ -5,7 +5,8 @@
 
 use profiler_core::stats::{HistBucket, LatencyHistogram};
 use profiler_core::{BrickCategory, BrickStats, Profile};
-use profiler_report::diff::{DiffEntry, DiffInput, Distribution, Verdict, compute_diff};
+use profiler_report::diff::{Verdict, compute_diff};
+use profiler_report::run::{Distribution, OpSummary, RunSummary};
 use profiler_report::scorecard::{Severity, Thresholds};
 
 /// Samples around `center` ns: a deterministic spread of `±spread` (relative).
@@ -60,8 +61,8 @@ fn profile(bricks: Vec<BrickStats>, steps: Vec<u64>) -> Profile {
 
 fn diff(old: &Profile, new: &Profile) -> profiler_report::diff::ProfileDiff {
     compute_diff(
-        &DiffInput::from_profile(old, "old.json"),
-        &DiffInput::from_profile(new, "new.json"),
+        &RunSummary::from_profile(old, "old.json"),
+        &RunSummary::from_profile(new, "new.json"),
         &Thresholds::default(),
     )
 }
@@ -176,15 +177,16 @@ fn added_and_removed_bricks_are_listed() {
 
 #[test]
 fn moments_use_a_z_test_of_means() {
-    let side = |mean: f64, stddev: f64, n: u64| DiffInput {
-        label: "nsys".into(),
-        entries: vec![DiffEntry {
+    let side = |mean: f64, stddev: f64, n: u64| RunSummary {
+        name: "nsys".into(),
+        ops: vec![OpSummary {
             name: "gemm".into(),
-            calls: n,
-            total_ns: mean * n as f64,
+            calls: Some(n),
+            total_ns: (mean * n as f64) as u64,
             distribution: Distribution::Moments { mean, stddev, n },
+            median_ns: None,
         }],
-        ..DiffInput::default()
+        ..RunSummary::default()
     };
     let t = Thresholds::default();
     let d = compute_diff(&side(1000.0, 20.0, 200), &side(1200.0, 20.0, 200), &t);

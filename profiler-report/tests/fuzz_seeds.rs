@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use profiler_core::Profile;
 use profiler_report::input::native::{parse_execution_trace, parse_last_step_profiler_line};
-use profiler_report::parity::ParityProfile;
+use profiler_report::run::RunSummary;
 use profiler_report::scorecard::TrainingScorecard;
 
 fn seeds(target: &str) -> Vec<(PathBuf, String)> {
@@ -74,7 +74,7 @@ fn scorecard_seeds_read_as_a_baseline_or_a_step_profiler_log() {
 #[test]
 fn parity_seeds_read() {
     for (path, text) in seeds("parity_json") {
-        if let Err(e) = ParityProfile::from_json(&text, &path.display().to_string()) {
+        if let Err(e) = RunSummary::from_parity_json(&text, &path.display().to_string()) {
             panic!("{}: {e}; {REGENERATE}", path.display());
         }
     }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use profiler_report::input::nsight::{read_ncu_csv, read_nsys_stats};
-use profiler_report::parity::{OpMapping, ParityProfile, import_pytorch_trace};
+use profiler_report::parity::{OpMapping, import_pytorch_trace, ms_per_step};
+use profiler_report::run::RunSummary;
 
 fn real(kind: &str, name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -70,14 +71,27 @@ fn a_saved_parity_profile_reads_gzipped_as_plain() {
         OpMapping::from_file(real("kineto", "stock_tiny_transformer.mapping.toml")).unwrap();
     let import =
         import_pytorch_trace(real("kineto", "stock_tiny_transformer_cpu.json"), &mapping).unwrap();
-    assert!(!import.profile.ops.is_empty());
+    assert!(!ms_per_step(&import.summary).is_empty());
     let saved = dir.path().join("torch.parity.json");
-    import.profile.write(&saved).unwrap();
-    let plain = ParityProfile::read(&saved).unwrap();
-    let gz = ParityProfile::read(gzipped(&saved, dir.path())).unwrap();
+    import.summary.write_parity(&saved).unwrap();
+    let plain = RunSummary::read_parity(&saved).unwrap();
+    let gz = RunSummary::read_parity(gzipped(&saved, dir.path())).unwrap();
     assert_eq!(gz, plain);
-    assert_eq!(plain, import.profile);
+    // A parity file holds ms per step, read back to the ns.
+    let (written, read) = (ms_per_step(&import.summary), ms_per_step(&plain));
+    assert_eq!(
+        read.keys().collect::<Vec<_>>(),
+        written.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        read.iter().all(|(k, ms)| (ms - written[k]).abs() <= 0.5e-6),
+        "{read:?} vs {written:?}"
+    );
+    assert_eq!(
+        (plain.name.as_str(), &plain.notes),
+        ("pytorch", &import.summary.notes)
+    );
     // A folder is named for what it is.
-    let e = ParityProfile::read(dir.path()).unwrap_err().to_string();
+    let e = RunSummary::read_parity(dir.path()).unwrap_err().to_string();
     assert!(e.contains("a directory, not a regular file"), "{e}");
 }

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use profiler_report::diff::Distribution;
+use profiler_report::run::Distribution;
 use profiler_report::{
     export::{full_profiles_markdown, full_profiles_text},
     input::nsight::{
@@ -412,9 +412,9 @@ fn imports_become_profiles_and_diff_inputs() {
         (200, 246_912_000, 1_201_344, 1_318_912)
     );
     assert!(p.run.notes[0].contains("Nsight Systems"));
-    let d = table.to_diff_input();
+    let d = table.to_run_summary();
     assert_eq!(
-        d.entries[0].distribution,
+        d.ops[0].distribution,
         Distribution::Moments {
             mean: 1_234_560.0,
             stddev: 21_436.7,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use profiler_core::Profile;
 use profiler_core::trace::{RecordedExecutionTrace, RecordedTraceEntry};
 use profiler_report::input::{self, Input, InputError, SNIFF_BYTES, detect, read_bytes, registry};
-use profiler_report::parity::ParityProfile;
+use profiler_report::run::RunSummary;
 use profiler_report::scorecard::{ScorecardError, TrainingScorecard};
 use profiler_report::{
     export::full_profiles_json, input::nsight::parse_ncu_csv, roofline::FullProfileOptions,
@@ -42,7 +42,9 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("profile", profile_bytes),
         (
             "parity",
-            serde_json::to_vec(&ParityProfile::from_profile(&profile, "ours")).unwrap(),
+            RunSummary::from_profile(&profile, "ours")
+                .to_parity_json()
+                .into_bytes(),
         ),
         (
             "chrome-trace",

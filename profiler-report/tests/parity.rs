@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::parity::{
-    OpMapping, ParityError, ParityProfile, TOP_GAPS, compute_parity_comparison,
-    compute_parity_multi, import_pytorch_trace, import_pytorch_trace_str, parity_section,
+    OpMapping, ParityError, TOP_GAPS, compute_parity_comparison, compute_parity_multi,
+    import_pytorch_trace, import_pytorch_trace_str, ms_per_step, parity_section,
 };
+use profiler_report::run::{OpSummary, RunSummary};
 
 fn golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -34,22 +35,23 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn side(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> ParityProfile {
-    ParityProfile {
-        runtime: runtime.into(),
-        throughput_tok_s: tok_s,
-        step_time_ms: if tok_s > 0.0 {
-            256.0 / tok_s * 1e3
-        } else {
-            0.0
-        },
-        kernel_launches_per_step: launches,
-        ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-        ..ParityProfile::default()
+/// `ms` per step, as a parity file gives it.
+fn op(name: &str, ms: f64) -> OpSummary {
+    OpSummary::total(name, (ms * 1e6).round() as u64)
+}
+
+fn side(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> RunSummary {
+    RunSummary {
+        name: runtime.into(),
+        tokens_per_s: (tok_s > 0.0).then_some(tok_s),
+        step_ns: (tok_s > 0.0).then(|| 256.0 / tok_s * 1e9),
+        launches_per_step: Some(launches),
+        ops: ops.iter().map(|(k, v)| op(k, *v)).collect(),
+        ..RunSummary::default()
     }
 }
 
-fn ours() -> ParityProfile {
+fn ours() -> RunSummary {
     side(
         "ours",
         4000.0,
@@ -67,7 +69,7 @@ fn ours() -> ParityProfile {
     )
 }
 
-fn torch() -> ParityProfile {
+fn torch() -> RunSummary {
     side(
         "pytorch",
         18_000.0,
@@ -157,14 +159,13 @@ fn every_ratio_within_one_point_one_against_one_above() {
 #[test]
 fn more_than_five_gaps_are_decided_over_all_then_cut_to_five() {
     let names: Vec<String> = (0..8).map(|i| format!("op{i}")).collect();
-    let ops = |ms: &[f64]| -> BTreeMap<String, f64> {
-        names.iter().cloned().zip(ms.iter().copied()).collect()
-    };
-    let base = ParityProfile {
+    let ops =
+        |ms: &[f64]| -> Vec<OpSummary> { names.iter().zip(ms).map(|(n, ms)| op(n, *ms)).collect() };
+    let base = RunSummary {
         ops: ops(&[1.0; 8]),
         ..side("b", 1.0, 1, &[])
     };
-    let fine = ParityProfile {
+    let fine = RunSummary {
         ops: ops(&[1.1, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 1.05]),
         ..side("o", 1.0, 1, &[])
     };
@@ -175,7 +176,7 @@ fn more_than_five_gaps_are_decided_over_all_then_cut_to_five() {
         c.gaps.iter().map(|g| g.op.as_str()).collect::<Vec<_>>(),
         ["op0", "op7", "op1", "op2", "op3"]
     );
-    let slow = ParityProfile {
+    let slow = RunSummary {
         ops: ops(&[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.2]),
         ..fine
     };
@@ -229,10 +230,10 @@ fn profile(scale: u64, steps: u64) -> Profile {
 #[test]
 fn parity_from_two_profiles_uses_ms_per_step() {
     // The earlier run was twice as fast per step and ran twice as many steps.
-    let now = ParityProfile::from_profile(&profile(2, 10), "now");
-    let before = ParityProfile::from_profile(&profile(1, 20), "before");
-    assert_eq!(now.ops["RmsNorm"], 4.0);
-    assert_eq!(before.ops["RmsNorm"], 2.0);
+    let now = RunSummary::from_profile(&profile(2, 10), "now");
+    let before = RunSummary::from_profile(&profile(1, 20), "before");
+    assert_eq!(ms_per_step(&now)["RmsNorm"], 4.0);
+    assert_eq!(ms_per_step(&before)["RmsNorm"], 2.0);
     let c = compute_parity_comparison(&now, &before);
     assert!(c.all_gaps.iter().all(|g| (g.ratio - 2.0).abs() < 1e-12));
     assert!((c.throughput_ratio - 2.0).abs() < 1e-12);
@@ -242,7 +243,7 @@ fn parity_from_two_profiles_uses_ms_per_step() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("before.json");
     profile(1, 20).write(&path).unwrap();
-    let read = ParityProfile::from_profile(&Profile::read(&path).unwrap(), "before");
+    let read = RunSummary::from_profile(&Profile::read(&path).unwrap(), "before");
     assert_eq!(read, before);
 }
 
@@ -298,10 +299,10 @@ fn the_committed_pytorch_trace_imports_with_the_expected_op_totals() {
     let (sums, steps, step_us) = raw_sums(&raw);
     assert!(steps >= 1);
     assert_eq!(import.steps, steps as u64);
-    let p = &import.profile;
-    assert_eq!(p.runtime, "pytorch");
+    let p = &import.summary;
+    assert_eq!(p.name, "pytorch");
     let per_step = |us: f64| us / 1e3 / steps as f64;
-    assert!((p.step_time_ms - per_step(step_us)).abs() < 1e-9);
+    assert!(((p.step_ns.unwrap_or(0.0) / 1e6) - per_step(step_us)).abs() < 1e-9);
     // record_function ranges named after bricks map to themselves; nothing
     // encloses them, so each brick's time is the sum of its ranges.
     for brick in [
@@ -323,24 +324,30 @@ fn the_committed_pytorch_trace_imports_with_the_expected_op_totals() {
     ] {
         let expect = per_step(sums[brick]);
         assert!(
-            (p.ops[brick] - expect).abs() < 1e-9,
+            (ms_per_step(p)[brick] - expect).abs() < 1e-9,
             "{brick}: {} vs {expect}",
-            p.ops[brick]
+            ms_per_step(p)[brick]
         );
     }
     // Adam's step maps by the built-in rule.
     let adam = per_step(sums["Optimizer.step#Adam.step"]);
-    assert!((p.ops["AdamUpdate"] - adam).abs() < 1e-9);
+    assert!((ms_per_step(p)["AdamUpdate"] - adam).abs() < 1e-9);
     // The model has one softmax in attention; its backward node maps
     // through its sequence number to AttentionSoftmaxBackward.
     let softmax_bwd = per_step(sums["autograd::engine::evaluate_function: SoftmaxBackward0"]);
-    assert!((p.ops["AttentionSoftmaxBackward"] - softmax_bwd).abs() < 1e-9);
+    assert!((ms_per_step(p)["AttentionSoftmaxBackward"] - softmax_bwd).abs() < 1e-9);
     let embed_bwd = per_step(sums["autograd::engine::evaluate_function: EmbeddingBackward0"]);
-    assert!((p.ops["EmbeddingBackward"] - embed_bwd).abs() < 1e-9);
+    assert!((ms_per_step(p)["EmbeddingBackward"] - embed_bwd).abs() < 1e-9);
     // The mapping renames the rotary embedding's backward.
-    assert!(p.ops.contains_key("RopeBackward") && !p.ops.contains_key("RopeEmbeddingBackward"));
+    assert!(
+        ms_per_step(p).contains_key("RopeBackward")
+            && !ms_per_step(p).contains_key("RopeEmbeddingBackward")
+    );
     // Tokens per step come from the trace's metadata.
-    assert!((p.throughput_tok_s - 256.0 / (p.step_time_ms / 1e3)).abs() < 1e-6);
+    assert!(
+        (p.tokens_per_s.unwrap_or(0.0) - 256.0 / ((p.step_ns.unwrap_or(0.0) / 1e6) / 1e3)).abs()
+            < 1e-6
+    );
     // Launches: at least one per matrix product (a leaf that does work), at
     // most one per op event.
     let in_steps = |name: &str| {
@@ -360,16 +367,16 @@ fn the_committed_pytorch_trace_imports_with_the_expected_op_totals() {
         .count() as u64;
     assert!(products > 50, "{products}");
     assert!(
-        p.kernel_launches_per_step >= products,
+        p.launches_per_step.unwrap_or(0) >= products,
         "{} < {products}",
-        p.kernel_launches_per_step
+        p.launches_per_step.unwrap_or(0)
     );
-    assert!(p.kernel_launches_per_step < ops / steps as u64);
+    assert!(p.launches_per_step.unwrap_or(0) < ops / steps as u64);
     assert!(!import.device_kernels);
     assert!(import.mapped_fraction > 0.5 && import.mapped_fraction <= 1.0);
-    let mapped: f64 = p.ops.values().sum();
+    let mapped: f64 = ms_per_step(p).values().sum();
     assert!(
-        mapped <= p.step_time_ms * (1.0 + 1e-9),
+        mapped <= (p.step_ns.unwrap_or(0.0) / 1e6) * (1.0 + 1e-9),
         "no time counted twice"
     );
 }
@@ -381,12 +388,15 @@ fn without_a_mapping_file_backward_names_follow_the_suffix_rule() {
         &OpMapping::defaults(),
     )
     .unwrap();
-    assert!(import.profile.ops.contains_key("RopeEmbeddingBackward"));
+    assert!(ms_per_step(&import.summary).contains_key("RopeEmbeddingBackward"));
     let tokens = OpMapping::defaults().with_tokens_per_step(512.0);
     let import2 =
         import_pytorch_trace(fixture("tiny_transformer_cpu.trace.json"), &tokens).unwrap();
     assert!(
-        (import2.profile.throughput_tok_s - 2.0 * import.profile.throughput_tok_s).abs() < 1e-6
+        (import2.summary.tokens_per_s.unwrap_or(0.0)
+            - 2.0 * import.summary.tokens_per_s.unwrap_or(0.0))
+        .abs()
+            < 1e-6
     );
 }
 
@@ -406,17 +416,17 @@ fn an_unannotated_trace_maps_aten_ops_and_counts_steps() {
         {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 500, "dur": 99}
     ]}"#;
     let import = import_pytorch_trace_str(trace, "inline", &OpMapping::defaults()).unwrap();
-    let p = &import.profile;
+    let p = &import.summary;
     assert_eq!(import.steps, 2);
     // Outermost mapped range wins: aten::linear, not its addmm; the event
     // outside both steps is left out. (30 + 10) µs over 2 steps.
-    assert!((p.ops["MatMul"] - 0.02).abs() < 1e-12);
-    assert!((p.ops["Activation"] - 0.005).abs() < 1e-12);
-    assert!((p.ops["MatMulBackward"] - 0.01).abs() < 1e-12);
-    assert!((p.step_time_ms - 0.08).abs() < 1e-12);
+    assert!((ms_per_step(p)["MatMul"] - 0.02).abs() < 1e-12);
+    assert!((ms_per_step(p)["Activation"] - 0.005).abs() < 1e-12);
+    assert!((ms_per_step(p)["MatMulBackward"] - 0.01).abs() < 1e-12);
+    assert!(((p.step_ns.unwrap_or(0.0) / 1e6) - 0.08).abs() < 1e-12);
     // Leaf ops that do work: addmm, gelu, add, mm, linear (step 2) = 5 over 2 steps.
-    assert_eq!(p.kernel_launches_per_step, 3);
-    assert_eq!(p.throughput_tok_s, 0.0);
+    assert_eq!(p.launches_per_step.unwrap_or(0), 3);
+    assert_eq!(p.tokens_per_s.unwrap_or(0.0), 0.0);
     assert!(p.notes.iter().any(|n| n.contains("throughput is unknown")));
     assert_eq!(
         import.unmapped.first().map(|u| u.name.as_str()),
@@ -437,12 +447,12 @@ fn a_device_trace_attributes_kernel_time_to_the_launching_op() {
         {"ph": "X", "cat": "kernel", "name": "orphan", "pid": 0, "tid": 7, "ts": 50, "dur": 1}
     ], "tokens_per_step": 64}"#;
     let import = import_pytorch_trace_str(trace, "gpu", &OpMapping::defaults()).unwrap();
-    let p = &import.profile;
+    let p = &import.summary;
     assert!(import.device_kernels);
-    assert!((p.ops["RmsNorm"] - 0.004).abs() < 1e-12);
-    assert!((p.ops["MatMul"] - 0.008).abs() < 1e-12);
-    assert_eq!(p.kernel_launches_per_step, 4);
-    assert!((p.throughput_tok_s - 64.0 / 100e-6).abs() < 1e-3);
+    assert!((ms_per_step(p)["RmsNorm"] - 0.004).abs() < 1e-12);
+    assert!((ms_per_step(p)["MatMul"] - 0.008).abs() < 1e-12);
+    assert_eq!(p.launches_per_step.unwrap_or(0), 4);
+    assert!((p.tokens_per_s.unwrap_or(0.0) - 64.0 / 100e-6).abs() < 1e-3);
     assert_eq!(import.unmapped[0].name, "orphan");
 }
 
@@ -481,7 +491,7 @@ fn bad_files_are_typed_errors_naming_the_file() {
     assert!(matches!(e, ParityError::UnknownMappingFormat { .. }), "{e}");
     let parity = dir.path().join("parity.json");
     std::fs::write(&parity, "{\"runtime\": \"x\", \"ops\": {\"A\": \"fast\"}}").unwrap();
-    let e = ParityProfile::read(&parity).unwrap_err();
+    let e = RunSummary::read_parity(&parity).unwrap_err();
     assert!(
         e.to_string().contains("parity.json") && e.to_string().contains("line 1"),
         "{e}"
@@ -491,9 +501,9 @@ fn bad_files_are_typed_errors_naming_the_file() {
 #[test]
 fn the_bar_chart_is_well_formed_xml_with_a_row_per_op() {
     let mut o = ours();
-    o.ops.insert("<script>&\"x\"".into(), 1.0);
+    o.ops.push(op("<script>&\"x\"", 1.0));
     let mut b = torch();
-    b.ops.insert("<script>&\"x\"".into(), 0.5);
+    b.ops.push(op("<script>&\"x\"", 0.5));
     let c = compute_parity_comparison(&o, &b);
     let svg = c.to_svg();
     golden("parity.svg", &svg);

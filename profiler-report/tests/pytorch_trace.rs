@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use profiler_report::parity::{ChromeTrace, OpMapping, ParityError, import_pytorch_trace_str};
+use profiler_report::parity::{
+    ChromeTrace, OpMapping, ParityError, import_pytorch_trace_str, ms_per_step,
+};
 
 fn event(name: &str, cat: &str, ts: f64, dur: f64) -> String {
     format!(r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":1,"tid":1,"ts":{ts},"dur":{dur}}}"#)
@@ -49,7 +51,7 @@ fn negative_and_non_finite_times_are_left_out_and_named() {
     assert_eq!(t.dropped()[0].0, 2, "index in traceEvents");
     let import = import_pytorch_trace_str(&text, "t.json", &OpMapping::defaults()).unwrap();
     let note = import
-        .profile
+        .summary
         .notes
         .iter()
         .find(|n| n.contains("left out"))
@@ -59,7 +61,7 @@ fn negative_and_non_finite_times_are_left_out_and_named() {
         "{note}"
     );
     assert!(note.contains("and 1 more"), "{note}");
-    assert_eq!(import.profile.ops["MatMul"], 0.02);
+    assert_eq!(ms_per_step(&import.summary)["MatMul"], 0.02);
 }
 
 #[test]
@@ -71,13 +73,13 @@ fn no_mapped_op_covers_zero_not_negative_zero() {
     let import = import_pytorch_trace_str(&text, "t.json", &OpMapping::defaults()).unwrap();
     assert!(import.mapped_fraction.is_sign_positive());
     let cover = import
-        .profile
+        .summary
         .notes
         .iter()
         .find(|n| n.contains("cover"))
         .unwrap();
     assert!(cover.contains("cover 0.0%"), "{cover}");
-    assert!(!import.profile.notes.iter().any(|n| n.contains("-0")));
+    assert!(!import.summary.notes.iter().any(|n| n.contains("-0")));
 }
 
 /// 100k CPU ops with sequence numbers, each enclosing the next, under a
@@ -112,9 +114,13 @@ fn one_hundred_thousand_nested_events() {
     text.push_str("]}");
     let import = import_pytorch_trace_str(&text, "deep.json", &OpMapping::defaults()).unwrap();
     let mm = 5e5 - (DEPTH - 1) as f64 * 2e-2;
-    assert!((import.profile.ops["MatMul"] - mm / 1e3).abs() < 1e-9);
-    assert_eq!(import.profile.ops.len(), 1);
-    assert_eq!(import.profile.kernel_launches_per_step, 1, "one leaf op");
+    assert!((ms_per_step(&import.summary)["MatMul"] - mm / 1e3).abs() < 1e-9);
+    assert_eq!(ms_per_step(&import.summary).len(), 1);
+    assert_eq!(
+        import.summary.launches_per_step.unwrap_or(0),
+        1,
+        "one leaf op"
+    );
     // Every wrapper sits under the backward node, so none is a top-level op.
     assert!(import.unmapped.is_empty(), "{:?}", import.unmapped);
 }
@@ -140,7 +146,7 @@ fn fifty_thousand_steps_and_ops() {
     let import =
         import_pytorch_trace_str(&trace(&events), "steps.json", &OpMapping::defaults()).unwrap();
     assert_eq!(import.steps, STEPS as u64);
-    assert!((import.profile.ops["MatMul"] - 0.03).abs() < 1e-12);
-    assert!((import.profile.step_time_ms - 0.09).abs() < 1e-12);
-    assert_eq!(import.profile.kernel_launches_per_step, 1);
+    assert!((ms_per_step(&import.summary)["MatMul"] - 0.03).abs() < 1e-12);
+    assert!(((import.summary.step_ns.unwrap_or(0.0) / 1e6) - 0.09).abs() < 1e-12);
+    assert_eq!(import.summary.launches_per_step.unwrap_or(0), 1);
 }

@@ -4,7 +4,8 @@
 //! region's event names are those torch 2.x writes).
 
 use profiler_report::parity::{
-    ChromeTrace, OpMapping, import_chrome_trace, import_pytorch_trace_str, suggest_mapping,
+    ChromeTrace, OpMapping, import_chrome_trace, import_pytorch_trace_str, ms_per_step,
+    suggest_mapping,
 };
 use proptest::prelude::*;
 
@@ -55,11 +56,11 @@ fn colliding_correlation_ids_are_counted_and_named_not_reported_as_linked() {
     );
     assert_eq!(i.linked_device_events, 0);
     let note = i
-        .profile
+        .summary
         .notes
         .iter()
         .find(|n| n.contains("collide"))
-        .unwrap_or_else(|| panic!("{:?}", i.profile.notes));
+        .unwrap_or_else(|| panic!("{:?}", i.summary.notes));
     assert!(
         note.contains("ids 7") && note.contains("2 launch calls reuse"),
         "{note}"
@@ -133,14 +134,14 @@ fn ops_inside_a_compiled_region_are_drafted_and_mapped_not_the_region() {
     assert_eq!(region_rules, 1, "{draft}");
     let i = import_chrome_trace(&t, &OpMapping::defaults()).unwrap();
     assert!(
-        (i.profile.ops["MatMul"] - 8.03).abs() < 1e-9,
+        (ms_per_step(&i.summary)["MatMul"] - 8.03).abs() < 1e-9,
         "{:?}",
-        i.profile.ops
+        ms_per_step(&i.summary)
     );
     assert!(
-        (i.profile.ops["Attention"] - 3.68).abs() < 1e-9,
+        (ms_per_step(&i.summary)["Attention"] - 3.68).abs() < 1e-9,
         "{:?}",
-        i.profile.ops
+        ms_per_step(&i.summary)
     );
     assert_eq!(i.launch_calls, 3);
     assert!(
@@ -166,8 +167,12 @@ fn a_draft_of_an_op_named_dashes_or_a_star_re_applies_and_finds_the_op() {
     let i = import_chrome_trace(&t, &mapping).unwrap();
     // `aten::mul*` maps only itself: 10 µs, not the 5 µs of `aten::mulX`
     // (which its own rule maps).
-    let total: f64 = i.profile.ops.values().sum();
-    assert!((total - 0.025).abs() < 1e-12, "{:?}", i.profile.ops);
+    let total: f64 = ms_per_step(&i.summary).values().sum();
+    assert!(
+        (total - 0.025).abs() < 1e-12,
+        "{:?}",
+        ms_per_step(&i.summary)
+    );
     assert!(i.unmapped.is_empty(), "{:?}", i.unmapped);
 }
 
@@ -225,7 +230,7 @@ proptest! {
         // mapped time is every op's time.
         prop_assert!(i.unmapped.is_empty(), "{:?}\n{draft}", i.unmapped);
         let expected: f64 = (0..names.len()).map(|k| (10.0 + k as f64) / 1e3).sum();
-        let total: f64 = i.profile.ops.values().sum();
+        let total: f64 = ms_per_step(&i.summary).values().sum();
         prop_assert!((total - expected).abs() < 1e-9, "{total} vs {expected}\n{draft}");
         prop_assert!(!draft.contains("brick = \"\""), "{draft}");
     }

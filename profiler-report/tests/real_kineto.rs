@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use profiler_core::Profile;
 use profiler_report::parity::{
-    ChromeTrace, OpMapping, ParityProfile, PytorchImport, compute_parity_comparison,
-    import_chrome_trace, import_pytorch_trace, import_pytorch_trace_str, suggest_mapping,
+    ChromeTrace, OpMapping, PytorchImport, compute_parity_comparison, import_chrome_trace,
+    import_pytorch_trace, import_pytorch_trace_str, ms_per_step, suggest_mapping,
 };
+use profiler_report::run::RunSummary;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/real/kineto")
@@ -266,7 +267,7 @@ fn every_real_trace_reads_with_the_numbers_counted_by_hand() {
             i.steps,
             i.device_events,
             i.linked_device_events,
-            i.profile.kernel_launches_per_step,
+            i.summary.launches_per_step.unwrap_or(0),
         );
         assert_eq!(got, (x.steps, x.device, x.linked, x.launches), "{}", x.file);
         assert_eq!(i.empty_steps, x.empty, "{}", x.file);
@@ -294,18 +295,17 @@ fn kernels_belong_to_the_op_that_launched_them_not_to_an_external_id() {
     // (counted with python over the raw JSON: kernels linked by
     // correlation id to their launch, the outermost mapped op around it).
     let i = import("hta_alexnet_a100.json");
-    let ops: Vec<(&str, f64)> = i
-        .profile
-        .ops
-        .iter()
-        .map(|(k, v)| (k.as_str(), *v))
-        .collect();
+    let ms = ms_per_step(&i.summary);
+    let ops: Vec<(&str, f64)> = ms.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(ops.len(), 2, "{ops:?}");
     assert!(
-        (i.profile.ops["Activation"] - 0.683).abs() < 1e-9,
+        (ms_per_step(&i.summary)["Activation"] - 0.683).abs() < 1e-9,
         "{ops:?}"
     );
-    assert!((i.profile.ops["MatMul"] - 2.664).abs() < 1e-9, "{ops:?}");
+    assert!(
+        (ms_per_step(&i.summary)["MatMul"] - 2.664).abs() < 1e-9,
+        "{ops:?}"
+    );
     assert!(
         (i.mapped_fraction - (0.683 + 2.664) / 66.203).abs() < 1e-9,
         "{}",
@@ -315,22 +315,22 @@ fn kernels_belong_to_the_op_that_launched_them_not_to_an_external_id() {
     // their backward through the sequence number.
     let i = import("hta_minitoy_mi250_rocm.json");
     assert!(
-        i.profile.ops["MatMul"] > 0.0 && i.profile.ops["MatMulBackward"] > 0.0,
+        ms_per_step(&i.summary)["MatMul"] > 0.0 && ms_per_step(&i.summary)["MatMulBackward"] > 0.0,
         "{:?}",
-        i.profile.ops
+        ms_per_step(&i.summary)
     );
     // Start and end are µs since boot: about 1e-3 µs of rounding.
     assert!(
-        (i.profile.step_time_ms - 9.288291).abs() < 1e-5,
+        ((i.summary.step_ns.unwrap_or(0.0) / 1e6) - 9.288291).abs() < 1e-5,
         "the empty step does not halve the step"
     );
     assert!(
-        i.profile
+        i.summary
             .notes
             .iter()
             .any(|n| n.contains("ProfilerStep#2 (0.049 ms)")),
         "{:?}",
-        i.profile.notes
+        i.summary.notes
     );
 }
 
@@ -347,7 +347,7 @@ fn coverage_above_one_is_shown_as_is_with_why() {
         i.mapped_fraction
     );
     let note = i
-        .profile
+        .summary
         .notes
         .iter()
         .find(|n| n.contains("mapped ops cover"))
@@ -406,8 +406,8 @@ fn the_stock_model_compares_per_op_against_the_main_job() {
         import_pytorch_trace(dir().join("stock_tiny_transformer_cpu.json"), &mapping).unwrap();
     let main = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../profiler-cli/tests/fixtures/profile.json");
-    let ours = ParityProfile::from_profile(&Profile::read(main).unwrap(), "train_tiny");
-    let c = compute_parity_comparison(&ours, &torch.profile);
+    let ours = RunSummary::from_profile(&Profile::read(main).unwrap(), "train_tiny");
+    let c = compute_parity_comparison(&ours, &torch.summary);
     let compared: Vec<&str> = c.all_gaps.iter().map(|g| g.op.as_str()).collect();
     for op in [
         "QkvProjection",
@@ -434,7 +434,7 @@ fn the_stock_model_compares_per_op_against_the_main_job() {
         assert!(
             compared.contains(&op),
             "{op} not compared: {compared:?}\n{:?}",
-            torch.profile.ops
+            ms_per_step(&torch.summary)
         );
     }
     assert!(
@@ -462,7 +462,7 @@ fn the_draft_mapping_applied_finds_the_time_its_comments_say() {
             ChromeTrace::from_reader(std::fs::File::open(dir().join(name)).unwrap(), name).unwrap();
         let draft = suggest_mapping(&trace, &OpMapping::defaults(), name).unwrap();
         let mapping = OpMapping::from_toml_str(&draft, "draft.toml").unwrap();
-        let found = import_chrome_trace(&trace, &mapping).unwrap().profile.ops;
+        let found = ms_per_step(&import_chrome_trace(&trace, &mapping).unwrap().summary);
         let mut said: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
         for line in draft.lines().filter(|l| l.starts_with("  { ")) {
             let brick = line
@@ -625,7 +625,7 @@ fn gzipped_real_traces_read_with_the_numbers_counted_by_hand() {
             i.steps,
             i.device_events,
             i.linked_device_events,
-            i.profile.kernel_launches_per_step,
+            i.summary.launches_per_step.unwrap_or(0),
             i.launch_calls,
         );
         let want = (x.steps, x.device, x.linked, x.launches, x.launch_calls);
@@ -641,7 +641,7 @@ fn gzipped_real_traces_read_with_the_numbers_counted_by_hand() {
         assert_eq!(i.device.as_deref(), x.device_name, "{}", x.file);
         assert_eq!(i.colliding_device_events, 0, "{}", x.file);
         let graph_note = i
-            .profile
+            .summary
             .notes
             .iter()
             .find(|n| n.contains("graph launches"));
@@ -665,7 +665,7 @@ fn gzipped_real_traces_read_with_the_numbers_counted_by_hand() {
         // Launch calls beyond the kernels recorded are said, with how many.
         let direct = x.launches - x.graph.map_or(0, |g| g.0);
         let calls_note = i
-            .profile
+            .summary
             .notes
             .iter()
             .find(|n| n.contains("have no kernel event"));
@@ -692,7 +692,7 @@ fn a_compiled_trace_maps_the_ops_inside_its_region() {
     // raw file (kernel -> launch by correlation -> enclosing cpu_op):
     // aten::mm 8.029555 ms, flash attention 3.683509 ms, of 12.549021.
     let i = import("tracelens_torch_compile_mi300x.json.gz");
-    let ops = &i.profile.ops;
+    let ops = &profiler_report::parity::ms_per_step(&i.summary);
     assert_eq!(ops.len(), 2, "{ops:?}");
     assert!((ops["MatMul"] - 8.029_555).abs() < 1e-9, "{ops:?}");
     assert!((ops["Attention"] - 3.683_509).abs() < 1e-9, "{ops:?}");

@@ -7,9 +7,10 @@
 use std::path::PathBuf;
 
 use profiler_report::parity::{
-    Basis, ChromeTrace, Clock, OpMapping, PytorchImport, compute_parity_comparison, device_preset,
-    import_pytorch_trace, suggest_mapping,
+    Basis, ChromeTrace, OpMapping, PytorchImport, compute_parity_comparison, device_preset,
+    import_pytorch_trace, ms_per_step, suggest_mapping,
 };
+use profiler_report::run::Clock;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/real/kineto")
@@ -35,9 +36,9 @@ fn launch_calls_without_kernel_events_are_a_gpu_run_whose_device_was_not_recorde
     let i = import("hta_cupti_profiler_a100.json");
     assert!(i.device_activity_missing);
     assert_eq!(i.launch_calls, 77);
-    assert_eq!(i.profile.kernel_launches_per_step, 77);
-    assert_eq!(i.profile.clock, Clock::Host);
-    let notes = i.profile.notes.join("\n");
+    assert_eq!(i.summary.launches_per_step.unwrap_or(0), 77);
+    assert_eq!(i.summary.clock, Clock::Host);
+    let notes = i.summary.notes.join("\n");
     assert!(
         notes.contains("device activity absent") && notes.contains("`cudaLaunchKernel` 77"),
         "{notes}"
@@ -53,12 +54,12 @@ fn launch_calls_without_kernel_events_are_a_gpu_run_whose_device_was_not_recorde
     let host = import("hta_gpu_host_cpu_only_a100.json");
     assert!(!host.device_activity_missing && host.launch_calls == 0);
     assert!(
-        host.profile
+        host.summary
             .notes
             .iter()
             .any(|n| n.contains("GPU run profiled without ProfilerActivity.CUDA")),
         "{:?}",
-        host.profile.notes
+        host.summary.notes
     );
 }
 
@@ -66,9 +67,9 @@ fn launch_calls_without_kernel_events_are_a_gpu_run_whose_device_was_not_recorde
 fn a_cpu_trace_against_a_cuda_trace_gives_no_verdict_and_names_both_clocks() {
     // The same mapping maps `aten::relu`/`aten::linear` on both sides: CPU
     // time on one, device time on the other.
-    let cpu = import("hta_cupti_profiler_a100.json").profile;
-    let gpu = import("hta_alexnet_a100.json").profile;
-    assert!(cpu.ops.contains_key("MatMul") && gpu.ops.contains_key("MatMul"));
+    let cpu = import("hta_cupti_profiler_a100.json").summary;
+    let gpu = import("hta_alexnet_a100.json").summary;
+    assert!(ms_per_step(&cpu).contains_key("MatMul") && ms_per_step(&gpu).contains_key("MatMul"));
     let c = compute_parity_comparison(&cpu, &gpu);
     assert!(!c.all_gaps.is_empty(), "ops on both sides");
     assert!(!c.parity_achieved);
@@ -86,7 +87,7 @@ fn a_cpu_trace_against_a_cuda_trace_gives_no_verdict_and_names_both_clocks() {
         "no gap flagged between clocks:\n{text}"
     );
     // Two device traces: a verdict, on one clock.
-    let run2 = import("hta_alexnet_a100_run2.json").profile;
+    let run2 = import("hta_alexnet_a100_run2.json").summary;
     let c = compute_parity_comparison(&gpu, &run2);
     assert!(c.coverage.clocks_agree());
     assert!(c.parity_achieved, "{}", c.to_markdown());
@@ -97,7 +98,7 @@ fn the_verdict_says_which_time_its_share_is_of_and_agrees_with_the_import() {
     // run 2: Activation 0.686 + MatMul 2.715 ms of 49.816 ms device time.
     let base = import("hta_alexnet_a100_run2.json");
     let ours = import("hta_alexnet_a100.json");
-    let c = compute_parity_comparison(&ours.profile, &base.profile);
+    let c = compute_parity_comparison(&ours.summary, &base.summary);
     assert_eq!(c.coverage.baseline_basis, Basis::DeviceTime);
     let expected = (0.686 + 2.715) / 49.816;
     assert!(
@@ -113,12 +114,12 @@ fn the_verdict_says_which_time_its_share_is_of_and_agrees_with_the_import() {
         "{md}"
     );
     assert!(
-        base.profile
+        base.summary
             .notes
             .iter()
             .any(|n| n.contains("mapped ops cover 6.8% of the device time")),
         "{:?}",
-        base.profile.notes
+        base.summary.notes
     );
 }
 
@@ -128,12 +129,12 @@ fn a_range_not_named_like_a_brick_is_transparent_unless_the_mapping_names_it() {
     // go to the ops inside (python: Activation 0.686, MatMul 2.715 ms).
     let i = import("hta_alexnet_a100_run2.json");
     assert!(
-        !i.profile.ops.contains_key("[param|cuda]"),
+        !ms_per_step(&i.summary).contains_key("[param|cuda]"),
         "{:?}",
-        i.profile.ops
+        ms_per_step(&i.summary)
     );
-    assert!((i.profile.ops["Activation"] - 0.686).abs() < 1e-9);
-    assert!((i.profile.ops["MatMul"] - 2.715).abs() < 1e-9);
+    assert!((ms_per_step(&i.summary)["Activation"] - 0.686).abs() < 1e-9);
+    assert!((ms_per_step(&i.summary)["MatMul"] - 2.715).abs() < 1e-9);
     assert!(
         i.unmapped.iter().any(|u| u.name == "aten::conv2d"),
         "{:?}",
@@ -142,7 +143,11 @@ fn a_range_not_named_like_a_brick_is_transparent_unless_the_mapping_names_it() {
     // `torch.add` inside `[param|cuda]`: no rule maps `aten::add`, so it is
     // listed unmapped under its own name, not the range's.
     let i = import("hta_simple_add_param_a100.json");
-    assert!(i.profile.ops.is_empty(), "{:?}", i.profile.ops);
+    assert!(
+        ms_per_step(&i.summary).is_empty(),
+        "{:?}",
+        ms_per_step(&i.summary)
+    );
     assert!(
         i.unmapped.iter().any(|u| u.name == "aten::add"),
         "{:?}",
@@ -152,8 +157,13 @@ fn a_range_not_named_like_a_brick_is_transparent_unless_the_mapping_names_it() {
     let mapping =
         OpMapping::from_toml_str("[ops]\n\"[param|cuda]\" = \"Benchmark\"\n", "m.toml").unwrap();
     let i = import_with("hta_alexnet_a100_run2.json", &mapping);
-    assert_eq!(i.profile.ops.len(), 1, "{:?}", i.profile.ops);
-    assert!((i.profile.ops["Benchmark"] - 49.816).abs() < 1e-9);
+    assert_eq!(
+        ms_per_step(&i.summary).len(),
+        1,
+        "{:?}",
+        ms_per_step(&i.summary)
+    );
+    assert!((ms_per_step(&i.summary)["Benchmark"] - 49.816).abs() < 1e-9);
 }
 
 #[test]
@@ -180,9 +190,9 @@ fn the_draft_reaches_inside_forward_backward_and_optimizer_ranges() {
     let mapping = OpMapping::from_toml_str(&draft, "draft.toml").unwrap();
     let i = import_pytorch_trace(dir().join("hta_sampled_rank0.json"), &mapping).unwrap();
     assert!(
-        i.profile.ops.contains_key("All2AllPooledReq"),
+        ms_per_step(&i.summary).contains_key("All2AllPooledReq"),
         "{:?}",
-        i.profile.ops
+        ms_per_step(&i.summary)
     );
 }
 
@@ -192,7 +202,7 @@ fn the_trace_names_its_device_and_rank_and_the_device_names_a_preset() {
     assert_eq!(i.device.as_deref(), Some("NVIDIA A100-PG509-200"));
     assert_eq!(i.rank, Some(0));
     let note = i
-        .profile
+        .summary
         .notes
         .iter()
         .find(|n| n.contains("deviceProperties"))
@@ -204,9 +214,9 @@ fn the_trace_names_its_device_and_rank_and_the_device_names_a_preset() {
     let i = import("hta_cpu_only_rank34.json");
     assert_eq!((i.device.as_deref(), i.rank), (None, Some(34)));
     assert!(
-        i.profile.notes.iter().any(|n| n == "rank 34 of 300"),
+        i.summary.notes.iter().any(|n| n == "rank 34 of 300"),
         "{:?}",
-        i.profile.notes
+        i.summary.notes
     );
     let i = import("hta_gpu_host_cpu_only_a100.json");
     assert_eq!(

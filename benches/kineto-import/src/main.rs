@@ -128,7 +128,7 @@ fn import_child(path: &Path) -> Result<(), String> {
         trace.spilled_runs(),
         i.steps,
         i.device_events,
-        i.profile.ops.len(),
+        i.summary.ops.len(),
         peak_rss_kb()
     );
     Ok(())

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use profiler::Profile;
 use profiler_report::parity::{
-    OpMapping, ParityComparison, ParityError, ParityProfile, PytorchImport,
-    compute_parity_comparison, import_pytorch_trace,
+    OpMapping, ParityComparison, ParityError, PytorchImport, compute_parity_comparison,
+    import_pytorch_trace,
 };
 
 /// Name of this side in the parity reports.
@@ -32,9 +32,9 @@ impl Parity {
     pub fn compare(profile: &Profile, trace: &Path, mapping: &Path) -> Result<Self, ParityError> {
         let mapping = OpMapping::from_file(mapping)?;
         let baseline = import_pytorch_trace(trace, &mapping)?;
-        let ours = ParityProfile::from_profile(profile, RUNTIME);
+        let ours = profiler_report::run::RunSummary::from_profile(profile, RUNTIME);
         Ok(Self {
-            comparison: compute_parity_comparison(&ours, &baseline.profile),
+            comparison: compute_parity_comparison(&ours, &baseline.summary),
             baseline,
         })
     }

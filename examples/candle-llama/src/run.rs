@@ -246,7 +246,7 @@ fn write_reports(
     }
     files.push(path("trace.json"));
     let baselines: Vec<_> = parity
-        .map(|p| p.baseline.profile.clone())
+        .map(|p| p.baseline.summary.clone())
         .into_iter()
         .collect();
     let mut report = HtmlReport::new(profile)

@@ -6,7 +6,8 @@ use std::path::Path;
 use profiler_core::Profile;
 use profiler_report::hardware::Hardware as Model;
 use profiler_report::input::{Input, Run};
-use profiler_report::parity::{Clock, OpMapping, ParityProfile, import_chrome_trace};
+use profiler_report::parity::{OpMapping, import_chrome_trace};
+use profiler_report::run::{Clock, RunSummary};
 use profiler_report::{
     hardware::{MemoryLevel, Precision},
     roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
@@ -134,7 +135,7 @@ pub(crate) fn parity_profile(
     mapping: &OpMapping,
     ncu: &FullProfileOptions,
     run_name: bool,
-) -> Result<ParityProfile, CliError> {
+) -> Result<RunSummary, CliError> {
     parity_side(path, load(path)?, mapping, ncu, run_name)
 }
 
@@ -145,21 +146,21 @@ pub(crate) fn parity_side(
     mapping: &OpMapping,
     ncu: &FullProfileOptions,
     run_name: bool,
-) -> Result<ParityProfile, CliError> {
+) -> Result<RunSummary, CliError> {
     match input {
         Input::Parity(p) => Ok(p),
         Input::PytorchTrace(t) | Input::ChromeTrace(t) => {
             let mut p = import_chrome_trace(&t, mapping)
                 .map_err(CliError::input)?
-                .profile;
+                .summary;
             if mapping.runtime.is_none() {
-                p.runtime = stem(path);
+                p.name = stem(path);
             }
             Ok(p)
         }
         run @ (Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)) => {
             let profile = Run::from_input(run, path)?.into_profile(ncu)?;
-            let mut p = ParityProfile::from_profile(&profile, stem(path));
+            let mut p = RunSummary::from_profile(&profile, stem(path));
             // Nsight times kernels on the device.
             p.clock = Clock::Device;
             p.notes
@@ -173,7 +174,7 @@ pub(crate) fn parity_side(
             } else {
                 stem(path)
             };
-            Ok(ParityProfile::from_profile(&profile, name))
+            Ok(RunSummary::from_profile(&profile, name))
         }
         other => Err(CliError::Input(format!(
             "`{}` holds {}: parity takes profiles, parity profiles, PyTorch traces or Nsight exports",

@@ -9,9 +9,9 @@ use profiler_report::contracts::{
 };
 use profiler_report::hardware::MemoryLevel;
 use profiler_report::input::Input;
-use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::FullProfileOptions;
 use profiler_report::roofline::HardwareProfile;
+use profiler_report::run::RunSummary;
 
 use crate::context::{Context, ContractReports};
 use crate::error::{CliError, Status};
@@ -140,7 +140,7 @@ fn computations(
     if let Some(path) = &args.parity_baseline {
         let baseline = match load(path)? {
             Input::Parity(p) => p,
-            Input::Profile(p) => ParityProfile::from_profile(&p, p.run.name.clone()),
+            Input::Profile(p) => RunSummary::from_profile(&p, p.run.name.clone()),
             other => {
                 return Err(CliError::Input(format!(
                     "--parity-baseline `{}` holds {}, not a parity JSON or a saved profile",

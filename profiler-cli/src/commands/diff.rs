@@ -73,8 +73,8 @@ pub(crate) fn run(args: &DiffArgs, cx: &Context) -> Result<Status, CliError> {
         )));
     }
     let label = |p: &PathBuf| p.display().to_string();
-    let old = load_run(&args.old)?.diff_input(&label(&args.old))?;
-    let new = load_run(&args.new)?.diff_input(&label(&args.new))?;
+    let old = load_run(&args.old)?.run_summary(&label(&args.old))?;
+    let new = load_run(&args.new)?.run_summary(&label(&args.new))?;
     let d = compute_diff(&old, &new, &t);
     cx.show(&d)?;
     // No brick in both runs: nothing was judged, so nothing passes.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use profiler_report::fleet::{FleetReport, FleetSettings, rank_profile_at};
+use profiler_report::straggler::StragglerRule;
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
@@ -34,10 +35,10 @@ pub(crate) struct FleetArgs {
     /// The run directory (holds rank-00000/, rank-00001/, ...).
     run_dir: PathBuf,
     /// Robust deviations above the median that make a straggler.
-    #[arg(long, default_value_t = FleetSettings::default().mad_k, value_name = "K")]
+    #[arg(long, default_value_t = StragglerRule::default().mad_k, value_name = "K")]
     mad_k: f64,
     /// Least excess over the median that makes a straggler (0.2 = 20%).
-    #[arg(long, default_value_t = FleetSettings::default().min_excess, value_name = "FRACTION")]
+    #[arg(long, default_value_t = StragglerRule::default().min_excess, value_name = "FRACTION")]
     min_excess: f64,
     /// Bricks below this share of the brick time are not judged.
     #[arg(long, default_value_t = FleetSettings::default().min_brick_share, value_name = "FRACTION")]
@@ -64,8 +65,10 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
         }
     }
     let settings = FleetSettings {
-        mad_k: args.mad_k,
-        min_excess: args.min_excess,
+        rule: StragglerRule {
+            mad_k: args.mad_k,
+            min_excess: args.min_excess,
+        },
         min_brick_share: args.min_brick_share,
     };
     for output in [args.html.as_deref(), cx.output.as_deref()]

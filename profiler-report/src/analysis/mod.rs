@@ -11,4 +11,5 @@ pub mod parity;
 pub mod roofline;
 mod run;
 pub mod scorecard;
+pub mod straggler;
 pub mod trace;

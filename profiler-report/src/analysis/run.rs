@@ -1,6 +1,6 @@
 //! What a loaded [`Run`] gives the reports: a profile (kernels become
 //! bricks for Nsight imports), the Nsight Compute launches for the
-//! hierarchical roofline, and one side of a diff. Here, above the
+//! hierarchical roofline, and its run summary (one side of a diff). Here, above the
 //! roofline, because Nsight Compute launches are placed on the device's
 //! roofline first.
 
@@ -8,9 +8,9 @@ use profiler_core::Profile;
 
 use crate::analysis::roofline::FullProfileOptions;
 use crate::input::Run;
-use crate::input::nsight::{FullProfile, full_profiles_to_diff_input, full_profiles_to_profile};
-use crate::model::diff::DiffInput;
+use crate::input::nsight::{FullProfile, full_profiles_to_profile, full_profiles_to_run_summary};
 use crate::model::nsight::ImportError;
+use crate::model::run::RunSummary;
 
 impl Run {
     /// The run as a profile (kernels become bricks for Nsight imports).
@@ -40,22 +40,22 @@ impl Run {
         })
     }
 
-    /// The run as one side of a diff, labelled `label`.
+    /// The run's summary (one side of a diff or a parity), named `label`.
     ///
     /// # Errors
     /// As [`Run::into_profile`], with the default options.
-    pub fn diff_input(&self, label: &str) -> Result<DiffInput, ImportError> {
+    pub fn run_summary(&self, label: &str) -> Result<RunSummary, ImportError> {
         Ok(match self {
-            Self::Profile(p) => DiffInput::from_profile(p, label),
-            Self::Nsys(r) => DiffInput {
-                label: label.to_owned(),
-                ..r.to_diff_input()
+            Self::Profile(p) => RunSummary::from_profile(p, label),
+            Self::Nsys(r) => RunSummary {
+                name: label.to_owned(),
+                ..r.to_run_summary()
             },
-            Self::Ncu(r) => full_profiles_to_diff_input(
+            Self::Ncu(r) => full_profiles_to_run_summary(
                 &r.full_profiles(&FullProfileOptions::default())?,
                 label,
             ),
-            Self::FullProfiles(p, _) => full_profiles_to_diff_input(p, label),
+            Self::FullProfiles(p, _) => full_profiles_to_run_summary(p, label),
         })
     }
 }

@@ -12,7 +12,7 @@ use super::sniff::{Head, MAX_INPUT_BYTES};
 use crate::model::chrome_trace::ChromeTrace;
 use crate::model::nsight::FullProfile;
 use crate::model::nsight::{NcuReport, NsysReport};
-use crate::model::parity::ParityProfile;
+use crate::model::run::RunSummary;
 use crate::model::saved_scorecard::SavedScorecard;
 use crate::model::step::StepProfilerInput;
 
@@ -50,7 +50,7 @@ pub enum Input {
     /// An execution trace (`entries`).
     ExecutionTrace(RecordedExecutionTrace),
     /// A parity profile (`runtime`, `ops`).
-    Parity(ParityProfile),
+    Parity(RunSummary),
     /// The last step-profiler line (`_profiler`) of a trainer's log.
     StepLog(StepProfilerInput),
     /// A saved scorecard (a baseline).

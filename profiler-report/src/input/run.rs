@@ -1,7 +1,7 @@
 //! [`Run`]: what a loaded file holds for the reports that take a run (a
 //! saved profile, Nsight Compute launches, or an Nsight Systems kernel
 //! summary). The conversions that place Nsight Compute launches on a
-//! roofline (`Run::into_profile`, `Run::launches`, `Run::diff_input`) sit
+//! roofline (`Run::into_profile`, `Run::launches`, `Run::run_summary`) sit
 //! with the analyses that need them.
 
 use std::path::Path;

@@ -2,12 +2,10 @@
 //! implementations (not stand-ins): they pass on sound inputs and fail,
 //! with the rule id, where the measured run contradicts the model.
 
-use std::collections::BTreeMap;
-
 use profiler_core::Profile;
 use profiler_report::contracts::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
-use profiler_report::parity::ParityProfile;
 use profiler_report::roofline::HardwareProfile;
+use profiler_report::run::{OpSummary, RunSummary};
 
 fn profile_at(tokens: u64, total_ns: u64) -> Profile {
     let mut p = Profile::empty();
@@ -58,17 +56,18 @@ fn a_run_faster_than_its_roofline_fails_with_the_rule_id() {
     );
 }
 
-fn parity_profile(runtime: &str, tok_s: f64, ops: &[(&str, f64)]) -> ParityProfile {
-    ParityProfile {
-        runtime: runtime.into(),
-        throughput_tok_s: tok_s,
-        step_time_ms: 10.0,
-        kernel_launches_per_step: 100,
+/// Ops in ms per step, as a parity file gives them.
+fn parity_profile(runtime: &str, tok_s: f64, ops: &[(&str, f64)]) -> RunSummary {
+    RunSummary {
+        name: runtime.into(),
+        tokens_per_s: Some(tok_s),
+        step_ns: Some(10e6),
+        launches_per_step: Some(100),
         ops: ops
             .iter()
-            .map(|&(n, ms)| (n.to_owned(), ms))
-            .collect::<BTreeMap<_, _>>(),
-        ..ParityProfile::default()
+            .map(|&(n, ms)| OpSummary::total(n, (ms * 1e6).round() as u64))
+            .collect(),
+        ..RunSummary::default()
     }
 }
 

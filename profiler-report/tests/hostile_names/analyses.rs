@@ -2,13 +2,10 @@
 //! names: Markdown, terminal text, SVG, HTML and JSON, each read back by
 //! the parser of its format.
 
-use std::collections::BTreeMap;
-
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::HtmlReport;
-use profiler_report::parity::{
-    ParityComparison, ParityProfile, compute_parity_comparison, parity_section,
-};
+use profiler_report::parity::{ParityComparison, compute_parity_comparison, parity_section};
+use profiler_report::run::{OpSummary, RunSummary};
 use profiler_report::{
     hardware::{MemoryLevel, Precision},
     roofline::{BrickRoofline, CeilingSource, KernelRoofline, roofline_section},
@@ -21,31 +18,33 @@ use super::{hostile, json, markdown_tables, shown, xml};
 /// one hostile op only we timed.
 fn parity() -> ParityComparison {
     let names = hostile();
-    let ops = |scale: f64| -> BTreeMap<String, f64> {
+    // ms per step, as a parity file gives them.
+    let op = |name: &str, ms: f64| OpSummary::total(name, (ms * 1e6).round() as u64);
+    let ops = |scale: f64| -> Vec<OpSummary> {
         names
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), (i + 1) as f64 * scale))
+            .map(|(i, n)| op(n, (i + 1) as f64 * scale))
             .collect()
     };
     let mut ours_ops = ops(1.0);
-    ours_ops.insert("only ours\u{202e}|\n<b>".into(), 1.0);
-    let ours = ParityProfile {
-        runtime: "<script>ours</script>\u{2066}|x\n".into(),
-        throughput_tok_s: 50.0,
-        kernel_launches_per_step: 40,
+    ours_ops.push(op("only ours\u{202e}|\n<b>", 1.0));
+    let ours = RunSummary {
+        name: "<script>ours</script>\u{2066}|x\n".into(),
+        tokens_per_s: Some(50.0),
+        launches_per_step: Some(40),
         ops: ours_ops,
         notes: vec!["note \x1b[31m\u{202e}|\n# heading".into()],
         ..Default::default()
     };
-    let base = ParityProfile {
-        runtime: "\x1b[2Jbase\u{200f}".into(),
-        throughput_tok_s: 100.0,
-        kernel_launches_per_step: 20,
+    let base = RunSummary {
+        name: "\x1b[2Jbase\u{200f}".into(),
+        tokens_per_s: Some(100.0),
+        launches_per_step: Some(20),
         ops: names
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), (i * i + 1) as f64))
+            .map(|(i, n)| op(n, (i * i + 1) as f64))
             .collect(),
         ..Default::default()
     };

@@ -24,15 +24,19 @@ fn rank_profile(median_step_ns: u64, busy_ns: u64) -> Profile {
 }
 
 #[test]
-fn merging_two_ranks_finds_a_thirty_percent_straggler() {
-    let merged = merge_ranks(&[rank_profile(100_000, 300), rank_profile(130_000, 100)]);
+fn merging_three_ranks_finds_a_thirty_percent_straggler() {
+    let merged = merge_ranks(&[
+        rank_profile(100_000, 300),
+        rank_profile(130_000, 100),
+        rank_profile(100_000, 200),
+    ]);
     let r = &merged.report;
     assert_eq!(
         r.ranks
             .iter()
             .map(|s| (s.rank, s.busy_ns))
             .collect::<Vec<_>>(),
-        [(0, 300), (1, 100)]
+        [(0, 300), (1, 100), (2, 200)]
     );
     assert_eq!(r.ranks[1].median_step_ns, Some(130_000.0));
     assert!(
@@ -41,7 +45,10 @@ fn merging_two_ranks_finds_a_thirty_percent_straggler() {
     );
     assert_eq!(r.stragglers.len(), 1);
     assert_eq!(r.stragglers[0].rank, 1);
-    assert!((r.stragglers[0].slower_by - 0.3).abs() < 1e-9);
+    assert!((r.stragglers[0].excess - 0.3).abs() < 1e-9);
+    // The fleet report's rule: median + max(5 x 1.4826 x MAD, 20%).
+    assert_eq!(r.step_threshold.median_ns, 100_000.0);
+    assert_eq!(r.step_threshold.threshold_ns, 120_000.0);
     let json: Value = serde_json::from_str(&merged.chrome_json).expect("valid JSON");
     let events = assert_valid_chrome(&json);
     let processes: Vec<(u64, &str)> = find(&events, "M", "process_name")
@@ -53,8 +60,8 @@ fn merging_two_ranks_finds_a_thirty_percent_straggler() {
             )
         })
         .collect();
-    assert_eq!(processes, [(0, "rank 0"), (1, "rank 1")]);
-    assert_eq!(find(&events, "X", "RmsNorm").len(), 2);
+    assert_eq!(processes, [(0, "rank 0"), (1, "rank 1"), (2, "rank 2")]);
+    assert_eq!(find(&events, "X", "RmsNorm").len(), 3);
     assert_eq!(json["otherData"]["rank_report"]["stragglers"][0]["rank"], 1);
     golden("chrome_merged.json", &merged.chrome_json);
 }

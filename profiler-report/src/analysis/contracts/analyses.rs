@@ -5,8 +5,9 @@
 use profiler_core::Profile;
 
 use super::computation::{Computation, Metrics};
-use crate::analysis::parity::{ParityProfile, compute_parity_comparison};
+use crate::analysis::parity::compute_parity_comparison;
 use crate::analysis::roofline::{HardwareProfile, RooflineBottleneck, compute_roofline};
+use crate::model::run::RunSummary;
 
 /// `roofline.*`: the analytical roofline of a model on a device, and the
 /// profile's measured tokens/s to hold against it.
@@ -70,18 +71,18 @@ impl Computation for RooflineMetrics {
     }
 }
 
-/// `parity.*`: the profile (as a parity profile of its bricks, or one
+/// `parity.*`: the profile (as the run summary of its bricks, or one
 /// given) against a baseline runtime, by `compute_parity_comparison`.
 #[derive(Debug, Clone)]
 pub struct ParityMetrics {
-    baseline: ParityProfile,
-    ours: Option<ParityProfile>,
+    baseline: RunSummary,
+    ours: Option<RunSummary>,
 }
 
 impl ParityMetrics {
     /// The verified profile's bricks, per step, against `baseline`.
     #[must_use]
-    pub fn against(baseline: ParityProfile) -> Self {
+    pub fn against(baseline: RunSummary) -> Self {
         Self {
             baseline,
             ours: None,
@@ -90,7 +91,7 @@ impl ParityMetrics {
 
     /// `ours` instead of the verified profile's bricks.
     #[must_use]
-    pub fn ours(mut self, ours: ParityProfile) -> Self {
+    pub fn ours(mut self, ours: RunSummary) -> Self {
         self.ours = Some(ours);
         self
     }
@@ -105,17 +106,17 @@ impl Computation for ParityMetrics {
         let ours = self
             .ours
             .clone()
-            .unwrap_or_else(|| ParityProfile::from_profile(profile, profile.run.name.clone()));
+            .unwrap_or_else(|| RunSummary::from_profile(profile, profile.run.name.clone()));
         let c = compute_parity_comparison(&ours, &self.baseline);
         let top_sorted = c.gaps.windows(2).all(|w| w[0].ratio >= w[1].ratio);
         Ok(Metrics::new()
-            .with("ours_tok_s", ours.throughput_tok_s)
-            .with("baseline_tok_s", self.baseline.throughput_tok_s)
+            .with("ours_tok_s", ours.tokens_per_s.unwrap_or(0.0))
+            .with("baseline_tok_s", self.baseline.tokens_per_s.unwrap_or(0.0))
             .with("throughput_ratio", c.throughput_ratio)
-            .with("ours_launches", ours.kernel_launches_per_step as f64)
+            .with("ours_launches", ours.launches_per_step.unwrap_or(0) as f64)
             .with(
                 "baseline_launches",
-                self.baseline.kernel_launches_per_step as f64,
+                self.baseline.launches_per_step.unwrap_or(0) as f64,
             )
             .with("launch_ratio", c.launch_ratio)
             .with("parity_achieved", c.parity_achieved)

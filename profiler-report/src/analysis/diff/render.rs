@@ -144,38 +144,44 @@ impl ProfileDiff {
                 let _ = writeln!(s, "\n{title}: {}.", list.join(", "));
             }
         }
-        let memory: Vec<&MemoryDiff> = self.memory_flagged().collect();
-        if !memory.is_empty() {
-            s.push_str(
-                "\n### Memory\n\n| Brick | Memory | Bytes/call | Allocs/call | Peak | Verdict |\n",
-            );
-            s.push_str("|---|---|---:|---:|---:|---|\n");
-            for m in memory {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} → {} | {:.1} → {:.1} | {} → {} | {}: {} |",
-                    escape::markdown(&m.name),
-                    m.kind.name(),
-                    bytes(m.bytes_per_call.0),
-                    bytes(m.bytes_per_call.1),
-                    m.allocations_per_call.0,
-                    m.allocations_per_call.1,
-                    bytes(m.peak_bytes.0 as f64),
-                    bytes(m.peak_bytes.1 as f64),
-                    if m.verdict == Verdict::Regression {
-                        format!("**{}**", m.verdict.label())
-                    } else {
-                        m.verdict.label().to_owned()
-                    },
-                    escape::markdown(&m.detail)
-                );
-            }
-        }
+        self.memory_markdown(&mut s);
         for note in &self.notes {
             let _ = writeln!(s, "\nNote: {}", escape::markdown(note));
         }
         let _ = writeln!(s, "\n**Result:** {}.", self.summary());
         s
+    }
+
+    /// The Markdown table of the memory rows flagged, when there are any.
+    fn memory_markdown(&self, s: &mut String) {
+        let memory: Vec<&MemoryDiff> = self.memory_flagged().collect();
+        if memory.is_empty() {
+            return;
+        }
+        s.push_str(
+            "\n### Memory\n\n| Brick | Memory | Bytes/call | Allocs/call | Peak | Verdict |\n",
+        );
+        s.push_str("|---|---|---:|---:|---:|---|\n");
+        for m in memory {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} → {} | {:.1} → {:.1} | {} → {} | {}: {} |",
+                escape::markdown(&m.name),
+                m.kind.name(),
+                bytes(m.bytes_per_call.0),
+                bytes(m.bytes_per_call.1),
+                m.allocations_per_call.0,
+                m.allocations_per_call.1,
+                bytes(m.peak_bytes.0 as f64),
+                bytes(m.peak_bytes.1 as f64),
+                if m.verdict == Verdict::Regression {
+                    format!("**{}**", m.verdict.label())
+                } else {
+                    m.verdict.label().to_owned()
+                },
+                escape::markdown(&m.detail)
+            );
+        }
     }
 
     /// Pretty JSON.

@@ -92,8 +92,10 @@ impl FleetReport {
         out.push_str("<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>stands out in</th><th>value</th><th>threshold</th><th>over median</th></tr>\n");
         for s in &self.stragglers {
             let what = match &s.what {
-                super::report::StragglerIn::Step => "median step".to_owned(),
-                super::report::StragglerIn::Brick { brick } => format!("brick {brick}"),
+                crate::analysis::straggler::StragglerIn::Step => "median step".to_owned(),
+                crate::analysis::straggler::StragglerIn::Brick { brick } => {
+                    format!("brick {brick}")
+                }
             };
             out.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -1,18 +1,17 @@
 //! Reading a run directory: every `rank-NNNNN/profile.json` through the
-//! input layer's one profile reader, for its aggregates only (run facts,
-//! step count and times, brick and phase totals), checked for the run it
-//! belongs to and the rank it claims. Names are held once per run, so
+//! input layer's one profile reader, for its aggregates only, as the
+//! [`RunSummary`] every report over runs reads (run facts, step count and
+//! times, brick and phase totals), checked for the run it belongs to and
+//! the rank it claims. Names are held once per run, so
 //! memory grows with ranks x (steps + bricks), never with trace size.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use profiler_core::profile::ProfileSummary;
-use profiler_core::stats::BrickStats;
-
 use super::error::{FleetError, RankProblem, RankRange};
 use crate::input::open_profile_summary;
+use crate::model::run::RunSummary;
 
 /// The file each rank directory holds.
 pub(crate) const PROFILE_FILE: &str = "profile.json";
@@ -88,15 +87,6 @@ pub(crate) struct RunDir {
     pub(crate) run_id: String,
 }
 
-/// The median call, ns: robust to the few calls a preemption stretches.
-fn median_call_ns(b: &BrickStats) -> f64 {
-    if b.latency.count() > 0 {
-        let min = if b.min_ns == u64::MAX { 0 } else { b.min_ns };
-        return b.latency.quantile_ns(0.5, min, b.max_ns.max(min)) as f64;
-    }
-    b.total_ns as f64 / b.count.max(1) as f64
-}
-
 /// The rank a directory name gives: `rank-00042` is 42.
 pub(crate) fn rank_of_dir(name: &str) -> Option<u32> {
     let digits = name.strip_prefix("rank-")?;
@@ -164,17 +154,11 @@ fn read_rank(
             });
         }
     };
-    let step_count = summary.step_count();
-    let ProfileSummary {
-        run,
-        steps,
-        bricks,
-        phases,
-        ..
-    } = summary;
-    let index = &steps.samples_index;
-    let steps = steps
-        .samples_ns
+    let run = RunSummary::from_profile_summary(&summary, file.clone());
+    drop(summary);
+    let index = &run.step_index;
+    let steps = run
+        .step_samples_ns
         .iter()
         .enumerate()
         .map(|(i, &ns)| (index.get(i).copied().unwrap_or(i as u64), ns))
@@ -186,20 +170,23 @@ fn read_rank(
         dir_rank,
         recorded_rank: run.rank.is_some(),
         world_size: run.world_size,
-        run_id: run.run_id,
-        host: run.host,
-        file,
-        step_count,
-        steps,
-        bricks: bricks
+        // The median call is robust to the few calls a preemption stretches.
+        brick_calls: run.ops.iter().map(|b| b.median_or_mean_ns()).collect(),
+        bricks: run
+            .ops
             .iter()
             .map(|b| (names.id(&b.name), b.total_ns))
             .collect(),
-        brick_calls: bricks.iter().map(median_call_ns).collect(),
-        phases: phases
+        phases: run
+            .phases
             .iter()
             .map(|p| (names.id(&p.name), p.total_ns))
             .collect(),
+        run_id: run.run_id.unwrap_or_default(),
+        host: run.host.unwrap_or_default(),
+        file,
+        step_count: run.steps.unwrap_or(0),
+        steps,
     })
 }
 
@@ -264,6 +251,46 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
         .unwrap_or_default()
         .to_owned();
     let world_claim = mode(read.iter().filter_map(|d| d.world_size));
+    let mut ranks = analysable(read, &run_id, &mut problems);
+    ranks.sort_by_key(|d| d.rank);
+    let highest = dirs
+        .iter()
+        .map(|(r, _)| *r)
+        .chain(ranks.iter().map(|d| d.rank))
+        .max()
+        .map_or(0, |r| u64::from(r) + 1);
+    let world_size = world_claim.map_or(0, u64::from).max(highest);
+    let missing = RankRange::gaps(dirs.iter().map(|(r, _)| *r), world_size);
+    problems.extend(
+        missing
+            .into_iter()
+            .map(|ranks| RankProblem::Missing { ranks }),
+    );
+    let absent = RankRange::gaps(ranks.iter().map(|d| d.rank), world_size);
+    if ranks.is_empty() {
+        return Err(FleetError::NoRanks {
+            path: path.to_path_buf(),
+            problems,
+        });
+    }
+    Ok(RunDir {
+        ranks,
+        names,
+        problems,
+        absent,
+        world_size,
+        run_id,
+    })
+}
+
+/// The ranks read that can be analysed: of run `run_id`, each rank once,
+/// with step times. Why each other one is left out goes to `problems`, as
+/// does a rank analysed under another rank than its directory's.
+fn analysable(
+    mut read: Vec<RankData>,
+    run_id: &str,
+    problems: &mut Vec<RankProblem>,
+) -> Vec<RankData> {
     let mut ranks: Vec<RankData> = Vec::new();
     let mut seen: HashMap<u32, String> = HashMap::new();
     // A rank in its own directory wins over one that names it elsewhere.
@@ -274,7 +301,7 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
                 rank: data.rank,
                 file: data.file,
                 run_id: data.run_id,
-                expected: run_id.clone(),
+                expected: run_id.to_owned(),
             });
             continue;
         }
@@ -305,33 +332,5 @@ pub(crate) fn read_run_dir(path: &Path) -> Result<RunDir, FleetError> {
         }
         ranks.push(data);
     }
-    ranks.sort_by_key(|d| d.rank);
-    let highest = dirs
-        .iter()
-        .map(|(r, _)| *r)
-        .chain(ranks.iter().map(|d| d.rank))
-        .max()
-        .map_or(0, |r| u64::from(r) + 1);
-    let world_size = world_claim.map_or(0, u64::from).max(highest);
-    let missing = RankRange::gaps(dirs.iter().map(|(r, _)| *r), world_size);
-    problems.extend(
-        missing
-            .into_iter()
-            .map(|ranks| RankProblem::Missing { ranks }),
-    );
-    let absent = RankRange::gaps(ranks.iter().map(|d| d.rank), world_size);
-    if ranks.is_empty() {
-        return Err(FleetError::NoRanks {
-            path: path.to_path_buf(),
-            problems,
-        });
-    }
-    Ok(RunDir {
-        ranks,
-        names,
-        problems,
-        absent,
-        world_size,
-        run_id,
-    })
+    ranks
 }

@@ -1,5 +1,5 @@
 //! [`FleetReport`]: per-rank step-time distributions, stragglers by the
-//! median/MAD rule with the threshold used, and per-brick and per-phase
+//! one straggler rule with the threshold used, and per-brick and per-phase
 //! load imbalance with the slowest rank, from a run directory.
 
 use std::collections::HashMap;
@@ -10,7 +10,9 @@ use serde::Serialize;
 use super::error::{FleetError, RankProblem, RankRange};
 use super::heat::HeatMap;
 use super::read::{Names, RankData, RunDir, read_run_dir};
-use super::stats::{Threshold, median, quantile};
+use crate::analysis::straggler::{
+    Straggler, StragglerIn, StragglerRule, Threshold, median, quantile,
+};
 
 /// Least excess over the median that makes a brick straggler, whatever
 /// the step rule's `min_excess`.
@@ -21,13 +23,13 @@ pub const BRICK_MIN_EXCESS: f64 = 2.0;
 /// on shared cores such an excess is scheduling noise.
 pub const BRICK_MIN_STEP_COST: f64 = 0.05;
 
-/// How stragglers are told apart from noise.
+/// How stragglers are told apart from noise: the straggler rule, and
+/// which bricks it judges.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FleetSettings {
-    /// Robust deviations (1.4826 x MAD) above the median a rank must be.
-    pub mad_k: f64,
-    /// And at least this fraction above the median (0.2 = 20%).
-    pub min_excess: f64,
+    /// The straggler rule (steps; bricks take a wider floor).
+    #[serde(flatten)]
+    pub rule: StragglerRule,
     /// Bricks below this share of the fleet's brick time are not judged
     /// (their times are mostly timer noise).
     pub min_brick_share: f64,
@@ -36,8 +38,7 @@ pub struct FleetSettings {
 impl Default for FleetSettings {
     fn default() -> Self {
         Self {
-            mad_k: 5.0,
-            min_excess: 0.2,
+            rule: StragglerRule::default(),
             min_brick_share: 0.02,
         }
     }
@@ -61,35 +62,6 @@ pub struct RankSteps {
     pub p90_ns: f64,
     /// Slowest step, ns.
     pub max_ns: f64,
-}
-
-/// What a straggler stands out in.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "in", rename_all = "snake_case")]
-pub enum StragglerIn {
-    /// Its median step time.
-    Step,
-    /// Its median call of one brick.
-    Brick {
-        /// The brick.
-        brick: String,
-    },
-}
-
-/// A rank that stands out, with the numbers that made it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Straggler {
-    /// The rank.
-    pub rank: u32,
-    /// Where it stands out.
-    #[serde(flatten)]
-    pub what: StragglerIn,
-    /// Its value, ns (median step, or brick ns per step).
-    pub value_ns: f64,
-    /// The threshold it passed.
-    pub threshold: Threshold,
-    /// Its value over the fleet median, minus 1.
-    pub excess: f64,
 }
 
 /// Load balance of one brick or phase across the ranks analysed (ns per
@@ -169,19 +141,8 @@ impl FleetReport {
 
     pub(crate) fn of(run: RunDir, settings: FleetSettings) -> Self {
         let ranks: Vec<RankSteps> = run.ranks.iter().map(rank_steps).collect();
-        let medians: Vec<f64> = ranks.iter().map(|r| r.median_ns).collect();
-        let step_threshold = Threshold::of(&medians, settings.mad_k, settings.min_excess);
-        let mut stragglers: Vec<Straggler> = ranks
-            .iter()
-            .filter(|r| step_threshold.exceeded_by(r.median_ns))
-            .map(|r| Straggler {
-                rank: r.rank,
-                what: StragglerIn::Step,
-                value_ns: r.median_ns,
-                threshold: step_threshold,
-                excess: step_threshold.excess(r.median_ns),
-            })
-            .collect();
+        let medians: Vec<(u32, f64)> = ranks.iter().map(|r| (r.rank, r.median_ns)).collect();
+        let (step_threshold, mut stragglers) = settings.rule.step_stragglers(&medians);
         let bricks = per_step(&run.ranks, run.names.len(), |d| &d.bricks);
         let step_of: HashMap<u32, f64> = ranks.iter().map(|r| (r.rank, r.median_ns)).collect();
         stragglers.extend(brick_stragglers(
@@ -225,19 +186,7 @@ fn brick_stragglers(
     step_threshold: &Threshold,
     settings: &FleetSettings,
 ) -> Vec<Straggler> {
-    let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
-    for d in &run.ranks {
-        for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
-            // A name listed twice in one profile: its first entry's call.
-            if calls[name as usize]
-                .last()
-                .is_some_and(|(r, _)| *r == d.rank)
-            {
-                continue;
-            }
-            calls[name as usize].push((d.rank, ns));
-        }
-    }
+    let calls = median_calls(run);
     let analysed = run.ranks.len() as f64;
     let total: f64 = per_step.iter().map(|v| sum(v) / analysed).sum();
     let mut out = Vec::new();
@@ -258,8 +207,11 @@ fn brick_stragglers(
         let just: Vec<f64> = relative.iter().map(|(_, v, step)| v / step).collect();
         // One brick's calls are noisier than a whole step: a brick needs
         // a wider margin.
-        let floor = settings.min_excess.max(BRICK_MIN_EXCESS);
-        let t = Threshold::of(&just, settings.mad_k, floor);
+        let t = StragglerRule {
+            min_excess: settings.rule.min_excess.max(BRICK_MIN_EXCESS),
+            ..settings.rule
+        }
+        .threshold(&just);
         // A straggler holds the others back by what its brick takes too
         // long: the brick must cost it at least `BRICK_MIN_STEP_COST` of
         // the fleet's median step, and its step must be longer than that
@@ -295,6 +247,25 @@ fn brick_stragglers(
         }
     }
     out
+}
+
+/// Each brick's `(rank, median call ns)` over the ranks that ran it, by
+/// name index.
+fn median_calls(run: &RunDir) -> Vec<Vec<(u32, f64)>> {
+    let mut calls: Vec<Vec<(u32, f64)>> = vec![Vec::new(); run.names.len()];
+    for d in &run.ranks {
+        for (&(name, _), &ns) in d.bricks.iter().zip(&d.brick_calls) {
+            // A name listed twice in one profile: its first entry's call.
+            if calls[name as usize]
+                .last()
+                .is_some_and(|(r, _)| *r == d.rank)
+            {
+                continue;
+            }
+            calls[name as usize].push((d.rank, ns));
+        }
+    }
+    calls
 }
 
 /// Step times of one rank: the distribution of the step samples it kept,

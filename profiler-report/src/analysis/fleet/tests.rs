@@ -7,6 +7,7 @@ use std::path::Path;
 use profiler_core::{BrickCategory, BrickStats, Profile, profile::PhaseStats};
 
 use super::*;
+use crate::analysis::straggler::StragglerIn;
 
 /// A rank's profile: 20 steps of `step_ns` (+/- 1%), two bricks.
 fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {

@@ -5,7 +5,8 @@
 use std::fmt;
 
 use super::error::{RankProblem, RankRange};
-use super::report::{FleetReport, Imbalance, RankSteps, Straggler, StragglerIn};
+use super::report::{FleetReport, Imbalance, RankSteps};
+use crate::analysis::straggler::{Straggler, StragglerIn};
 use crate::base::escape::{markdown, visible};
 use crate::base::textfmt::{duration, fixed, pct, pretty_json};
 
@@ -31,8 +32,8 @@ impl FleetReport {
             duration(t.median_ns),
             duration(t.mad_ns),
             duration(t.threshold_ns),
-            fixed(self.settings.mad_k, 1),
-            pct(self.settings.min_excess * 100.0),
+            fixed(self.settings.rule.mad_k, 1),
+            pct(self.settings.rule.min_excess * 100.0),
         );
         match self.straggler_ranks().as_slice() {
             [] => format!("no straggler among {} ranks; {rule}", self.ranks_analysed),

@@ -7,7 +7,17 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::parity::{Clock, ParityProfile};
+use crate::model::run::{Clock, RunSummary};
+
+/// A side's mean step time, ms.
+pub(crate) fn step_ms(p: &RunSummary) -> Option<f64> {
+    p.step_ns.map(|ns| ns / 1e6)
+}
+
+/// A side's device busy time per step, ms.
+pub(crate) fn device_ms(p: &RunSummary) -> Option<f64> {
+    p.device_ns_per_step.map(|ns| ns / 1e6)
+}
 
 /// What a side's share is of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,11 +78,11 @@ pub(crate) struct Side<'a> {
 
 impl<'a> Side<'a> {
     /// `profile`'s side, over its usable `ops`.
-    pub(crate) fn of(profile: &ParityProfile, ops: &'a BTreeMap<String, f64>) -> Self {
+    pub(crate) fn of(profile: &RunSummary, ops: &'a BTreeMap<String, f64>) -> Self {
         Self {
             clock: profile.clock,
-            step_ms: profile.step_time_ms,
-            device_ms: profile.device_time_ms,
+            step_ms: step_ms(profile).unwrap_or(0.0),
+            device_ms: device_ms(profile),
             ops,
         }
     }

@@ -37,52 +37,7 @@ fn body(
     }
     s.push_str("</tbody>\n</table>\n");
     let _ = writeln!(s, "<figure class=\"scroll\">\n{svg}</figure>");
-    if !gaps.is_empty() {
-        s.push_str("<table class=\"data sortable\">\n<thead><tr><th>Op</th><th class=\"num\">Ours ms</th><th class=\"num\">Baseline ms</th><th class=\"num\">Ratio</th>");
-        if with_runtime {
-            s.push_str("<th>Baseline</th>");
-        }
-        s.push_str("</tr></thead>\n<tbody>\n");
-        for g in gaps {
-            let cell = |v: f64| {
-                format!(
-                    "<td class=\"num\" data-v=\"{}\">{}</td>",
-                    if v.is_finite() { v } else { 0.0 },
-                    num(v)
-                )
-            };
-            // Above the parity bar: the ratio in bold.
-            let ratio = if g.ratio > PARITY_THRESHOLD {
-                format!(
-                    "<td class=\"num\" data-v=\"{}\"><strong>{}x</strong></td>",
-                    g.ratio,
-                    num(g.ratio)
-                )
-            } else {
-                format!(
-                    "<td class=\"num\" data-v=\"{}\">{}x</td>",
-                    g.ratio,
-                    num(g.ratio)
-                )
-            };
-            let _ = write!(
-                s,
-                "<tr><td>{}</td>{}{}{ratio}",
-                escape::html(&g.op),
-                cell(g.ours_ms),
-                cell(g.baseline_ms)
-            );
-            if with_runtime {
-                let _ = write!(
-                    s,
-                    "<td>{}</td>",
-                    escape::html(g.baseline_runtime.as_deref().unwrap_or(""))
-                );
-            }
-            s.push_str("</tr>\n");
-        }
-        s.push_str("</tbody>\n</table>\n");
-    }
+    gaps_table(&mut s, gaps, with_runtime);
     for (label, names) in not_compared {
         if !names.is_empty() {
             let names: Vec<String> = names.iter().map(|n| escape::html(n)).collect();
@@ -98,6 +53,58 @@ fn body(
         let _ = writeln!(s, "<p class=\"note\">{}</p>", escape::html(n));
     }
     s
+}
+
+/// The sortable table of `gaps` (none without gaps); `with_runtime` adds
+/// the column naming each gap's baseline.
+fn gaps_table(s: &mut String, gaps: &[OpGap], with_runtime: bool) {
+    if gaps.is_empty() {
+        return;
+    }
+    s.push_str("<table class=\"data sortable\">\n<thead><tr><th>Op</th><th class=\"num\">Ours ms</th><th class=\"num\">Baseline ms</th><th class=\"num\">Ratio</th>");
+    if with_runtime {
+        s.push_str("<th>Baseline</th>");
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for g in gaps {
+        let cell = |v: f64| {
+            format!(
+                "<td class=\"num\" data-v=\"{}\">{}</td>",
+                if v.is_finite() { v } else { 0.0 },
+                num(v)
+            )
+        };
+        // Above the parity bar: the ratio in bold.
+        let ratio = if g.ratio > PARITY_THRESHOLD {
+            format!(
+                "<td class=\"num\" data-v=\"{}\"><strong>{}x</strong></td>",
+                g.ratio,
+                num(g.ratio)
+            )
+        } else {
+            format!(
+                "<td class=\"num\" data-v=\"{}\">{}x</td>",
+                g.ratio,
+                num(g.ratio)
+            )
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td>{}{}{ratio}",
+            escape::html(&g.op),
+            cell(g.ours_ms),
+            cell(g.baseline_ms)
+        );
+        if with_runtime {
+            let _ = write!(
+                s,
+                "<td>{}</td>",
+                escape::html(g.baseline_runtime.as_deref().unwrap_or(""))
+            );
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>\n");
 }
 
 fn verdict(achieved: bool, gaps: &[OpGap], coverage: &Coverage, sides: (&str, &str)) -> String {

@@ -1,13 +1,13 @@
 //! The parity comparison: [`compute_parity_comparison`] of contract
 //! `parity-profiling-v1`, which finds where "ours" is slower per op than a
-//! baseline [`ParityProfile`].
+//! baseline, each side a [`RunSummary`] read per step.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, Side};
-use crate::model::parity::ParityProfile;
+use super::coverage::{Coverage, Side, step_ms};
+use crate::model::run::RunSummary;
 
 /// An op is at parity when ours takes at most this times the baseline.
 pub const PARITY_THRESHOLD: f64 = 1.10;
@@ -83,11 +83,11 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub(crate) fn of(p: &ParityProfile) -> Self {
+    pub(crate) fn of(p: &RunSummary) -> Self {
         Self {
-            throughput_tok_s: finite_or_zero(p.throughput_tok_s),
-            step_time_ms: finite_or_zero(p.step_time_ms),
-            kernel_launches_per_step: p.kernel_launches_per_step,
+            throughput_tok_s: finite_or_zero(p.tokens_per_s.unwrap_or(0.0)),
+            step_time_ms: finite_or_zero(step_ms(p).unwrap_or(0.0)),
+            kernel_launches_per_step: p.launches_per_step.unwrap_or(0),
         }
     }
 }
@@ -103,18 +103,15 @@ pub(crate) fn ratio_or_zero(num: f64, den: f64) -> f64 {
     if den > 0.0 && r.is_finite() { r } else { 0.0 }
 }
 
-/// Ops with usable (finite, positive) time; the rest named in `notes`.
-pub(crate) fn usable_ops(p: &ParityProfile, notes: &mut Vec<String>) -> BTreeMap<String, f64> {
+/// The op times parity compares, ms per step: each op's total over the
+/// run's steps (over one, when it counts none), a name listed twice adding
+/// up. Ops without time are not timed, so not compared.
+#[must_use]
+pub fn ms_per_step(p: &RunSummary) -> BTreeMap<String, f64> {
+    let per_step = p.per_step_divisor();
     let mut ops = BTreeMap::new();
-    for (name, &ms) in &p.ops {
-        if ms.is_finite() && ms > 0.0 {
-            ops.insert(name.clone(), ms);
-        } else if !ms.is_finite() || ms < 0.0 {
-            notes.push(format!(
-                "{}: op `{name}` has an unusable time ({ms} ms) and is left out",
-                p.runtime
-            ));
-        }
+    for op in p.ops.iter().filter(|o| o.total_ns > 0) {
+        *ops.entry(op.name.clone()).or_insert(0.0) += op.total_ns as f64 / 1e6 / per_step;
     }
     ops
 }
@@ -134,35 +131,32 @@ pub(crate) fn sort_gaps(gaps: &mut [OpGap]) {
 /// the compared ops account for.
 ///
 /// ```
-/// use profiler_report::parity::{ParityProfile, compute_parity_comparison};
-/// let ours = ParityProfile { runtime: "ours".into(), throughput_tok_s: 50.0, kernel_launches_per_step: 40,
-///     ops: [("RmsNorm".to_owned(), 2.0)].into(), ..Default::default() };
-/// let base = ParityProfile { runtime: "pytorch".into(), throughput_tok_s: 100.0, kernel_launches_per_step: 20,
-///     ops: [("RmsNorm".to_owned(), 1.0)].into(), ..Default::default() };
+/// use profiler_report::{run::{OpSummary, RunSummary}, parity::compute_parity_comparison};
+/// let ours = RunSummary { name: "ours".into(), tokens_per_s: Some(50.0), launches_per_step: Some(40),
+///     ops: vec![OpSummary::total("RmsNorm", 2_000_000)], ..Default::default() };
+/// let base = RunSummary { name: "pytorch".into(), tokens_per_s: Some(100.0), launches_per_step: Some(20),
+///     ops: vec![OpSummary::total("RmsNorm", 1_000_000)], ..Default::default() };
 /// let c = compute_parity_comparison(&ours, &base);
 /// assert_eq!((c.throughput_ratio, c.launch_ratio), (2.0, 2.0));
 /// assert_eq!(c.gaps[0].ratio, 2.0);
 /// assert!(!c.parity_achieved);
 /// ```
 #[must_use]
-pub fn compute_parity_comparison(
-    ours: &ParityProfile,
-    baseline: &ParityProfile,
-) -> ParityComparison {
+pub fn compute_parity_comparison(ours: &RunSummary, baseline: &RunSummary) -> ParityComparison {
     let mut notes: Vec<String> = ours
         .notes
         .iter()
-        .map(|n| format!("{}: {n}", ours.runtime))
+        .map(|n| format!("{}: {n}", ours.name))
         .chain(
             baseline
                 .notes
                 .iter()
-                .map(|n| format!("{}: {n}", baseline.runtime)),
+                .map(|n| format!("{}: {n}", baseline.name)),
         )
         .collect();
     let (o, b) = (Totals::of(ours), Totals::of(baseline));
-    let our_ops = usable_ops(ours, &mut notes);
-    let base_ops = usable_ops(baseline, &mut notes);
+    let our_ops = ms_per_step(ours);
+    let base_ops = ms_per_step(baseline);
     let mut all_gaps: Vec<OpGap> = our_ops
         .iter()
         .filter_map(|(op, &ours_ms)| {
@@ -198,8 +192,8 @@ pub fn compute_parity_comparison(
         0.0
     };
     ParityComparison {
-        ours: ours.runtime.clone(),
-        baseline: baseline.runtime.clone(),
+        ours: ours.name.clone(),
+        baseline: baseline.name.clone(),
         throughput_ratio: ratio_or_zero(b.throughput_tok_s, o.throughput_tok_s),
         launch_ratio,
         gaps: all_gaps.iter().take(TOP_GAPS).cloned().collect(),
@@ -223,14 +217,14 @@ pub fn compute_parity_comparison(
 }
 
 /// Why ops and launches of two sides are not compared.
-pub(crate) fn clock_note(ours: &ParityProfile, baseline: &ParityProfile) -> String {
+pub(crate) fn clock_note(ours: &RunSummary, baseline: &RunSummary) -> String {
     format!(
         "{} times ops on the {} and {} on the {}: no per-op verdict and no launch ratio \
          (launches on the device clock are kernels, on the host clock op calls); the ratios \
          listed are for reference only",
-        ours.runtime,
+        ours.name,
         ours.clock.describe(),
-        baseline.runtime,
+        baseline.name,
         baseline.clock.describe()
     )
 }
@@ -238,26 +232,31 @@ pub(crate) fn clock_note(ours: &ParityProfile, baseline: &ParityProfile) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::parity::Clock;
+    use crate::model::run::{Clock, OpSummary};
 
-    fn profile(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> ParityProfile {
-        ParityProfile {
-            runtime: runtime.into(),
-            throughput_tok_s: tok_s,
-            step_time_ms: 10.0,
-            kernel_launches_per_step: launches,
-            ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-            ..ParityProfile::default()
+    /// `ms` per step as one step's total.
+    fn op(name: &str, ms: f64) -> OpSummary {
+        OpSummary::total(name, (ms * 1e6).round() as u64)
+    }
+
+    fn profile(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> RunSummary {
+        RunSummary {
+            name: runtime.into(),
+            tokens_per_s: Some(tok_s),
+            step_ns: Some(10e6),
+            launches_per_step: Some(launches),
+            ops: ops.iter().map(|(k, v)| op(k, *v)).collect(),
+            ..RunSummary::default()
         }
     }
 
     #[test]
     fn two_clocks_give_no_verdict_and_no_launch_ratio() {
-        let host = ParityProfile {
+        let host = RunSummary {
             clock: Clock::Host,
             ..profile("cpu", 1.0, 290, &[("Activation", 2.0)])
         };
-        let device = ParityProfile {
+        let device = RunSummary {
             clock: Clock::Device,
             ..profile("gpu", 1.0, 53, &[("Activation", 0.3)])
         };
@@ -272,8 +271,8 @@ mod tests {
         );
         let same = compute_parity_comparison(
             &host,
-            &ParityProfile {
-                runtime: "b".into(),
+            &RunSummary {
+                name: "b".into(),
                 ..host.clone()
             },
         );
@@ -329,16 +328,14 @@ mod tests {
 
     #[test]
     fn parity_is_decided_over_all_gaps_before_the_top_five() {
-        let base = ParityProfile {
-            ops: (0..7).map(|i| (format!("op{i}"), 1.0)).collect(),
+        let base = RunSummary {
+            ops: (0..7).map(|i| op(&format!("op{i}"), 1.0)).collect(),
             ..profile("b", 1.0, 1, &[])
         };
         let with = |ratios: [f64; 7]| {
             let mut ours = base.clone();
-            ours.runtime = "o".into();
-            for (i, r) in ratios.iter().enumerate() {
-                ours.ops.insert(format!("op{i}"), *r);
-            }
+            ours.name = "o".into();
+            ours.ops = (0..7).map(|i| op(&format!("op{i}"), ratios[i])).collect();
             compute_parity_comparison(&ours, &base)
         };
         // Seven gaps, all within 1.10: YES, and five are kept.
@@ -355,17 +352,21 @@ mod tests {
     }
 
     #[test]
-    fn unusable_times_are_left_out_with_a_note() {
-        let ours = profile(
-            "ours",
-            f64::NAN,
-            1,
-            &[("A", f64::INFINITY), ("B", -1.0), ("C", 1.0)],
-        );
-        let base = profile("b", 1.0, 1, &[("A", 1.0), ("B", 1.0), ("C", 1.0)]);
+    fn an_unusable_throughput_is_unknown() {
+        let ours = profile("ours", f64::NAN, 1, &[("C", 1.0)]);
+        let base = profile("b", 1.0, 1, &[("C", 1.0)]);
         let c = compute_parity_comparison(&ours, &base);
         assert_eq!(c.all_gaps.len(), 1);
         assert_eq!(c.throughput_ratio, 0.0);
-        assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
+        assert_eq!(c.ours_totals.throughput_tok_s, 0.0);
+    }
+
+    #[test]
+    fn op_totals_are_divided_by_the_steps_and_repeated_names_add_up() {
+        let mut p = profile("o", 1.0, 1, &[("A", 2.0), ("A", 1.0), ("Zero", 0.0)]);
+        p.steps = Some(4);
+        let ops = ms_per_step(&p);
+        assert_eq!(ops.len(), 1, "no time, no op: {ops:?}");
+        assert_eq!(ops["A"], 0.5 + 0.25);
     }
 }

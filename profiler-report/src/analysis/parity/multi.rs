@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, Side};
+use super::coverage::{Coverage, Side, device_ms, step_ms};
 use super::model::{
     OpGap, PARITY_THRESHOLD, ParityComparison, TOP_GAPS, Totals, clock_note,
-    compute_parity_comparison, ratio_or_zero, sort_gaps, usable_ops,
+    compute_parity_comparison, ms_per_step, ratio_or_zero, sort_gaps,
 };
-use crate::model::parity::ParityProfile;
+use crate::model::run::RunSummary;
 
 /// Ours against the best of several baselines.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,18 +52,15 @@ pub struct MultiParityComparison {
 /// the fastest baseline that timed it.
 ///
 /// ```
-/// use profiler_report::parity::{ParityProfile, compute_parity_multi};
-/// let p = |name: &str, ms: f64| ParityProfile { runtime: name.into(),
-///     ops: [("RmsNorm".to_owned(), ms)].into(), ..Default::default() };
-/// let c = compute_parity_multi(&p("ours", 1.5), &[p("pytorch", 1.0), p("llama.cpp", 0.5)]);
+/// use profiler_report::{run::{OpSummary, RunSummary}, parity::compute_parity_multi};
+/// let p = |name: &str, ns: u64| RunSummary { name: name.into(),
+///     ops: vec![OpSummary::total("RmsNorm", ns)], ..Default::default() };
+/// let c = compute_parity_multi(&p("ours", 1_500_000), &[p("pytorch", 1_000_000), p("llama.cpp", 500_000)]);
 /// assert_eq!(c.gaps[0].baseline_runtime.as_deref(), Some("llama.cpp"));
 /// assert_eq!(c.gaps[0].ratio, 3.0);
 /// ```
 #[must_use]
-pub fn compute_parity_multi(
-    ours: &ParityProfile,
-    baselines: &[ParityProfile],
-) -> MultiParityComparison {
+pub fn compute_parity_multi(ours: &RunSummary, baselines: &[RunSummary]) -> MultiParityComparison {
     let per_baseline: Vec<ParityComparison> = baselines
         .iter()
         .map(|b| compute_parity_comparison(ours, b))
@@ -71,31 +68,14 @@ pub fn compute_parity_multi(
     let mut notes: Vec<String> = ours
         .notes
         .iter()
-        .map(|n| format!("{}: {n}", ours.runtime))
+        .map(|n| format!("{}: {n}", ours.name))
         .collect();
-    let our_ops = usable_ops(ours, &mut notes);
-    // Per op, the fastest baseline: (ms, runtime).
-    let mut bar: BTreeMap<String, (f64, String)> = BTreeMap::new();
-    // Only baselines on a clock ours may be compared with set a bar.
-    let mut on_our_clock: Vec<&ParityProfile> = Vec::new();
-    for b in baselines {
-        notes.extend(b.notes.iter().map(|n| format!("{}: {n}", b.runtime)));
-        if !ours.clock.comparable(b.clock) {
-            notes.push(clock_note(ours, b));
-            continue;
-        }
-        on_our_clock.push(b);
-        for (op, ms) in usable_ops(b, &mut notes) {
-            let slot = bar.entry(op).or_insert((f64::INFINITY, String::new()));
-            if ms < slot.0 {
-                *slot = (ms, b.runtime.clone());
-            }
-        }
-    }
+    let our_ops = ms_per_step(ours);
+    let bars = Bars::of(ours, baselines, &mut notes);
     let mut all_gaps: Vec<OpGap> = our_ops
         .iter()
         .filter_map(|(op, &ours_ms)| {
-            let (baseline_ms, runtime) = bar.get(op)?;
+            let (baseline_ms, runtime) = bars.bar.get(op)?;
             Some(OpGap {
                 op: op.clone(),
                 ours_ms,
@@ -107,38 +87,31 @@ pub fn compute_parity_multi(
         .collect();
     sort_gaps(&mut all_gaps);
     let compared: Vec<&str> = all_gaps.iter().map(|g| g.op.as_str()).collect();
-    let bars: BTreeMap<String, f64> = bar.iter().map(|(op, (ms, _))| (op.clone(), *ms)).collect();
-    // The bar's side: each op at its fastest baseline, against the
-    // shortest baseline step.
-    let shortest = |time: fn(&ParityProfile) -> Option<f64>| {
-        let t = on_our_clock
-            .iter()
-            .filter_map(|b| time(b))
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        t.is_finite().then_some(t)
-    };
-    let bar_side = Side {
-        clock: on_our_clock.first().map_or(ours.clock, |b| b.clock),
-        step_ms: shortest(|b| Some(b.step_time_ms)).unwrap_or(0.0),
-        device_ms: shortest(|b| b.device_time_ms),
-        ops: &bars,
-    };
-    let coverage = Coverage::of(Side::of(ours, &our_ops), bar_side, &compared);
+    let bar_ms: BTreeMap<String, f64> = bars
+        .bar
+        .iter()
+        .map(|(op, (ms, _))| (op.clone(), *ms))
+        .collect();
+    let coverage = Coverage::of(
+        Side::of(ours, &our_ops),
+        bars.side(ours, &bar_ms),
+        &compared,
+    );
     let o = Totals::of(ours);
     let fastest = baselines
         .iter()
-        .map(|b| (Totals::of(b).throughput_tok_s, &b.runtime))
+        .map(|b| (Totals::of(b).throughput_tok_s, &b.name))
         .filter(|(t, _)| *t > 0.0)
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    let fewest = on_our_clock
+    let fewest = bars
+        .on_our_clock
         .iter()
-        .map(|b| (b.kernel_launches_per_step, &b.runtime))
+        .map(|b| (b.launches_per_step.unwrap_or(0), &b.name))
         .filter(|(l, _)| *l > 0)
         .min_by_key(|(l, _)| *l);
     MultiParityComparison {
-        ours: ours.runtime.clone(),
-        baselines: baselines.iter().map(|b| b.runtime.clone()).collect(),
+        ours: ours.name.clone(),
+        baselines: baselines.iter().map(|b| b.name.clone()).collect(),
         throughput_ratio: fastest.map_or(0.0, |(t, _)| ratio_or_zero(t, o.throughput_tok_s)),
         fastest_baseline: fastest.map(|(_, n)| n.clone()).unwrap_or_default(),
         launch_ratio: fewest.map_or(0.0, |(l, _)| {
@@ -151,7 +124,7 @@ pub fn compute_parity_multi(
         gaps: all_gaps.iter().take(TOP_GAPS).cloned().collect(),
         only_ours: our_ops
             .keys()
-            .filter(|k| !bar.contains_key(*k))
+            .filter(|k| !bars.bar.contains_key(*k))
             .cloned()
             .collect(),
         all_gaps,
@@ -160,16 +133,72 @@ pub fn compute_parity_multi(
     }
 }
 
+/// The per-op bar: the fastest baseline on a clock ours may be compared
+/// with.
+struct Bars<'a> {
+    /// Per op, the fastest baseline: (ms per step, runtime).
+    bar: BTreeMap<String, (f64, String)>,
+    /// Baselines on a clock ours may be compared with.
+    on_our_clock: Vec<&'a RunSummary>,
+}
+
+impl<'a> Bars<'a> {
+    /// The bars of `baselines`; their notes, and why a baseline on another
+    /// clock sets no bar, go to `notes`.
+    fn of(ours: &RunSummary, baselines: &'a [RunSummary], notes: &mut Vec<String>) -> Self {
+        let mut bar: BTreeMap<String, (f64, String)> = BTreeMap::new();
+        let mut on_our_clock: Vec<&RunSummary> = Vec::new();
+        for b in baselines {
+            notes.extend(b.notes.iter().map(|n| format!("{}: {n}", b.name)));
+            if !ours.clock.comparable(b.clock) {
+                notes.push(clock_note(ours, b));
+                continue;
+            }
+            on_our_clock.push(b);
+            for (op, ms) in ms_per_step(b) {
+                let slot = bar.entry(op).or_insert((f64::INFINITY, String::new()));
+                if ms < slot.0 {
+                    *slot = (ms, b.name.clone());
+                }
+            }
+        }
+        Self { bar, on_our_clock }
+    }
+
+    /// The bar's side: each op at its fastest baseline, against the
+    /// shortest baseline step (and device time).
+    fn side<'b>(&self, ours: &RunSummary, bar_ms: &'b BTreeMap<String, f64>) -> Side<'b> {
+        let shortest = |time: fn(&RunSummary) -> Option<f64>| {
+            let t = self
+                .on_our_clock
+                .iter()
+                .filter_map(|b| time(b))
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            t.is_finite().then_some(t)
+        };
+        Side {
+            clock: self.on_our_clock.first().map_or(ours.clock, |b| b.clock),
+            step_ms: shortest(step_ms).unwrap_or(0.0),
+            device_ms: shortest(device_ms),
+            ops: bar_ms,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn p(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> ParityProfile {
-        ParityProfile {
-            runtime: runtime.into(),
-            throughput_tok_s: tok_s,
-            kernel_launches_per_step: launches,
-            ops: ops.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+    fn p(runtime: &str, tok_s: f64, launches: u64, ops: &[(&str, f64)]) -> RunSummary {
+        RunSummary {
+            name: runtime.into(),
+            tokens_per_s: Some(tok_s),
+            launches_per_step: Some(launches),
+            ops: ops
+                .iter()
+                .map(|(k, v)| crate::model::run::OpSummary::total(*k, (v * 1e6).round() as u64))
+                .collect(),
             ..Default::default()
         }
     }

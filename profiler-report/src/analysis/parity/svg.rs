@@ -49,7 +49,32 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
     let mut svg = Svg::new(WIDTH, height, "pr-parity", &label, CSS);
     svg.rect(0.0, 0.0, WIDTH, height, "background", None);
     svg.text(LEFT, 18.0, Anchor::Start, "title", title);
-    // Legend.
+    legend(&mut svg, ours, baseline);
+    let (y0, y1) = (TOP, TOP + plot_h);
+    axes(&mut svg, &x, (y0, y1), height);
+    if gaps.is_empty() {
+        svg.text(
+            (LEFT + WIDTH - RIGHT) / 2.0,
+            y0 + pitch / 2.0 + 4.0,
+            Anchor::Middle,
+            "caption",
+            "no op has time on both sides",
+        );
+    }
+    for (i, g) in gaps.iter().enumerate() {
+        gap_bars(
+            &mut svg,
+            &x,
+            y0 + GAP / 2.0 + pitch * i as f64,
+            g,
+            (ours, baseline),
+        );
+    }
+    svg.finish()
+}
+
+/// The two sides' colours and names.
+fn legend(svg: &mut Svg, ours: &str, baseline: &str) {
     let mut lx = LEFT;
     for (class, text) in [("ours", ours), ("baseline", baseline)] {
         svg.rect(lx, 30.0, 12.0, 10.0, class, None);
@@ -64,7 +89,10 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
         "caption",
         &format!("ratio = ours / baseline; bold red above {PARITY_THRESHOLD:.2}x"),
     );
-    let (y0, y1) = (TOP, TOP + plot_h);
+}
+
+/// The time axis over the plot's rows `y0..y1`, with its grid and label.
+fn axes(svg: &mut Svg, x: &LinearAxis, (y0, y1): (f64, f64), height: f64) {
     for (v, text) in x.ticks() {
         svg.line(x.px(v), y0, x.px(v), y1, "grid");
         svg.text(x.px(v), y1 + 16.0, Anchor::Middle, "tick", &text);
@@ -78,70 +106,61 @@ pub(crate) fn parity_svg(title: &str, ours: &str, baseline: &str, gaps: &[OpGap]
         "axis-label",
         "Time per step (ms)",
     );
-    if gaps.is_empty() {
-        svg.text(
-            (LEFT + WIDTH - RIGHT) / 2.0,
-            y0 + pitch / 2.0 + 4.0,
-            Anchor::Middle,
-            "caption",
-            "no op has time on both sides",
+}
+
+/// One gap's name, its two bars from `top` down, and its ratio.
+fn gap_bars(svg: &mut Svg, x: &LinearAxis, top: f64, g: &OpGap, (ours, baseline): (&str, &str)) {
+    let by = g
+        .baseline_runtime
+        .as_deref()
+        .map_or(baseline.into(), visible);
+    let slow = g.ratio > PARITY_THRESHOLD;
+    let tip = format!(
+        "{}: ours {} ms, {by} {} ms per step, ratio {:.2}x{}",
+        visible(&g.op),
+        num(g.ours_ms),
+        num(g.baseline_ms),
+        g.ratio,
+        if slow { " (above the parity bar)" } else { "" }
+    );
+    svg.open_group(if slow { "op slow-op" } else { "op" }, Some(&tip));
+    svg.text(
+        LEFT - 8.0,
+        top + BAR + 4.0,
+        Anchor::End,
+        "name",
+        &cut(&g.op, NAME_CHARS),
+    );
+    for (class, ms, y) in [
+        ("ours", g.ours_ms, top),
+        ("baseline", g.baseline_ms, top + BAR),
+    ] {
+        let w = if ms > 0.0 {
+            (x.px(ms) - LEFT).max(1.0)
+        } else {
+            0.0
+        };
+        svg.rect(
+            LEFT,
+            y,
+            w,
+            BAR - 1.0,
+            class,
+            Some(&format!(
+                "{}: {} ms",
+                if class == "ours" { ours } else { &by },
+                num(ms)
+            )),
         );
     }
-    for (i, g) in gaps.iter().enumerate() {
-        let top = y0 + GAP / 2.0 + pitch * i as f64;
-        let by = g
-            .baseline_runtime
-            .as_deref()
-            .map_or(baseline.into(), visible);
-        let slow = g.ratio > PARITY_THRESHOLD;
-        let tip = format!(
-            "{}: ours {} ms, {by} {} ms per step, ratio {:.2}x{}",
-            visible(&g.op),
-            num(g.ours_ms),
-            num(g.baseline_ms),
-            g.ratio,
-            if slow { " (above the parity bar)" } else { "" }
-        );
-        svg.open_group(if slow { "op slow-op" } else { "op" }, Some(&tip));
-        svg.text(
-            LEFT - 8.0,
-            top + BAR + 4.0,
-            Anchor::End,
-            "name",
-            &cut(&g.op, NAME_CHARS),
-        );
-        for (class, ms, y) in [
-            ("ours", g.ours_ms, top),
-            ("baseline", g.baseline_ms, top + BAR),
-        ] {
-            let w = if ms > 0.0 {
-                (x.px(ms) - LEFT).max(1.0)
-            } else {
-                0.0
-            };
-            svg.rect(
-                LEFT,
-                y,
-                w,
-                BAR - 1.0,
-                class,
-                Some(&format!(
-                    "{}: {} ms",
-                    if class == "ours" { ours } else { &by },
-                    num(ms)
-                )),
-            );
-        }
-        svg.text(
-            WIDTH - RIGHT + 8.0,
-            top + BAR + 4.0,
-            Anchor::Start,
-            if slow { "ratio slow" } else { "ratio" },
-            &format!("{:.2}x", g.ratio),
-        );
-        svg.close_group();
-    }
-    svg.finish()
+    svg.text(
+        WIDTH - RIGHT + 8.0,
+        top + BAR + 4.0,
+        Anchor::Start,
+        if slow { "ratio slow" } else { "ratio" },
+        &format!("{:.2}x", g.ratio),
+    );
+    svg.close_group();
 }
 
 impl ParityComparison {

@@ -37,8 +37,6 @@ pub use analyzer::{
     avg_duration_by_op, communication_bottlenecks, flamegraph_collapsed, from_timeline,
     load_balance_metrics, memory_hotspots, operation_summary, per_device_summary, trace_of,
 };
-pub use ranks::{
-    DEFAULT_STRAGGLER_THRESHOLD, RankReport, RankStats, Straggler, read_rank_profiles,
-};
+pub use ranks::{RankReport, RankStats, read_rank_profiles};
 pub use summary::{OpRow, SlowEntry, TraceSummary};
 pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary};

@@ -9,11 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::nesting::sorted_events;
 use super::types::balance;
+use crate::analysis::straggler::{Straggler, StragglerRule, Threshold, median};
 use crate::model::trace_error::TraceError;
-
-/// How much slower than its peers a rank's median step must be to count as
-/// a straggler, as a fraction (0.10 = 10%).
-pub const DEFAULT_STRAGGLER_THRESHOLD: f64 = 0.10;
 
 /// Busy time and step times of one rank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,19 +33,6 @@ pub struct RankStats {
     pub max_step_ns: Option<u64>,
 }
 
-/// A rank whose steps are clearly slower than its peers'.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Straggler {
-    /// The rank.
-    pub rank: u32,
-    /// Its median step time, ns.
-    pub median_step_ns: f64,
-    /// Median of the other ranks' median step times, ns.
-    pub baseline_step_ns: f64,
-    /// `median_step_ns / baseline_step_ns - 1` (0.30 = 30% slower).
-    pub slower_by: f64,
-}
-
 /// Load balance and stragglers across ranks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankReport {
@@ -59,26 +43,21 @@ pub struct RankReport {
     pub busy_imbalance_ratio: f64,
     /// The same formula over median step times of ranks that have steps.
     pub step_imbalance_ratio: f64,
-    /// Threshold the stragglers were found with.
-    pub straggler_threshold: f64,
-    /// Stragglers, slowest first.
+    /// The straggler rule's settings.
+    pub rule: StragglerRule,
+    /// The step-time threshold, over the median steps of the ranks with
+    /// step samples.
+    pub step_threshold: Threshold,
+    /// Ranks whose median step stands out, by rank.
     pub stragglers: Vec<Straggler>,
 }
 
 impl RankReport {
-    /// The report of ranked profiles.
-    ///
-    /// Straggler rule, per rank `r` with sampled steps, against its peers
-    /// (the other ranks with sampled steps): let `m` be `r`'s median step
-    /// time, `B` the median of the peers' medians and `MAD` the median of
-    /// `|peer median - B|`. `r` is a straggler when `m > B x (1 +
-    /// threshold)` **and** `m - B > 3 x MAD`: clearly slower than typical,
-    /// and by more than the spread between ranks. Peers exclude `r` so a
-    /// straggler does not widen its own yardstick; with two ranks each is
-    /// compared with the other (the spread is then 0 and the threshold
-    /// decides).
+    /// The report of ranked profiles; stragglers are the ranks whose median
+    /// step stands out among the ranks with step samples, by `rule` (the
+    /// fleet report's rule).
     #[must_use]
-    pub fn new(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> Self {
+    pub fn new(ranked: &[(u32, &Profile)], rule: StragglerRule) -> Self {
         let ranks: Vec<RankStats> = ranked.iter().map(|(r, p)| rank_stats(*r, p)).collect();
         let ratio = |values: Vec<f64>| {
             if values.len() < 2 {
@@ -89,12 +68,17 @@ impl RankReport {
         };
         let busy_imbalance_ratio = ratio(ranks.iter().map(|r| r.busy_ns as f64).collect());
         let step_imbalance_ratio = ratio(ranks.iter().filter_map(|r| r.median_step_ns).collect());
-        let stragglers = stragglers(&ranks, straggler_threshold);
+        let medians: Vec<(u32, f64)> = ranks
+            .iter()
+            .filter_map(|r| r.median_step_ns.map(|m| (r.rank, m)))
+            .collect();
+        let (step_threshold, stragglers) = rule.step_stragglers(&medians);
         Self {
             ranks,
             busy_imbalance_ratio,
             step_imbalance_ratio,
-            straggler_threshold,
+            rule,
+            step_threshold,
             stragglers,
         }
     }
@@ -151,13 +135,13 @@ fn rank_in_name(path: &Path) -> Option<u32> {
 
 fn rank_stats(rank: u32, profile: &Profile) -> RankStats {
     let samples = &profile.steps.samples_ns;
-    let mut sorted: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
-    let mean = (!samples.is_empty()).then(|| sorted.iter().sum::<f64>() / sorted.len() as f64);
+    let times: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
+    let mean = (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64);
     RankStats {
         rank,
         busy_ns: busy_ns(profile),
         steps: profile.steps.count,
-        median_step_ns: median(&mut sorted),
+        median_step_ns: (!times.is_empty()).then(|| median(&times)),
         mean_step_ns: mean,
         min_step_ns: samples.iter().min().copied(),
         max_step_ns: samples.iter().max().copied(),
@@ -181,98 +165,9 @@ fn busy_ns(profile: &Profile) -> u64 {
     busy
 }
 
-/// Median (mean of the middle two for an even count); `None` when empty.
-fn median(values: &mut [f64]) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2]),
-        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
-    }
-}
-
-fn stragglers(ranks: &[RankStats], threshold: f64) -> Vec<Straggler> {
-    let medians: Vec<(u32, f64)> = ranks
-        .iter()
-        .filter_map(|r| r.median_step_ns.map(|m| (r.rank, m)))
-        .collect();
-    let mut out = Vec::new();
-    for (i, &(rank, m)) in medians.iter().enumerate() {
-        let mut peers: Vec<f64> = medians
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != i)
-            .map(|(_, &(_, p))| p)
-            .collect();
-        let Some(baseline) = median(&mut peers) else {
-            continue;
-        };
-        let mut deviations: Vec<f64> = peers.iter().map(|p| (p - baseline).abs()).collect();
-        let mad = median(&mut deviations).unwrap_or(0.0);
-        if baseline > 0.0 && m > baseline * (1.0 + threshold) && m - baseline > 3.0 * mad {
-            out.push(Straggler {
-                rank,
-                median_step_ns: m,
-                baseline_step_ns: baseline,
-                slower_by: m / baseline - 1.0,
-            });
-        }
-    }
-    out.sort_by(|a, b| {
-        b.slower_by
-            .total_cmp(&a.slower_by)
-            .then(a.rank.cmp(&b.rank))
-    });
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ranks(medians: &[f64]) -> Vec<RankStats> {
-        medians
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| RankStats {
-                rank: i as u32,
-                busy_ns: 0,
-                steps: 1,
-                median_step_ns: Some(m),
-                mean_step_ns: Some(m),
-                min_step_ns: None,
-                max_step_ns: None,
-            })
-            .collect()
-    }
-
-    fn found(medians: &[f64]) -> Vec<u32> {
-        stragglers(&ranks(medians), DEFAULT_STRAGGLER_THRESHOLD)
-            .iter()
-            .map(|s| s.rank)
-            .collect()
-    }
-
-    #[test]
-    fn median_of_odd_and_even() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&mut []), None);
-    }
-
-    #[test]
-    fn straggler_rule() {
-        assert_eq!(found(&[100.0, 130.0]), [1]);
-        assert_eq!(found(&[100.0, 105.0]), Vec::<u32>::new());
-        // Two slow ranks of four are both found (no masking).
-        assert_eq!(found(&[100.0, 100.0, 130.0, 131.0]), [3, 2]);
-        // 34% above the typical rank, but ranks spread by 20: within the noise.
-        assert_eq!(found(&[80.0, 100.0, 120.0, 134.0]), Vec::<u32>::new());
-        assert_eq!(found(&[100.0]), Vec::<u32>::new());
-        let s = &stragglers(&ranks(&[100.0, 100.0, 130.0]), 0.1)[0];
-        assert!((s.slower_by - 0.3).abs() < 1e-12 && s.baseline_step_ns == 100.0);
-    }
 
     #[test]
     fn ranks_from_file_names() {

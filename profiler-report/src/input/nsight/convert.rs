@@ -1,6 +1,6 @@
 //! Imported kernels as the inputs of the other reports: a [`Profile`]
 //! whose bricks are kernels (so the scorecard's hotspots, the roofline,
-//! parity and the HTML report work on them) and a [`DiffInput`] that keeps
+//! parity and the HTML report work on them) and a [`RunSummary`] that keeps
 //! what each tool knows of per-launch times.
 
 use std::collections::BTreeMap;
@@ -9,9 +9,8 @@ use std::path::Path;
 use profiler_core::profile::CategoryEntry;
 use profiler_core::{BrickCategory, BrickStats, Profile};
 
-use crate::model::diff::{DiffEntry, DiffInput, Distribution};
-use crate::model::nsight::FullProfile;
-use crate::model::nsight::NsysReport;
+use crate::model::nsight::{FullProfile, NsysReport};
+use crate::model::run::{Clock, Distribution, OpSummary, RunSummary};
 
 fn run_name(origin: &str) -> String {
     Path::new(origin)
@@ -73,17 +72,18 @@ impl NsysReport {
     /// Per kernel its launches, total and the moments the summary gives
     /// (mean, standard deviation), for the diff's `compute_diff`.
     #[must_use]
-    pub fn to_diff_input(&self) -> DiffInput {
+    pub fn to_run_summary(&self) -> RunSummary {
         let mut taken = BTreeMap::new();
-        DiffInput {
-            label: self.origin.clone(),
-            entries: self
+        RunSummary {
+            name: self.origin.clone(),
+            clock: Clock::Device,
+            ops: self
                 .kernels
                 .iter()
-                .map(|k| DiffEntry {
+                .map(|k| OpSummary {
                     name: unique(&k.name, &mut taken),
-                    calls: k.instances,
-                    total_ns: k.total_ns,
+                    calls: Some(k.instances),
+                    total_ns: k.total_ns.round() as u64,
                     distribution: match k.stddev_ns {
                         Some(s) => Distribution::Moments {
                             mean: k.avg_ns,
@@ -95,11 +95,10 @@ impl NsysReport {
                         }
                         None => Distribution::Unknown,
                     },
+                    median_ns: None,
                 })
                 .collect(),
-            steps: 0,
-            step_samples_ns: Vec::new(),
-            memory: Vec::new(),
+            ..RunSummary::default()
         }
     }
 }
@@ -168,26 +167,26 @@ pub fn full_profiles_to_profile(profiles: &[FullProfile], origin: &str) -> Profi
 /// Per kernel name the duration of each launch, for
 /// the diff's `compute_diff`.
 #[must_use]
-pub fn full_profiles_to_diff_input(profiles: &[FullProfile], label: &str) -> DiffInput {
-    DiffInput {
-        label: label.to_owned(),
-        entries: by_name(profiles)
+pub fn full_profiles_to_run_summary(profiles: &[FullProfile], label: &str) -> RunSummary {
+    RunSummary {
+        name: label.to_owned(),
+        clock: Clock::Device,
+        ops: by_name(profiles)
             .into_iter()
             .filter_map(|(name, launches)| {
                 let values: Vec<(f64, u64)> = launches
                     .iter()
                     .filter_map(|l| l.timing.duration_ns.as_ref().map(|d| (d.value, 1)))
                     .collect();
-                (!values.is_empty()).then(|| DiffEntry {
+                (!values.is_empty()).then(|| OpSummary {
                     name: name.to_owned(),
-                    calls: values.len() as u64,
-                    total_ns: values.iter().map(|v| v.0).sum(),
+                    calls: Some(values.len() as u64),
+                    total_ns: values.iter().map(|v| v.0).sum::<f64>().round() as u64,
                     distribution: Distribution::Weighted(values),
+                    median_ns: None,
                 })
             })
             .collect(),
-        steps: 0,
-        step_samples_ns: Vec::new(),
-        memory: Vec::new(),
+        ..RunSummary::default()
     }
 }

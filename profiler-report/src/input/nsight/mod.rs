@@ -12,7 +12,7 @@
 //!   [`NsysReport`].
 //! - Both become a [`Profile`](profiler_core::Profile) whose bricks are
 //!   kernels ([`NsysReport::to_profile`], [`full_profiles_to_profile`]) and a
-//!   `DiffInput` for diffs.
+//!   `RunSummary` for diffs.
 //! - [`NsightTool`] runs `ncu`/`nsys` found on `PATH` (`tool.rs`), on a
 //!   program or to export a binary report for `input::load`.
 //! - The formats ([`NcuCsvFormat`], [`NsysStatsFormat`],
@@ -55,7 +55,7 @@ pub use crate::model::nsight::{
     NcuReport, NsysForm, NsysKernel, NsysReport, RooflineSection, SourceSection, Sourced,
     ThroughputSection, TimingSection,
 };
-pub use convert::{full_profiles_to_diff_input, full_profiles_to_profile};
+pub use convert::{full_profiles_to_profile, full_profiles_to_run_summary};
 pub use device::device_from_driver_name;
 pub use flops::FlopsAssumption;
 pub use full_profiles::FullProfilesFormat;

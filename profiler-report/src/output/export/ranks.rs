@@ -8,9 +8,8 @@ use serde::Serialize;
 
 use super::chrome::ChromeTrace;
 use super::run_facts::{EXPORTER, RunFacts};
-use crate::analysis::trace::{
-    DEFAULT_STRAGGLER_THRESHOLD, RankReport, TraceError, read_rank_profiles,
-};
+use crate::analysis::straggler::StragglerRule;
+use crate::analysis::trace::{RankReport, TraceError, read_rank_profiles};
 use crate::output::error::{ExportError, write_text};
 
 /// Several ranks' profiles in one Chrome trace, with their load balance.
@@ -41,18 +40,18 @@ struct MergedOther<'a> {
 }
 
 /// Merges profiles whose rank is their position (`profiles[0]` is rank 0),
-/// finding stragglers with [`DEFAULT_STRAGGLER_THRESHOLD`].
+/// finding stragglers by the default [`StragglerRule`].
 #[must_use]
 pub fn merge_ranks(profiles: &[Profile]) -> MergedTrace {
     let ranked: Vec<(u32, &Profile)> = (0u32..).zip(profiles).collect();
-    merge_ranked(&ranked, DEFAULT_STRAGGLER_THRESHOLD)
+    merge_ranked(&ranked, StragglerRule::default())
 }
 
-/// Merges `(rank, profile)` pairs; a rank is a straggler by the rule of
-/// [`RankReport::new`] with `straggler_threshold` (0.10 = 10% slower).
+/// Merges `(rank, profile)` pairs; a rank is a straggler by `rule` (see
+/// [`RankReport::new`]).
 #[must_use]
-pub fn merge_ranked(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> MergedTrace {
-    let report = RankReport::new(ranked, straggler_threshold);
+pub fn merge_ranked(ranked: &[(u32, &Profile)], rule: StragglerRule) -> MergedTrace {
+    let report = RankReport::new(ranked, rule);
     let mut trace = ChromeTrace::default();
     // Ranks started at different wall-clock times: shift each onto the
     // earliest start (profiles without a start time stay at zero).
@@ -80,12 +79,12 @@ pub fn merge_ranked(ranked: &[(u32, &Profile)], straggler_threshold: f64) -> Mer
     }
 }
 
-/// [`read_rank_profiles`] then [`merge_ranked`] with the default threshold.
+/// [`read_rank_profiles`] then [`merge_ranked`] with the default rule.
 ///
 /// # Errors
 /// As [`read_rank_profiles`].
 pub fn merge_rank_files<P: AsRef<Path>>(paths: &[P]) -> Result<MergedTrace, TraceError> {
     let profiles = read_rank_profiles(paths)?;
     let ranked: Vec<(u32, &Profile)> = profiles.iter().map(|(r, p)| (*r, p)).collect();
-    Ok(merge_ranked(&ranked, DEFAULT_STRAGGLER_THRESHOLD))
+    Ok(merge_ranked(&ranked, StragglerRule::default()))
 }

@@ -11,14 +11,14 @@ use profiler_core::Profile;
 use super::{bricks, definitions, kernels, memory, page, run, sections, steps};
 use crate::analysis::contracts::{ContractReport, contracts_section};
 use crate::analysis::parity::{
-    ParityProfile, compute_parity_comparison, compute_parity_multi, parity_multi_section,
-    parity_section,
+    compute_parity_comparison, compute_parity_multi, parity_multi_section, parity_section,
 };
 use crate::analysis::roofline::{BrickRoofline, roofline_section};
 use crate::analysis::scorecard::TrainingScorecard;
 use crate::base::escape;
 use crate::base::section::Section;
 use crate::base::textfmt;
+use crate::model::run::RunSummary;
 use crate::output::error::ExportError;
 use crate::output::export::EXPORTER;
 use crate::output::export::flamegraph::flamegraph_svg;
@@ -77,7 +77,7 @@ pub struct HtmlReport<'a> {
     trace_file: Option<String>,
     checksum_reference: Option<&'a Profile>,
     roofline: Option<&'a BrickRoofline>,
-    parity: &'a [ParityProfile],
+    parity: &'a [RunSummary],
     contracts: &'a [ContractReport],
     extra: Vec<Section>,
 }
@@ -171,7 +171,7 @@ impl<'a> HtmlReport<'a> {
     /// Adds parity against `baselines`: one comparison for one baseline,
     /// a multi-baseline comparison for several; nothing for none.
     #[must_use]
-    pub fn parity(mut self, baselines: &'a [ParityProfile]) -> Self {
+    pub fn parity(mut self, baselines: &'a [RunSummary]) -> Self {
         self.parity = baselines;
         self
     }
@@ -272,7 +272,7 @@ impl<'a> HtmlReport<'a> {
         if let Some(r) = self.roofline {
             list.push(roofline_section(r, p.run.measured_ceilings.as_ref()));
         }
-        let ours = || ParityProfile::from_profile(p, run_name(p, "ours"));
+        let ours = || RunSummary::from_profile(p, run_name(p, "ours"));
         match self.parity {
             [] => {}
             [one] => list.push(parity_section(&compute_parity_comparison(&ours(), one))),

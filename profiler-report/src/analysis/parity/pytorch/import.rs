@@ -1,4 +1,4 @@
-//! Turning a `torch.profiler` Chrome trace into a [`ParityProfile`]: ops
+//! Turning a `torch.profiler` Chrome trace into a [`RunSummary`]: ops
 //! mapped to bricks by an [`OpMapping`], times per recorded step, device
 //! time linked to ops through their launches, and launches counted as
 //! device kernels (or, in a CPU-only trace, as leaf ops that do work), all
@@ -14,11 +14,11 @@ use super::mapping::OpMapping;
 use super::names::Names;
 use super::rules::{self, Launch};
 use super::totals::{Bucket, Totals};
-use super::walk::{DEVICE, HOST, Step, walk};
+use super::walk::{DEVICE, HOST, Step, Summary, walk};
 use crate::model::chrome_trace::ChromeTrace;
 use crate::model::hardware::{DEVICES, DeviceSpec};
-use crate::model::parity::{Clock, ParityProfile};
 use crate::model::parity_error::ParityError;
+use crate::model::run::{Clock, OpSummary, RunSummary};
 
 /// An op no rule mapped, with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,12 +30,12 @@ pub struct UnmappedOp {
 }
 
 /// A PyTorch trace as a parity baseline, with what the import did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PytorchImport {
-    /// The baseline: ops in ms per step, launches per step, step time,
-    /// throughput (when tokens per step are known); notes say how each was
-    /// counted.
-    pub profile: ParityProfile,
+    /// The baseline: op totals over the steps kept, launches per step,
+    /// step time, throughput (when tokens per step are known); notes say
+    /// how each was counted.
+    pub summary: RunSummary,
     /// `ProfilerStep#N` ranges found (0: the whole trace counts as one step).
     pub steps: u64,
     /// Whether op times are device times (else CPU time of op ranges).
@@ -147,16 +147,98 @@ pub fn import_chrome_trace(
 ) -> Result<PytorchImport, ParityError> {
     let mut totals = Totals::default();
     let (names, summary) = walk(trace, mapping, &mut totals)?;
-    let mut notes = Vec::new();
-    if let Some(note) = dropped_note(trace.dropped(), trace.dropped_count()) {
-        notes.push(note);
-    }
+    let mut notes: Vec<String> = dropped_note(trace.dropped(), trace.dropped_count())
+        .into_iter()
+        .collect();
     let device = summary.device;
     let mode = if device { DEVICE } else { HOST };
     let (kept, empty): (Vec<&Step>, Vec<&Step>) = summary.steps.iter().partition(|s| s.busy[mode]);
     notes.extend(empty_steps_note(&empty, &names, device));
     let step_count = kept.len().max(1) as f64;
-    let step_ms = if kept.is_empty() {
+    let step_ms = mean_step_ms(&summary, &kept, &mut notes);
+    notes.extend((summary.backward_linked > 0).then(|| {
+        format!(
+            "{} backward nodes mapped through their forward op's sequence number",
+            summary.backward_linked
+        )
+    }));
+    let sums = totals.kept(&summary, mode);
+    let calls = LaunchCalls::of(&sums.launch_calls, &names);
+    let device_activity_missing = !device && calls.any();
+    notes.extend(where_note(trace));
+    let launches = launches_counted(trace, &summary, &sums, &calls, step_count, &mut notes);
+
+    let mut ops_us: BTreeMap<String, f64> = BTreeMap::new();
+    for (&brick, &us) in &sums.ops[mode] {
+        *ops_us.entry(names.brick(brick).to_owned()).or_default() += us;
+    }
+    let basis_ms = if device {
+        sums.device_us / 1e3 / step_count
+    } else {
+        step_ms
+    };
+    let mapped_fraction = mapped_fraction(&ops_us, step_count, basis_ms);
+    let unmapped = largest_unmapped(&sums.unmapped[mode], &names, step_count);
+    let throughput = throughput(mapping, trace, step_ms, &mut notes);
+    notes.extend((basis_ms > 0.0).then(|| coverage_note(mapped_fraction, device)));
+    notes.extend(lumped_note(trace));
+    notes.extend(unmapped_note(&unmapped));
+    let name = mapping.runtime.as_deref().unwrap_or("pytorch");
+    let summary_of_run = RunSummary {
+        name: name.to_owned(),
+        device: trace.devices().first().map(|d| d.name.clone()),
+        clock: if device { Clock::Device } else { Clock::Host },
+        ops: ops_us
+            .into_iter()
+            .map(|(name, us)| OpSummary::total(name, (us * 1e3).round() as u64))
+            .collect(),
+        steps: Some(kept.len().max(1) as u64),
+        step_ns: Some(step_ms * 1e6).filter(|ns| *ns > 0.0),
+        tokens_per_s: throughput,
+        launches_per_step: Some((launches as f64 / step_count).round() as u64),
+        device_ns_per_step: device.then_some(basis_ms * 1e6),
+        notes,
+        ..RunSummary::default()
+    };
+    let links = &summary.links;
+    Ok(PytorchImport {
+        summary: summary_of_run,
+        steps: kept.len() as u64,
+        device_kernels: device,
+        mapped_fraction,
+        basis_ms,
+        empty_steps: empty
+            .iter()
+            .map(|s| names.text(s.name).to_owned())
+            .collect(),
+        device_events: links.device_events as u64,
+        linked_device_events: (links.linked() - links.colliding) as u64,
+        colliding_device_events: links.colliding as u64,
+        unmapped,
+        launch_calls: calls.kernels,
+        device_activity_missing,
+        device: trace.devices().first().map(|d| d.name.clone()),
+        rank: trace.rank().and_then(|r| r.rank).map(i64::from),
+    })
+}
+
+/// Mapped time (µs over the steps) over `basis_ms` per step, as is.
+fn mapped_fraction(ops_us: &BTreeMap<String, f64>, step_count: f64, basis_ms: f64) -> f64 {
+    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
+    let mapped_ms: f64 = ops_us
+        .values()
+        .fold(0.0, |a, us| a + us / (1e3 * step_count));
+    if basis_ms > 0.0 {
+        mapped_ms / basis_ms
+    } else {
+        0.0
+    }
+}
+
+/// The mean of the steps kept, ms; without one, the whole trace's span as
+/// one step, with a note.
+fn mean_step_ms(summary: &Summary, kept: &[&Step], notes: &mut Vec<String>) -> f64 {
+    if kept.is_empty() {
         notes.push(
             "no ProfilerStep ranges with work (use torch.profiler's schedule and prof.step()): \
              the whole trace counts as one step"
@@ -164,78 +246,64 @@ pub fn import_chrome_trace(
         );
         (summary.span.1 - summary.span.0).max(0.0) / 1e3
     } else {
-        kept.iter().map(|s| s.dur).sum::<f64>() / 1e3 / step_count
-    };
-    if summary.backward_linked > 0 {
-        notes.push(format!(
-            "{} backward nodes mapped through their forward op's sequence number",
-            summary.backward_linked
-        ));
+        kept.iter().map(|s| s.dur).sum::<f64>() / 1e3 / kept.len() as f64
     }
-    let sums = totals.kept(&summary, mode);
+}
 
-    let mut ops: BTreeMap<String, f64> = BTreeMap::new();
-    let mut unmapped: HashMap<u32, f64> = HashMap::new();
-    let (mut launches, mut device_us) = (0u64, 0.0);
-    for (&brick, &us) in &sums.ops[mode] {
-        *ops.entry(names.brick(brick).to_owned()).or_default() += us;
-    }
-    for (&name, &us) in &sums.unmapped[mode] {
-        *unmapped.entry(name).or_default() += us;
-    }
-    device_us += sums.device_us;
-    let calls = LaunchCalls::of(&sums.launch_calls, &names);
-    let device_activity_missing = !device && calls.any();
-    notes.extend(where_note(trace));
-    if device {
-        launches += sums.launches[mode];
+/// Launches in the steps kept: kernels in a device trace, the launch calls
+/// of a GPU run recorded without its device, else leaf host ops; a note
+/// says which.
+fn launches_counted(
+    trace: &ChromeTrace,
+    summary: &Summary,
+    sums: &Bucket,
+    calls: &LaunchCalls,
+    step_count: f64,
+    notes: &mut Vec<String>,
+) -> u64 {
+    if summary.device {
         notes.extend(summary.links.note());
         notes.push(
             "op times are device time (kernels, memcpy, memset) of what each op launched, linked \
              by correlation id, on the device clock; launches are kernels"
                 .to_owned(),
         );
-        notes.extend(graph_note(&sums, &calls, step_count));
-        notes.extend(calls_without_kernels_note(&sums, &calls, step_count));
-    } else if device_activity_missing {
-        launches += calls.kernels;
+        notes.extend(graph_note(sums, calls, step_count));
+        notes.extend(calls_without_kernels_note(sums, calls, step_count));
+        return sums.launches[DEVICE];
+    }
+    if calls.any() {
         notes.push(calls.missing_note());
-    } else {
-        launches += sums.launches[mode];
-        let what = match trace.devices().first().map(|d| &d.name) {
-            // Kineto lists the devices it sees whatever it was asked to
-            // record: the run may have used one without it being recorded.
-            Some(d) => format!(
-                "no device events and no kernel launch calls, though deviceProperties lists \
-                 `{d}`: a CPU run, or a GPU run profiled without ProfilerActivity.CUDA (record \
-                 the device with torch.profiler.profile(activities=[ProfilerActivity.CPU, \
-                 ProfilerActivity.CUDA]))"
-            ),
-            None => {
-                "a CPU run (no device events and no kernel launch calls in the trace)".to_owned()
-            }
-        };
-        notes.push(format!(
-            "{what}: op times are CPU time of each mapped range on the host clock; launches are \
-             leaf ops that are not views or metadata reads"
-        ));
+        return calls.kernels;
     }
+    let what = match trace.devices().first().map(|d| &d.name) {
+        // Kineto lists the devices it sees whatever it was asked to record:
+        // the run may have used one without it being recorded.
+        Some(d) => format!(
+            "no device events and no kernel launch calls, though deviceProperties lists `{d}`: \
+             a CPU run, or a GPU run profiled without ProfilerActivity.CUDA (record the device \
+             with torch.profiler.profile(activities=[ProfilerActivity.CPU, \
+             ProfilerActivity.CUDA]))"
+        ),
+        None => "a CPU run (no device events and no kernel launch calls in the trace)".to_owned(),
+    };
+    notes.push(format!(
+        "{what}: op times are CPU time of each mapped range on the host clock; launches are \
+         leaf ops that are not views or metadata reads"
+    ));
+    sums.launches[HOST]
+}
 
-    for ms in ops.values_mut() {
-        *ms /= 1e3 * step_count;
+/// The largest ops no rule mapped, ms per step, descending (at most 10).
+fn largest_unmapped(
+    by_name: &HashMap<u32, f64>,
+    names: &Names<'_>,
+    step_count: f64,
+) -> Vec<UnmappedOp> {
+    let mut unmapped: HashMap<u32, f64> = HashMap::new();
+    for (&name, &us) in by_name {
+        *unmapped.entry(name).or_default() += us;
     }
-    // A fold from +0.0: an empty f64 sum is -0.0, printed as "-0.0%".
-    let mapped_ms: f64 = ops.values().fold(0.0, |a, b| a + b);
-    let basis_ms = if device {
-        device_us / 1e3 / step_count
-    } else {
-        step_ms
-    };
-    let mapped_fraction = if basis_ms > 0.0 {
-        mapped_ms / basis_ms
-    } else {
-        0.0
-    };
     let mut unmapped: Vec<UnmappedOp> = unmapped
         .into_iter()
         .map(|(name, us)| UnmappedOp {
@@ -245,73 +313,51 @@ pub fn import_chrome_trace(
         .collect();
     unmapped.sort_by(|a, b| b.ms.total_cmp(&a.ms).then_with(|| a.name.cmp(&b.name)));
     unmapped.truncate(10);
+    unmapped
+}
 
-    let tokens = mapping.tokens_per_step.or(trace.tokens_per_step);
-    let throughput = match tokens {
-        Some(t) if step_ms > 0.0 => t / (step_ms / 1e3),
+/// Tokens per second, from the mapping's (else the trace's) tokens per
+/// step; unknown, with a note, without them or without a step time.
+fn throughput(
+    mapping: &OpMapping,
+    trace: &ChromeTrace,
+    step_ms: f64,
+    notes: &mut Vec<String>,
+) -> Option<f64> {
+    match mapping.tokens_per_step.or(trace.tokens_per_step) {
+        Some(t) if step_ms > 0.0 => Some(t / (step_ms / 1e3)).filter(|r| *r > 0.0),
         _ => {
             notes.push(
                 "tokens per step unknown (no `tokens_per_step` in the trace or the mapping): \
                  throughput is unknown"
                     .to_owned(),
             );
-            0.0
+            None
         }
-    };
-    if basis_ms > 0.0 {
-        notes.push(coverage_note(mapped_fraction, device));
     }
-    if trace.lumped_names() > 0 {
-        notes.push(format!(
+}
+
+/// Events read under the names bound's catch-all name, when there are any.
+fn lumped_note(trace: &ChromeTrace) -> Option<String> {
+    (trace.lumped_names() > 0).then(|| {
+        format!(
             "{} events came after the distinct names held reached their bound and are read as \
              `{}`: their time counts, but no rule can name them",
             trace.lumped_names(),
             crate::input::chrome::OTHER_NAMES
-        ));
-    }
-    let rank = trace.rank().and_then(|r| r.rank).map(i64::from);
-    if !unmapped.is_empty() {
+        )
+    })
+}
+
+/// The five largest unmapped ops, when there are any.
+fn unmapped_note(unmapped: &[UnmappedOp]) -> Option<String> {
+    (!unmapped.is_empty()).then(|| {
         let list: Vec<String> = unmapped
             .iter()
             .take(5)
             .map(|u| format!("`{}` {:.3} ms", u.name, u.ms))
             .collect();
-        notes.push(format!(
-            "largest unmapped ops (ms per step): {}",
-            list.join(", ")
-        ));
-    }
-    Ok(PytorchImport {
-        profile: ParityProfile {
-            runtime: mapping
-                .runtime
-                .clone()
-                .unwrap_or_else(|| "pytorch".to_owned()),
-            throughput_tok_s: throughput,
-            step_time_ms: step_ms,
-            kernel_launches_per_step: (launches as f64 / step_count).round() as u64,
-            ops,
-            notes,
-            clock: if device { Clock::Device } else { Clock::Host },
-            device_time_ms: device.then_some(basis_ms),
-            device: trace.devices().first().map(|d| d.name.clone()),
-        },
-        steps: kept.len() as u64,
-        device_kernels: device,
-        mapped_fraction,
-        basis_ms,
-        empty_steps: empty
-            .iter()
-            .map(|s| names.text(s.name).to_owned())
-            .collect(),
-        device_events: summary.links.device_events as u64,
-        linked_device_events: (summary.links.linked() - summary.links.colliding) as u64,
-        colliding_device_events: summary.links.colliding as u64,
-        unmapped,
-        launch_calls: calls.kernels,
-        device_activity_missing,
-        device: trace.devices().first().map(|d| d.name.clone()),
-        rank,
+        format!("largest unmapped ops (ms per step): {}", list.join(", "))
     })
 }
 

@@ -84,38 +84,9 @@ pub fn suggest_mapping(
     let (tallies, ranges, unreached) = draft.merged(&names, mode, !kept.is_empty());
     let steps = kept.len();
     let per_step = steps.max(1) as f64;
-    let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
-    // Events read past the names bound share one name no rule can match
-    // for them alone: their time is said in a comment, never drafted.
-    let lumped_us: f64 = rows
-        .iter()
-        .filter(|(k, _)| is_lumped(k))
-        .map(|(_, t)| t.us)
-        .sum();
-    rows.retain(|(k, _)| !is_lumped(k));
-    rows.sort_by(|a, b| {
-        b.1.us
-            .total_cmp(&a.1.us)
-            .then_with(|| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)))
-    });
-
+    let (rows, lumped_us) = sorted_rows(tallies);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# Draft op mapping for {}: rename the bricks, keep what fits.",
-        toml_string(origin)
-    );
-    let what = if device { "device time" } else { "CPU time" };
-    let _ = writeln!(
-        s,
-        "# Rules match in order; each says its {what} and calls per step over {} step(s).",
-        steps.max(1)
-    );
-    s.push_str(
-        "# Module paths: Class[k] is the k-th call of a Class module inside its parent's call\n\
-         # (ranges `nn.Module: ...` of with_stack=True); backward ops follow their forward op.\n\
-         # An op in one rule matches whatever its shapes (they are in the comment).\n",
-    );
+    header(&mut s, origin, device, steps.max(1));
     if trace.lumped_names() > 0 {
         let _ = writeln!(
             s,
@@ -150,34 +121,7 @@ pub fn suggest_mapping(
             .map(|b| names.brick(b).to_owned())
             .unwrap_or_else(|| placeholder(key));
         let calls = (t.calls as f64 / per_step).round();
-        let mut comment = String::new();
-        let fields = match key {
-            Key::Range(name) => {
-                comment = ", a record_function range (`ignore` it to map what runs \
-                               inside instead)"
-                    .to_owned();
-                format!("op = {}", toml_string(&literal(name)))
-            }
-            Key::Module(path) => format!("module = {}", toml_string(path)),
-            Key::Op {
-                name,
-                shapes,
-                module,
-            } => {
-                let mut f = format!("op = {}", toml_string(&literal(name)));
-                if let Some(sh) = shapes.as_deref().filter(|sh| !sh.is_empty()) {
-                    if groups_of_op.get(name.as_str()) == Some(&1) {
-                        comment = format!(", shapes {}", abbreviated(sh));
-                    } else {
-                        let _ = write!(f, ", shapes = {}", toml_string(&literal(sh)));
-                    }
-                }
-                if let Some(m) = module {
-                    let _ = write!(f, ", module = {}", toml_string(m));
-                }
-                f
-            }
-        };
+        let (fields, comment) = rule_fields(key, &groups_of_op);
         let _ = writeln!(
             s,
             "  {{ {fields}, brick = {} }},  # {:.3} ms, {calls} call{}{comment}",
@@ -235,6 +179,78 @@ fn unreached_comment(s: &mut String, u: &Unreached, per_step: f64) {
             if events == 1.0 { "it" } else { "them" }
         );
     }
+}
+
+/// Groups with time, most first; events read past the names bound share
+/// one name no rule can match for them alone: their time (µs) is returned
+/// apart, for a comment, never drafted.
+fn sorted_rows(tallies: HashMap<Key, Tally>) -> (Vec<(Key, Tally)>, f64) {
+    let mut rows: Vec<(Key, Tally)> = tallies.into_iter().filter(|(_, t)| t.us > 0.0).collect();
+    let lumped_us: f64 = rows
+        .iter()
+        .filter(|(k, _)| is_lumped(k))
+        .map(|(_, t)| t.us)
+        .sum();
+    rows.retain(|(k, _)| !is_lumped(k));
+    rows.sort_by(|a, b| {
+        b.1.us
+            .total_cmp(&a.1.us)
+            .then_with(|| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)))
+    });
+    (rows, lumped_us)
+}
+
+/// The draft's opening comment: what it is of and how its rules read.
+fn header(s: &mut String, origin: &str, device: bool, steps: usize) {
+    let _ = writeln!(
+        s,
+        "# Draft op mapping for {}: rename the bricks, keep what fits.",
+        toml_string(origin)
+    );
+    let what = if device { "device time" } else { "CPU time" };
+    let _ = writeln!(
+        s,
+        "# Rules match in order; each says its {what} and calls per step over {steps} step(s)."
+    );
+    s.push_str(
+        "# Module paths: Class[k] is the k-th call of a Class module inside its parent's call\n\
+         # (ranges `nn.Module: ...` of with_stack=True); backward ops follow their forward op.\n\
+         # An op in one rule matches whatever its shapes (they are in the comment).\n",
+    );
+}
+
+/// A rule's match fields, and what its comment adds: shapes left out of an
+/// op that makes one group, or how to look inside a range.
+fn rule_fields(key: &Key, groups_of_op: &HashMap<&str, usize>) -> (String, String) {
+    let mut comment = String::new();
+    let fields = match key {
+        Key::Range(name) => {
+            comment = ", a record_function range (`ignore` it to map what runs \
+                           inside instead)"
+                .to_owned();
+            format!("op = {}", toml_string(&literal(name)))
+        }
+        Key::Module(path) => format!("module = {}", toml_string(path)),
+        Key::Op {
+            name,
+            shapes,
+            module,
+        } => {
+            let mut f = format!("op = {}", toml_string(&literal(name)));
+            if let Some(sh) = shapes.as_deref().filter(|sh| !sh.is_empty()) {
+                if groups_of_op.get(name.as_str()) == Some(&1) {
+                    comment = format!(", shapes {}", abbreviated(sh));
+                } else {
+                    let _ = write!(f, ", shapes = {}", toml_string(&literal(sh)));
+                }
+            }
+            if let Some(m) = module {
+                let _ = write!(f, ", module = {}", toml_string(m));
+            }
+            f
+        }
+    };
+    (fields, comment)
 }
 
 /// Whether a group is the events read past the names bound

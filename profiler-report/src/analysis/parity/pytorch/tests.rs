@@ -35,7 +35,7 @@ fn spilled_records_give_what_records_in_memory_give() {
             import_chrome_trace(&spilled, &mapping).unwrap(),
         );
         assert_eq!(a, b, "{name}");
-        assert!(!a.profile.ops.is_empty(), "{name}");
+        assert!(!a.summary.ops.is_empty(), "{name}");
         assert_eq!(
             suggest_mapping(&whole, &mapping, name).unwrap(),
             suggest_mapping(&spilled, &mapping, name).unwrap()
@@ -85,11 +85,11 @@ fn names_past_the_bound_get_a_note_and_no_rule() {
     let import = import_chrome_trace(&trace, &mapping).expect("an import");
     assert!(
         import
-            .profile
+            .summary
             .notes
             .iter()
             .any(|n| n.starts_with(&format!("{lumped} events came after"))),
         "{:?}",
-        import.profile.notes
+        import.summary.notes
     );
 }

@@ -1,0 +1,199 @@
+//! The one straggler rule, for every report over ranks (the merged trace's
+//! rank report and the fleet report): a rank stands out when its
+//! value is above the median over ranks by more than `k` robust deviations
+//! (1.4826 x MAD) and by a minimum share. With the medians, the median
+//! absolute deviation and quantiles it rests on.
+
+use serde::{Deserialize, Serialize};
+
+/// MAD times this estimates the standard deviation of normal data.
+const MAD_TO_SIGMA: f64 = 1.4826;
+
+/// The median of `values` (the mean of the middle two for an even count);
+/// 0 for none.
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len().is_multiple_of(2) {
+        f64::midpoint(v[mid - 1], v[mid])
+    } else {
+        v[mid]
+    }
+}
+
+/// The median absolute deviation from `center`.
+pub(crate) fn mad(values: &[f64], center: f64) -> f64 {
+    let deviations: Vec<f64> = values.iter().map(|v| (v - center).abs()).collect();
+    median(&deviations)
+}
+
+/// The `q`-quantile (`0..=1`) by nearest rank of sorted `values`.
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let at = (q * (sorted.len() - 1) as f64).round() as usize;
+    sorted[at.min(sorted.len() - 1)]
+}
+
+/// The rule's settings: how stragglers are told apart from noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StragglerRule {
+    /// Robust deviations (1.4826 x MAD) above the median a rank must be.
+    pub mad_k: f64,
+    /// And at least this fraction above the median (0.2 = 20%).
+    pub min_excess: f64,
+}
+
+impl Default for StragglerRule {
+    fn default() -> Self {
+        Self {
+            mad_k: 5.0,
+            min_excess: 0.2,
+        }
+    }
+}
+
+impl StragglerRule {
+    /// The threshold over `values` (one per rank), by this rule.
+    #[must_use]
+    pub fn threshold(&self, values: &[f64]) -> Threshold {
+        Threshold::of(values, self.mad_k, self.min_excess)
+    }
+
+    /// The ranks whose median step stands out among `medians` (`(rank,
+    /// median step ns)`, one per rank with step times), by rank, with the
+    /// threshold they were judged by.
+    #[must_use]
+    pub fn step_stragglers(&self, medians: &[(u32, f64)]) -> (Threshold, Vec<Straggler>) {
+        let values: Vec<f64> = medians.iter().map(|&(_, m)| m).collect();
+        let threshold = self.threshold(&values);
+        let mut out: Vec<Straggler> = medians
+            .iter()
+            .filter(|&&(_, m)| threshold.exceeded_by(m))
+            .map(|&(rank, m)| Straggler {
+                rank,
+                what: StragglerIn::Step,
+                value_ns: m,
+                threshold,
+                excess: threshold.excess(m),
+            })
+            .collect();
+        out.sort_by_key(|s| s.rank);
+        (threshold, out)
+    }
+}
+
+/// What a straggler stands out in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "in", rename_all = "snake_case")]
+pub enum StragglerIn {
+    /// Its median step time.
+    Step,
+    /// Its median call of one brick.
+    Brick {
+        /// The brick.
+        brick: String,
+    },
+}
+
+/// A rank that stands out, with the numbers that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Straggler {
+    /// The rank.
+    pub rank: u32,
+    /// Where it stands out.
+    #[serde(flatten)]
+    pub what: StragglerIn,
+    /// Its value, ns (median step, or brick ns per step).
+    pub value_ns: f64,
+    /// The threshold it passed.
+    pub threshold: Threshold,
+    /// Its value over the median of the ranks, minus 1.
+    pub excess: f64,
+}
+
+/// How far above the other ranks a value must be to stand out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Threshold {
+    /// Median over ranks, ns.
+    pub median_ns: f64,
+    /// Median absolute deviation over ranks, ns.
+    pub mad_ns: f64,
+    /// A rank above this stands out, ns.
+    pub threshold_ns: f64,
+}
+
+impl Threshold {
+    /// `median + max(k * 1.4826 * MAD, min_excess * median)` over `values`:
+    /// the MAD term ignores a few slow ranks (unlike the standard
+    /// deviation), and the floor keeps a fleet of near-identical ranks from
+    /// flagging noise.
+    pub(crate) fn of(values: &[f64], k: f64, min_excess: f64) -> Self {
+        let median_ns = median(values);
+        let mad_ns = mad(values, median_ns);
+        let margin = (k * MAD_TO_SIGMA * mad_ns).max(min_excess * median_ns);
+        Self {
+            median_ns,
+            mad_ns,
+            threshold_ns: median_ns + margin,
+        }
+    }
+
+    /// Whether `value` stands out (a fleet of one never does).
+    pub(crate) fn exceeded_by(&self, value: f64) -> bool {
+        value > self.threshold_ns && self.median_ns > 0.0
+    }
+
+    /// `value` over the median, minus 1 (0.5 = 50% slower).
+    pub(crate) fn excess(&self, value: f64) -> f64 {
+        if self.median_ns > 0.0 {
+            value / self.median_ns - 1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_mad_ignore_one_slow_rank() {
+        let values = [100.0, 104.0, 98.0, 400.0];
+        assert_eq!(median(&values), 102.0);
+        // Deviations 2, 2, 4, 298: the slow rank does not widen the MAD.
+        assert_eq!(mad(&values, 102.0), 3.0);
+        let t = Threshold::of(&values, 5.0, 0.2);
+        assert!(t.exceeded_by(400.0) && !t.exceeded_by(104.0), "{t:?}");
+        assert!((t.threshold_ns - 124.239).abs() < 1e-9, "{t:?}");
+    }
+
+    #[test]
+    fn identical_ranks_use_the_floor_and_one_rank_never_stands_out() {
+        let t = Threshold::of(&[10.0, 10.0, 10.0], 5.0, 0.25);
+        assert_eq!(t.threshold_ns, 12.5);
+        assert!(t.exceeded_by(13.0) && !t.exceeded_by(12.0));
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.9), 5.0);
+        assert!(!Threshold::of(&[], 5.0, 0.2).exceeded_by(1.0));
+    }
+
+    #[test]
+    fn step_stragglers_are_the_ranks_above_the_threshold_by_rank() {
+        let rule = StragglerRule::default();
+        let medians = [(3, 100.0), (0, 400.0), (1, 104.0), (2, 98.0)];
+        let (t, found) = rule.step_stragglers(&medians);
+        assert_eq!(t, rule.threshold(&[100.0, 400.0, 104.0, 98.0]));
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].rank, found[0].value_ns), (0, 400.0));
+        assert!((found[0].excess - (400.0 / 102.0 - 1.0)).abs() < 1e-12);
+        // Two ranks 30% apart: the MAD is half the gap, so neither stands
+        // out by five robust deviations.
+        assert!(rule.step_stragglers(&[(0, 100.0), (1, 130.0)]).1.is_empty());
+    }
+}
