@@ -7,7 +7,7 @@
 //! call, peak bytes) is compared too, when both runs tracked it.
 //!
 //! ```
-//! use profiler_report::{diff::compute_diff, model::RunSummary};
+//! use profiler_report::{diff::compute_diff, run::RunSummary};
 //! let p = profiler::Profile::empty();
 //! let d = compute_diff(
 //!     &RunSummary::from_profile(&p, "old"),
