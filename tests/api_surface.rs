@@ -25,8 +25,8 @@ use profiler::kernel::{
     record_kernel_launch, record_transfer, register_ptx, start_tile, stop_tile,
 };
 use profiler::profile::{
-    ClockSource, Counters, DeviceStart, HardwareInfo, LaunchGap, LayerStats, PhaseStats,
-    ProfileError, RunInfo, SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
+    ClockSource, Counters, DeviceStart, LaunchGap, LayerStats, PhaseStats, ProfileError, RunInfo,
+    SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
 };
 use profiler::stats::{
     BrickBottleneck, CycleDiagnosis, HistBucket, LatencyHistogram, UnknownBrick,
@@ -41,9 +41,10 @@ use profiler::trace::{
 };
 // Reports: the root holds what a README user needs; the rest lives in
 // named modules.
+use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
-use profiler_report::hardware::{DEVICES, Figure, Hardware, Source, probe::measure_ceilings};
+use profiler_report::hardware::{DEVICES, preset, probe::measure_ceilings};
 use profiler_report::html::Section;
 use profiler_report::input::read_execution_trace;
 use profiler_report::trace::{
@@ -53,10 +54,9 @@ use profiler_report::training::{
     LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
 };
 use profiler_report::{
-    Bottleneck, ExportError, Grade, HardwareSpec, HtmlReport, ScorecardBuilder, StepProfilerInput,
-    TraceAnalyzer, TrainingScorecard, chrome_trace_json, compute_training_scorecard,
-    flamegraph_svg, folded_stacks, scorecard, speedscope_json, write_chrome_trace,
-    write_html_report,
+    Bottleneck, ExportError, Grade, HtmlReport, ScorecardBuilder, StepProfilerInput, TraceAnalyzer,
+    TrainingScorecard, chrome_trace_json, compute_training_scorecard, flamegraph_svg,
+    folded_stacks, scorecard, speedscope_json, write_chrome_trace, write_html_report,
 };
 // Measured ceilings, parity and rooflines.
 use profiler::fs::{write_atomic, write_atomic_with};
@@ -66,10 +66,7 @@ use profiler_report::{
         MultiParityComparison, OpMapping, ParityComparison, ParityProfile,
         compute_parity_comparison, compute_parity_multi, import_pytorch_trace, parity_section,
     },
-    roofline::{
-        BrickRoofline, HardwareProfile, KernelRoofline, MemoryLevel, Precision, RooflineResult,
-        compute_roofline, roofline_section,
-    },
+    roofline::{BrickRoofline, RooflineResult, classify, compute_roofline, roofline_section},
 };
 // Nsight imports, diffs of two runs, trace summaries.
 use profiler_report::{
@@ -88,7 +85,13 @@ fn brick_id_and_category_constants_match_the_catalogue() {
     assert_eq!(BrickCategory::COUNT, 7);
     assert_eq!(BrickCategory::ALL.len(), BrickCategory::COUNT);
     assert_eq!(SyncMode::default(), SyncMode::Deferred);
-    assert_eq!(HardwareSpec::rtx_4060l().peak_bw_gb_s, 256.0);
+    assert_eq!(
+        preset("rtx_4060l")
+            .unwrap()
+            .memory(MemoryLevel::Dram)
+            .map(|f| f.value),
+        Some(256.0)
+    );
 }
 
 /// Public items a `pub use` line or block brings into a root, `#[doc(hidden)]`

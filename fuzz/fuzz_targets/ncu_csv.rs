@@ -12,7 +12,7 @@ use profiler_report::import::{
     full_profiles_markdown, full_profiles_text, full_profiles_to_diff_input,
     full_profiles_to_profile, parse_ncu_csv,
 };
-use profiler_report::roofline::KernelRoofline;
+use profiler_report::hardware::preset;
 
 fn finite(v: &Option<Sourced>) {
     if let Some(s) = v {
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
     let options = [
         FullProfileOptions::default(),
         FullProfileOptions {
-            hardware: Some(KernelRoofline::rtx_4090()),
+            hardware: preset("4090").ok(),
             flops: Some(FlopsAssumption::Gemm {
                 m: 64,
                 n: 64,

@@ -83,7 +83,6 @@ pub use contract::verify_contract;
 pub use export::{
     chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, write_chrome_trace,
 };
-pub use hardware::HardwareSpec;
 pub use html::{FullReport, HtmlReport, write_html_report};
 /// The Nsight importers, kept at their earlier path: the readers of
 /// [`input::nsight`] with the roofline placement's options

@@ -7,10 +7,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use profiler_core::hardware::Precision;
 use profiler_report::import::{
     NcuReport, NsightTool, NsysReport, full_profiles_to_profile, parse_ncu_csv, parse_nsys_stats,
 };
-use profiler_report::roofline::Precision;
 
 use super::common::{gemm, ncu_options, precision};
 use crate::context::Context;
@@ -146,6 +146,7 @@ fn ncu(args: &NcuArgs, cx: &Context) -> Result<Status, CliError> {
     });
     let options = ncu_options(
         hardware.as_ref(),
+        cx.hardware_origin(),
         args.precision,
         args.gemm,
         gemm_text.as_deref(),

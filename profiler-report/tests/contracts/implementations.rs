@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use profiler_core::Profile;
 use profiler_report::contract::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
+use profiler_report::hardware::preset;
 use profiler_report::parity::ParityProfile;
-use profiler_report::roofline::HardwareProfile;
 
 fn profile_at(tokens: u64, total_ns: u64) -> Profile {
     let mut p = Profile::empty();
@@ -21,9 +21,9 @@ fn profile_at(tokens: u64, total_ns: u64) -> Profile {
 #[test]
 fn the_roofline_implementation_passes_its_contract() {
     for (params, bits, hw) in [
-        (7_000_000_000, 4.0, HardwareProfile::nvidia_a100()),
-        (1_000, 16.0, HardwareProfile::apple_m_series()),
-        (0, 4.0, HardwareProfile::apple_m_series()),
+        (7_000_000_000, 4.0, preset("nvidia_a100").unwrap()),
+        (1_000, 16.0, preset("apple_m_series").unwrap()),
+        (0, 4.0, preset("apple_m_series").unwrap()),
     ] {
         let report = Verifier::new()
             .computation(RooflineMetrics::new(params, bits, hw))
@@ -40,7 +40,7 @@ fn a_run_faster_than_its_roofline_fails_with_the_rule_id() {
         .computation(RooflineMetrics::new(
             7_000_000_000,
             4.0,
-            HardwareProfile::nvidia_a100(),
+            preset("nvidia_a100").unwrap(),
         ))
         .verify("roofline-model-v1", &profile_at(10_000, 1_000_000_000))
         .expect("shipped contract");

@@ -129,7 +129,6 @@ pub(crate) fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(S
 
 #[cfg(test)]
 mod tests {
-    use crate::HardwareSpec;
     use crate::model::step::{PerLayerData, StepProfilerInput};
 
     #[test]
@@ -158,7 +157,12 @@ mod tests {
             per_layer: vec![a, b, c],
             ..Default::default()
         };
-        let sc = crate::compute_training_scorecard(&input, 1.0, &HardwareSpec::gb10(), None);
+        let sc = crate::compute_training_scorecard(
+            &input,
+            1.0,
+            &crate::hardware::preset("gb10").unwrap(),
+            None,
+        );
         assert_eq!(sc.per_layer_summary[0].ratio, 2.0);
         assert_eq!(sc.per_layer_summary[0].top_op, "gemm");
         assert_eq!(sc.per_layer_summary[0].top_op_pct, 75.0);

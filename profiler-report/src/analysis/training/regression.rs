@@ -220,7 +220,12 @@ mod tests {
             avg_step_ms: step_ms,
             ..Default::default()
         };
-        crate::compute_training_scorecard(&input, tok_s, &crate::HardwareSpec::rtx_4060l(), None)
+        crate::compute_training_scorecard(
+            &input,
+            tok_s,
+            &crate::hardware::preset("rtx_4060l").unwrap(),
+            None,
+        )
     }
 
     fn current<'a>(tok_s: f64, step_ms: f64, shape: &'a RunShape) -> Current<'a> {

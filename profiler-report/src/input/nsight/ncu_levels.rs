@@ -4,7 +4,7 @@
 
 use super::metric_lookup::Sourced;
 use super::ncu_model::NcuKernel;
-use crate::model::hardware::MemoryLevel;
+use profiler_core::hardware::MemoryLevel;
 
 /// One level's metrics: its bytes per second, its peak bytes per cycle and
 /// the clock those cycles run at.

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use profiler_core::hardware::MemoryLevel;
 use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
 
 use super::parts::facts;
@@ -98,10 +99,10 @@ pub(crate) fn run(profile: &Profile) -> String {
     rows.push(("Profiler overhead", overhead));
     if let Some(hw) = &run.hardware {
         let mut v = escape::html(&hw.name);
-        if let Some(bw) = hw.peak_bw_gb_s {
+        if let Some(bw) = hw.memory(MemoryLevel::Dram).map(|f| f.value) {
             let _ = write!(v, ", {} GB/s", num(bw));
         }
-        if let Some(tf) = hw.peak_tflops {
+        if let Some(tf) = hw.dense_peak_tflops() {
             let _ = write!(v, ", {} TFLOP/s", num(tf));
         }
         rows.push(("Hardware", v));

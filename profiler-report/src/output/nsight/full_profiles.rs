@@ -46,8 +46,12 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
     let m = &p.memory;
     let t = &p.throughput;
     let r = &p.roofline;
-    let mut hardware = match &h.name {
-        Some(name) => format!("{} ({})", escape::visible(name), escape::visible(&h.origin)),
+    let mut hardware = match &h.ceilings {
+        Some(hw) => format!(
+            "{} ({})",
+            escape::visible(&hw.name),
+            escape::visible(&h.origin)
+        ),
         None => "unknown".to_owned(),
     };
     if let Some(d) = &h.device {
