@@ -22,10 +22,13 @@
 //! - [`training`]: the training scorecard's parts: thresholds, model shape
 //!   for MFU, regressions and per-layer types (the scorecard itself is
 //!   [`scorecard()`] or [`ScorecardBuilder`]).
-//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
-//!   per precision and memory level, each with its source) from the preset
-//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
-//!   this machine's probes ([`hardware::probe`]).
+//! - [`hardware`]: building the one hardware model
+//!   ([`profiler_core::hardware::Hardware`]: ceilings per precision and
+//!   memory level, each with its source) from the preset table
+//!   ([`hardware::DEVICES`], [`hardware::preset`]), TOML/JSON files, a name
+//!   or a file as `--hardware` takes it ([`hardware::resolve`]), settings,
+//!   a profile's recorded hardware, and this machine's probes
+//!   ([`hardware::probe`]).
 //! - [`trace`]: [`TraceAnalyzer`]'s result types, the
 //!   load balance of distributed runs ([`trace::RankReport`]).
 //! - [`export`]: merging rank profiles into one Chrome trace
@@ -33,9 +36,10 @@
 //! - [`fleet`]: a distributed run's directory analysed across ranks:
 //!   step-time distributions, stragglers, load imbalance, absent ranks.
 //! - [`html`]: extension [`html::Section`]s for the report.
-//! - [`roofline`]: the analytical roofline, kernel rooflines per precision
-//!   and memory level with device presets, and every annotated brick of a
-//!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
+//! - [`roofline`]: the analytical roofline, a kernel placed on the roof of
+//!   one precision and memory level of a `Hardware`
+//!   ([`roofline::classify`]), and every annotated brick of a profile on
+//!   one roof (Markdown, JSON, terminal, SVG, report section);
 //!   Nsight Compute launches placed on a device's roof
 //!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved

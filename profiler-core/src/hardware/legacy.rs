@@ -99,4 +99,25 @@ mod tests {
         let json = format!(r#"{{"hardware": {}}}"#, serde_json::to_string(&hw).unwrap());
         assert_eq!(read(&json), Some(hw));
     }
+
+    #[test]
+    fn a_profile_writes_only_the_current_shape_and_reads_it_back() {
+        let mut p = crate::Profile::empty();
+        let mut hw = Hardware::new("RTX 4090");
+        hw.set_memory(MemoryLevel::Dram, Figure::new(1008.0, Source::Preset))
+            .unwrap();
+        p.run.hardware = Some(hw.clone());
+        let json = p.to_json();
+        assert!(!json.contains("peak_bw_gb_s"), "{json}");
+        let back = crate::Profile::from_json(&json).unwrap();
+        assert_eq!(back.run.hardware, Some(hw));
+        // An earlier file's negative bandwidth is refused by the profile's
+        // own validation, naming the field.
+        let mut old: serde_json::Value = serde_json::from_str(&json).unwrap();
+        old["run"]["hardware"] = serde_json::json!({"name": "x", "peak_bw_gb_s": -1.0});
+        let e = crate::Profile::from_json(&old.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("run.hardware.memory.DRAM"), "{e}");
+    }
 }
