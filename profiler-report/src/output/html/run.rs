@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::hardware::MemoryLevel;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 use profiler_core::{Profile, profile::ClockSource, sync::SyncMode};
 
 use super::parts::facts;
@@ -98,14 +98,7 @@ pub(crate) fn run(profile: &Profile) -> String {
     );
     rows.push(("Profiler overhead", overhead));
     if let Some(hw) = &run.hardware {
-        let mut v = escape::html(&hw.name);
-        if let Some(bw) = hw.memory(MemoryLevel::Dram).map(|f| f.value) {
-            let _ = write!(v, ", {} GB/s", num(bw));
-        }
-        if let Some(tf) = hw.dense_peak_tflops() {
-            let _ = write!(v, ", {} TFLOP/s", num(tf));
-        }
-        rows.push(("Hardware", v));
+        rows.push(("Hardware", hardware(hw)));
     }
     if let Some(rate) = run.l2_cache_hit_rate {
         rows.push(("L2 hit rate", pct(f64::from(rate) * 100.0)));
@@ -113,4 +106,16 @@ pub(crate) fn run(profile: &Profile) -> String {
     let rows: Vec<(String, String)> = rows.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
     facts(&mut s, &rows);
     s
+}
+
+/// The recorded hardware in one cell: name, DRAM bandwidth, dense peak.
+fn hardware(hw: &Hardware) -> String {
+    let mut v = escape::html(&hw.name);
+    if let Some(bw) = hw.memory(MemoryLevel::Dram).map(|f| f.value) {
+        let _ = write!(v, ", {} GB/s", num(bw));
+    }
+    if let Some(tf) = hw.dense_peak_tflops() {
+        let _ = write!(v, ", {} TFLOP/s", num(tf));
+    }
+    v
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
-use crate::input::nsight::{FullProfile, RooflineSection, Sourced};
+use crate::input::nsight::{FullProfile, HardwareSection, RooflineSection, Sourced};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {
@@ -38,15 +38,10 @@ fn placement(p: &FullProfile) -> String {
     }
 }
 
-/// One line per field of a launch: (label, value).
-fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
-    let h = &p.hardware;
-    let k = &p.kernel;
-    let c = &p.compute;
-    let m = &p.memory;
-    let t = &p.throughput;
-    let r = &p.roofline;
-    let mut hardware = match &h.ceilings {
+/// The device line: the ceilings' name and how they were chosen, the
+/// device and its compute capability.
+fn hardware(h: &HardwareSection) -> String {
+    let mut line = match &h.ceilings {
         Some(hw) => format!(
             "{} ({})",
             escape::visible(&hw.name),
@@ -55,11 +50,22 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
         None => "unknown".to_owned(),
     };
     if let Some(d) = &h.device {
-        let _ = write!(hardware, " · device {}", escape::visible(d));
+        let _ = write!(line, " · device {}", escape::visible(d));
     }
     if let Some(cc) = &h.compute_capability {
-        let _ = write!(hardware, " · CC {}", escape::visible(cc));
+        let _ = write!(line, " · CC {}", escape::visible(cc));
     }
+    line
+}
+
+/// One line per field of a launch: (label, value).
+fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
+    let k = &p.kernel;
+    let c = &p.compute;
+    let m = &p.memory;
+    let t = &p.throughput;
+    let r = &p.roofline;
+    let hardware = hardware(&p.hardware);
     let roofline = match (r.arithmetic_intensity, r.ridge_point, r.achieved_tflops) {
         (Some(ai), Some(ridge), Some(tf)) => format!(
             "{}/DRAM: AI {} FLOP/B vs ridge {} · {} TFLOP/s achieved of {} attainable · {}",

@@ -105,12 +105,6 @@ impl NcuReport {
             .is_some_and(|b| b.source.contains("estimated"));
 
         let flops = flops(&m, options.flops.as_ref(), &mut notes);
-        let achieved_tflops = match (&flops, duration_s) {
-            (Some(f), Some(s)) if s > 0.0 => {
-                Sourced::new(f.value / s / 1e12, "derived: FLOPs / duration")
-            }
-            _ => None,
-        };
         let roofline = placement(
             roof.as_ref(),
             &m,
@@ -149,19 +143,7 @@ impl NcuReport {
                 tensor_pipe_pct: m.tensor_pipe_pct.clone(),
             },
             roofline,
-            compute: ComputeSection {
-                flops_by_precision: m
-                    .flops
-                    .iter()
-                    .flat_map(|f| &f.by_precision)
-                    .map(|(p, v)| (p.to_ascii_lowercase(), *v))
-                    .collect(),
-                flops,
-                achieved_tflops,
-                warps_active_pct: m.warps_active_pct.clone(),
-                thread_inst_per_inst_pct: m.thread_inst_pct.clone(),
-                tensor_pipe_pct: m.tensor_pipe_pct.clone(),
-            },
+            compute: compute_section(&m, flops, duration_s),
             memory: MemorySection {
                 dram_bytes,
                 l2_hit_rate_pct: m.l2_hit_pct.clone(),
@@ -249,6 +231,34 @@ fn withhold_undercounted(
                 .to_owned(),
         ),
         ..RooflineSection::withheld(roofline.precision, roofline.estimate)
+    }
+}
+
+/// Arithmetic work: FLOPs counted per precision, the FLOPs the placement
+/// used and their rate over the duration, and how busy the SMs were.
+fn compute_section(
+    m: &KernelMetrics,
+    flops: Option<Sourced>,
+    duration_s: Option<f64>,
+) -> ComputeSection {
+    let achieved_tflops = match (&flops, duration_s) {
+        (Some(f), Some(s)) if s > 0.0 => {
+            Sourced::new(f.value / s / 1e12, "derived: FLOPs / duration")
+        }
+        _ => None,
+    };
+    ComputeSection {
+        flops_by_precision: m
+            .flops
+            .iter()
+            .flat_map(|f| &f.by_precision)
+            .map(|(p, v)| (p.to_ascii_lowercase(), *v))
+            .collect(),
+        flops,
+        achieved_tflops,
+        warps_active_pct: m.warps_active_pct.clone(),
+        thread_inst_per_inst_pct: m.thread_inst_pct.clone(),
+        tensor_pipe_pct: m.tensor_pipe_pct.clone(),
     }
 }
 
