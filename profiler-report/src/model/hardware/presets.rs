@@ -390,7 +390,7 @@ mod tests {
     /// listed where names are shown (errors, the command line's help), and
     /// its hardware is what the rooflines judge against.
     #[test]
-    fn a_row_added_to_the_table_is_found_listed_and_judged_against() {
+    fn a_row_added_to_the_table_is_found_listed_and_gives_its_figures() {
         const ROW: DeviceSpec = DeviceSpec {
             name: "Lab Accelerator X1",
             aliases: &["x1", "lab-x1"],
