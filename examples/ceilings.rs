@@ -40,11 +40,12 @@ fn main() -> std::process::ExitCode {
     for note in &c.notes {
         println!("note: {note}");
     }
-    match profiler_report::roofline::KernelRoofline::from_measured(&c) {
+    match profiler_report::hardware::from_measured(&c) {
         Ok(r) => {
-            if let Ok(ridge) = r.ridge_point(
-                profiler_report::hardware::Precision::Fp32,
-                profiler_report::hardware::MemoryLevel::Dram,
+            if let Ok(ridge) = profiler_report::roofline::ridge_point(
+                &r,
+                profiler::hardware::Precision::Fp32,
+                profiler::hardware::MemoryLevel::Dram,
             ) {
                 println!("FP32/DRAM ridge point: {ridge:.2} FLOP/byte");
             }

@@ -17,10 +17,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 use profiler::Profile;
-use profiler_report::{
-    hardware::{MemoryLevel, Precision},
-    roofline::{BrickRoofline, HardwareProfile, KernelRoofline, compute_roofline},
-};
+use profiler::hardware::{MemoryLevel, Precision};
+use profiler_report::hardware::{from_measured, preset};
+use profiler_report::roofline::{BrickRoofline, compute_roofline};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -64,7 +63,7 @@ fn run(args: &Args) -> Result<String, Box<dyn Error>> {
         if !(0.0..1e19).contains(&params) {
             return Err(format!("--params {params}: expected a parameter count").into());
         }
-        let hw = HardwareProfile::preset(args.device.as_deref().unwrap_or("nvidia_a100"))?;
+        let hw = preset(args.device.as_deref().unwrap_or("nvidia_a100"))?;
         let r = compute_roofline(params.round() as u64, args.bits, &hw)?;
         return Ok(match args.format {
             Format::Terminal => r.to_string(),
@@ -77,8 +76,8 @@ fn run(args: &Args) -> Result<String, Box<dyn Error>> {
     };
     let profile = Profile::read(path)?;
     let roof = match (&args.device, &profile.run.measured_ceilings) {
-        (Some(name), _) => KernelRoofline::preset(name)?,
-        (None, Some(c)) => KernelRoofline::from_measured(c)?,
+        (Some(name), _) => preset(name)?,
+        (None, Some(c)) => from_measured(c)?,
         (None, None) => {
             return Err(format!(
                 "`{}` holds no measured ceilings: name a device with --device",

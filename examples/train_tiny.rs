@@ -35,10 +35,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use profiler::hardware::{MemoryLevel, Precision};
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
-use profiler_report::hardware::Hardware;
-use profiler_report::hardware::{MemoryLevel, Precision};
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory
@@ -295,7 +294,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     // Hardware named in the environment wins over the measured ceilings (a
     // bad setting is reported by the scorecard).
-    let env_hardware = Hardware::from_vars(|k| std::env::var(k).ok())
+    let env_hardware = profiler_report::hardware::from_vars(|k| std::env::var(k).ok())
         .ok()
         .flatten();
     if env_hardware.is_none()

@@ -43,7 +43,9 @@ pub use profiler_core::{
     Profile, Schedule, StepGuard, counter, disable, enable, in_layer, in_phase, in_step,
     is_enabled, layer, phase, rank_identity, reset, snapshot, step,
 };
-pub use profiler_core::{alloc, compat, dynamic, fs, kernel, profile, stats, sync, trace};
+pub use profiler_core::{
+    alloc, compat, dynamic, fs, hardware, kernel, profile, stats, sync, trace,
+};
 
 // Generated code reaches the runtime through `profiler::__private`: not
 // public API, and checked at compile time to be the macros' own release.

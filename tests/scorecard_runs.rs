@@ -8,12 +8,10 @@ mod common;
 
 use std::time::Duration;
 
+use profiler::hardware::Hardware;
 use profiler::{Direction, Profile, brick};
-use profiler_report::hardware::Hardware;
-use profiler_report::{
-    hardware::HardwareSpec,
-    scorecard::{ScorecardBuilder, TrainingScorecard},
-};
+use profiler_report::hardware::from_vars;
+use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
 use serde_json::Value;
 
 /// Streams `x` once: reads and writes every float (8 bytes per element).
@@ -37,7 +35,7 @@ fn hardware(settings: &[(&str, &str)]) -> Hardware {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    Hardware::from_vars(move |k| {
+    from_vars(move |k| {
         settings
             .iter()
             .find(|(name, _)| name == k)
@@ -70,7 +68,7 @@ fn a_cpu_run_is_graded_with_the_bytes_its_bricks_moved() {
     }
     let profile = profiler::snapshot();
     let sc = ScorecardBuilder::from_profile(&profile)
-        .hardware_config(hardware(&[("PROFILER_HARDWARE", "rtx_4060l")]))
+        .hardware(hardware(&[("PROFILER_HARDWARE", "rtx_4060l")]))
         .build()
         .expect("scorecard");
     let text = sc.to_string();
@@ -112,7 +110,7 @@ fn a_throughput_above_the_ceiling_is_not_graded() {
     // No brick declared bytes: the presets' 158 MB guess stays, and 100 k
     // tokens per millisecond-step are far above its 1.62 k tok/s ceiling.
     let sc = ScorecardBuilder::from_profile(&profile)
-        .hardware_config(hardware(&[("PROFILER_HARDWARE", "rtx_4060l")]))
+        .hardware(hardware(&[("PROFILER_HARDWARE", "rtx_4060l")]))
         .build()
         .expect("scorecard");
     let text = sc.to_string();
@@ -142,7 +140,7 @@ fn a_throughput_above_the_ceiling_is_not_graded() {
     assert!(back.grade.is_none() && json(&back)["efficiency"].is_null());
 
     // A bandwidth beyond any device is refused where it is set...
-    let refused = Hardware::from_vars(|k| (k == "PROFILER_PEAK_BW_GB_S").then(|| "1e308".into()))
+    let refused = from_vars(|k| (k == "PROFILER_PEAK_BW_GB_S").then(|| "1e308".into()))
         .expect_err("1e308 GB/s is no device");
     assert!(
         refused.to_string().contains("beyond any real device"),
@@ -155,13 +153,19 @@ fn a_throughput_above_the_ceiling_is_not_graded() {
             ("PROFILER_PEAK_BW_GB_S", "100"),
             ("PROFILER_BYTES_PER_TOKEN", "1e-320"),
         ]),
-        Hardware::from(HardwareSpec {
-            peak_bw_gb_s: 1e308,
-            bytes_per_token: 1e-10,
-        }),
+        // The model refuses such figures where they are set; one read from
+        // elsewhere may hold them.
+        serde_json::from_value::<Hardware>(serde_json::json!({
+            "name": "custom",
+            "preset": null,
+            "compute": {},
+            "memory": {"dram": {"value": 1e308, "source": {"kind": "given"}}},
+            "bytes_per_token": {"value": 1e-10, "source": {"kind": "given"}},
+        }))
+        .expect("hardware JSON"),
     ] {
         let sc = ScorecardBuilder::from_profile(&profile)
-            .hardware_config(hw)
+            .hardware(hw)
             .build()
             .expect("scorecard");
         let text = sc.to_string();
@@ -196,7 +200,7 @@ fn steps_whose_guard_is_dropped_at_once_are_called_out() {
     }
     let profile = profiler::snapshot();
     let sc = ScorecardBuilder::from_profile(&profile)
-        .hardware_config(hardware(&[
+        .hardware(hardware(&[
             ("PROFILER_HARDWARE", "rtx_4060l"),
             ("PROFILER_BYTES_PER_TOKEN", "1e6"),
         ]))

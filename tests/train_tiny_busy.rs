@@ -13,9 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use profiler::profile::{BandwidthCeiling, Contention, FlopsCeiling, MeasuredCeilings};
-use profiler_report::hardware::Hardware;
-use profiler_report::scorecard::TrainingScorecard;
-use profiler_report::scorecard::Withheld;
+use profiler_report::hardware::save_measured;
+use profiler_report::scorecard::{TrainingScorecard, Withheld};
 
 /// A busy loop on its own thread until dropped.
 struct Hog(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
@@ -114,7 +113,7 @@ fn a_cpu_hog_withholds_the_grade_or_saved_ceilings_grade_the_run() {
         contention: Some(Contention::default()),
         ..Default::default()
     };
-    Hardware::save_measured(&quiet, &saved).expect("saved");
+    save_measured(&quiet, &saved).expect("saved");
     profiler::reset();
     let graded = run(&dir.join("saved"), &saved);
     assert!(graded.grade.is_some(), "{graded}");

@@ -5,12 +5,13 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use profiler::{Profile, profile::HardwareInfo, profile::MeasuredCeilings};
+use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+use profiler::{Profile, profile::MeasuredCeilings};
 use profiler_report::{
     HtmlReport,
-    hardware::{Hardware, MemoryLevel, Precision, probe::ProbeOptions, saved_ceilings_path},
+    hardware::{from_measured, load_saved, probe::ProbeOptions, saved_ceilings_path},
     parity::OpMapping,
-    roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
+    roofline::{BrickRoofline, RooflineOptions},
     run::RunSummary,
     scorecard::TrainingScorecard,
 };
@@ -38,7 +39,7 @@ pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
         None => saved_ceilings_path(|k| std::env::var(k).ok()).ok(),
     };
     if let Some(path) = path
-        && let Some(hw) = Hardware::load_saved(&path)?
+        && let Some(hw) = load_saved(&path)?
     {
         println!(
             "ceilings: saved on a quiet machine, read from {} (measure again with `profiler-report probe --save`)",
@@ -127,19 +128,24 @@ fn measure(args: &Args) -> MeasuredCeilings {
 /// divides it by the bytes per token the annotated bricks move (and says
 /// so). `None` when no brick declared bytes or no step carried tokens:
 /// there is then nothing honest to grade against.
-pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<HardwareInfo> {
-    let (name, bw, tflops, from) = match c {
+pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<Hardware> {
+    let (name, bw, tflops, from, source) = match c {
         Ceilings::Measured(c) => (
             if c.cpu.is_empty() { "this CPU" } else { &c.cpu },
             c.memory_bandwidth.as_ref()?.gb_s,
             c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
             "measured on this machine".to_owned(),
+            Source::Measured,
         ),
         Ceilings::Saved(hw, path) => (
             hw.name.as_str(),
             hw.memory(MemoryLevel::Dram)?.value,
             hw.compute(Precision::Fp32).map(|f| f.value),
             format!("saved in {}", path.display()),
+            Source::File {
+                path: path.clone(),
+                estimate: false,
+            },
         ),
     };
     let bytes: u64 = profile.bricks.iter().map(|b| b.total_bytes).sum();
@@ -153,12 +159,17 @@ pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<HardwareIn
         Ceilings::Measured(_) => "measured",
         Ceilings::Saved(..) => "saved",
     };
-    Some(HardwareInfo {
-        name: format!("{name} ({kind})"),
-        peak_bw_gb_s: Some(bw),
-        peak_tflops: tflops,
-        bytes_per_token: None,
-    })
+    let mut hw = Hardware::new(format!("{name} ({kind})"));
+    let figure = |v: f64| Figure::new(v, source.clone());
+    hw.set_memory(MemoryLevel::Dram, figure(bw)).ok()?;
+    // The machine's FP32 peak is the dense peak its training runs at: MFU
+    // and the kernel report judge against it.
+    for p in [Precision::Bf16, Precision::Fp16] {
+        if let Some(t) = tflops {
+            hw.set_compute(p, figure(t)).ok()?;
+        }
+    }
+    Some(hw)
 }
 
 /// The per-brick roofline: on the hardware the environment names, else on
@@ -173,10 +184,8 @@ pub(crate) fn roofline(
     args: &Args,
 ) -> Option<BrickRoofline> {
     let roof = match (env, ceilings) {
-        (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => {
-            Ok(KernelRoofline::from_hardware(hw))
-        }
-        (None, Some(Ceilings::Measured(c))) => KernelRoofline::from_measured(c),
+        (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => Ok(hw.clone()),
+        (None, Some(Ceilings::Measured(c))) => from_measured(&**c).map_err(Into::into),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
             return None;

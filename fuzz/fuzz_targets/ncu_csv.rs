@@ -7,7 +7,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::roofline::KernelRoofline;
+use profiler_report::hardware::preset;
 use profiler_report::{
     export::{full_profiles_json, full_profiles_markdown, full_profiles_text},
     input::nsight::{
@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
     let options = [
         FullProfileOptions::default(),
         FullProfileOptions {
-            hardware: Some(KernelRoofline::rtx_4090()),
+            hardware: preset("4090").ok(),
             flops: Some(FlopsAssumption::Gemm {
                 m: 64,
                 n: 64,

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use profiler_core::Profile;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 use profiler_core::profile::SyncMode;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, MetricEncoder, NoLabelSet};
@@ -153,7 +154,8 @@ fn throughput(encoder: &mut DescriptorEncoder, p: &Profile) -> fmt::Result {
     let hardware = p.run.hardware.as_ref();
     // Efficiency: throughput against the memory-bound peak the hardware
     // allows, as the scorecard defines it.
-    let peak_tok_s = hardware.and_then(|h| Some(h.peak_bw_gb_s? * 1e9 / h.bytes_per_token?));
+    let peak_tok_s = hardware
+        .and_then(|h| Some(h.memory(MemoryLevel::Dram)?.value * 1e9 / h.bytes_per_token()?.value));
     if let (Some(tok_s), Some(peak)) = (overall, peak_tok_s.filter(|v| v.is_finite() && *v > 0.0)) {
         gauge(
             encoder,
@@ -169,7 +171,7 @@ fn throughput(encoder: &mut DescriptorEncoder, p: &Profile) -> fmt::Result {
         .iter()
         .fold(0, |sum, b| sum.saturating_add(b.total_flops));
     let peak_flops = hardware
-        .and_then(|h| h.peak_tflops)
+        .and_then(Hardware::dense_peak_tflops)
         .map(|t| t * 1e12)
         .filter(|v| v.is_finite() && *v > 0.0);
     if let Some(peak) = peak_flops

@@ -1,7 +1,8 @@
 //! What a scrape writes: every family of the issue, named after the
 //! Prometheus conventions, with the rank labels on every series.
 
-use profiler_core::profile::{Direction, HardwareInfo, LayerStats};
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+use profiler_core::profile::{Direction, LayerStats};
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_metrics::{Format, RankLabels, encode};
 
@@ -142,12 +143,12 @@ fn efficiency_and_mfu_appear_only_when_the_hardware_is_known() {
     assert!(!text.contains("profiler_mfu_ratio"), "{text}");
     assert!(!text.contains("profiler_efficiency_ratio"), "{text}");
     let mut p = profile();
-    p.run.hardware = Some(HardwareInfo {
-        name: "test".to_owned(),
-        peak_bw_gb_s: Some(1.0),
-        peak_tflops: Some(4.0),
-        bytes_per_token: Some(1e6),
-    });
+    let mut hw = Hardware::new("test");
+    let given = |v| Figure::new(v, Source::Given);
+    hw.set_memory(MemoryLevel::Dram, given(1.0)).unwrap();
+    hw.set_compute(Precision::Bf16, given(4.0)).unwrap();
+    hw.set_bytes_per_token(given(1e6)).unwrap();
+    p.run.hardware = Some(hw);
     let text = openmetrics(p);
     // 4e12 FLOPs in 2.003 s against 4e12 FLOP/s.
     let mfu = value(&text, &format!("profiler_mfu_ratio{{{RANK}}}"));

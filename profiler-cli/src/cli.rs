@@ -12,13 +12,14 @@ use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::output::Format;
 
+/// The help text after the options; `{devices}` stands for the names of
+/// the preset table, which the library lists.
 const AFTER_HELP: &str = "\
 Every subcommand reads saved files: a profile.json written by the profiler, Nsight Compute CSVs \
 (`ncu --csv`), Nsight Systems kernel summaries (`nsys stats`), parity profiles and traces. The kind \
 of a file is told from its content.
 
---hardware takes a device name (h100, h200, a100, 4090, rtx_4060l, gb10, m2-max, m3-max) or a \
-.toml/.json file:
+--hardware takes a device name ({devices}) or a .toml/.json file:
     name = \"lab box\"            # optional display name
     device = \"h100\"             # optional: start from a device of the table
     bytes_per_token = 14e9      # optional: bytes a token moves (scorecard grading)
@@ -51,10 +52,18 @@ Examples:
     profiler-report probe --save
     profiler-report fleet run/ --html fleet.html --fail-above 0.25";
 
+/// [`AFTER_HELP`] with the devices of the preset table.
+fn after_help() -> String {
+    AFTER_HELP.replace(
+        "{devices}",
+        &profiler_report::hardware::DeviceSpec::known_names(),
+    )
+}
+
 /// Reports of the brick profiler from saved files: scorecard, roofline,
 /// parity, diff, traces, Nsight imports, contracts, HTML.
 #[derive(Debug, Parser)]
-#[command(name = "profiler-report", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "profiler-report", version, after_help = after_help(), max_term_width = 100)]
 pub(crate) struct Cli {
     /// Output format of text reports.
     #[arg(long, global = true, value_enum, default_value_t = Format::Table, help_heading = "Global options")]

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use profiler_core::hardware::{Figure, Hardware, Source};
 use profiler_report::contracts::ContractReport;
 use profiler_report::diff::ProfileDiff;
 use profiler_report::fleet::FleetReport;
@@ -16,7 +17,6 @@ use profiler_report::{
 };
 
 use crate::error::CliError;
-use crate::hardware::Hardware;
 use crate::output::{Format, emit};
 
 /// The global options.
@@ -31,15 +31,29 @@ pub(crate) struct Context {
 }
 
 impl Context {
-    /// The hardware given with `--hardware`, if any.
+    /// The hardware given with `--hardware` (a device of the preset table
+    /// or a hardware file, as `profiler_report::hardware::resolve` reads
+    /// it), if any; `bytes_per_token` (from `--bytes-per-token`) replaces
+    /// its own.
     pub(crate) fn hardware(
         &self,
         bytes_per_token: Option<f64>,
     ) -> Result<Option<Hardware>, CliError> {
-        self.hardware
-            .as_deref()
-            .map(|h| Hardware::resolve(h, bytes_per_token))
-            .transpose()
+        let Some(value) = self.hardware.as_deref() else {
+            return Ok(None);
+        };
+        let mut hw = profiler_report::hardware::resolve(value)
+            .map_err(|e| CliError::Input(format!("--hardware: {e}")))?;
+        if let Some(b) = bytes_per_token {
+            hw.set_bytes_per_token(Figure::new(b, Source::Given))
+                .map_err(|e| CliError::Input(format!("--bytes-per-token: {e}")))?;
+        }
+        Ok(Some(hw))
+    }
+
+    /// How the hardware was given, e.g. `--hardware h100`, for messages.
+    pub(crate) fn hardware_origin(&self) -> Option<String> {
+        self.hardware.as_ref().map(|h| format!("--hardware {h}"))
     }
 
     /// Prints (or writes) `report` in the chosen format.

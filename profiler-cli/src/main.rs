@@ -5,7 +5,6 @@ mod cli;
 mod commands;
 mod context;
 mod error;
-mod hardware;
 mod input;
 mod output;
 

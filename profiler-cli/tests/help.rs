@@ -52,6 +52,30 @@ fn top_level_help_lists_exit_statuses_and_examples() {
     }
 }
 
+/// The help lists the devices `--hardware` takes from the preset table
+/// itself, so a row added there is offered without touching the CLI, and a
+/// name it lists resolves.
+#[test]
+fn help_lists_every_device_of_the_preset_table() {
+    let out = run(&["--help"]).expect(0);
+    let listed = out
+        .stdout
+        .split("--hardware takes a device name (")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .expect("the help names the devices");
+    let devices: Vec<&str> = profiler_report::hardware::DEVICES
+        .iter()
+        .filter(|d| !d.reference)
+        .map(|d| d.aliases[0])
+        .collect();
+    let listed: Vec<&str> = listed.split(", ").map(str::trim).collect();
+    assert_eq!(listed, devices);
+    for name in listed {
+        assert!(profiler_report::hardware::preset(name).is_ok(), "{name}");
+    }
+}
+
 #[test]
 fn every_subcommand_has_examples() {
     for sub in SUBCOMMANDS {

@@ -44,7 +44,13 @@ fn ncu_details_page_in_every_format() {
     golden("ncu_details.json", &json);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     for k in v.as_array().unwrap() {
-        assert_eq!(k["version"], "2.0");
+        assert_eq!(k["version"], "3.0");
+        // The ceilings are the hardware model, each figure with its source.
+        assert_eq!(k["hardware"]["ceilings"]["name"], "RTX 4090");
+        assert_eq!(
+            k["hardware"]["ceilings"]["memory"]["dram"]["source"]["kind"],
+            "preset"
+        );
         for section in [
             "hardware",
             "kernel",

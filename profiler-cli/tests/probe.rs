@@ -35,9 +35,9 @@ fn probe_reports_every_level_and_saves_only_quiet_ceilings() {
                 "{text}"
             );
             // The saved file is a hardware file `--hardware` reads.
-            let hw = profiler_report::hardware::Hardware::from_file(&path).expect("it reads back");
+            let hw = profiler_report::hardware::from_file(&path).expect("it reads back");
             assert!(
-                hw.memory(profiler_report::hardware::MemoryLevel::Dram)
+                hw.memory(profiler_core::hardware::MemoryLevel::Dram)
                     .is_some()
             );
         }

@@ -7,7 +7,8 @@ mod common;
 use common::{PROFILE, golden, root, run, run_with};
 use profiler_core::Profile;
 use profiler_report::contracts::Verifier;
-use profiler_report::roofline::{BrickRoofline, KernelRoofline, roofline_section};
+use profiler_report::hardware::from_measured;
+use profiler_report::roofline::{BrickRoofline, roofline_section};
 use profiler_report::run::RunSummary;
 use profiler_report::{
     HtmlReport, flamegraph_svg, folded_stacks,
@@ -464,7 +465,7 @@ fn html_rebuilds_the_main_jobs_report() {
     let p = Profile::read(root().join(PROFILE)).unwrap();
     let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
     let svg = flamegraph_svg(&folded_stacks(&p), "train_tiny").unwrap();
-    let roof = KernelRoofline::from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
     let expected = HtmlReport::new(&p)
         .title("train_tiny")
@@ -524,7 +525,7 @@ fn html_is_the_library_page_for_the_same_inputs() {
     let actual = std::fs::read_to_string(&page).unwrap();
     let p = Profile::read(root().join(PROFILE)).unwrap();
     let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
-    let roof = KernelRoofline::from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
     // A baseline profile is named after its file.
     let baselines = [RunSummary::from_profile(&p, "profile")];

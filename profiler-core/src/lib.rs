@@ -38,6 +38,7 @@ pub mod alloc;
 pub mod compat;
 pub mod dynamic;
 pub mod fs;
+pub mod hardware;
 pub mod profile;
 pub mod stats;
 pub mod sync;

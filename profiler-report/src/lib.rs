@@ -21,15 +21,16 @@
 //! exports of a profile ([`write_chrome_trace`], [`chrome_trace_json`],
 //! [`folded_stacks`], [`flamegraph_svg`], [`speedscope_json`]), the page
 //! ([`HtmlReport`], [`write_html_report`]), a profile's summaries
-//! ([`summary_text`], [`summary_json`]) and their error ([`ExportError`]). Every other item has one home, the module users call
-//! the report by:
+//! ([`summary_text`], [`summary_json`]) and their error ([`ExportError`]).
+//! Every other item has one home, the module users call the report by:
 //! - [`scorecard`](mod@scorecard): the training scorecard
 //!   ([`scorecard::ScorecardBuilder`], [`scorecard::TrainingScorecard`]) and
 //!   its parts: thresholds, model shape for MFU, regressions, per-layer
 //!   types and the trainer's step-profiler line.
-//! - [`roofline`]: the analytical roofline, kernel rooflines per precision
-//!   and memory level with device presets, and every annotated brick of a
-//!   profile on one roof (Markdown, JSON, terminal, SVG, report section);
+//! - [`roofline`]: the analytical roofline, a kernel placed on the roof of
+//!   one precision and memory level of a `Hardware`
+//!   ([`roofline::classify`]), and every annotated brick of a profile on
+//!   one roof (Markdown, JSON, terminal, SVG, report section);
 //!   Nsight Compute launches placed on a device's roof
 //!   ([`roofline::FullProfileOptions`]).
 //! - [`parity`]: per-op comparison against baseline runtimes (saved
@@ -60,10 +61,13 @@
 //!   execution-trace reading.
 //! - [`kernel`]: the tile table, checksum divergence and critical path of
 //!   kernel-level runs.
-//! - [`hardware`]: the one hardware model ([`hardware::Hardware`]: ceilings
-//!   per precision and memory level, each with its source) from the preset
-//!   table ([`hardware::DEVICES`]), TOML/JSON files, settings, profiles, and
-//!   this machine's probes ([`hardware::probe`]).
+//! - [`hardware`]: building the one hardware model
+//!   ([`profiler_core::hardware::Hardware`]: ceilings per precision and
+//!   memory level, each with its source) from the preset table
+//!   ([`hardware::DEVICES`], [`hardware::preset`]), TOML/JSON files, a name
+//!   or a file as `--hardware` takes it ([`hardware::resolve`]), settings,
+//!   a profile's recorded hardware, and this machine's probes
+//!   ([`hardware::probe`]).
 //!
 //! Every output stays well-formed for any name: each format has one name
 //! sanitiser that all its writers use.

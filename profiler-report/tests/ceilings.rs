@@ -6,12 +6,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use profiler_core::hardware::{MemoryLevel, Precision};
 use profiler_report::{
-    hardware::{
-        MemoryLevel, Precision,
-        probe::{ProbeOptions, measure_ceilings_with},
-    },
-    roofline::{BrickRoofline, KernelRoofline},
+    hardware::from_measured,
+    hardware::probe::{ProbeOptions, measure_ceilings_with},
+    roofline::{BrickRoofline, ridge_point},
 };
 
 const ARRAY_BYTES: u64 = 32 << 20;
@@ -109,12 +108,8 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
     );
 
     // The ceilings make a roofline, and they survive a profile round trip.
-    let roof = KernelRoofline::from_measured(&c).unwrap();
-    assert!(
-        roof.ridge_point(Precision::Fp32, MemoryLevel::Dram)
-            .unwrap()
-            > 0.0
-    );
+    let roof = from_measured(&c).unwrap();
+    assert!(ridge_point(&roof, Precision::Fp32, MemoryLevel::Dram).unwrap() > 0.0);
     let mut profile = profiler_core::Profile::empty();
     profile.run.measured_ceilings = Some(c.clone());
     let back = profiler_core::Profile::from_json(&profile.to_json()).unwrap();
@@ -170,9 +165,9 @@ fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
         );
         assert!(int8.method.contains("2 ops per multiply-add"));
         assert!(int8.threads >= 1 && int8.lanes >= 32 && int8.chains >= 12);
-        let roof = KernelRoofline::from_measured(&c).unwrap();
+        let roof = from_measured(&c).unwrap();
         let compute = roof.compute(Precision::Int8).expect("an INT8 roof");
-        assert!((compute.tflops * 1e3 - int8.gflops).abs() < 1e-9 * int8.gflops);
+        assert!((compute.value * 1e3 - int8.gflops).abs() < 1e-9 * int8.gflops);
         let r = BrickRoofline::from_profile(
             &profiler_core::Profile::empty(),
             &roof,

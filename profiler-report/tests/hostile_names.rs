@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use profiler_core::{
     BrickCategory, BrickStats, Direction, Profile,
-    profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats, ThreadInfo},
+    profile::{LayerOp, LayerStats, PhaseStats, ThreadInfo},
     trace::{
         EventKind, RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline,
         TimelineEvent,
@@ -102,11 +102,13 @@ fn profile() -> Profile {
     p.run.name = "<script>alert(1)</script>\0\x1b[31mrun".into();
     p.run.host = "host\r\n<b>".into();
     p.run.notes = vec!["note with \x1b[2J and <i>".into()];
-    p.run.hardware = Some(HardwareInfo {
-        name: "hw\n<script>".into(),
-        peak_bw_gb_s: Some(100.0),
-        ..Default::default()
-    });
+    let mut hw = profiler_core::hardware::Hardware::new("hw\n<script>");
+    hw.set_memory(
+        profiler_core::hardware::MemoryLevel::Dram,
+        profiler_core::hardware::Figure::new(100.0, profiler_core::hardware::Source::Given),
+    )
+    .unwrap();
+    p.run.hardware = Some(hw);
     p.threads = vec![ThreadInfo {
         thread: 1,
         name: Some("thread\n;<x>".into()),

@@ -14,7 +14,6 @@ use profiler_core::{
 use profiler_report::html::Section;
 use profiler_report::{
     ExportError, HtmlReport, flamegraph_svg, folded_stacks,
-    hardware::HardwareSpec,
     scorecard::{ScorecardBuilder, TrainingScorecard},
     write_html_report,
 };
@@ -200,7 +199,7 @@ fn profile() -> Profile {
 
 fn scorecard_of(p: &Profile) -> TrainingScorecard {
     ScorecardBuilder::from_profile(p)
-        .hardware(HardwareSpec::rtx_4060l())
+        .hardware(laptop_bandwidth())
         .build()
         .expect("scorecard")
 }
@@ -756,4 +755,14 @@ fn golden_report() {
         expected == html,
         "report.html differs from the golden file; actual:\n{html}"
     );
+}
+
+/// The RTX 4060 Laptop's DRAM bandwidth (256 GB/s) given as a custom
+/// device: no name, preset or compute peak to add to the page.
+fn laptop_bandwidth() -> profiler_core::hardware::Hardware {
+    use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Source};
+    let mut hw = Hardware::new("custom");
+    hw.set_memory(MemoryLevel::Dram, Figure::new(256.0, Source::Given))
+        .unwrap();
+    hw
 }

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use profiler_report::hardware::{Bound, preset};
 use profiler_report::run::Distribution;
 use profiler_report::{
     export::{full_profiles_markdown, full_profiles_text},
@@ -14,7 +15,6 @@ use profiler_report::{
     },
     roofline::FullProfileOptions,
 };
-use profiler_report::{hardware::Bound, roofline::KernelRoofline};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,7 +31,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 
 fn on_4090() -> FullProfileOptions {
     FullProfileOptions {
-        hardware: Some(KernelRoofline::preset("4090").unwrap()),
+        hardware: Some(preset("4090").unwrap()),
         hardware_origin: Some("--hardware 4090".into()),
         ..FullProfileOptions::default()
     }
@@ -51,7 +51,7 @@ fn details_page_reads_every_metric_with_its_source() {
     assert_eq!(r.kernels[2].compute_capability.as_deref(), Some("9.0"));
     let p = r.full_profiles(&FullProfileOptions::default()).unwrap();
     let g = &p[0];
-    assert_eq!(g.version, "2.0");
+    assert_eq!(g.version, "3.0");
     assert_eq!(g.timing.duration_ns.as_ref().unwrap().value, 1_234_560.0);
     assert_eq!(
         g.timing.duration_ns.as_ref().unwrap().source,
@@ -95,7 +95,7 @@ fn details_page_reads_every_metric_with_its_source() {
     assert_eq!(g.kernel.threads_per_block, Some(128));
     assert!(g.missing.is_empty(), "{:?}", g.missing);
     // The CSV names no device: no roofline is guessed.
-    assert_eq!(g.hardware.name, None);
+    assert_eq!(g.hardware.ceilings, None);
     assert!(
         g.roofline
             .unavailable
@@ -146,7 +146,10 @@ fn kernels_are_classified_on_the_chosen_device() {
         flops / 1.23456e-3 / 82.6e12 * 100.0,
         1e-9
     ));
-    assert_eq!(p[0].hardware.name.as_deref(), Some("RTX 4090"));
+    assert_eq!(
+        p[0].hardware.ceilings.as_ref().map(|h| h.name.as_str()),
+        Some("RTX 4090")
+    );
     assert_eq!(p[0].hardware.origin, "--hardware 4090");
     // The second GPU reports CC 9.0, which no RTX 4090 has: said.
     assert!(!p[0].notes.iter().any(|n| n.contains("compute capability")));
@@ -159,7 +162,7 @@ fn kernels_are_classified_on_the_chosen_device() {
     );
     // The same kernel on an H100 has another ridge: the device matters.
     let h100 = FullProfileOptions {
-        hardware: Some(KernelRoofline::preset("h100").unwrap()),
+        hardware: Some(preset("h100").unwrap()),
         ..FullProfileOptions::default()
     };
     let on_h100 = r.full_profiles(&h100).unwrap();
@@ -228,9 +231,15 @@ fn raw_page_detects_each_device_from_its_name() {
     assert_eq!(r.layout, NcuLayout::Raw);
     assert_eq!(r.kernels.len(), 3, "the units row is not a kernel");
     let p = r.full_profiles(&FullProfileOptions::default()).unwrap();
-    assert_eq!(p[0].hardware.name.as_deref(), Some("RTX 4090"));
+    assert_eq!(
+        p[0].hardware.ceilings.as_ref().map(|h| h.name.as_str()),
+        Some("RTX 4090")
+    );
     assert!(p[0].hardware.origin.contains("NVIDIA GeForce RTX 4090"));
-    assert_eq!(p[1].hardware.name.as_deref(), Some("H100 SXM"));
+    assert_eq!(
+        p[1].hardware.ceilings.as_ref().map(|h| h.name.as_str()),
+        Some("H100 SXM")
+    );
     assert_eq!(p[0].timing.duration_ns.as_ref().unwrap().value, 1_234_560.0);
     assert_eq!(p[0].memory.dram_bytes.as_ref().unwrap().value, 150.99e6);
     // Tensor-core work is not in the FP counters: said, and no roofline
@@ -264,11 +273,14 @@ fn raw_page_detects_each_device_from_its_name() {
     // Given hardware wins, and the mismatch is noted.
     let given = r
         .full_profiles(&FullProfileOptions {
-            hardware: Some(KernelRoofline::preset("h100").unwrap()),
+            hardware: Some(preset("h100").unwrap()),
             ..FullProfileOptions::default()
         })
         .unwrap();
-    assert_eq!(given[0].hardware.name.as_deref(), Some("H100 SXM"));
+    assert_eq!(
+        given[0].hardware.ceilings.as_ref().map(|h| h.name.as_str()),
+        Some("H100 SXM")
+    );
     assert!(
         given[0]
             .notes
@@ -493,7 +505,7 @@ fn a_raw_page_on_a_device_outside_the_table_keeps_the_device_name() {
     assert!(!full.is_empty());
     for p in &full {
         assert_eq!(p.hardware.device_name.as_deref(), Some("NVIDIA B200"));
-        assert_eq!(p.hardware.name, None, "no ceilings are guessed");
+        assert_eq!(p.hardware.ceilings, None, "no ceilings are guessed");
         assert!(
             p.hardware
                 .origin

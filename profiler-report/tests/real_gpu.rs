@@ -10,14 +10,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use profiler_core::Profile;
-use profiler_report::{
-    hardware::{Bound, MemoryLevel},
-    roofline::{BrickRoofline, KernelRoofline},
+use profiler_core::hardware::MemoryLevel;
+use profiler_report::hardware::{Bound, preset};
+use profiler_report::input::nsight::{
+    FullProfile, NcuLayout, full_profiles_to_profile, read_ncu_csv,
 };
-use profiler_report::{
-    input::nsight::{FullProfile, NcuLayout, full_profiles_to_profile, read_ncu_csv},
-    roofline::FullProfileOptions,
-};
+use profiler_report::roofline::{BrickRoofline, FullProfileOptions};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -48,7 +46,11 @@ fn roofline_rates_count_the_fp32_flops_of_known_kernels() {
     let names: Vec<&str> = kernels.iter().map(|k| k.kernel.name.as_str()).collect();
     assert_eq!(names, ["saxpy", "saxpy", "matmul", "saxpy"]);
     for k in &kernels {
-        assert_eq!(k.hardware.name.as_deref(), Some("H100 SXM"), "{k:?}");
+        assert_eq!(
+            k.hardware.ceilings.as_ref().map(|h| h.name.as_str()),
+            Some("H100 SXM"),
+            "{k:?}"
+        );
         let expected = match k.kernel.name.as_str() {
             // One FFMA per element: threads = grid × 1024.
             "saxpy" => 2.0 * k.kernel.grid.unwrap()[0] as f64 * 1024.0,
@@ -125,7 +127,7 @@ fn each_kernel_is_bound_by_the_level_with_the_lowest_roof() {
 fn the_svg_draws_every_kernel_at_every_level_ncu_measured() {
     let launches = full("ncu_h100_cuda_bricks_roofline_raw.csv");
     let profile = full_profiles_to_profile(&launches, "h100.csv");
-    let roof = KernelRoofline::preset("h100").unwrap();
+    let roof = preset("h100").unwrap();
     let r = BrickRoofline::from_profile(&profile, &roof, None, None)
         .unwrap()
         .with_levels_of(&launches);

@@ -234,7 +234,7 @@ fn an_sm120_details_page_reads_its_dram_bytes_and_withholds_flops() {
     assert!(k.compute.flops.is_none());
     assert!(k.roofline.unavailable.is_some());
     // The device column is `0`, not a name: the hardware is unknown.
-    assert!(k.hardware.name.is_none());
+    assert!(k.hardware.ceilings.is_none());
 }
 
 /// The same run's GEMM, raw metrics: the tensor pipe's operation count

@@ -13,7 +13,6 @@ use profiler_core::{
 };
 use profiler_report::{
     HtmlReport,
-    hardware::HardwareSpec,
     scorecard::{ScorecardBuilder, TrainingScorecard},
 };
 use scraper::{ElementRef, Html, Selector};
@@ -100,7 +99,7 @@ fn profile() -> Profile {
 
 fn scorecard(p: &Profile) -> TrainingScorecard {
     ScorecardBuilder::from_profile(p)
-        .hardware(HardwareSpec::rtx_4060l())
+        .hardware(laptop_bandwidth())
         .build()
         .expect("scorecard")
 }
@@ -452,4 +451,14 @@ fn kernel_sections_appear_with_their_data_and_only_then() {
         .map(text)
         .expect("a diverged verdict");
     assert!(verdict.contains("RmsNorm"), "{verdict}");
+}
+
+/// The RTX 4060 Laptop's DRAM bandwidth (256 GB/s) given as a custom
+/// device: no name, preset or compute peak to add to the page.
+fn laptop_bandwidth() -> profiler_core::hardware::Hardware {
+    use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Source};
+    let mut hw = Hardware::new("custom");
+    hw.set_memory(MemoryLevel::Dram, Figure::new(256.0, Source::Given))
+        .unwrap();
+    hw
 }

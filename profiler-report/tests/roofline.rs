@@ -5,13 +5,12 @@
 //! files with `UPDATE_GOLDEN=1 cargo test -p profiler-report --test roofline`
 //! and review the diff (open the SVG in a browser too).
 
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_core::{BrickCategory, BrickStats, Profile};
-use profiler_report::{
-    hardware::{Bound, MemoryLevel, Precision},
-    roofline::{
-        BrickRoofline, CeilingSource, HardwareProfile, KernelRoofline, RooflineBottleneck,
-        RooflineError, compute_roofline, roofline_section,
-    },
+use profiler_report::hardware::{Bound, HardwareError, preset};
+use profiler_report::roofline::{
+    BrickRoofline, RooflineBottleneck, RooflineError, classify, compute_roofline, ridge_point,
+    roofline_section,
 };
 
 fn golden(name: &str, actual: &str) {
@@ -29,14 +28,30 @@ fn golden(name: &str, actual: &str) {
     );
 }
 
-fn hw(bw: f64, gflops: f64) -> HardwareProfile {
-    HardwareProfile {
-        name: "reference".into(),
-        bandwidth_gb_s: bw,
-        compute_gflops: gflops,
-        ops_per_token: 2.0,
-        estimate: false,
+/// Hardware with these ceilings, each marked `source`.
+fn given(
+    name: &str,
+    source: &Source,
+    compute: &[(Precision, f64)],
+    memory: &[(MemoryLevel, f64)],
+) -> Hardware {
+    let mut hw = Hardware::new(name);
+    for (p, v) in compute {
+        hw.set_compute(*p, Figure::new(*v, source.clone())).unwrap();
     }
+    for (l, v) in memory {
+        hw.set_memory(*l, Figure::new(*v, source.clone())).unwrap();
+    }
+    hw
+}
+
+fn hw(bw: f64, gflops: f64) -> Hardware {
+    given(
+        "reference",
+        &Source::Given,
+        &[(Precision::Fp32, gflops / 1e3)],
+        &[(MemoryLevel::Dram, bw)],
+    )
 }
 
 #[test]
@@ -61,7 +76,7 @@ fn a_tiny_model_on_slow_compute_is_compute_bound() {
 
 #[test]
 fn analytical_renderers_never_print_non_finite_numbers() {
-    let r = compute_roofline(0, 4.0, &HardwareProfile::apple_m_series()).unwrap();
+    let r = compute_roofline(0, 4.0, &preset("apple_m_series").unwrap()).unwrap();
     let text = format!("{}\n{}\n{}", r.to_markdown(), r, r.to_json());
     for bad in ["NaN", "inf"] {
         assert!(!text.contains(bad), "{bad} in:\n{text}");
@@ -72,58 +87,60 @@ fn analytical_renderers_never_print_non_finite_numbers() {
     );
     let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
     assert!(json["bw_ceiling"].is_null() && json["bottleneck"] == "Compute");
-    let r = compute_roofline(7_000_000_000, 4.0, &HardwareProfile::nvidia_a100()).unwrap();
+    let r = compute_roofline(7_000_000_000, 4.0, &preset("nvidia_a100").unwrap()).unwrap();
     golden("roofline_analytical.md", &r.to_markdown());
 }
 
 #[test]
-fn bad_hardware_and_unknown_presets_are_typed_errors_naming_the_field() {
-    let e = compute_roofline(1, 4.0, &hw(f64::INFINITY, 1.0)).unwrap_err();
+fn missing_hardware_and_unknown_presets_are_typed_errors_naming_what() {
+    let e = compute_roofline(1, 4.0, &Hardware::new("bare")).unwrap_err();
     assert!(
-        matches!(&e, RooflineError::InvalidValue { field, .. } if field == "bandwidth_gb_s"),
+        matches!(&e, RooflineError::MissingCeiling { what, .. } if what == "DRAM"),
         "{e}"
     );
-    let e = compute_roofline(1, 4.0, &hw(1.0, -1.0)).unwrap_err();
-    assert!(e.to_string().contains("compute_gflops"), "{e}");
-    let e = HardwareProfile::preset("nvidia_b9000").unwrap_err();
+    let e = preset("nvidia_b9000").unwrap_err();
     assert!(
-        matches!(&e, RooflineError::UnknownPreset { name, .. } if name == "nvidia_b9000"),
+        matches!(&e, HardwareError::UnknownDevice { name, .. } if name == "nvidia_b9000"),
         "{e}"
     );
-    let e = KernelRoofline::preset("nvidia_b9000").unwrap_err();
-    assert!(matches!(e, RooflineError::UnknownPreset { .. }));
-    let e = KernelRoofline::new("gpu", CeilingSource::Custom)
-        .with_compute(Precision::Fp32, f64::NAN, false)
+    let e = Hardware::new("gpu")
+        .set_compute(Precision::Fp32, Figure::new(f64::NAN, Source::Given))
         .unwrap_err();
     assert!(e.to_string().contains("gpu FP32 peak"), "{e}");
 }
 
 #[test]
 fn rtx_4090_classifies_on_both_sides_of_the_ridge() {
-    let rtx = KernelRoofline::rtx_4090();
-    let ridge = rtx.ridge_point(Precision::Fp32, MemoryLevel::Dram).unwrap();
+    let rtx = preset("4090").unwrap();
+    let ridge = ridge_point(&rtx, Precision::Fp32, MemoryLevel::Dram).unwrap();
     assert!((ridge - 82.6e12 / 1008e9).abs() < 1e-9);
-    let below = rtx
-        .classify(ridge / 2.0, 10e12, Precision::Fp32, MemoryLevel::Dram)
-        .unwrap();
+    let below = classify(&rtx, ridge / 2.0, 10e12, Precision::Fp32, MemoryLevel::Dram).unwrap();
     assert_eq!(below.bound, Bound::Memory);
     assert!((below.attainable_flops - 41.3e12).abs() < 1e3);
     assert!(below.distance_to_ridge > 0.0);
-    let above = rtx
-        .classify(ridge * 2.0, 41.3e12, Precision::Fp32, MemoryLevel::Dram)
-        .unwrap();
+    let above = classify(
+        &rtx,
+        ridge * 2.0,
+        41.3e12,
+        Precision::Fp32,
+        MemoryLevel::Dram,
+    )
+    .unwrap();
     assert_eq!(above.bound, Bound::Compute);
     assert!((above.efficiency_pct - 50.0).abs() < 1e-9);
     assert!(above.distance_to_ridge < 0.0);
     // The same kernel moves to the memory side of a faster peak's ridge.
-    let int8 = rtx
-        .classify(ridge * 2.0, 41.3e12, Precision::Int8, MemoryLevel::Dram)
-        .unwrap();
+    let int8 = classify(
+        &rtx,
+        ridge * 2.0,
+        41.3e12,
+        Precision::Int8,
+        MemoryLevel::Dram,
+    )
+    .unwrap();
     assert_eq!(int8.bound, Bound::Memory);
     // Against L1 bandwidth the ridge moves left: compute-bound.
-    let l1 = rtx
-        .classify(10.0, 1e12, Precision::Fp32, MemoryLevel::L1Cache)
-        .unwrap();
+    let l1 = classify(&rtx, 10.0, 1e12, Precision::Fp32, MemoryLevel::L1Cache).unwrap();
     assert_eq!(l1.bound, Bound::Compute);
 }
 
@@ -137,12 +154,13 @@ fn brick(name: &str, count: u64, flops: u64, bytes: u64, ns: u64) -> BrickStats 
 }
 
 /// A CPU-like device: 200 GFLOP/s FP32, 20 GB/s DRAM, 100 GB/s L2.
-fn cpu() -> KernelRoofline {
-    KernelRoofline::new("test CPU", CeilingSource::Measured)
-        .with_compute(Precision::Fp32, 0.2, false)
-        .and_then(|r| r.with_memory(MemoryLevel::Dram, 20.0, false))
-        .and_then(|r| r.with_memory(MemoryLevel::L2Cache, 100.0, false))
-        .unwrap()
+fn cpu() -> Hardware {
+    given(
+        "test CPU",
+        &Source::Measured,
+        &[(Precision::Fp32, 0.2)],
+        &[(MemoryLevel::Dram, 20.0), (MemoryLevel::L2Cache, 100.0)],
+    )
 }
 
 fn profile() -> Profile {
@@ -231,7 +249,7 @@ fn brick_roofline_markdown_and_json_match_and_stay_finite() {
 fn integer_work_is_counted_in_operations_not_flops_in_every_rendering() {
     let r = BrickRoofline::from_profile(
         &profile(),
-        &KernelRoofline::rtx_4090(),
+        &preset("4090").unwrap(),
         Some(Precision::Int8),
         None,
     )
@@ -348,7 +366,7 @@ fn roofline_svg_is_well_formed_with_axes_ticks_and_one_point_per_brick() {
 
 #[test]
 fn a_profile_without_annotations_still_draws_the_ceilings() {
-    let r = BrickRoofline::from_profile(&Profile::empty(), &KernelRoofline::rtx_4090(), None, None)
+    let r = BrickRoofline::from_profile(&Profile::empty(), &preset("4090").unwrap(), None, None)
         .unwrap();
     let svg = r.to_svg();
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -370,7 +388,7 @@ fn a_profile_without_annotations_still_draws_the_ceilings() {
 
 #[test]
 fn estimated_ceilings_are_marked_in_every_rendering() {
-    let laptop = KernelRoofline::preset("rtx_4060l").unwrap();
+    let laptop = preset("rtx_4060l").unwrap();
     let r = BrickRoofline::from_profile(&profile(), &laptop, Some(Precision::Bf16), None).unwrap();
     assert!(r.estimate);
     assert!(r.to_markdown().contains("(estimate)"));

@@ -6,16 +6,15 @@
 
 use std::time::Duration;
 
+use profiler_core::hardware::{Figure, MemoryLevel, Source};
 use profiler_core::profile::BrickLevel;
 use profiler_core::profile::{
     BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings, SiteInfo,
 };
 use profiler_core::{BrickCategory, BrickStats, Profile};
+use profiler_report::hardware::from_measured;
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
-use profiler_report::{
-    hardware::MemoryLevel,
-    roofline::{Annotation, BrickRoofline, KernelRoofline, LevelChoice, RooflineOptions},
-};
+use profiler_report::roofline::{Annotation, BrickRoofline, LevelChoice, RooflineOptions};
 
 /// A brick of `calls` calls, each moving `bytes` and doing `flops` in `ns`.
 fn brick(name: &str, calls: u64, bytes: u64, flops: u64, ns: u64) -> BrickStats {
@@ -81,7 +80,7 @@ fn profile() -> Profile {
 
 #[test]
 fn bricks_land_on_the_level_their_working_set_fits_in() {
-    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let roof = from_measured(&machine(false)).unwrap();
     let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
     assert!(r.by_working_set);
     let level = |name: &str| {
@@ -136,7 +135,7 @@ fn bricks_land_on_the_level_their_working_set_fits_in() {
 
 #[test]
 fn a_pin_overrides_the_working_set_and_must_name_a_roof() {
-    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let roof = from_measured(&machine(false)).unwrap();
     let options = RooflineOptions::default().pin("Liar", MemoryLevel::L2Cache);
     let r = BrickRoofline::from_profile_with(&profile(), &roof, &options).unwrap();
     let liar = r.points.iter().find(|p| p.name == "Liar").unwrap();
@@ -166,7 +165,7 @@ fn site(name: &str, level: BrickLevel) -> SiteInfo {
 /// so. `--pin` wins over the annotation.
 #[test]
 fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
-    let roof = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let roof = from_measured(&machine(false)).unwrap();
     let mut p = profile();
     p.sites = vec![
         site("Liar", BrickLevel::L2),
@@ -201,9 +200,16 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
     assert!(text.contains("memory-bound, fits in L1 (sysfs)"), "{text}");
     assert!(text.contains("DRAM: past every cache (sysfs)"), "{text}");
     // An L3 with a size but no bandwidth roof: its bricks go to DRAM, saying why.
-    let with_l3 = roof
-        .clone()
-        .with_cache(MemoryLevel::L3Cache, 32 << 20, "sysfs");
+    let mut with_l3 = roof.clone();
+    let sysfs = Source::System {
+        path: "sysfs".into(),
+    };
+    with_l3
+        .set_cache_bytes(
+            MemoryLevel::L3Cache,
+            Figure::new((32u64 << 20) as f64, sysfs),
+        )
+        .unwrap();
     let r3 = BrickRoofline::from_profile(&p, &with_l3, None, None).unwrap();
     assert!(
         r3.to_string()
@@ -226,11 +232,11 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
 
 #[test]
 fn a_busy_probe_is_said_next_to_the_roofs() {
-    let roof = KernelRoofline::from_measured(&machine(true)).unwrap();
+    let roof = from_measured(&machine(true)).unwrap();
     let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
     assert!(r.notes[0].contains("busy machine") && r.notes[0].contains("3 other task"));
     assert!(r.summary().contains("busy machine"));
-    let quiet = KernelRoofline::from_measured(&machine(false)).unwrap();
+    let quiet = from_measured(&machine(false)).unwrap();
     assert!(quiet.busy.is_none());
 }
 
@@ -263,7 +269,7 @@ fn this_machines_caches_place_l1_l2_and_dram_working_sets() {
             .iter()
             .any(|f| f.precision == "fp64" && f.gflops > 0.0)
     );
-    let roof = KernelRoofline::from_measured(&c).unwrap();
+    let roof = from_measured(&c).unwrap();
     let largest = c.caches.iter().map(|s| s.bytes).max().unwrap_or(0);
     let mut p = Profile::empty();
     // Slow enough (a few MB/s) to sit under any roof an unoptimised

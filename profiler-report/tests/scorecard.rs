@@ -5,23 +5,32 @@
 
 use std::collections::BTreeMap;
 
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_core::{
     Direction, Profile,
-    profile::{HardwareInfo, LayerOp, LayerStats, PhaseStats},
+    profile::{LayerOp, LayerStats, PhaseStats},
 };
-use profiler_report::hardware::{Hardware, HardwareError};
+use profiler_report::hardware::{DEFAULT_BYTES_PER_TOKEN, HardwareError, from_file, from_vars};
 use profiler_report::input::native::{parse_last_step_profiler_line, parse_step_profiler_line};
-use profiler_report::scorecard::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
-use profiler_report::{
-    hardware::HardwareSpec,
-    scorecard::{
-        Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
-        Withheld, compute_training_scorecard,
-    },
+use profiler_report::scorecard::{
+    Bottleneck, Grade, ScorecardBuilder, ScorecardError, StepProfilerInput, TrainingScorecard,
+    Withheld, compute_training_scorecard,
 };
+use profiler_report::scorecard::{ModelShape, PerLayerData, PhaseData, Severity, Thresholds};
 
-fn rtx() -> HardwareSpec {
-    HardwareSpec::rtx_4060l()
+/// The RTX 4060 Laptop's DRAM bandwidth (256 GB/s) given as a custom
+/// device, as the scorecard's reference numbers are written for.
+fn rtx() -> Hardware {
+    let mut hw = Hardware::new("custom");
+    hw.set_memory(MemoryLevel::Dram, Figure::new(256.0, Source::Given))
+        .unwrap();
+    hw
+}
+
+/// The memory-bound ceiling of [`rtx`], tok/s: its DRAM bandwidth over the
+/// placeholder bytes per token.
+fn rtx_peak() -> f64 {
+    rtx().memory(MemoryLevel::Dram).unwrap().value * 1e9 / DEFAULT_BYTES_PER_TOKEN
 }
 
 fn baseline() -> TrainingScorecard {
@@ -72,7 +81,7 @@ fn yoga_profile_at_194_tok_s_grades_d() {
 
 #[test]
 fn grade_is_monotonic_in_efficiency() {
-    let peak = rtx().peak_throughput_tok_s();
+    let peak = rtx_peak();
     let mut previous = Grade::F;
     let mut seen = Vec::new();
     for i in 0..=200 {
@@ -91,7 +100,7 @@ fn grade_is_monotonic_in_efficiency() {
 
 #[test]
 fn bottleneck_rules_apply_in_order() {
-    let peak = rtx().peak_throughput_tok_s();
+    let peak = rtx_peak();
     // transfer 0.35, launch 0.5, compute 0.9: Transfer wins.
     let mut input = StepProfilerInput {
         avg_step_ms: 100.0,
@@ -212,8 +221,7 @@ fn low_grade_with_launch_overhead_gets_the_launch_note() {
         "no codebase-specific advice"
     );
     // A good grade gets neither.
-    let good =
-        compute_training_scorecard(&input, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    let good = compute_training_scorecard(&input, 0.7 * rtx_peak(), &rtx(), None);
     assert!(
         good.recommendations.is_empty(),
         "{:?}",
@@ -233,7 +241,7 @@ fn backward_faster_than_forward_is_flagged() {
         per_layer: vec![layer(0, 2.0, 1.0), layer(1, 2.0, 1.6)],
         ..Default::default()
     };
-    let sc = compute_training_scorecard(&input, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    let sc = compute_training_scorecard(&input, 0.7 * rtx_peak(), &rtx(), None);
     assert!((sc.forward_backward_ratio - 0.65).abs() < 1e-12);
     assert_eq!(sc.recommendations.len(), 1);
     assert!(sc.recommendations[0].contains("Backward is faster than forward"));
@@ -241,7 +249,7 @@ fn backward_faster_than_forward_is_flagged() {
         per_layer: vec![layer(0, 2.0, 4.0)],
         ..Default::default()
     };
-    let sc = compute_training_scorecard(&normal, 0.7 * rtx().peak_throughput_tok_s(), &rtx(), None);
+    let sc = compute_training_scorecard(&normal, 0.7 * rtx_peak(), &rtx(), None);
     assert!(sc.recommendations.is_empty());
 }
 
@@ -405,10 +413,15 @@ fn zero_and_negative_step_time_and_throughput_are_handled() {
         assert_no_nan(&sc);
     }
     // A zero peak is no ceiling: the grade is withheld with the reason.
-    let zero = HardwareSpec {
-        peak_bw_gb_s: 0.0,
-        bytes_per_token: 1.0,
-    };
+    // The model refuses such a figure; one read from elsewhere may hold it.
+    let zero: Hardware = serde_json::from_value(serde_json::json!({
+        "name": "zero",
+        "preset": null,
+        "compute": {},
+        "memory": {"dram": {"value": 0.0, "source": {"kind": "given"}}},
+        "bytes_per_token": {"value": 1.0, "source": {"kind": "given"}},
+    }))
+    .unwrap();
     let sc = compute_training_scorecard(&StepProfilerInput::default(), 100.0, &zero, None);
     assert_eq!((sc.grade, sc.efficiency), (None, None));
     assert!(
@@ -746,13 +759,13 @@ fn mfu_against_an_estimated_peak_is_marked() {
     };
     let config = |device: &str| {
         let device = device.to_owned();
-        Hardware::from_vars(move |k| (k == "PROFILER_HARDWARE").then(|| device.clone()))
+        from_vars(move |k| (k == "PROFILER_HARDWARE").then(|| device.clone()))
             .unwrap()
             .unwrap()
     };
     let build = |device: &str| {
         ScorecardBuilder::from_profile(&hand_built_profile())
-            .hardware_config(config(device))
+            .hardware(config(device))
             .model_shape(shape)
             .build()
             .unwrap()
@@ -794,11 +807,11 @@ fn unknown_peak_says_how_to_set_it() {
     );
     // The profile's own hardware fills the gap.
     let mut with_hw = profile.clone();
-    with_hw.run.hardware = Some(HardwareInfo {
-        name: "rtx_4060l".to_owned(),
-        bytes_per_token: Some(8e6),
-        ..Default::default()
-    });
+    let mut recorded = Hardware::new("rtx_4060l");
+    recorded
+        .set_bytes_per_token(Figure::new(8e6, Source::Given))
+        .unwrap();
+    with_hw.run.hardware = Some(recorded);
     let sc = ScorecardBuilder::from_profile(&with_hw).build().unwrap();
     assert_eq!(sc.grade, Some(Grade::D), "5120 of 32 k tok/s: 16%");
     assert_eq!(sc.hardware.as_deref(), Some("rtx_4060l"));
@@ -815,11 +828,11 @@ fn mfu_uses_the_palm_flops_and_the_dense_peak() {
         head_dim: 64,
         seq_len: 512,
     };
-    let h100 = Hardware::from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
+    let h100 = from_vars(|k| (k == "PROFILER_HARDWARE").then(|| "h100".to_owned()))
         .unwrap()
         .unwrap();
     let sc = ScorecardBuilder::from_profile(&profile)
-        .hardware_config(h100)
+        .hardware(h100)
         .model_shape(shape)
         .build()
         .unwrap();
@@ -981,10 +994,11 @@ fn custom_thresholds_change_the_verdicts() {
 #[test]
 fn live_scorecard_reads_the_global_profiler() {
     profiler_core::Config::new()
-        .hardware(HardwareInfo {
-            name: "rtx_4060l".to_owned(),
-            bytes_per_token: Some(1e3),
-            ..Default::default()
+        .hardware({
+            let mut hw = Hardware::new("rtx_4060l");
+            hw.set_bytes_per_token(Figure::new(1e3, Source::Given))
+                .unwrap();
+            hw
         })
         .apply();
     profiler_core::enable();
@@ -1007,25 +1021,24 @@ fn hardware_file_is_read_and_bad_values_name_the_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hw.json");
     std::fs::write(&path, r#"{"device": "a100", "bytes_per_token": 2e6}"#).unwrap();
-    let config = Hardware::from_file(&path).unwrap();
+    let config = from_file(&path).unwrap();
     assert_eq!(config.name, "A100 80GB SXM");
-    let spec = config.spec().unwrap();
-    assert_eq!(spec.peak_bw_gb_s, 2039.0);
-    assert_eq!(spec.bytes_per_token, 2e6);
+    assert_eq!(config.memory(MemoryLevel::Dram).unwrap().value, 2039.0);
+    assert_eq!(config.bytes_per_token().unwrap().value, 2e6);
+    assert!(config.compute(Precision::Fp32).is_some());
     assert_eq!(config.dense_peak_tflops(), Some(312.0));
     let file_var = path.display().to_string();
-    let via_env =
-        Hardware::from_vars(|k| (k == "PROFILER_HARDWARE_FILE").then(|| file_var.clone()));
+    let via_env = from_vars(|k| (k == "PROFILER_HARDWARE_FILE").then(|| file_var.clone()));
     assert_eq!(via_env.unwrap(), Some(config));
 
     std::fs::write(&path, r#"{"peak_bw_gb_s": -1}"#).unwrap();
-    let err = Hardware::from_file(&path).unwrap_err().to_string();
+    let err = from_file(&path).unwrap_err().to_string();
     assert!(
         err.contains("hw.json") && err.contains("peak_bw_gb_s"),
         "{err}"
     );
     std::fs::write(&path, r#"{"peak_bw": 100}"#).unwrap();
-    let err = Hardware::from_file(&path).unwrap_err();
+    let err = from_file(&path).unwrap_err();
     assert!(matches!(err, HardwareError::MalformedFile { .. }), "{err}");
     assert!(err.to_string().contains("unknown field `peak_bw`"), "{err}");
 }

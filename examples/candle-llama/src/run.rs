@@ -5,12 +5,11 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use profiler::profile::HardwareInfo;
+use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler::{Profile, Schedule, sync::SyncMode};
 use profiler_report::HtmlReport;
-use profiler_report::hardware::Hardware;
 use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
-use profiler_report::roofline::{BrickRoofline, KernelRoofline};
+use profiler_report::roofline::BrickRoofline;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -158,7 +157,7 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     profiler::disable();
     profiler::Config::new().trace_mode(false).apply();
 
-    let env_hardware = Hardware::from_vars(|k| std::env::var(k).ok())
+    let env_hardware = profiler_report::hardware::from_vars(|k| std::env::var(k).ok())
         .ok()
         .flatten();
     if env_hardware.is_none()
@@ -198,25 +197,27 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 }
 
 /// The scorecard's peak: the measured DRAM bandwidth and FP32 FLOP/s.
-fn measured_peak(c: &profiler::profile::MeasuredCeilings) -> Option<HardwareInfo> {
+fn measured_peak(c: &profiler::profile::MeasuredCeilings) -> Option<Hardware> {
     let bw = c.memory_bandwidth.as_ref()?.gb_s;
-    (bw.is_finite() && bw > 0.0).then(|| HardwareInfo {
-        name: format!(
-            "{} (measured)",
-            if c.cpu.is_empty() { "this CPU" } else { &c.cpu }
-        ),
-        peak_bw_gb_s: Some(bw),
-        peak_tflops: c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
-        bytes_per_token: None,
-    })
+    let cpu = if c.cpu.is_empty() { "this CPU" } else { &c.cpu };
+    let mut hw = Hardware::new(format!("{cpu} (measured)"));
+    let measured = |v: f64| Figure::new(v, Source::Measured);
+    hw.set_memory(MemoryLevel::Dram, measured(bw)).ok()?;
+    // The CPU's FP32 peak is the dense peak the model runs at.
+    if let Some(f) = &c.peak_flops {
+        for p in [Precision::Bf16, Precision::Fp16] {
+            hw.set_compute(p, measured(f.gflops / 1e3)).ok()?;
+        }
+    }
+    Some(hw)
 }
 
 /// The per-brick roofline on the named hardware, else on the measured
 /// ceilings; a printed note when neither is there.
 fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> {
     let roof = match (env, &profile.run.measured_ceilings) {
-        (Some(hw), _) => Ok(KernelRoofline::from_hardware(hw)),
-        (None, Some(c)) => KernelRoofline::from_measured(c),
+        (Some(hw), _) => Ok(hw.clone()),
+        (None, Some(c)) => profiler_report::hardware::from_measured(c).map_err(Into::into),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
             return None;

@@ -4,30 +4,25 @@
 use std::path::Path;
 
 use profiler_core::Profile;
-use profiler_report::hardware::Hardware as Model;
+use profiler_core::hardware::{Hardware, MemoryLevel, Precision, UnitError};
+use profiler_report::hardware::{from_measured, recorded};
 use profiler_report::input::{Input, Run};
 use profiler_report::parity::{OpMapping, import_chrome_trace};
+use profiler_report::roofline::{BrickRoofline, RooflineOptions};
 use profiler_report::run::{Clock, RunSummary};
-use profiler_report::{
-    hardware::{MemoryLevel, Precision},
-    roofline::{BrickRoofline, KernelRoofline, RooflineOptions},
-};
 use profiler_report::{input::nsight::FlopsAssumption, roofline::FullProfileOptions};
 
 use crate::error::CliError;
-use crate::hardware::Hardware;
 use crate::input::{load, stem};
 
 /// `fp32`, `bf16`, ... for clap.
 pub(crate) fn precision(s: &str) -> Result<Precision, String> {
-    s.parse()
-        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
+    s.parse().map_err(|e: UnitError| e.to_string())
 }
 
 /// `dram`, `l2`, ... for clap.
 pub(crate) fn level(s: &str) -> Result<MemoryLevel, String> {
-    s.parse()
-        .map_err(|e: profiler_report::hardware::UnitError| e.to_string())
+    s.parse().map_err(|e: UnitError| e.to_string())
 }
 
 /// `--gemm N` or `--gemm MxNxK`.
@@ -47,6 +42,7 @@ pub(crate) fn gemm(s: &str) -> Result<(u64, u64, u64), String> {
 /// How Nsight Compute launches are built into profiles.
 pub(crate) fn ncu_options(
     hardware: Option<&Hardware>,
+    hardware_origin: Option<String>,
     precision: Option<Precision>,
     gemm: Option<(u64, u64, u64)>,
     gemm_text: Option<&str>,
@@ -77,8 +73,8 @@ pub(crate) fn ncu_options(
         (None, None) => None,
     };
     Ok(FullProfileOptions {
-        hardware: hardware.map(|h| h.roofline.clone()),
-        hardware_origin: hardware.map(|h| h.origin.clone()),
+        hardware: hardware.cloned(),
+        hardware_origin,
         precision,
         flops,
         kernel_filter: kernel,
@@ -90,15 +86,15 @@ pub(crate) fn ncu_options(
 pub(crate) fn kernel_roofline(
     profile: &Profile,
     hardware: Option<&Hardware>,
-) -> Result<KernelRoofline, CliError> {
+) -> Result<Hardware, CliError> {
     if let Some(h) = hardware {
-        return Ok(h.roofline.clone());
+        return Ok(h.clone());
     }
     if let Some(c) = &profile.run.measured_ceilings {
-        return KernelRoofline::from_measured(c).map_err(CliError::input);
+        return from_measured(c).map_err(CliError::input);
     }
-    if let Some(config) = profile.run.hardware.as_ref().and_then(Model::from_info) {
-        return Ok(KernelRoofline::from_hardware(&config));
+    if let Some(config) = profile.run.hardware.as_ref().and_then(recorded) {
+        return Ok(config);
     }
     Err(CliError::Input(
         "no ceilings: the profile has no measured ceilings or recorded hardware; \

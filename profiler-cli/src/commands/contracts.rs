@@ -4,13 +4,12 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use profiler_core::hardware::MemoryLevel;
 use profiler_report::contracts::{
     ContractSet, ParityMetrics, RooflineMetrics, ScorecardMetrics, Verifier,
 };
-use profiler_report::hardware::MemoryLevel;
 use profiler_report::input::Input;
 use profiler_report::roofline::FullProfileOptions;
-use profiler_report::roofline::HardwareProfile;
 use profiler_report::run::RunSummary;
 
 use crate::context::{Context, ContractReports};
@@ -108,29 +107,24 @@ fn computations(
         let hw = cx.hardware(None)?.ok_or_else(|| {
             CliError::Input("--params and --bits-per-weight need --hardware NAME|FILE".to_owned())
         })?;
-        let model = hw.config.ok_or_else(|| {
-            CliError::Input(format!("{}: no DRAM bandwidth for the roofline", hw.origin))
-        })?;
-        let bandwidth = model.memory(MemoryLevel::Dram).map_or(0.0, |f| f.value);
-        let tflops = model.dense_peak_tflops().ok_or_else(|| {
-            CliError::Input(format!("{}: no compute peak for the roofline", hw.origin))
-        })?;
+        let origin = cx.hardware_origin().unwrap_or_default();
+        if hw.memory(MemoryLevel::Dram).is_none() {
+            return Err(CliError::Input(format!(
+                "{origin}: no DRAM bandwidth for the roofline"
+            )));
+        }
+        // The analytical roofline takes the dense peak, never FP32 here.
+        if hw.dense_peak().is_none() {
+            return Err(CliError::Input(format!(
+                "{origin}: no compute peak for the roofline"
+            )));
+        }
         if !(params.is_finite() && params >= 0.0 && params < u64::MAX as f64) {
             return Err(CliError::Input(format!(
                 "--params {params}: not a parameter count"
             )));
         }
-        v = v.computation(RooflineMetrics::new(
-            params as u64,
-            bits,
-            HardwareProfile {
-                name: model.name.clone(),
-                bandwidth_gb_s: bandwidth,
-                compute_gflops: tflops * 1000.0,
-                ops_per_token: 2.0,
-                estimate: false,
-            },
-        ));
+        v = v.computation(RooflineMetrics::new(params as u64, bits, hw));
         given.push("roofline");
     } else if args.params.is_some() || args.bits_per_weight.is_some() {
         return Err(CliError::Input(
@@ -204,12 +198,8 @@ fn verify(args: &VerifyArgs, cx: &Context) -> Result<Status, CliError> {
         args.contracts.clone()
     };
     let hardware = cx.hardware(None)?;
-    if let Some(spec) = hardware
-        .as_ref()
-        .and_then(|h| h.config.as_ref())
-        .and_then(|m| m.spec())
-    {
-        v = v.computation(ScorecardMetrics::new().hardware(spec));
+    if let Some(graded) = hardware.filter(|h| h.memory(MemoryLevel::Dram).is_some()) {
+        v = v.computation(ScorecardMetrics::new().hardware(graded));
     }
     for (k, value) in &args.metrics {
         v = match value.as_str() {

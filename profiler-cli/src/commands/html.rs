@@ -2,19 +2,17 @@
 //! its scorecard, flamegraph, roofline, parity against baselines and
 //! contract verdicts, as the main job writes it.
 
+use profiler_core::hardware::MemoryLevel;
 use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::Profile;
+use profiler_core::hardware::Precision;
 use profiler_report::HtmlReport;
 use profiler_report::contracts::Verifier;
 use profiler_report::parity::OpMapping;
-use profiler_report::roofline::FullProfileOptions;
+use profiler_report::roofline::{FullProfileOptions, RooflineOptions};
 use profiler_report::scorecard::{ScorecardBuilder, TrainingScorecard};
-use profiler_report::{
-    hardware::{MemoryLevel, Precision},
-    roofline::RooflineOptions,
-};
 
 use super::common::{brick_roofline, level, parity_profile, precision};
 use crate::context::Context;
@@ -91,8 +89,9 @@ fn scorecard(
         return TrainingScorecard::load_baseline(path).map_err(CliError::input);
     }
     let mut b = ScorecardBuilder::from_profile(profile);
-    if let Some(config) = cx.hardware(args.bytes_per_token)?.and_then(|h| h.config) {
-        b = b.hardware_config(config);
+    let graded = cx.hardware(args.bytes_per_token)?;
+    if let Some(config) = graded.filter(|h| h.memory(MemoryLevel::Dram).is_some()) {
+        b = b.hardware(config);
     }
     if let Some(path) = &args.baseline {
         b = b.baseline(TrainingScorecard::load_baseline(path).map_err(CliError::input)?);
@@ -107,7 +106,7 @@ pub(crate) fn run(args: &HtmlArgs, cx: &Context) -> Result<Status, CliError> {
         .ok_or_else(|| CliError::Input("html: name the page to write with -o FILE".to_owned()))?;
     let hardware = cx.hardware(args.bytes_per_token)?;
     let ncu = FullProfileOptions {
-        hardware: hardware.as_ref().map(|h| h.roofline.clone()),
+        hardware: hardware.clone(),
         ..FullProfileOptions::default()
     };
     let run = load_run(&args.profile)?;

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use profiler_report::hardware::Precision;
+use profiler_core::hardware::Precision;
 use profiler_report::input::Run;
 use profiler_report::input::nsight::{
     NcuReport, NsightTool, NsysReport, full_profiles_to_profile, parse_ncu_csv, parse_nsys_stats,
@@ -147,6 +147,7 @@ fn ncu(args: &NcuArgs, cx: &Context) -> Result<Status, CliError> {
     });
     let options = ncu_options(
         hardware.as_ref(),
+        cx.hardware_origin(),
         args.precision,
         args.gemm,
         gemm_text.as_deref(),

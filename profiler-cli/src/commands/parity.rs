@@ -13,7 +13,6 @@ use profiler_report::roofline::FullProfileOptions;
 use super::common::parity_side;
 use crate::context::Context;
 use crate::error::{CliError, Status};
-use crate::hardware::Hardware;
 use crate::input::load;
 use crate::output::write_file;
 
@@ -105,7 +104,7 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
         None => trace_hardware(&inputs)?,
     };
     let ncu = FullProfileOptions {
-        hardware: hardware.map(|h| h.roofline),
+        hardware,
         ..FullProfileOptions::default()
     };
     let mut sides = inputs
@@ -143,7 +142,9 @@ pub(crate) fn run(args: &ParityArgs, cx: &Context) -> Result<Status, CliError> {
 
 /// Without `--hardware`, the preset a PyTorch trace's device names, for
 /// the Nsight inputs that need ceilings; said on stderr when it is used.
-fn trace_hardware(inputs: &[(&PathBuf, Input)]) -> Result<Option<Hardware>, CliError> {
+fn trace_hardware(
+    inputs: &[(&PathBuf, Input)],
+) -> Result<Option<profiler_core::hardware::Hardware>, CliError> {
     let needs = inputs
         .iter()
         .any(|(_, i)| matches!(i, Input::Ncu(_) | Input::Nsys(_) | Input::FullProfiles(_)));
@@ -165,7 +166,9 @@ fn trace_hardware(inputs: &[(&PathBuf, Input)]) -> Result<Option<Hardware>, CliE
         plain(device),
         path.display()
     );
-    Hardware::resolve(alias, None).map(Some)
+    profiler_report::hardware::resolve(alias)
+        .map(Some)
+        .map_err(|e| CliError::Input(format!("--hardware: {e}")))
 }
 
 /// `text` without control characters or bidirectional overrides, for a

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use profiler_core::profile::MeasuredCeilings;
-use profiler_report::hardware::{Hardware, probe::measure_ceilings, saved_ceilings_path};
+use profiler_report::hardware::{probe::measure_ceilings, save_measured, saved_ceilings_path};
 
 use crate::context::{Context, Report};
 use crate::error::{CliError, Status};
@@ -141,7 +141,7 @@ pub(crate) fn run(args: &ProbeArgs, cx: &Context) -> Result<Status, CliError> {
     let Some(path) = path else {
         return Ok(Status::Ok);
     };
-    match Hardware::save_measured(&ceilings, &path) {
+    match save_measured(&ceilings, &path) {
         Ok(_) => {
             eprintln!(
                 "saved to {}; later runs judge against these ceilings",

@@ -4,10 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::{
-    hardware::{MemoryLevel, Precision},
-    roofline::RooflineOptions,
-};
+use profiler_core::hardware::{MemoryLevel, Precision};
+use profiler_report::roofline::RooflineOptions;
 
 use super::common::{brick_roofline, gemm, level, ncu_options, pin, precision};
 use crate::context::Context;
@@ -64,6 +62,7 @@ pub(crate) fn run(args: &RooflineArgs, cx: &Context) -> Result<Status, CliError>
     });
     let ncu = ncu_options(
         hardware.as_ref(),
+        cx.hardware_origin(),
         args.precision,
         args.gemm,
         gemm_text.as_deref(),

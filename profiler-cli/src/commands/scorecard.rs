@@ -2,6 +2,7 @@
 //! step-profiler line), optionally against a baseline scorecard; exits 1 on
 //! a regression.
 
+use profiler_core::hardware::MemoryLevel;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -91,25 +92,24 @@ pub(crate) fn run(args: &ScorecardArgs, cx: &Context) -> Result<Status, CliError
         }
         other => {
             profile = Run::from_input(other, &args.profile)?.into_profile(&FullProfileOptions {
-                hardware: hardware.as_ref().map(|h| h.roofline.clone()),
+                hardware: hardware.clone(),
                 ..FullProfileOptions::default()
             })?;
             ScorecardBuilder::from_profile(&profile)
         }
     };
     let mut notes = Vec::new();
-    if let Some(h) = &hardware {
-        match &h.config {
-            Some(config) => {
-                // Without --bytes-per-token the scorecard takes the bricks'
-                // byte annotations, else the placeholder, and its Ceiling row
-                // says which.
-                builder = builder.hardware_config(config.clone());
-            }
-            None => notes.push(format!(
+    if let Some(h) = hardware {
+        if h.memory(MemoryLevel::Dram).is_some() {
+            // Without --bytes-per-token the scorecard takes the bricks'
+            // byte annotations, else the placeholder, and its Ceiling row
+            // says which.
+            builder = builder.hardware(h);
+        } else {
+            notes.push(format!(
                 "{} has no DRAM bandwidth: not graded against it",
-                h.origin
-            )),
+                cx.hardware_origin().unwrap_or_default()
+            ));
         }
     }
     if let Some(t) = args.peak_tflops {

@@ -6,7 +6,8 @@ use std::fmt;
 
 use super::switch;
 use crate::context::step;
-use crate::profile::{HardwareInfo, MeasuredCeilings, Schedule, SyncMode};
+use crate::hardware::Hardware;
+use crate::profile::{MeasuredCeilings, Schedule, SyncMode};
 use crate::record::device::DeviceTimer;
 use crate::record::facts::run_facts;
 use crate::record::state::{self, SyncHook};
@@ -43,7 +44,7 @@ pub struct Config {
     sync_hook: Option<Option<Box<SyncHook>>>,
     device_timer: Option<Option<Box<dyn DeviceTimer>>>,
     pending_capacity: Option<usize>,
-    hardware: Option<HardwareInfo>,
+    hardware: Option<Hardware>,
     measured_ceilings: Option<Option<MeasuredCeilings>>,
     l2_cache_hit_rate: Option<f32>,
     zero_copy: Option<bool>,
@@ -191,7 +192,7 @@ impl Config {
     }
 
     /// The hardware the run uses, for reports that compare against it.
-    pub fn hardware(mut self, hardware: HardwareInfo) -> Self {
+    pub fn hardware(mut self, hardware: Hardware) -> Self {
         self.hardware = Some(hardware);
         self
     }

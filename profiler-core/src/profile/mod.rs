@@ -33,7 +33,7 @@ pub use memory::{
     BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
     ScopeMemory, StepMemory,
 };
-pub use run::{ClockInfo, HardwareInfo, LaunchGap, Overhead, RunInfo, SyncMode, ThreadInfo};
+pub use run::{ClockInfo, LaunchGap, Overhead, RunInfo, SyncMode, ThreadInfo};
 pub use sites::SiteInfo;
 pub(crate) use steps::StepRole;
 pub use steps::{PhaseStats, Schedule, StepSummary, TRAINING_PHASES};

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ceilings::MeasuredCeilings;
 use crate::clock::ClockSource;
+use crate::hardware::Hardware;
 
 /// When the profiler waits for the device before taking a stop timestamp.
 ///
@@ -83,9 +84,13 @@ pub struct RunInfo {
     /// Measured cost of the profiler itself, when calibrated.
     #[serde(default)]
     pub overhead: Option<Overhead>,
-    /// Hardware the run used, when known.
-    #[serde(default)]
-    pub hardware: Option<HardwareInfo>,
+    /// Hardware the run used, when known (`Config::hardware`): the one
+    /// model reports judge against. Profiles written before it held a
+    /// [`Hardware`] recorded a name, a bandwidth, a dense peak and the bytes
+    /// a token moves; those read as a [`Hardware`] whose figures are marked
+    /// [`Source::Profile`](crate::hardware::Source::Profile).
+    #[serde(default, deserialize_with = "crate::hardware::recorded_hardware")]
+    pub hardware: Option<Hardware>,
     /// Bandwidth and peak FLOP/s measured on this machine, when probed.
     #[serde(default)]
     pub measured_ceilings: Option<MeasuredCeilings>,
@@ -140,22 +145,6 @@ pub struct Overhead {
     pub floor_ns: f64,
     /// Whether `floor_ns` was subtracted from every sample in this profile.
     pub subtracted: bool,
-}
-
-/// Hardware a run used (set with `Config::hardware`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HardwareInfo {
-    /// Device name, e.g. "RTX 4090".
-    pub name: String,
-    /// Peak memory bandwidth, GB/s.
-    #[serde(default)]
-    pub peak_bw_gb_s: Option<f64>,
-    /// Dense peak, TFLOP/s.
-    #[serde(default)]
-    pub peak_tflops: Option<f64>,
-    /// Bytes moved per token (for memory-bound throughput ceilings).
-    #[serde(default)]
-    pub bytes_per_token: Option<f64>,
 }
 
 /// A thread that recorded.

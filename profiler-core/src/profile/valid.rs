@@ -95,9 +95,26 @@ impl RunInfo {
             non_negative(|| "run.overhead.floor_ns".into(), o.floor_ns)?;
         }
         if let Some(hw) = &self.hardware {
-            positive("run.hardware.peak_bw_gb_s", hw.peak_bw_gb_s)?;
-            positive("run.hardware.peak_tflops", hw.peak_tflops)?;
-            positive("run.hardware.bytes_per_token", hw.bytes_per_token)?;
+            // Finite and positive, as readers need; a figure beyond any real
+            // device is left to the reports, which set it aside.
+            let figures = hw
+                .compute_ceilings()
+                .map(|(p, f)| (format!("compute.{p}"), f))
+                .chain(
+                    hw.memory_ceilings()
+                        .map(|(l, f)| (format!("memory.{l}"), f)),
+                )
+                .chain(
+                    hw.cache_sizes()
+                        .map(|(l, f)| (format!("cache_bytes.{l}"), f)),
+                )
+                .chain(
+                    hw.bytes_per_token()
+                        .map(|f| ("bytes_per_token".to_owned(), f)),
+                );
+            for (field, f) in figures {
+                positive(&format!("run.hardware.{field}"), Some(f.value))?;
+            }
         }
         if let Some(rate) = self.l2_cache_hit_rate
             && !(0.0..=1.0).contains(&rate)

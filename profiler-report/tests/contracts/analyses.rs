@@ -3,9 +3,9 @@
 //! with test-local computations that follow (or break) their formulas.
 
 use profiler_core::Profile;
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Source};
 use profiler_report::{
     contracts::{Computation, Metrics, ScorecardMetrics, Verdict, Verifier},
-    hardware::HardwareSpec,
     scorecard::{PhaseData, StepProfilerInput, Thresholds},
 };
 
@@ -13,11 +13,16 @@ use super::check;
 
 // ---------------------------------------------------------------- scorecard
 
-/// A peak of exactly 1 tok/s, so the throughput is the efficiency.
-const UNIT_PEAK: HardwareSpec = HardwareSpec {
-    peak_bw_gb_s: 1.0,
-    bytes_per_token: 1e9,
-};
+/// A peak of exactly 1 tok/s, so the throughput is the efficiency: 1 GB/s
+/// over 1 GB per token.
+fn unit_peak() -> Hardware {
+    let mut hw = Hardware::new("unit");
+    hw.set_memory(MemoryLevel::Dram, Figure::new(1.0, Source::Given))
+        .unwrap();
+    hw.set_bytes_per_token(Figure::new(1e9, Source::Given))
+        .unwrap();
+    hw
+}
 
 fn step_input(forward_ms: f64, h2d_ms: f64) -> StepProfilerInput {
     let mut input = StepProfilerInput {
@@ -55,7 +60,7 @@ fn the_scorecard_satisfies_its_contract_in_every_grade_band() {
     for efficiency in [
         0.0, 0.05, 0.10, 0.15, 0.20, 0.39, 0.40, 0.55, 0.60, 0.99, 1.0,
     ] {
-        let report = scorecard_report(efficiency, ScorecardMetrics::new().hardware(UNIT_PEAK));
+        let report = scorecard_report(efficiency, ScorecardMetrics::new().hardware(unit_peak()));
         assert!(report.passed(), "efficiency {efficiency}:\n{report}");
         // Exactly one grade rule applies to each efficiency.
         let applied = ["TSS-002", "TSS-003", "TSS-004", "TSS-005", "TSS-006"]
@@ -72,7 +77,7 @@ fn the_bottleneck_rules_hold_for_transfer_and_launch_bound_steps() {
         let report = Verifier::new()
             .computation(
                 ScorecardMetrics::new()
-                    .hardware(UNIT_PEAK)
+                    .hardware(unit_peak())
                     .input(step_input(forward, h2d), 0.3),
             )
             .verify("training-step-scorecard-v1", &Profile::empty())
@@ -98,7 +103,7 @@ fn non_compat_grade_thresholds_falsify_the_scorecard_contract() {
         ..Thresholds::default()
     };
     let metrics = ScorecardMetrics::new()
-        .hardware(UNIT_PEAK)
+        .hardware(unit_peak())
         .thresholds(lenient);
     let report = scorecard_report(0.55, metrics);
     let failed: Vec<&str> = report.failures().map(|r| r.id.as_str()).collect();
@@ -126,7 +131,7 @@ fn a_profile_without_hardware_skips_the_grade_rules() {
 
 #[test]
 fn a_throughput_above_the_peak_withholds_the_grade() {
-    let report = scorecard_report(1.5, ScorecardMetrics::new().hardware(UNIT_PEAK));
+    let report = scorecard_report(1.5, ScorecardMetrics::new().hardware(unit_peak()));
     assert_eq!(
         report.result("TSS-008").unwrap().verdict,
         Verdict::Pass,

@@ -4,7 +4,7 @@
 
 use profiler_core::Profile;
 use profiler_report::contracts::{ParityMetrics, RooflineMetrics, Verdict, Verifier};
-use profiler_report::roofline::HardwareProfile;
+use profiler_report::hardware::preset;
 use profiler_report::run::{OpSummary, RunSummary};
 
 fn profile_at(tokens: u64, total_ns: u64) -> Profile {
@@ -19,9 +19,9 @@ fn profile_at(tokens: u64, total_ns: u64) -> Profile {
 #[test]
 fn the_roofline_implementation_passes_its_contract() {
     for (params, bits, hw) in [
-        (7_000_000_000, 4.0, HardwareProfile::nvidia_a100()),
-        (1_000, 16.0, HardwareProfile::apple_m_series()),
-        (0, 4.0, HardwareProfile::apple_m_series()),
+        (7_000_000_000, 4.0, preset("nvidia_a100").unwrap()),
+        (1_000, 16.0, preset("apple_m_series").unwrap()),
+        (0, 4.0, preset("apple_m_series").unwrap()),
     ] {
         let report = Verifier::new()
             .computation(RooflineMetrics::new(params, bits, hw))
@@ -38,7 +38,7 @@ fn a_run_faster_than_its_roofline_fails_with_the_rule_id() {
         .computation(RooflineMetrics::new(
             7_000_000_000,
             4.0,
-            HardwareProfile::nvidia_a100(),
+            preset("nvidia_a100").unwrap(),
         ))
         .verify("roofline-model-v1", &profile_at(10_000, 1_000_000_000))
         .expect("shipped contract");

@@ -2,14 +2,12 @@
 //! names: Markdown, terminal text, SVG, HTML and JSON, each read back by
 //! the parser of its format.
 
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::HtmlReport;
 use profiler_report::parity::{ParityComparison, compute_parity_comparison, parity_section};
+use profiler_report::roofline::{BrickRoofline, roofline_section};
 use profiler_report::run::{OpSummary, RunSummary};
-use profiler_report::{
-    hardware::{MemoryLevel, Precision},
-    roofline::{BrickRoofline, CeilingSource, KernelRoofline, roofline_section},
-};
 
 use super::{hostile, json, markdown_tables, shown, xml};
 
@@ -67,10 +65,13 @@ fn roofline() -> BrickRoofline {
             b
         })
         .collect();
-    let device = KernelRoofline::new("<gpu>\u{202e}|\n\x1b[31m", CeilingSource::Custom)
-        .with_compute(Precision::Fp32, 0.2, false)
-        .and_then(|r| r.with_memory(MemoryLevel::Dram, 20.0, false))
-        .expect("a valid device");
+    let mut device = Hardware::new("<gpu>\u{202e}|\n\x1b[31m");
+    device
+        .set_compute(Precision::Fp32, Figure::new(0.2, Source::Given))
+        .expect("a valid peak");
+    device
+        .set_memory(MemoryLevel::Dram, Figure::new(20.0, Source::Given))
+        .expect("a valid bandwidth");
     BrickRoofline::from_profile(&p, &device, None, None).expect("the roofline")
 }
 

@@ -6,18 +6,22 @@ use profiler_core::Profile;
 
 use super::computation::{Computation, Metrics};
 use crate::analysis::parity::compute_parity_comparison;
-use crate::analysis::roofline::{HardwareProfile, RooflineBottleneck, compute_roofline};
+use crate::analysis::roofline::{
+    OPS_PER_TOKEN, RooflineBottleneck, analytical_peaks, compute_roofline,
+};
 use crate::model::run::RunSummary;
+use profiler_core::hardware::Hardware;
 
 /// `roofline.*`: the analytical roofline of a model on a device, and the
 /// profile's measured tokens/s to hold against it.
 ///
 /// ```
 /// use profiler_report::contracts::{RooflineMetrics, Verifier};
-/// use profiler_report::roofline::HardwareProfile;
+/// use profiler_report::hardware::preset;
 /// let profile = profiler::Profile::empty();
+/// let a100 = preset("nvidia_a100").unwrap();
 /// let report = Verifier::new()
-///     .computation(RooflineMetrics::new(7_000_000_000, 4.0, HardwareProfile::nvidia_a100()))
+///     .computation(RooflineMetrics::new(7_000_000_000, 4.0, a100))
 ///     .verify("roofline-model-v1", &profile)
 ///     .expect("shipped contract");
 /// assert!(report.passed(), "{report}");
@@ -26,14 +30,14 @@ use crate::model::run::RunSummary;
 pub struct RooflineMetrics {
     total_params: u64,
     bits_per_weight: f64,
-    hardware: HardwareProfile,
+    hardware: Hardware,
 }
 
 impl RooflineMetrics {
     /// The roofline of a model of `total_params` at `bits_per_weight` on
     /// `hardware`.
     #[must_use]
-    pub fn new(total_params: u64, bits_per_weight: f64, hardware: HardwareProfile) -> Self {
+    pub fn new(total_params: u64, bits_per_weight: f64, hardware: Hardware) -> Self {
         Self {
             total_params,
             bits_per_weight,
@@ -50,6 +54,7 @@ impl Computation for RooflineMetrics {
     fn compute(&self, profile: &Profile) -> Result<Metrics, String> {
         let r = compute_roofline(self.total_params, self.bits_per_weight, &self.hardware)
             .map_err(|e| e.to_string())?;
+        let (bandwidth, peak) = analytical_peaks(&self.hardware).map_err(|e| e.to_string())?;
         let measured = profile.steps.tokens_per_s();
         let bottleneck = match r.bottleneck {
             RooflineBottleneck::Bandwidth => "bandwidth",
@@ -58,9 +63,9 @@ impl Computation for RooflineMetrics {
         Ok(Metrics::new()
             .with("total_params", r.total_params as f64)
             .with("bits_per_weight", r.bits_per_weight)
-            .with("bandwidth_gb_s", self.hardware.bandwidth_gb_s)
-            .with("compute_gflops", self.hardware.compute_gflops)
-            .with("ops_per_token", self.hardware.ops_per_token)
+            .with("bandwidth_gb_s", bandwidth.value)
+            .with("compute_gflops", peak.value * 1e3)
+            .with("ops_per_token", OPS_PER_TOKEN)
             .with("model_bytes", r.model_bytes)
             .with("bw_ceiling_tok_s", r.bw_ceiling)
             .with("compute_ceiling_tok_s", r.compute_ceiling)

@@ -11,7 +11,7 @@ use super::value::Value;
 use crate::analysis::scorecard::{
     Bottleneck, ScorecardBuilder, StepProfilerInput, Thresholds, TrainingScorecard,
 };
-use crate::model::hardware::HardwareSpec;
+use profiler_core::hardware::Hardware;
 
 /// Named values one computation produced.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -82,7 +82,7 @@ pub trait Computation: Send + Sync {
 /// profile's run facts unless given), or from step-profiler input.
 #[derive(Debug, Clone, Default)]
 pub struct ScorecardMetrics {
-    hardware: Option<HardwareSpec>,
+    hardware: Option<Hardware>,
     thresholds: Option<Thresholds>,
     input: Option<(StepProfilerInput, f64)>,
 }
@@ -96,7 +96,7 @@ impl ScorecardMetrics {
 
     /// Grades against `hardware`.
     #[must_use]
-    pub fn hardware(mut self, hardware: HardwareSpec) -> Self {
+    pub fn hardware(mut self, hardware: Hardware) -> Self {
         self.hardware = Some(hardware);
         self
     }
@@ -122,8 +122,8 @@ impl ScorecardMetrics {
             Some((input, tok_s)) => ScorecardBuilder::from_input(input.clone(), *tok_s),
             None => ScorecardBuilder::from_profile(profile),
         };
-        if let Some(hw) = self.hardware {
-            builder = builder.hardware(hw);
+        if let Some(hw) = &self.hardware {
+            builder = builder.hardware(hw.clone());
         }
         if let Some(t) = self.thresholds {
             builder = builder.thresholds(t);

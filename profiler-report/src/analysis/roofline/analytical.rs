@@ -1,97 +1,35 @@
 //! The analytical roofline of contract `roofline-model-v1`: the decode
 //! throughput ceilings of a model of `total_params` weights at
-//! `bits_per_weight` on a [`HardwareProfile`], and which one binds.
+//! `bits_per_weight` on a [`Hardware`], and which one binds.
 
 use std::fmt;
 
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::error::{RooflineError, non_negative, positive};
-use crate::model::hardware::DeviceSpec;
+use super::error::{RooflineError, non_negative};
+use super::kernel::{compute, memory};
 
 /// Contract the analytical roofline implements.
 pub const ROOFLINE_CONTRACT_ID: &str = "roofline-model-v1";
 
-/// Bandwidth and compute of a machine for the analytical roofline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HardwareProfile {
-    /// Display name.
-    pub name: String,
-    /// Memory bandwidth, GB/s.
-    pub bandwidth_gb_s: f64,
-    /// Compute peak, GFLOP/s.
-    pub compute_gflops: f64,
-    /// FLOPs per parameter per token: 2 for a forward pass, 6 for training.
-    pub ops_per_token: f64,
-    /// Whether the figures are estimates rather than published or measured.
-    #[serde(default)]
-    pub estimate: bool,
-}
+/// FLOPs per parameter per token of a forward pass, which decoding runs.
+pub const OPS_PER_TOKEN: f64 = 2.0;
 
-impl HardwareProfile {
-    /// Apple M-series: 100 GB/s, 1000 GFLOPS, 2 ops per token.
-    #[must_use]
-    pub fn apple_m_series() -> Self {
-        Self::named("apple_m_series", 100.0, 1000.0)
-    }
-
-    /// NVIDIA A100: 2039 GB/s, 19 500 GFLOPS (fp32), 2 ops per token.
-    #[must_use]
-    pub fn nvidia_a100() -> Self {
-        Self::named("nvidia_a100", 2039.0, 19_500.0)
-    }
-
-    fn named(name: &str, bandwidth_gb_s: f64, compute_gflops: f64) -> Self {
-        Self {
-            name: name.to_owned(),
-            bandwidth_gb_s,
-            compute_gflops,
-            ops_per_token: 2.0,
-            estimate: false,
-        }
-    }
-
-    /// A device of the hardware table at its dense bf16/fp16 peak (fp32
-    /// where no half-precision figure is published), 2 ops per token.
-    #[must_use]
-    pub fn from_device(device: &DeviceSpec) -> Self {
-        Self {
-            name: device.name.to_owned(),
-            bandwidth_gb_s: device.mem_bw_gb_s,
-            compute_gflops: device.bf16_tflops.unwrap_or(device.fp32_tflops) * 1e3,
-            ops_per_token: 2.0,
-            estimate: device.estimate,
-        }
-    }
-
-    /// A preset by name: `apple_m_series`, `nvidia_a100`, or any device of
-    /// the hardware table (`h100`, `rtx4090`, ...).
-    ///
-    /// # Errors
-    /// [`RooflineError::UnknownPreset`] listing the names accepted.
-    pub fn preset(name: &str) -> Result<Self, RooflineError> {
-        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "apple_m_series" => Ok(Self::apple_m_series()),
-            "nvidia_a100" => Ok(Self::nvidia_a100()),
-            _ => DeviceSpec::lookup(name)
-                .map(Self::from_device)
-                .ok_or_else(|| RooflineError::UnknownPreset {
-                    name: name.to_owned(),
-                    known: format!("apple_m_series, nvidia_a100, {}", DeviceSpec::known_names()),
-                }),
-        }
-    }
-
-    /// Checks every figure is finite and greater than zero.
-    ///
-    /// # Errors
-    /// [`RooflineError::InvalidValue`] naming the field.
-    pub fn validate(&self) -> Result<(), RooflineError> {
-        positive("bandwidth_gb_s", self.bandwidth_gb_s)?;
-        positive("compute_gflops", self.compute_gflops)?;
-        positive("ops_per_token", self.ops_per_token)?;
-        Ok(())
-    }
+/// The two figures the analytical roofline reads from `hw`: the DRAM
+/// bandwidth (GB/s) and the dense peak (BF16, else FP16, else FP32;
+/// TFLOP/s).
+///
+/// # Errors
+/// [`RooflineError::MissingCeiling`] when `hw` has no DRAM bandwidth or no
+/// compute peak of those precisions.
+pub(crate) fn analytical_peaks(hw: &Hardware) -> Result<(&Figure, &Figure), RooflineError> {
+    let bandwidth = memory(hw, MemoryLevel::Dram)?;
+    let peak = match hw.dense_peak() {
+        Some(f) => f,
+        None => compute(hw, Precision::Fp32)?,
+    };
+    Ok((bandwidth, peak))
 }
 
 /// Which ceiling binds.
@@ -173,34 +111,41 @@ fn null_is_unbounded<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 /// the bottleneck falls to `Compute` by the contract's rule. Never NaN.
 ///
 /// ```
-/// use profiler_report::roofline::{HardwareProfile, RooflineBottleneck, compute_roofline};
-/// let hw = HardwareProfile { bandwidth_gb_s: 200.0, compute_gflops: 5000.0, ..HardwareProfile::apple_m_series() };
+/// use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+/// use profiler_report::roofline::{RooflineBottleneck, compute_roofline};
+/// let mut hw = Hardware::new("lab");
+/// hw.set_memory(MemoryLevel::Dram, Figure::new(200.0, Source::Given)).unwrap();
+/// hw.set_compute(Precision::Fp32, Figure::new(5.0, Source::Given)).unwrap();
 /// let r = compute_roofline(7_000_000_000, 4.0, &hw).unwrap();
 /// assert_eq!(r.model_bytes, 3.5e9);
 /// assert_eq!(r.bottleneck, RooflineBottleneck::Bandwidth);
 /// ```
 ///
+/// The bandwidth is `hw`'s DRAM figure and the compute peak its dense
+/// (BF16, else FP16) peak, else its FP32 peak; a forward pass runs
+/// [`OPS_PER_TOKEN`] FLOPs per parameter per token.
+///
 /// # Errors
-/// [`RooflineError::InvalidValue`] naming the field when a hardware figure
-/// is zero, negative or not finite, or `bits_per_weight` is negative or not
-/// finite.
+/// [`RooflineError::MissingCeiling`] when `hw` has no DRAM bandwidth or no
+/// compute peak; [`RooflineError::InvalidValue`] when `bits_per_weight` is
+/// negative or not finite.
 pub fn compute_roofline(
     total_params: u64,
     bits_per_weight: f64,
-    hw: &HardwareProfile,
+    hw: &Hardware,
 ) -> Result<RooflineResult, RooflineError> {
-    hw.validate()?;
+    let (bandwidth, peak) = analytical_peaks(hw)?;
     let bits = non_negative("bits_per_weight", bits_per_weight)?;
     let params = total_params as f64;
     let model_bytes = params * bits / 8.0;
     let bw_ceiling = if model_bytes > 0.0 {
-        hw.bandwidth_gb_s / (model_bytes / 1e9)
+        bandwidth.value / (model_bytes / 1e9)
     } else {
         f64::INFINITY
     };
-    let flops_per_token = params * hw.ops_per_token;
+    let flops_per_token = params * OPS_PER_TOKEN;
     let compute_ceiling = if flops_per_token > 0.0 {
-        hw.compute_gflops * 1e9 / flops_per_token
+        peak.value * 1e12 / flops_per_token
     } else {
         f64::INFINITY
     };
@@ -219,22 +164,23 @@ pub fn compute_roofline(
         compute_ceiling,
         throughput_ceiling: bw_ceiling.min(compute_ceiling),
         bottleneck,
-        estimate: hw.estimate,
+        estimate: bandwidth.is_estimate() || peak.is_estimate(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::hardware::preset;
+    use profiler_core::hardware::Source;
 
-    fn hw(bw: f64, gflops: f64) -> HardwareProfile {
-        HardwareProfile {
-            name: "test".into(),
-            bandwidth_gb_s: bw,
-            compute_gflops: gflops,
-            ops_per_token: 2.0,
-            estimate: false,
-        }
+    fn hw(bw: f64, gflops: f64) -> Hardware {
+        let mut hw = Hardware::new("test");
+        hw.set_memory(MemoryLevel::Dram, Figure::new(bw, Source::Given))
+            .unwrap();
+        hw.set_compute(Precision::Fp32, Figure::new(gflops / 1e3, Source::Given))
+            .unwrap();
+        hw
     }
 
     #[test]
@@ -260,7 +206,7 @@ mod tests {
 
     #[test]
     fn a_zero_size_model_is_unbounded_never_nan() {
-        let r = compute_roofline(0, 4.0, &HardwareProfile::nvidia_a100()).unwrap();
+        let r = compute_roofline(0, 4.0, &preset("nvidia_a100").unwrap()).unwrap();
         assert_eq!(r.model_bytes, 0.0);
         assert_eq!(r.bw_ceiling, f64::INFINITY);
         assert_eq!(r.compute_ceiling, f64::INFINITY);
@@ -271,55 +217,40 @@ mod tests {
         let back: RooflineResult = serde_json::from_str(&json).unwrap();
         assert_eq!(back, r);
         // Zero bits: no bytes to stream, but the compute ceiling is finite.
-        let r = compute_roofline(1000, 0.0, &HardwareProfile::apple_m_series()).unwrap();
+        let r = compute_roofline(1000, 0.0, &preset("apple_m_series").unwrap()).unwrap();
         assert_eq!(r.bw_ceiling, f64::INFINITY);
         assert_eq!(r.bottleneck, RooflineBottleneck::Compute);
         assert!(r.throughput_ceiling.is_finite());
     }
 
     #[test]
-    fn bad_hardware_names_the_field() {
-        for (field, h) in [
-            ("bandwidth_gb_s", hw(0.0, 1.0)),
-            ("bandwidth_gb_s", hw(-5.0, 1.0)),
-            ("compute_gflops", hw(1.0, f64::NAN)),
-            ("compute_gflops", hw(1.0, f64::INFINITY)),
-        ] {
-            let e = compute_roofline(10, 4.0, &h).unwrap_err();
-            assert!(
-                matches!(&e, RooflineError::InvalidValue { field: f, .. } if f == field),
-                "{e}"
-            );
-        }
+    fn missing_figures_and_bad_bits_name_what_is_wrong() {
+        let e = compute_roofline(10, 4.0, &Hardware::new("bare")).unwrap_err();
+        assert!(
+            matches!(&e, RooflineError::MissingCeiling { what, .. } if what == "DRAM"),
+            "{e}"
+        );
+        let mut no_peak = Hardware::new("no peak");
+        no_peak
+            .set_memory(MemoryLevel::Dram, Figure::new(1.0, Source::Given))
+            .unwrap();
+        let e = compute_roofline(10, 4.0, &no_peak).unwrap_err();
+        assert!(e.to_string().contains("FP32"), "{e}");
         let e = compute_roofline(10, f64::NAN, &hw(1.0, 1.0)).unwrap_err();
         assert!(e.to_string().contains("bits_per_weight"), "{e}");
-        let zero_ops = HardwareProfile {
-            ops_per_token: 0.0,
-            ..hw(1.0, 1.0)
-        };
-        assert!(compute_roofline(10, 4.0, &zero_ops).is_err());
     }
 
     #[test]
-    fn presets_match_the_contract_and_unknown_names_fail() {
-        let m = HardwareProfile::apple_m_series();
-        assert_eq!(
-            (m.bandwidth_gb_s, m.compute_gflops, m.ops_per_token),
-            (100.0, 1000.0, 2.0)
-        );
-        let a = HardwareProfile::nvidia_a100();
-        assert_eq!(
-            (a.bandwidth_gb_s, a.compute_gflops, a.ops_per_token),
-            (2039.0, 19_500.0, 2.0)
-        );
-        assert_eq!(HardwareProfile::preset("nvidia-a100").unwrap(), a);
-        assert_eq!(
-            HardwareProfile::preset("h100").unwrap().compute_gflops,
-            989_000.0
-        );
-        assert!(HardwareProfile::preset("rtx_4060l").unwrap().estimate);
-        let e = HardwareProfile::preset("tpu-v9").unwrap_err();
-        assert!(matches!(e, RooflineError::UnknownPreset { .. }));
-        assert!(e.to_string().contains("tpu-v9") && e.to_string().contains("apple_m_series"));
+    fn contract_presets_are_rows_of_the_table() {
+        let m = preset("apple_m_series").unwrap();
+        let (bw, peak) = analytical_peaks(&m).unwrap();
+        assert_eq!((bw.value, peak.value * 1e3), (100.0, 1000.0));
+        let a = preset("nvidia-a100").unwrap();
+        let (bw, peak) = analytical_peaks(&a).unwrap();
+        assert_eq!((bw.value, peak.value * 1e3), (2039.0, 19_500.0));
+        let h100 = preset("h100").unwrap();
+        assert_eq!(analytical_peaks(&h100).unwrap().1.value, 989.0);
+        let laptop = compute_roofline(1000, 4.0, &preset("rtx_4060l").unwrap()).unwrap();
+        assert!(laptop.estimate);
     }
 }

@@ -5,15 +5,17 @@
 //! plotted at zero.
 
 use profiler_core::Profile;
+use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
+use profiler_core::stats::BrickStats;
 use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
 use super::hierarchy::Hierarchy;
-use super::kernel::KernelRoofline;
+use super::kernel::{classify, compute, memory, ridge_point};
 use super::levels::{Annotation, LevelChoice, LevelPicker, RooflineOptions};
 use super::nsight::{capability_note, roof_precision};
-use super::units::{Bound, MemoryLevel, Precision};
 use crate::input::nsight::FullProfile;
+use crate::model::hardware::Bound;
 
 fn dram() -> MemoryLevel {
     MemoryLevel::Dram
@@ -73,7 +75,7 @@ pub struct NotAnnotated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BrickRoofline {
     /// The device's ceilings (every one is drawn).
-    pub roofline: KernelRoofline,
+    pub hardware: Hardware,
     /// Precision of the roof the points are judged against.
     pub precision: Precision,
     /// Memory level of the main roof: the one asked for every brick, else
@@ -112,7 +114,7 @@ impl BrickRoofline {
     /// is absent, or the device has no compute or no bandwidth ceiling.
     pub fn from_profile(
         profile: &Profile,
-        roofline: &KernelRoofline,
+        hardware: &Hardware,
         precision: Option<Precision>,
         level: Option<MemoryLevel>,
     ) -> Result<Self, RooflineError> {
@@ -121,7 +123,7 @@ impl BrickRoofline {
             level,
             ..RooflineOptions::default()
         };
-        Self::from_profile_with(profile, roofline, &options)
+        Self::from_profile_with(profile, hardware, &options)
     }
 
     /// Places every brick of `profile` on `roofline` as `options` say. A
@@ -137,90 +139,34 @@ impl BrickRoofline {
     /// bandwidth ceiling.
     pub fn from_profile_with(
         profile: &Profile,
-        roofline: &KernelRoofline,
+        hardware: &Hardware,
         options: &RooflineOptions,
     ) -> Result<Self, RooflineError> {
         let mut notes = Vec::new();
-        let precision = match options.precision {
-            Some(p) => roofline.compute(p)?.precision,
-            None => match roofline.compute(Precision::Fp32) {
-                Ok(c) => c.precision,
-                Err(e) => {
-                    let first = roofline.compute_ceilings().first().ok_or(e)?;
-                    notes.push(format!(
-                        "{} has no FP32 ceiling: bricks are judged against its {} peak",
-                        roofline.name, first.precision
-                    ));
-                    first.precision
-                }
-            },
-        };
-        let level = match options.level {
-            Some(l) => roofline.memory(l)?.level,
-            None => match roofline.memory(MemoryLevel::Dram) {
-                Ok(m) => m.level,
-                Err(e) => {
-                    let first = roofline.memory_ceilings().first().ok_or(e)?;
-                    notes.push(format!(
-                        "{} has no DRAM ceiling: bricks are judged against its {} bandwidth",
-                        roofline.name, first.level
-                    ));
-                    first.level
-                }
-            },
-        };
+        let (precision, level) = main_roof(hardware, options, &mut notes)?;
         for l in options.pins.values() {
-            roofline.memory(*l)?;
+            memory(hardware, *l)?;
         }
-        let by_working_set = options.level.is_none() && !roofline.cache_sizes().is_empty();
-        let picker = LevelPicker::new(profile, roofline, options, level, &mut notes);
-        let estimate = roofline.compute(precision)?.estimate || roofline.memory(level)?.estimate;
+        let by_working_set = options.level.is_none() && hardware.cache_sizes().next().is_some();
+        let picker = LevelPicker::new(profile, hardware, options, level, &mut notes);
+        let estimate =
+            compute(hardware, precision)?.is_estimate() || memory(hardware, level)?.is_estimate();
         let mut points = Vec::new();
         let mut not_annotated = Vec::new();
         let mut impossible = Vec::new();
         for b in &profile.bricks {
-            let missing = match (b.total_flops > 0, b.total_bytes > 0, b.total_ns > 0) {
-                (true, true, true) => None,
-                (false, false, _) => Some("flops and bytes"),
-                (false, true, _) => Some("flops"),
-                (true, false, _) => Some("bytes"),
-                (true, true, false) => Some("time"),
-            };
-            if let Some(missing) = missing {
+            if let Some(missing) = missing_annotation(b) {
                 not_annotated.push(NotAnnotated {
                     name: b.name.clone(),
                     missing: missing.to_owned(),
                 });
                 continue;
             }
-            let bytes_per_call = b.total_bytes / b.count.max(1);
-            let (level, level_choice) = picker.pick(roofline, &b.name, bytes_per_call);
-            let ai = b.total_flops as f64 / b.total_bytes as f64;
-            let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
-            let c = roofline.classify(ai, flops_per_s, precision, level)?;
-            if let Some(why) = c.impossible {
+            match place(b, hardware, &picker, precision)? {
+                Ok(point) => points.push(point),
                 // Placing it would print a meaningless share of the roof.
-                impossible.push(format!("{}: {why}", b.name));
-                continue;
+                Err(why) => impossible.push(format!("{}: {why}", b.name)),
             }
-            points.push(BrickPoint {
-                name: b.name.clone(),
-                calls: b.count,
-                total_ns: b.total_ns,
-                arithmetic_intensity: ai,
-                achieved_gflops: flops_per_s / 1e9,
-                attainable_gflops: c.attainable_flops / 1e9,
-                roof_pct: c.efficiency_pct,
-                bound: c.bound,
-                above_roof: c.above_roof,
-                level,
-                level_choice,
-                bytes_per_call,
-                check: c.above_roof.then_some(match c.bound {
-                    Bound::Memory => Annotation::Bytes,
-                    Bound::Compute => Annotation::Flops,
-                }),
-            });
         }
         points.sort_by(|a, b| {
             b.total_ns
@@ -238,10 +184,10 @@ impl BrickRoofline {
         if estimate {
             notes.push(format!(
                 "the {precision}/{level} roof of {} uses estimated figures",
-                roofline.name
+                hardware.name
             ));
         }
-        if let Some(why) = &roofline.busy {
+        if let Some(why) = &hardware.busy {
             notes.insert(
                 0,
                 format!(
@@ -252,8 +198,8 @@ impl BrickRoofline {
             );
         }
         Ok(Self {
-            ridge_point: roofline.ridge_point(precision, level)?,
-            roofline: roofline.clone(),
+            ridge_point: ridge_point(hardware, precision, level)?,
+            hardware: hardware.clone(),
             precision,
             level,
             by_working_set,
@@ -264,6 +210,91 @@ impl BrickRoofline {
             hierarchy: Hierarchy::default(),
         })
     }
+}
+
+/// The main roof's precision and level: the ones asked for, else FP32 and
+/// DRAM, else the first the device has (with a note saying so).
+fn main_roof(
+    hw: &Hardware,
+    options: &RooflineOptions,
+    notes: &mut Vec<String>,
+) -> Result<(Precision, MemoryLevel), RooflineError> {
+    let precision = match options.precision {
+        Some(p) => compute(hw, p).map(|_| p)?,
+        None => match compute(hw, Precision::Fp32) {
+            Ok(_) => Precision::Fp32,
+            Err(e) => {
+                let (first, _) = hw.compute_ceilings().next().ok_or(e)?;
+                notes.push(format!(
+                    "{} has no FP32 ceiling: bricks are judged against its {first} peak",
+                    hw.name
+                ));
+                first
+            }
+        },
+    };
+    let level = match options.level {
+        Some(l) => memory(hw, l).map(|_| l)?,
+        None => match memory(hw, MemoryLevel::Dram) {
+            Ok(_) => MemoryLevel::Dram,
+            Err(e) => {
+                let (first, _) = hw.memory_ceilings().next().ok_or(e)?;
+                notes.push(format!(
+                    "{} has no DRAM ceiling: bricks are judged against its {first} bandwidth",
+                    hw.name
+                ));
+                first
+            }
+        },
+    };
+    Ok((precision, level))
+}
+
+/// What a brick lacks to be placed: FLOPs, bytes or time.
+fn missing_annotation(b: &BrickStats) -> Option<&'static str> {
+    match (b.total_flops > 0, b.total_bytes > 0, b.total_ns > 0) {
+        (true, true, true) => None,
+        (false, false, _) => Some("flops and bytes"),
+        (false, true, _) => Some("flops"),
+        (true, false, _) => Some("bytes"),
+        (true, true, false) => Some("time"),
+    }
+}
+
+/// One annotated brick on the roof of the level `picker` gives it, or why it
+/// cannot run on `hw` at all.
+fn place(
+    b: &BrickStats,
+    hw: &Hardware,
+    picker: &LevelPicker<'_>,
+    precision: Precision,
+) -> Result<Result<BrickPoint, super::units::Impossible>, RooflineError> {
+    let bytes_per_call = b.total_bytes / b.count.max(1);
+    let (level, level_choice) = picker.pick(hw, &b.name, bytes_per_call);
+    let ai = b.total_flops as f64 / b.total_bytes as f64;
+    let flops_per_s = b.total_flops as f64 / (b.total_ns as f64 / 1e9);
+    let c = classify(hw, ai, flops_per_s, precision, level)?;
+    if let Some(why) = c.impossible {
+        return Ok(Err(why));
+    }
+    Ok(Ok(BrickPoint {
+        name: b.name.clone(),
+        calls: b.count,
+        total_ns: b.total_ns,
+        arithmetic_intensity: ai,
+        achieved_gflops: flops_per_s / 1e9,
+        attainable_gflops: c.attainable_flops / 1e9,
+        roof_pct: c.efficiency_pct,
+        bound: c.bound,
+        above_roof: c.above_roof,
+        level,
+        level_choice,
+        bytes_per_call,
+        check: c.above_roof.then_some(match c.bound {
+            Bound::Memory => Annotation::Bytes,
+            Bound::Compute => Annotation::Flops,
+        }),
+    }))
 }
 
 impl BrickRoofline {
@@ -284,7 +315,7 @@ impl BrickRoofline {
         self.notes.extend(
             capabilities
                 .into_iter()
-                .filter_map(|cc| capability_note(&self.roofline.name, cc)),
+                .filter_map(|cc| capability_note(&self.hardware.name, cc)),
         );
         if self.precision != Precision::Fp32 && counted_precision(launches) == Some(self.precision)
         {

@@ -14,14 +14,6 @@ pub enum RooflineError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// A preset name that is not known.
-    #[error("unknown roofline preset `{name}`; known: {known}")]
-    UnknownPreset {
-        /// The name given.
-        name: String,
-        /// Accepted names.
-        known: String,
-    },
     /// The hardware the roofline was to be built from is not usable.
     #[error("{message}")]
     Hardware {
@@ -56,19 +48,6 @@ pub(crate) fn positive(field: &str, value: f64) -> Result<f64, RooflineError> {
         value: value.to_string(),
         reason,
     })
-}
-
-/// `value` if it can be a ceiling no larger than `max` (see the hardware
-/// model's limits), else [`RooflineError::InvalidValue`].
-pub(crate) fn ceiling(field: &str, value: f64, max: f64) -> Result<f64, RooflineError> {
-    match crate::model::hardware::ceiling_problem(value, max) {
-        None => Ok(value),
-        Some(reason) => Err(RooflineError::InvalidValue {
-            field: field.to_owned(),
-            value: value.to_string(),
-            reason,
-        }),
-    }
 }
 
 impl From<crate::model::hardware::HardwareError> for RooflineError {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::units::MemoryLevel;
 use crate::input::nsight::FullProfile;
+use profiler_core::hardware::MemoryLevel;
 
 /// One kernel at one memory level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -115,7 +115,7 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
     let _ = writeln!(
         s,
         "<p class=\"note\">Ceilings: {}.</p>",
-        escape::html(&ceiling_lines(&roofline.roofline).join(", "))
+        escape::html(&ceiling_lines(&roofline.hardware).join(", "))
     );
     if let Some(m) = measured {
         s.push_str("<p class=\"note\">Measured on this machine:</p>\n<ul class=\"note\">\n");

@@ -8,8 +8,7 @@ use std::fmt;
 use profiler_core::Profile;
 use serde::{Deserialize, Serialize};
 
-use super::kernel::KernelRoofline;
-use super::units::{CacheCapacity, MemoryLevel, Precision};
+use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
 
 /// How a brick's roof level was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,49 +91,23 @@ impl RooflineOptions {
     }
 }
 
-impl KernelRoofline {
-    /// Adds (or replaces) the size of cache `level`, bytes one core sees,
-    /// with where it came from.
-    #[must_use]
-    pub fn with_cache(mut self, level: MemoryLevel, bytes: u64, source: impl Into<String>) -> Self {
-        self.caches.retain(|c| c.level != level);
-        self.caches.push(CacheCapacity {
-            level,
-            bytes,
-            source: source.into(),
-        });
-        self.caches.sort_by_key(|c| c.level);
-        self
-    }
-
-    /// Cache sizes, fastest level first.
-    #[must_use]
-    pub fn cache_sizes(&self) -> &[CacheCapacity] {
-        &self.caches
-    }
-
-    /// The level a working set of `bytes` per call is served from: the
-    /// fastest cache with a bandwidth ceiling that holds it, else DRAM (else
-    /// the slowest level with a ceiling). `None` without cache sizes.
-    #[must_use]
-    pub fn level_for(&self, bytes: u64) -> Option<MemoryLevel> {
-        if self.caches.is_empty() {
-            return None;
-        }
-        let has_roof = |l: MemoryLevel| self.memory(l).is_ok();
-        self.caches
-            .iter()
-            .find(|c| bytes <= c.bytes && has_roof(c.level))
-            .map(|c| c.level)
-            .or_else(|| has_roof(MemoryLevel::Dram).then_some(MemoryLevel::Dram))
-            .or_else(|| {
-                self.memory_ceilings()
-                    .iter()
-                    .rev()
-                    .find(|m| m.level < MemoryLevel::Pcie)
-                    .map(|m| m.level)
-            })
-    }
+/// The level a working set of `bytes` per call is served from on `hw`: the
+/// fastest cache with a bandwidth ceiling that holds it, else DRAM (else the
+/// slowest level with a ceiling below PCIe). `None` without cache sizes.
+#[must_use]
+pub fn level_for(hw: &Hardware, bytes: u64) -> Option<MemoryLevel> {
+    hw.cache_sizes().next()?;
+    let has_roof = |l: MemoryLevel| hw.memory(l).is_some();
+    hw.cache_sizes()
+        .find(|(l, size)| bytes <= size.value as u64 && has_roof(*l))
+        .map(|(l, _)| l)
+        .or_else(|| has_roof(MemoryLevel::Dram).then_some(MemoryLevel::Dram))
+        .or_else(|| {
+            hw.memory_ceilings()
+                .map(|(l, _)| l)
+                .filter(|l| *l < MemoryLevel::Pcie)
+                .last()
+        })
 }
 
 /// Where each brick's level comes from, in order: a pin in the options,
@@ -155,7 +128,7 @@ impl<'a> LevelPicker<'a> {
     /// their working set): a pin in code must not make the report fail.
     pub(super) fn new(
         profile: &'a Profile,
-        roofline: &KernelRoofline,
+        roofline: &Hardware,
         options: &'a RooflineOptions,
         main: MemoryLevel,
         notes: &mut Vec<String>,
@@ -167,7 +140,7 @@ impl<'a> LevelPicker<'a> {
             if annotated.contains_key(site.name.as_str()) {
                 continue;
             }
-            if roofline.memory(level).is_err() {
+            if roofline.memory(level).is_none() {
                 notes.push(format!(
                     "{} is annotated `level = {level}` but {} has no {level} roof: it is judged \
                      by its working set instead",
@@ -187,7 +160,7 @@ impl<'a> LevelPicker<'a> {
     /// The level of brick `name` with `bytes_per_call`, and how it was chosen.
     pub(super) fn pick(
         &self,
-        roofline: &KernelRoofline,
+        roofline: &Hardware,
         name: &str,
         bytes_per_call: u64,
     ) -> (MemoryLevel, LevelChoice) {
@@ -200,7 +173,7 @@ impl<'a> LevelPicker<'a> {
         if let Some(l) = self.annotated.get(name) {
             return (*l, LevelChoice::Annotated);
         }
-        match roofline.level_for(bytes_per_call) {
+        match level_for(roofline, bytes_per_call) {
             Some(l) => (l, LevelChoice::WorkingSet),
             None => (self.main, LevelChoice::Default),
         }
@@ -210,25 +183,40 @@ impl<'a> LevelPicker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::roofline::CeilingSource;
+    use profiler_core::hardware::{Figure, Source};
 
     #[test]
     fn working_sets_land_in_the_fastest_level_that_holds_them() {
-        let r = KernelRoofline::new("cpu", CeilingSource::Measured)
-            .with_memory(MemoryLevel::L1Cache, 1000.0, false)
-            .and_then(|r| r.with_memory(MemoryLevel::L2Cache, 400.0, false))
-            .and_then(|r| r.with_memory(MemoryLevel::Dram, 30.0, false))
-            .unwrap();
-        assert_eq!(r.level_for(100), None, "no cache sizes, no choice");
+        let mut r = Hardware::new("cpu");
+        for (l, gb_s) in [
+            (MemoryLevel::L1Cache, 1000.0),
+            (MemoryLevel::L2Cache, 400.0),
+            (MemoryLevel::Dram, 30.0),
+        ] {
+            r.set_memory(l, Figure::new(gb_s, Source::Measured))
+                .unwrap();
+        }
+        assert_eq!(level_for(&r, 100), None, "no cache sizes, no choice");
         // L3 has a size but no measured bandwidth: skipped.
-        let r = r
-            .with_cache(MemoryLevel::L3Cache, 32 << 20, "sysfs")
-            .with_cache(MemoryLevel::L2Cache, 512 << 10, "sysfs")
-            .with_cache(MemoryLevel::L1Cache, 32 << 10, "sysfs");
-        assert_eq!(r.cache_sizes()[0].level, MemoryLevel::L1Cache);
-        assert_eq!(r.level_for(32 << 10), Some(MemoryLevel::L1Cache));
-        assert_eq!(r.level_for((32 << 10) + 1), Some(MemoryLevel::L2Cache));
-        assert_eq!(r.level_for(1 << 20), Some(MemoryLevel::Dram));
+        let sysfs = |bytes: u64| {
+            Figure::new(
+                bytes as f64,
+                Source::System {
+                    path: "sysfs".into(),
+                },
+            )
+        };
+        for (l, bytes) in [
+            (MemoryLevel::L3Cache, 32 << 20),
+            (MemoryLevel::L2Cache, 512 << 10),
+            (MemoryLevel::L1Cache, 32 << 10),
+        ] {
+            r.set_cache_bytes(l, sysfs(bytes)).unwrap();
+        }
+        assert_eq!(r.cache_sizes().next().unwrap().0, MemoryLevel::L1Cache);
+        assert_eq!(level_for(&r, 32 << 10), Some(MemoryLevel::L1Cache));
+        assert_eq!(level_for(&r, (32 << 10) + 1), Some(MemoryLevel::L2Cache));
+        assert_eq!(level_for(&r, 1 << 20), Some(MemoryLevel::Dram));
         let opts = RooflineOptions::default().pin("MatMul", MemoryLevel::L2Cache);
         assert_eq!(opts.pins.get("MatMul"), Some(&MemoryLevel::L2Cache));
     }

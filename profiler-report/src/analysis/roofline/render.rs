@@ -6,11 +6,11 @@ use std::fmt::{self, Write as _};
 
 use super::analytical::RooflineResult;
 use super::bricks::{BrickPoint, BrickRoofline};
-use super::kernel::KernelRoofline;
+use super::kernel::{compute, memory, origin};
 use super::levels::LevelChoice;
-use super::units::CeilingSource;
 use crate::base::escape::{markdown, visible};
 use crate::base::textfmt::{fit, num, pct, si};
+use profiler_core::hardware::Hardware;
 
 /// Tokens/s, or "unbounded" for an infinite ceiling.
 fn tok_s(v: f64) -> String {
@@ -21,12 +21,16 @@ fn tok_s(v: f64) -> String {
     }
 }
 
-fn source(s: CeilingSource) -> &'static str {
-    match s {
-        CeilingSource::Published => "published figures",
-        CeilingSource::Measured => "measured on this machine",
-        CeilingSource::Custom => "configured",
-    }
+/// Where the ceilings of `hw` come from, in words.
+fn source(hw: &Hardware) -> &'static str {
+    origin(
+        hw,
+        [
+            "published figures",
+            "measured on this machine",
+            "configured",
+        ],
+    )
 }
 
 fn est(estimate: bool) -> &'static str {
@@ -94,24 +98,21 @@ impl fmt::Display for RooflineResult {
 }
 
 /// One line per ceiling: `FP32 82.6 TFLOP/s`, `DRAM 1008 GB/s (estimate)`.
-pub(crate) fn ceiling_lines(r: &KernelRoofline) -> Vec<String> {
+pub(crate) fn ceiling_lines(r: &Hardware) -> Vec<String> {
     let mut lines: Vec<String> = r
         .compute_ceilings()
-        .iter()
-        .map(|c| {
+        .map(|(p, f)| {
             format!(
-                "{} {}{}/s{}",
-                c.precision,
-                si(c.tflops * 1e12),
-                c.precision.operation(),
-                est(c.estimate)
+                "{p} {}{}/s{}",
+                si(f.value * 1e12),
+                p.operation(),
+                est(f.is_estimate())
             )
         })
         .collect();
     lines.extend(
         r.memory_ceilings()
-            .iter()
-            .map(|m| format!("{} {}B/s{}", m.level, si(m.gb_s * 1e9), est(m.estimate))),
+            .map(|(l, f)| format!("{l} {}B/s{}", si(f.value * 1e9), est(f.is_estimate()))),
     );
     lines
 }
@@ -122,39 +123,30 @@ impl BrickRoofline {
     /// ceilings were measured on a busy machine.
     #[must_use]
     pub fn summary(&self) -> String {
-        let peak = self
-            .roofline
-            .compute(self.precision)
-            .map(|c| c.tflops)
-            .unwrap_or(0.0);
-        let bw = self
-            .roofline
-            .memory(self.level)
-            .map(|m| m.gb_s)
-            .unwrap_or(0.0);
-        let busy = if self.roofline.busy.is_some() {
+        let peak = compute(&self.hardware, self.precision).map_or(0.0, |c| c.value);
+        let bw = memory(&self.hardware, self.level).map_or(0.0, |m| m.value);
+        let busy = if self.hardware.busy.is_some() {
             " Measured on a busy machine: every roof is too low."
         } else {
             ""
         };
         if self.by_working_set {
             let sizes: Vec<String> = self
-                .roofline
+                .hardware
                 .cache_sizes()
-                .iter()
-                .map(|c| format!("{} {}B", c.level, si(c.bytes as f64)))
+                .map(|(l, f)| format!("{l} {}B", si(f.value)))
                 .collect();
             let from = self
-                .roofline
+                .hardware
                 .cache_sizes()
-                .first()
-                .map_or(String::new(), |c| format!(" from {}", c.source));
+                .next()
+                .map_or(String::new(), |(_, f)| format!(" from {}", f.source));
             return format!(
                 "Each brick judged against the {} roof of {} ({}) at the memory level its bytes per \
                  call fit in (caches {}{from}; DRAM past them): {}FLOP/s peak{}.{busy}",
                 self.precision,
-                self.roofline.name,
-                source(self.roofline.source),
+                self.hardware.name,
+                source(&self.hardware),
                 sizes.join(", "),
                 si(peak * 1e12),
                 est(self.estimate)
@@ -163,8 +155,8 @@ impl BrickRoofline {
         format!(
             "Bricks judged against the {} roof of {} ({}): {}FLOP/s peak, {}B/s, ridge at {} FLOP/byte{}.{busy}",
             self.precision,
-            self.roofline.name,
-            source(self.roofline.source),
+            self.hardware.name,
+            source(&self.hardware),
             si(peak * 1e12),
             si(bw * 1e9),
             num(self.ridge_point),
@@ -194,24 +186,26 @@ impl BrickRoofline {
         if p.level_choice != LevelChoice::WorkingSet {
             return p.level_choice.to_string();
         }
-        let sizes = self.roofline.cache_sizes();
-        let from = |source: &str| {
+        let sizes: Vec<_> = self.hardware.cache_sizes().collect();
+        let from = |source: &profiler_core::hardware::Source| {
             // `sysfs /sys/devices/...`: the kind of source, not the path.
+            let source = source.to_string();
             source.split_whitespace().next().unwrap_or("").to_owned()
         };
-        if let Some(c) = sizes.iter().find(|c| c.level == p.level) {
-            return format!("fits in {} ({})", p.level, from(&c.source));
+        if let Some((_, f)) = sizes.iter().find(|(l, _)| *l == p.level) {
+            return format!("fits in {} ({})", p.level, from(&f.source));
         }
         // DRAM: past every cache, or in one without a bandwidth roof.
-        match sizes.iter().find(|c| p.bytes_per_call <= c.bytes) {
-            Some(c) => format!(
-                "fits in {} ({}), which has no roof",
-                c.level,
-                from(&c.source)
-            ),
+        match sizes
+            .iter()
+            .find(|(_, f)| p.bytes_per_call <= f.value as u64)
+        {
+            Some((l, f)) => format!("fits in {l} ({}), which has no roof", from(&f.source)),
             None => format!(
                 "past every cache ({})",
-                sizes.first().map_or(String::new(), |c| from(&c.source))
+                sizes
+                    .first()
+                    .map_or(String::new(), |(_, f)| from(&f.source))
             ),
         }
     }
@@ -220,12 +214,12 @@ impl BrickRoofline {
     /// and the notes.
     #[must_use]
     pub fn to_markdown(&self) -> String {
-        let mut s = format!("## Roofline: {}\n\n", markdown(&self.roofline.name));
+        let mut s = format!("## Roofline: {}\n\n", markdown(&self.hardware.name));
         let _ = writeln!(s, "{}\n", markdown(&self.summary()));
         let _ = writeln!(
             s,
             "Ceilings: {}.\n",
-            ceiling_lines(&self.roofline).join(", ")
+            ceiling_lines(&self.hardware).join(", ")
         );
         if self.points.is_empty() {
             s.push_str(
@@ -280,7 +274,7 @@ impl fmt::Display for BrickRoofline {
     /// A terminal table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{}", visible(&self.summary()))?;
-        writeln!(f, "Ceilings: {}", ceiling_lines(&self.roofline).join(", "))?;
+        writeln!(f, "Ceilings: {}", ceiling_lines(&self.hardware).join(", "))?;
         if !self.points.is_empty() {
             writeln!(
                 f,

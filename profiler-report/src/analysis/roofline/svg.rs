@@ -5,12 +5,13 @@
 //! at every memory level the export measured (`svg_levels`).
 
 use super::bricks::{BrickPoint, BrickRoofline};
+use super::kernel::origin;
 use super::svg_ceilings::{CHAR_W, ceilings};
 use super::svg_levels;
-use super::units::{Bound, CeilingSource};
 use crate::base::escape::visible;
 use crate::base::plot::{Anchor, LogAxis, Rect, Svg, place_labels};
 use crate::base::textfmt::{num, pct, si};
+use crate::model::hardware::Bound;
 
 const WIDTH: f64 = 820.0;
 const HEIGHT: f64 = 540.0;
@@ -44,17 +45,11 @@ const CSS: &str = r#".pr-roofline text { font-family: system-ui, -apple-system, 
 /// Axis ranges covering every point, ridge and peak.
 fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
     let peaks: Vec<f64> = r
-        .roofline
+        .hardware
         .compute_ceilings()
-        .iter()
-        .map(|c| c.tflops * 1e3)
+        .map(|(_, c)| c.value * 1e3)
         .collect();
-    let bws: Vec<f64> = r
-        .roofline
-        .memory_ceilings()
-        .iter()
-        .map(|m| m.gb_s)
-        .collect();
+    let bws: Vec<f64> = r.hardware.memory_ceilings().map(|(_, m)| m.value).collect();
     let ridges = peaks.iter().flat_map(|p| bws.iter().map(move |b| p / b));
     let (level_xs, level_ys) = svg_levels::axis_values(r);
     let xs: Vec<f64> = ridges
@@ -83,12 +78,16 @@ fn axes(r: &BrickRoofline) -> (LogAxis, LogAxis) {
     (x, y)
 }
 
-fn source_text(s: CeilingSource) -> &'static str {
-    match s {
-        CeilingSource::Published => "published ceilings",
-        CeilingSource::Measured => "ceilings measured on this machine",
-        CeilingSource::Custom => "configured ceilings",
-    }
+/// Where the plotted ceilings come from, in words.
+fn source_text(r: &BrickRoofline) -> &'static str {
+    origin(
+        &r.hardware,
+        [
+            "published ceilings",
+            "ceilings measured on this machine",
+            "configured ceilings",
+        ],
+    )
 }
 
 /// The plot as a standalone SVG document (no XML prolog, so it also embeds
@@ -97,7 +96,7 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
     let (x, y) = axes(r);
     let label = format!(
         "Roofline of {}: performance against arithmetic intensity",
-        visible(&r.roofline.name)
+        visible(&r.hardware.name)
     );
     let css = if r.hierarchy.is_empty() {
         CSS.to_owned()
@@ -113,8 +112,8 @@ pub(crate) fn roofline_svg(r: &BrickRoofline) -> String {
         "title",
         &format!(
             "Roofline: {} ({})",
-            visible(&r.roofline.name),
-            source_text(r.roofline.source)
+            visible(&r.hardware.name),
+            source_text(r)
         ),
     );
     legend(&mut svg, r);
@@ -174,7 +173,7 @@ fn legend(svg: &mut Svg, r: &BrickRoofline) {
     }
     svg.line(lx, y - 4.0, lx + 22.0, y - 4.0, "roof");
     let est = if r.estimate { ", estimate" } else { "" };
-    let busy = if r.roofline.busy.is_some() {
+    let busy = if r.hardware.busy.is_some() {
         ", measured on a busy machine"
     } else {
         ""

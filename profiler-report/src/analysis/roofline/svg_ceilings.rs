@@ -4,9 +4,10 @@
 //! judged against drawn bold.
 
 use super::bricks::BrickRoofline;
-use super::units::MemoryLevel;
+use super::kernel::{compute, memory};
 use crate::base::plot::{Anchor, LogAxis, Svg};
 use crate::base::textfmt::si;
+use profiler_core::hardware::MemoryLevel;
 
 /// Width of one label character at the label font size, px (an estimate:
 /// SVG has no text metrics without a font).
@@ -15,41 +16,47 @@ pub(super) const CHAR_W: f64 = 6.0;
 /// Bandwidth diagonals up to the highest peak, compute horizontals from the
 /// fastest bandwidth line, then the roof used, bold.
 pub(super) fn ceilings(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) {
-    let compute = r.roofline.compute_ceilings();
-    let memory = r.roofline.memory_ceilings();
-    let max_peak = compute.iter().map(|c| c.tflops * 1e3).fold(0.0, f64::max);
-    let max_bw = memory.iter().map(|m| m.gb_s).fold(0.0, f64::max);
-    for m in memory {
+    let hw = &r.hardware;
+    let max_peak = hw
+        .compute_ceilings()
+        .map(|(_, c)| c.value * 1e3)
+        .fold(0.0, f64::max);
+    let max_bw = hw
+        .memory_ceilings()
+        .map(|(_, m)| m.value)
+        .fold(0.0, f64::max);
+    for (level, m) in hw.memory_ceilings() {
+        let (gb_s, estimate) = (m.value, m.is_estimate());
         let top = if max_peak > 0.0 { max_peak } else { y.max() };
-        let xs = x.min().max(y.min() / m.gb_s);
-        let xe = x.max().min(top / m.gb_s);
+        let xs = x.min().max(y.min() / gb_s);
+        let xe = x.max().min(top / gb_s);
         if xs >= xe {
             continue;
         }
-        let class = if m.estimate {
+        let class = if estimate {
             "ceiling estimate"
         } else {
             "ceiling"
         };
-        let (px0, py0, px1, py1) = (x.px(xs), y.px(xs * m.gb_s), x.px(xe), y.px(xe * m.gb_s));
+        let (px0, py0, px1, py1) = (x.px(xs), y.px(xs * gb_s), x.px(xe), y.px(xe * gb_s));
         svg.line(px0, py0, px1, py1, class);
         // Label along the line, a little in from its start.
         let angle = (py1 - py0).atan2(px1 - px0).to_degrees();
         let (lx, ly) = (px0 + 0.12 * (px1 - px0), py0 + 0.12 * (py1 - py0));
-        let est = if m.estimate { " (est.)" } else { "" };
-        let text = format!("{} {}B/s{est}", m.level, si(m.gb_s * 1e9));
+        let est = if estimate { " (est.)" } else { "" };
+        let text = format!("{level} {}B/s{est}", si(gb_s * 1e9));
         svg_rotated_label(svg, lx, ly - 5.0, angle, &text);
     }
     // Equal peaks (e.g. TF32 and BF16 on some GPUs) share one line.
     let mut groups: Vec<(f64, Vec<String>, bool)> = Vec::new();
-    for c in compute {
-        let v = c.tflops * 1e3;
+    for (precision, c) in hw.compute_ceilings() {
+        let v = c.value * 1e3;
         match groups.iter_mut().find(|g| (g.0 - v).abs() <= 1e-9 * v) {
             Some(g) => {
-                g.1.push(c.precision.name().to_owned());
-                g.2 |= c.estimate;
+                g.1.push(precision.name().to_owned());
+                g.2 |= c.is_estimate();
             }
-            None => groups.push((v, vec![c.precision.name().to_owned()], c.estimate)),
+            None => groups.push((v, vec![precision.name().to_owned()], c.is_estimate())),
         }
     }
     for (v, names, estimate) in groups {
@@ -90,10 +97,13 @@ pub(super) fn ceilings(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxi
 
 /// One roof, bold: the `level` bandwidth up to the ridge, then the peak.
 fn roof(svg: &mut Svg, r: &BrickRoofline, level: MemoryLevel, x: &LogAxis, y: &LogAxis) {
-    let (Ok(c), Ok(m)) = (r.roofline.compute(r.precision), r.roofline.memory(level)) else {
+    let (Ok(c), Ok(m)) = (
+        compute(&r.hardware, r.precision),
+        memory(&r.hardware, level),
+    ) else {
         return;
     };
-    let (peak, bw) = (c.tflops * 1e3, m.gb_s);
+    let (peak, bw) = (c.value * 1e3, m.value);
     let ridge = peak / bw;
     let start = x.min().max(y.min() / bw);
     if start < ridge.min(x.max()) {

@@ -5,10 +5,11 @@
 //! naming the levels.
 
 use super::bricks::BrickRoofline;
-use super::units::MemoryLevel;
+use super::kernel::compute;
 use crate::base::escape::visible;
 use crate::base::plot::{Anchor, LogAxis, Svg};
 use crate::base::textfmt::{num, si};
+use profiler_core::hardware::MemoryLevel;
 
 /// One colour per level; the roofs are drawn in their level's colour too.
 pub(super) const CSS: &str = r".pr-roofline .level-l1 { fill: #59a14f; stroke: #59a14f; }
@@ -29,10 +30,7 @@ fn class(level: MemoryLevel) -> String {
 /// Intensities and rates the axes must cover: every mark, and every
 /// level roof's ridge with the main compute peak.
 pub(super) fn axis_values(r: &BrickRoofline) -> (Vec<f64>, Vec<f64>) {
-    let peak = r
-        .roofline
-        .compute(r.precision)
-        .map_or(0.0, |c| c.tflops * 1e3);
+    let peak = compute(&r.hardware, r.precision).map_or(0.0, |c| c.value * 1e3);
     let mut xs: Vec<f64> = r.hierarchy.roofs.iter().map(|l| peak / l.gb_s).collect();
     let mut ys = Vec::new();
     for k in &r.hierarchy.kernels {
@@ -64,10 +62,10 @@ pub(super) fn legend(svg: &mut Svg, r: &BrickRoofline, right: f64, y: f64) {
 /// Each level's roof (dotted, in its colour, up to the ridge with the main
 /// compute peak), then each kernel's marks joined by a thin line.
 pub(super) fn draw(svg: &mut Svg, r: &BrickRoofline, x: &LogAxis, y: &LogAxis) {
-    let Ok(compute) = r.roofline.compute(r.precision) else {
+    let Ok(peak) = compute(&r.hardware, r.precision) else {
         return;
     };
-    let peak = compute.tflops * 1e3;
+    let peak = peak.value * 1e3;
     for roof in &r.hierarchy.roofs {
         let start = x.min().max(y.min() / roof.gb_s);
         let end = x.max().min(peak / roof.gb_s);

@@ -1,47 +1,9 @@
-//! The vocabulary of rooflines: where a roofline's figures come from
-//! ([`CeilingSource`]), one ceiling of each kind, which side of the ridge a
-//! kernel is on, and why a placement cannot be physical. Precisions and memory levels are the hardware
-//! model's.
+//! Why a placement on a roofline cannot be physical ([`Impossible`]) and
+//! how far above a ceiling a rate may sit before it is called so.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-
-pub(crate) use crate::model::hardware::{Bound, MemoryLevel, Precision};
-
-/// Where a roofline's numbers come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CeilingSource {
-    /// Vendor datasheet figures.
-    Published,
-    /// Measured on the machine by micro-benchmarks.
-    Measured,
-    /// Given by the user (environment, file or code).
-    Custom,
-}
-
-/// A compute ceiling.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ComputeCeiling {
-    /// Precision.
-    pub precision: Precision,
-    /// Peak, TFLOP/s (TOP/s for INT8).
-    pub tflops: f64,
-    /// Whether the figure is an estimate.
-    pub estimate: bool,
-}
-
-/// A bandwidth ceiling.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct MemoryCeiling {
-    /// Memory level.
-    pub level: MemoryLevel,
-    /// Bandwidth, GB/s.
-    pub gb_s: f64,
-    /// Whether the figure is an estimate.
-    pub estimate: bool,
-}
 
 /// Achieved rates no device of this roofline can reach, beyond
 /// [`IMPOSSIBLE_TOLERANCE`].
@@ -78,29 +40,7 @@ impl fmt::Display for Impossible {
     }
 }
 
-/// The size of one cache level, and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheCapacity {
-    /// The level.
-    pub level: MemoryLevel,
-    /// Size one core sees, bytes.
-    pub bytes: u64,
-    /// Where the size came from (sysfs, a hardware file, ...).
-    pub source: String,
-}
-
 /// How far above a device's highest ceiling an achieved rate may sit before
 /// it is called impossible: clocks above the rated boost and rounded
 /// datasheet figures stay within it.
 pub const IMPOSSIBLE_TOLERANCE: f64 = 1.25;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounds_read_as_words() {
-        assert_eq!(Bound::Memory.to_string(), "memory-bound");
-        assert_eq!(Bound::Compute.to_string(), "compute-bound");
-    }
-}

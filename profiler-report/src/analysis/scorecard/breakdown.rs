@@ -129,7 +129,6 @@ pub(crate) fn hotspots(op_totals: BTreeMap<String, f64>, count: usize) -> Vec<(S
 
 #[cfg(test)]
 mod tests {
-    use crate::hardware::HardwareSpec;
     use crate::model::step::{PerLayerData, StepProfilerInput};
 
     #[test]
@@ -161,7 +160,7 @@ mod tests {
         let sc = crate::analysis::scorecard::compute_training_scorecard(
             &input,
             1.0,
-            &HardwareSpec::gb10(),
+            &crate::hardware::preset("gb10").unwrap(),
             None,
         );
         assert_eq!(sc.per_layer_summary[0].ratio, 2.0);

@@ -6,15 +6,16 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
-use super::ceiling::BytesPerTokenSource;
+use super::ceiling::{BytesPerTokenSource, Ceiling};
 use super::compute::compute;
 use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
 use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};
 use super::view::{Recorded, RunView};
-use crate::model::hardware::{Hardware, HardwareSpec};
+use crate::model::hardware::{from_env, recorded};
 use crate::model::scorecard_error::ScorecardError;
 use crate::model::step::StepProfilerInput;
+use profiler_core::hardware::Hardware;
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
 pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
@@ -24,7 +25,7 @@ pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 ///
 /// Hardware comes from the environment (`PROFILER_HARDWARE_FILE`,
 /// `PROFILER_HARDWARE`, `PROFILER_PEAK_BW_GB_S`, `PROFILER_BYTES_PER_TOKEN`,
-/// `PROFILER_PEAK_TFLOPS`; see [`Hardware::from_vars`]), else from the
+/// `PROFILER_PEAK_TFLOPS`; see [`from_vars`](crate::model::hardware::from_vars)), else from the
 /// profile's `run.hardware`; without either the grade is omitted and the
 /// warnings say how to set it. A baseline is read from `PROFILER_BASELINE`
 /// when that file exists. Problems with either are reported in the
@@ -38,7 +39,7 @@ pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
 pub fn scorecard() -> TrainingScorecard {
     let profile = profiler_core::snapshot();
     let mut notes = Vec::new();
-    let hardware = Hardware::from_env().unwrap_or_else(|e| {
+    let hardware = from_env().unwrap_or_else(|e| {
         notes.push(format!("{e}; hardware settings ignored"));
         None
     });
@@ -58,7 +59,7 @@ pub fn scorecard() -> TrainingScorecard {
         });
     let mut builder = ScorecardBuilder::from_profile(&profile);
     if let Some(hw) = hardware {
-        builder = builder.hardware_config(hw);
+        builder = builder.hardware(hw);
     }
     if let Some(base) = baseline {
         builder = builder.baseline(base);
@@ -90,8 +91,8 @@ pub fn scorecard() -> TrainingScorecard {
 /// without either the grade is withheld and a warning says how to set it.
 ///
 /// Bytes per token: a value given (settings, a hardware file,
-/// [`bytes_per_token`](Self::bytes_per_token), or a spec whose value is not
-/// the presets' placeholder [`DEFAULT_BYTES_PER_TOKEN`](crate::model::hardware::DEFAULT_BYTES_PER_TOKEN))
+/// [`bytes_per_token`](Self::bytes_per_token), or hardware whose value is
+/// not the presets' placeholder [`DEFAULT_BYTES_PER_TOKEN`](crate::model::hardware::DEFAULT_BYTES_PER_TOKEN))
 /// is used as is; otherwise a profile's own brick annotations give it (all
 /// bricks' bytes over the recorded steps' tokens); otherwise the
 /// placeholder stays, labelled as a guess. A throughput above the ceiling,
@@ -99,10 +100,10 @@ pub fn scorecard() -> TrainingScorecard {
 /// with the reason.
 ///
 /// ```
-/// use profiler_report::{hardware::HardwareSpec, scorecard::ScorecardBuilder};
+/// use profiler_report::{hardware, scorecard::ScorecardBuilder};
 /// let profile = profiler::Profile::empty();
 /// let sc = ScorecardBuilder::from_profile(&profile)
-///     .hardware(HardwareSpec::rtx_4060l())
+///     .hardware(hardware::preset("rtx_4060l").unwrap())
 ///     .build()
 ///     .unwrap();
 /// assert!(sc.grade.is_none()); // no steps recorded: no grade is invented
@@ -145,19 +146,14 @@ impl ScorecardBuilder {
         }
     }
 
-    /// Grades against `spec`. Its `bytes_per_token` counts as given unless
-    /// it is the presets' placeholder (as in [`HardwareSpec::rtx_4060l`]);
-    /// then a profile's brick annotations give the bytes per token when
-    /// they can.
+    /// Grades against `hardware`: its DRAM bandwidth and bytes per token,
+    /// its name, and its dense peak for MFU. Without bytes per token (a
+    /// preset gives none), a profile's brick annotations give them when
+    /// they can, else the placeholder
+    /// [`DEFAULT_BYTES_PER_TOKEN`](crate::model::hardware::DEFAULT_BYTES_PER_TOKEN),
+    /// labelled a guess.
     #[must_use]
-    pub fn hardware(self, spec: HardwareSpec) -> Self {
-        self.hardware_config(Hardware::from(spec))
-    }
-
-    /// Grades against `hardware`: its DRAM bandwidth and bytes per token
-    /// (see [`Hardware::spec`]), its name, and its dense peak for MFU.
-    #[must_use]
-    pub fn hardware_config(mut self, hardware: Hardware) -> Self {
+    pub fn hardware(mut self, hardware: Hardware) -> Self {
         self.hardware = Some(hardware);
         self
     }
@@ -226,7 +222,7 @@ impl ScorecardBuilder {
 
         let mut options = self.options;
         options.busy_ceilings = busy;
-        let mut spec = hardware.as_ref().and_then(Hardware::spec);
+        let mut spec = hardware.as_ref().and_then(Ceiling::of);
         if let Some(spec) = spec.as_mut() {
             let (bytes, source) = bytes_per_token(self.bytes_per_token, spec, recorded);
             spec.bytes_per_token = bytes;
@@ -269,13 +265,13 @@ impl ScorecardBuilder {
 /// else the placeholder.
 fn bytes_per_token(
     given: Option<f64>,
-    spec: &HardwareSpec,
+    spec: &Ceiling,
     recorded: Option<&Recorded>,
 ) -> (f64, BytesPerTokenSource) {
     if let Some(bytes) = given {
         return (bytes, BytesPerTokenSource::Given);
     }
-    match BytesPerTokenSource::of_spec(spec) {
+    match BytesPerTokenSource::of_ceiling(spec) {
         BytesPerTokenSource::Default => match recorded.and_then(|r| r.brick_bytes_per_token) {
             Some(bytes) => (bytes, BytesPerTokenSource::Bricks),
             None => (spec.bytes_per_token, BytesPerTokenSource::Default),
@@ -285,9 +281,9 @@ fn bytes_per_token(
 }
 
 /// The hardware the profile recorded, when usable.
-fn recorded_hardware(recorded: Option<&Recorded>, notes: &mut Vec<String>) -> Option<Hardware> {
-    let info = recorded?.hardware.as_ref()?;
-    let config = Hardware::from_info(info);
+fn recorded_hardware(run: Option<&Recorded>, notes: &mut Vec<String>) -> Option<Hardware> {
+    let info = run?.hardware.as_ref()?;
+    let config = recorded(info);
     if config.is_none() {
         notes.push(format!(
             "profile hardware `{}` has no peak bandwidth and is not a known device",

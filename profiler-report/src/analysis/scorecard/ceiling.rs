@@ -4,16 +4,48 @@
 //! presets' placeholder (a guess, and labelled as one).
 
 use profiler_core::Profile;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 use serde::{Deserialize, Serialize};
 
-use crate::model::hardware::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
+use crate::model::hardware::DEFAULT_BYTES_PER_TOKEN;
+
+/// The memory-bound ceiling a grade is measured against: a device's DRAM
+/// bandwidth and the bytes a token moves, as resolved for one scorecard
+/// (the bytes may come from the bricks). Not checked: an unusable ceiling
+/// withholds the grade, saying why.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Ceiling {
+    /// Peak memory bandwidth, GB/s.
+    pub(crate) peak_bw_gb_s: f64,
+    /// Bytes moved per token.
+    pub(crate) bytes_per_token: f64,
+}
+
+impl Ceiling {
+    /// The ceiling of `hw`: its DRAM bandwidth and bytes per token (the
+    /// placeholder [`DEFAULT_BYTES_PER_TOKEN`] when it gives none). `None`
+    /// without a DRAM bandwidth.
+    pub(crate) fn of(hw: &Hardware) -> Option<Self> {
+        Some(Self {
+            peak_bw_gb_s: hw.memory(MemoryLevel::Dram)?.value,
+            bytes_per_token: hw
+                .bytes_per_token()
+                .map_or(DEFAULT_BYTES_PER_TOKEN, |f| f.value),
+        })
+    }
+
+    /// Memory-bound throughput ceiling: `peak_bw_gb_s * 1e9 / bytes_per_token`.
+    pub(crate) fn peak_throughput_tok_s(&self) -> f64 {
+        (self.peak_bw_gb_s * 1e9) / self.bytes_per_token
+    }
+}
 
 /// Where the bytes per token of a ceiling came from; serialised snake_case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BytesPerTokenSource {
     /// Set explicitly: `PROFILER_BYTES_PER_TOKEN`, a hardware file,
-    /// `ScorecardBuilder::bytes_per_token`, or a [`HardwareSpec`] with a
+    /// `ScorecardBuilder::bytes_per_token`, or a hardware model with a
     /// value other than the placeholder.
     Given,
     /// Derived from the byte annotations of the recorded bricks: the sum of
@@ -35,9 +67,10 @@ impl BytesPerTokenSource {
         }
     }
 
-    /// How a spec's bytes per token was chosen when nothing else is known:
-    /// the placeholder value is the default, any other value was given.
-    pub(crate) fn of_spec(spec: &HardwareSpec) -> Self {
+    /// How a ceiling's bytes per token was chosen when nothing else is
+    /// known: the placeholder value is the default, any other value was
+    /// given.
+    pub(crate) fn of_ceiling(spec: &Ceiling) -> Self {
         if spec.bytes_per_token.to_bits() == DEFAULT_BYTES_PER_TOKEN.to_bits() {
             Self::Default
         } else {
@@ -90,17 +123,21 @@ mod tests {
 
     #[test]
     fn the_placeholder_is_a_default_and_anything_else_is_given() {
+        let laptop = crate::model::hardware::preset("rtx_4060l").unwrap();
+        let ceiling = Ceiling::of(&laptop).unwrap();
         assert_eq!(
-            BytesPerTokenSource::of_spec(&HardwareSpec::rtx_4060l()),
+            BytesPerTokenSource::of_ceiling(&ceiling),
             BytesPerTokenSource::Default
         );
-        let spec = HardwareSpec {
+        assert!((ceiling.peak_throughput_tok_s() - 256e9 / 158e6).abs() < 1e-9);
+        let spec = Ceiling {
             bytes_per_token: 2e6,
-            ..HardwareSpec::rtx_4060l()
+            ..ceiling
         };
         assert_eq!(
-            BytesPerTokenSource::of_spec(&spec),
+            BytesPerTokenSource::of_ceiling(&spec),
             BytesPerTokenSource::Given
         );
+        assert_eq!(Ceiling::of(&Hardware::new("bare")), None);
     }
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
 use super::ceiling::BytesPerTokenSource;
+use super::ceiling::Ceiling;
 use super::grade::{Grade, Withheld};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::recommend::recommend;
@@ -17,17 +18,20 @@ use super::thresholds::{ScorecardOptions, Thresholds};
 use super::units::bytes;
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use super::view::{Coverage, RunView, Steps};
-use crate::model::hardware::HardwareSpec;
 use crate::model::step::StepProfilerInput;
+use profiler_core::hardware::Hardware;
 
 /// Computes the training scorecard with the standard rules and thresholds:
 /// the stable entry point other tools call.
 ///
 /// `throughput_tok_s` is the measured throughput; `hw` gives the ceiling
 /// graded against; `baseline` (a saved scorecard) enables regressions.
-/// Efficiency is `throughput / hw.peak_throughput_tok_s()`; when the
-/// throughput is above the ceiling, or the ceiling is zero, negative or not
-/// finite, the grade and efficiency are withheld (`None`) and
+/// Efficiency is throughput over the memory-bound ceiling, `hw`'s DRAM
+/// bandwidth over its bytes per token (the placeholder
+/// [`DEFAULT_BYTES_PER_TOKEN`](crate::model::hardware::DEFAULT_BYTES_PER_TOKEN)
+/// when it gives none); when `hw` has no DRAM bandwidth, the throughput is
+/// above the ceiling, or the ceiling is zero, negative or not finite, the
+/// grade and efficiency are withheld (`None`) and
 /// `grade_withheld` says why: a clamped 100% would grade a wrong ceiling A.
 /// A negative throughput reads as 0 (a warning says so). For custom
 /// thresholds, MFU or unknown hardware use `ScorecardBuilder::from_input`.
@@ -35,12 +39,12 @@ use crate::model::step::StepProfilerInput;
 pub fn compute_training_scorecard(
     input: &StepProfilerInput,
     throughput_tok_s: f64,
-    hw: &HardwareSpec,
+    hw: &Hardware,
     baseline: Option<&TrainingScorecard>,
 ) -> TrainingScorecard {
     compute(
         &RunView::from_step_log(input, Ok(throughput_tok_s)),
-        Some(hw),
+        Ceiling::of(hw).as_ref(),
         baseline,
         &ScorecardOptions::default(),
     )
@@ -84,7 +88,7 @@ fn launch_overhead(
 /// "unknown peak": the grade is then withheld (never guessed) with the reason.
 pub(crate) fn compute(
     run: &RunView,
-    hw: Option<&HardwareSpec>,
+    hw: Option<&Ceiling>,
     baseline: Option<&TrainingScorecard>,
     options: &ScorecardOptions,
 ) -> TrainingScorecard {
@@ -231,7 +235,7 @@ impl Graded {
     fn of(
         run: &RunView,
         measured: &Measured,
-        hw: Option<&HardwareSpec>,
+        hw: Option<&Ceiling>,
         options: &ScorecardOptions,
         s: &mut Sanitizer,
     ) -> Self {
@@ -251,7 +255,7 @@ impl Graded {
         let bytes_per_token_source = hw.map(|h| {
             options
                 .bytes_per_token_source
-                .unwrap_or_else(|| BytesPerTokenSource::of_spec(h))
+                .unwrap_or_else(|| BytesPerTokenSource::of_ceiling(h))
         });
         if efficiency.is_some() && bytes_per_token_source == Some(BytesPerTokenSource::Default) {
             s.warnings.push(format!(
@@ -381,7 +385,12 @@ mod tests {
         input.phases.insert("grad_h2d".into(), phase(10.0, 10.0));
         input.phases.insert("d2h_logits".into(), phase(5.0, 5.0));
         input.phases.insert("forward".into(), phase(60.0, 60.0));
-        let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
+        let sc = compute_training_scorecard(
+            &input,
+            100.0,
+            &crate::model::hardware::preset("rtx_4060l").unwrap(),
+            None,
+        );
         assert!((sc.transfer_fraction - 0.35).abs() < 1e-12);
         assert!((sc.launch_overhead.unwrap() - 0.05).abs() < 1e-12);
         assert_eq!(sc.bottleneck, Bottleneck::Transfer);
@@ -415,7 +424,12 @@ mod tests {
             ..Default::default()
         };
         input.phases.insert("forward".into(), phase(0.0, 0.0));
-        let sc = compute_training_scorecard(&input, 100.0, &HardwareSpec::rtx_4060l(), None);
+        let sc = compute_training_scorecard(
+            &input,
+            100.0,
+            &crate::model::hardware::preset("rtx_4060l").unwrap(),
+            None,
+        );
         assert_eq!(
             sc.grade_withheld,
             Some(Withheld::EmptySteps {

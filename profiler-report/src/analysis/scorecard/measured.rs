@@ -5,7 +5,9 @@
 
 use profiler_core::{Profile, Schedule, sync::SyncMode};
 
-use crate::model::hardware::{DeviceSpec, Hardware, MemoryLevel};
+use profiler_core::hardware::{Hardware, MemoryLevel};
+
+use crate::model::hardware::DeviceSpec;
 
 /// Whether the run timed device work: a device timer, or a sync mode that
 /// waits for the device before each stop.

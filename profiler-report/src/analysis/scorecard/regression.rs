@@ -273,7 +273,7 @@ mod tests {
         crate::analysis::scorecard::compute_training_scorecard(
             &input,
             tok_s,
-            &crate::hardware::HardwareSpec::rtx_4060l(),
+            &crate::hardware::preset("rtx_4060l").unwrap(),
             None,
         )
     }

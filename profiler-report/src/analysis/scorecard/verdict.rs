@@ -3,9 +3,10 @@
 //! a throughput above the ceiling) withholds grade and efficiency with the
 //! reason; and the alerts about empty and nested steps.
 
+use super::ceiling::Ceiling;
 use super::grade::Withheld;
 use super::view::Steps;
-use crate::model::hardware::{DeviceSpec, HardwareSpec};
+use crate::model::hardware::DeviceSpec;
 
 /// The note shown when no hardware peak is known.
 pub(crate) fn unknown_peak_note() -> String {
@@ -29,12 +30,12 @@ pub(crate) struct Verdict {
 /// the ceiling.
 pub(crate) fn verdict(
     throughput: &Result<f64, String>,
-    hw: Option<&HardwareSpec>,
+    hw: Option<&Ceiling>,
     steps: &Steps,
     busy: Option<&str>,
 ) -> Verdict {
     let peak = hw
-        .map(HardwareSpec::peak_throughput_tok_s)
+        .map(Ceiling::peak_throughput_tok_s)
         .filter(|p| p.is_finite() && *p > 0.0);
     let withheld = |reason| Verdict {
         peak,
@@ -114,17 +115,32 @@ mod tests {
     use crate::analysis::scorecard::{Bottleneck, TrainingScorecard};
     use crate::model::step::StepProfilerInput;
 
-    fn spec(peak_bw_gb_s: f64, bytes_per_token: f64) -> HardwareSpec {
-        HardwareSpec {
+    fn spec(peak_bw_gb_s: f64, bytes_per_token: f64) -> Ceiling {
+        Ceiling {
             peak_bw_gb_s,
             bytes_per_token,
         }
     }
 
+    /// The scorecard of `input` at `tok_s` against `ceiling`, which the
+    /// hardware model would refuse to hold.
+    fn graded(input: &StepProfilerInput, tok_s: f64, ceiling: &Ceiling) -> TrainingScorecard {
+        crate::analysis::scorecard::compute::compute(
+            &crate::analysis::scorecard::view::RunView::from_step_log(input, Ok(tok_s)),
+            Some(ceiling),
+            None,
+            &crate::analysis::scorecard::thresholds::ScorecardOptions::default(),
+        )
+    }
+
+    fn rtx_4060l() -> profiler_core::hardware::Hardware {
+        crate::model::hardware::preset("rtx_4060l").unwrap()
+    }
+
     #[test]
     fn throughput_above_the_ceiling_withholds_the_grade() {
         let input = StepProfilerInput::default();
-        let rtx = HardwareSpec::rtx_4060l();
+        let rtx = rtx_4060l();
         let sc = compute_training_scorecard(&input, 11_746.0, &rtx, None);
         assert_eq!((sc.grade, sc.efficiency), (None, None));
         assert_eq!(
@@ -143,7 +159,8 @@ mod tests {
             "no utilisation to judge by"
         );
         // Exactly at the ceiling is graded: 100% is possible, not clamped to.
-        let at = compute_training_scorecard(&input, rtx.peak_throughput_tok_s(), &rtx, None);
+        let peak = Ceiling::of(&rtx).unwrap().peak_throughput_tok_s();
+        let at = compute_training_scorecard(&input, peak, &rtx, None);
         assert_eq!(at.efficiency, Some(1.0));
     }
 
@@ -158,7 +175,7 @@ mod tests {
             (100.0, 0.0),
             (100.0, f64::INFINITY),
         ] {
-            let sc = compute_training_scorecard(&input, 500.0, &spec(bw, bytes_per_token), None);
+            let sc = graded(&input, 500.0, &spec(bw, bytes_per_token));
             assert_eq!(
                 (sc.grade, sc.efficiency),
                 (None, None),
@@ -173,7 +190,7 @@ mod tests {
             let json = sc.to_json();
             assert_eq!(TrainingScorecard::from_json(&json).unwrap(), sc, "{json}");
         }
-        let sc = compute_training_scorecard(&input, 500.0, &spec(100.0, 1e-320), None);
+        let sc = graded(&input, 500.0, &spec(100.0, 1e-320));
         assert!(
             sc.grade_withheld
                 .unwrap()
@@ -184,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_throughput_that_is_not_a_number_is_not_graded() {
-        let rtx = HardwareSpec::rtx_4060l();
+        let rtx = rtx_4060l();
         let input = StepProfilerInput::default();
         for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             let sc = compute_training_scorecard(&input, x, &rtx, None);

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use profiler_core::profile::{HardwareInfo, LaunchGap};
+use profiler_core::hardware::Hardware;
+use profiler_core::profile::LaunchGap;
 use profiler_core::sync::SyncMode;
 use profiler_core::{Direction, Profile};
 
@@ -64,7 +65,7 @@ pub(crate) struct Recorded {
     /// The sync mode it ran with, named in the CPU-run alert.
     pub(crate) sync_mode: SyncMode,
     /// The hardware the run recorded, used when none is given.
-    pub(crate) hardware: Option<HardwareInfo>,
+    pub(crate) hardware: Option<Hardware>,
     /// Bytes per token from the bricks' byte annotations, when they declare any.
     pub(crate) brick_bytes_per_token: Option<f64>,
     /// Whether steps were recorded, so times are per step rather than run totals.

@@ -2,9 +2,8 @@
 //! from the metrics of ncu's hierarchical roofline section: a level's rate
 //! times the duration, and its peak bytes per cycle times its clock.
 
-use crate::model::hardware::MemoryLevel;
-use crate::model::nsight::NcuKernel;
-use crate::model::nsight::Sourced;
+use crate::model::nsight::{NcuKernel, Sourced};
+use profiler_core::hardware::MemoryLevel;
 
 /// One level's metrics: its bytes per second, its peak bytes per cycle and
 /// the clock those cycles run at.

@@ -99,6 +99,17 @@ pub enum HardwareError {
     },
 }
 
+impl From<profiler_core::hardware::CeilingError> for HardwareError {
+    /// The model's refusal of a figure, as [`HardwareError::InvalidValue`].
+    fn from(e: profiler_core::hardware::CeilingError) -> Self {
+        Self::InvalidValue {
+            origin: e.origin,
+            value: e.value,
+            reason: e.reason,
+        }
+    }
+}
+
 /// ` line N`, or nothing when the line is unknown.
 struct AtLine(Option<usize>);
 

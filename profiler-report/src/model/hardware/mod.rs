@@ -1,31 +1,49 @@
-//! The hardware model: [`Hardware`], compute ceilings per [`Precision`] and
-//! bandwidth ceilings per [`MemoryLevel`], each a [`Figure`] carrying its
-//! [`Source`]. It is built from the one preset table ([`DEVICES`]), a TOML or
-//! JSON file, `PROFILER_*` settings, a profile's recorded hardware or the
-//! probes of this machine ([`probe`]); the scorecard's [`HardwareSpec`] and
-//! the roofline's `KernelRoofline` are views of it.
+//! Building the hardware model, [`profiler_core::hardware::Hardware`]: from
+//! the one preset table ([`DEVICES`], by name with [`preset`]), a TOML or
+//! JSON file ([`from_file`]), `PROFILER_*` settings ([`from_vars`]), a
+//! profile's recorded hardware ([`recorded`]) or the probes of this machine
+//! ([`probe`], [`from_measured`]); [`resolve`] takes a name or a file, as
+//! `--hardware` does.
 
+mod bound;
 mod env;
 mod error;
 mod file;
 mod measured;
 #[cfg(test)]
 pub(crate) use measured::sample_measured;
-mod model;
 mod presets;
 pub mod probe;
 mod saved;
-mod source;
-mod spec;
-mod units;
 
-pub use env::{ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW, ENV_PEAK_TFLOPS};
+pub use bound::Bound;
+pub(crate) use env::from_env;
+pub use env::{
+    DEFAULT_BYTES_PER_TOKEN, ENV_BYTES_PER_TOKEN, ENV_HARDWARE, ENV_HARDWARE_FILE, ENV_PEAK_BW,
+    ENV_PEAK_TFLOPS, from_vars, recorded,
+};
 pub use error::HardwareError;
-pub use file::FileFormat;
-pub use model::{Hardware, MAX_BYTES_PER_TOKEN, MAX_CACHE_BYTES};
-pub use presets::{DEVICES, DeviceSpec};
-pub use saved::{SAVED_DIR, saved_ceilings_path, saved_file_name};
-pub use source::{Figure, Source};
-pub use spec::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
-pub(crate) use units::ceiling_problem;
-pub use units::{Bound, MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, UnitError};
+pub use file::{FileFormat, from_file, from_text, resolve, to_toml};
+pub use measured::{from_measured, measure, to_measured};
+pub use presets::{DEVICES, DeviceSpec, preset};
+/// Hardware with the given compute (TFLOP/s) and bandwidth (GB/s)
+/// ceilings, each [`Source::Given`](profiler_core::hardware::Source), for
+/// the tests of what judges against it.
+#[cfg(test)]
+pub(crate) fn given(
+    name: &str,
+    compute: &[(profiler_core::hardware::Precision, f64)],
+    memory: &[(profiler_core::hardware::MemoryLevel, f64)],
+) -> profiler_core::hardware::Hardware {
+    use profiler_core::hardware::{Figure, Hardware, Source};
+    let mut hw = Hardware::new(name);
+    for (p, v) in compute {
+        hw.set_compute(*p, Figure::new(*v, Source::Given)).unwrap();
+    }
+    for (l, v) in memory {
+        hw.set_memory(*l, Figure::new(*v, Source::Given)).unwrap();
+    }
+    hw
+}
+
+pub use saved::{SAVED_DIR, load_saved, save_measured, saved_ceilings_path, saved_file_name};

@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 
 use profiler_core::profile::MeasuredCeilings;
 
+use profiler_core::hardware::Hardware;
+
 use super::error::HardwareError;
-use super::model::Hardware;
+use super::file::{from_file, to_toml};
+use super::measured::from_measured;
 
 /// Folder of the saved ceilings inside the user's cache directory.
 pub const SAVED_DIR: &str = "brick-profiler";
@@ -46,78 +49,77 @@ pub fn saved_ceilings_path(var: impl Fn(&str) -> Option<String>) -> Result<PathB
     Ok(cache.join(SAVED_DIR).join(saved_file_name(&cpu, cores)))
 }
 
-impl Hardware {
-    /// Saves measured ceilings as a hardware file at `path` (folders
-    /// created), with how and when they were measured in its comments.
-    ///
-    /// # Errors
-    /// [`HardwareError::BusyMachine`] when the probes saw other work on the
-    /// machine; the errors of [`Hardware::from_measured`];
-    /// [`HardwareError::WriteFile`].
-    pub fn save_measured(ceilings: &MeasuredCeilings, path: &Path) -> Result<Self, HardwareError> {
-        if let Some(c) = ceilings.contention.as_ref().filter(|c| c.busy) {
-            return Err(HardwareError::BusyMachine {
-                why: c.reasons.join("; "),
-            });
-        }
-        let hw = Self::from_measured(ceilings)?;
-        let mut comment = vec![
-            "Ceilings of this machine, measured by `profiler-report probe --save` on a quiet machine."
-                .to_owned(),
-            format!("measured at {} ns since the Unix epoch", ceilings.measured_at_unix_ns),
-        ];
-        let methods = ceilings
-            .memory_bandwidth
-            .iter()
-            .chain(&ceilings.cache_levels)
-            .map(|b| format!("{}: {} ({} threads)", b.level, b.method, b.threads))
-            .chain(
-                ceilings
-                    .peak_flops
-                    .iter()
-                    .chain(&ceilings.other_peaks)
-                    .map(|f| {
-                        format!(
-                            "{}: {} on {} ({} threads)",
-                            f.precision, f.method, f.isa, f.threads
-                        )
-                    }),
-            );
-        comment.extend(methods);
-        comment.extend(
+/// Saves measured ceilings as a hardware file at `path` (folders
+/// created), with how and when they were measured in its comments.
+///
+/// # Errors
+/// [`HardwareError::BusyMachine`] when the probes saw other work on the
+/// machine; the errors of [`from_measured`];
+/// [`HardwareError::WriteFile`].
+pub fn save_measured(ceilings: &MeasuredCeilings, path: &Path) -> Result<Hardware, HardwareError> {
+    if let Some(c) = ceilings.contention.as_ref().filter(|c| c.busy) {
+        return Err(HardwareError::BusyMachine {
+            why: c.reasons.join("; "),
+        });
+    }
+    let hw = from_measured(ceilings)?;
+    let mut comment =
+        vec![
+        "Ceilings of this machine, measured by `profiler-report probe --save` on a quiet machine."
+            .to_owned(),
+        format!("measured at {} ns since the Unix epoch", ceilings.measured_at_unix_ns),
+    ];
+    let methods = ceilings
+        .memory_bandwidth
+        .iter()
+        .chain(&ceilings.cache_levels)
+        .map(|b| format!("{}: {} ({} threads)", b.level, b.method, b.threads))
+        .chain(
             ceilings
-                .caches
+                .peak_flops
                 .iter()
-                .map(|c| format!("L{} size from {}", c.level, c.source)),
+                .chain(&ceilings.other_peaks)
+                .map(|f| {
+                    format!(
+                        "{}: {} on {} ({} threads)",
+                        f.precision, f.method, f.isa, f.threads
+                    )
+                }),
         );
-        let write = |e| HardwareError::WriteFile {
-            path: path.to_path_buf(),
-            source: e,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(write)?;
-        }
-        profiler_core::fs::write_atomic(path, hw.to_toml(&comment).as_bytes()).map_err(write)?;
-        Ok(hw)
+    comment.extend(methods);
+    comment.extend(
+        ceilings
+            .caches
+            .iter()
+            .map(|c| format!("L{} size from {}", c.level, c.source)),
+    );
+    let write = |e| HardwareError::WriteFile {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(write)?;
     }
+    profiler_core::fs::write_atomic(path, to_toml(&hw, &comment).as_bytes()).map_err(write)?;
+    Ok(hw)
+}
 
-    /// The saved ceilings at `path`, when the file exists: `Ok(None)` when it
-    /// does not.
-    ///
-    /// # Errors
-    /// As [`Hardware::from_file`].
-    pub fn load_saved(path: &Path) -> Result<Option<Self>, HardwareError> {
-        if !path.exists() {
-            return Ok(None);
-        }
-        Self::from_file(path).map(Some)
+/// The saved ceilings at `path`, when the file exists: `Ok(None)` when it
+/// does not.
+///
+/// # Errors
+/// As [`from_file`].
+pub fn load_saved(path: &Path) -> Result<Option<Hardware>, HardwareError> {
+    if !path.exists() {
+        return Ok(None);
     }
+    from_file(path).map(Some)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::hardware::{MemoryLevel, Precision, Source};
+    use profiler_core::hardware::{MemoryLevel, Precision, Source};
     use profiler_core::profile::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling};
 
     fn measured(busy: bool) -> MeasuredCeilings {
@@ -186,13 +188,13 @@ mod tests {
     fn quiet_ceilings_save_and_read_back_busy_ones_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("deep/ceilings.toml");
-        assert!(Hardware::load_saved(&path).unwrap().is_none());
-        let e = Hardware::save_measured(&measured(true), &path).unwrap_err();
+        assert!(load_saved(&path).unwrap().is_none());
+        let e = save_measured(&measured(true), &path).unwrap_err();
         assert!(e.to_string().contains("busy machine"), "{e}");
         assert!(!path.exists());
 
-        let saved = Hardware::save_measured(&measured(false), &path).unwrap();
-        let back = Hardware::load_saved(&path).unwrap().unwrap();
+        let saved = save_measured(&measured(false), &path).unwrap();
+        let back = load_saved(&path).unwrap().unwrap();
         assert_eq!(back.name, saved.name);
         for level in [
             MemoryLevel::L1Cache,

@@ -1,9 +1,10 @@
 //! [`FullProfile`]: one imported kernel launch as a versioned JSON document
-//! (`"version": "2.0"`) with hardware, kernel, timing, throughput, roofline,
+//! (`"version": "3.0"`; 3.0 records the ceilings as the hardware model) with hardware, kernel, timing, throughput, roofline,
 //! compute and memory sections. Every number says where it came from.
 
 use std::collections::BTreeMap;
 
+use profiler_core::hardware::Hardware;
 use serde::{Deserialize, Serialize};
 
 use crate::model::hardware::Bound;
@@ -29,7 +30,7 @@ impl Sourced {
 }
 
 /// The `version` a [`FullProfile`] is written with.
-pub const FULL_PROFILE_VERSION: &str = "2.0";
+pub const FULL_PROFILE_VERSION: &str = "3.0";
 
 /// One kernel launch with everything the reports derive from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,8 +75,11 @@ pub struct SourceSection {
 /// The device and its ceilings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HardwareSection {
-    /// Name of the ceilings used (`None` when unknown).
-    pub name: Option<String>,
+    /// The ceilings the kernel is judged against, each figure with where it
+    /// came from (`None` when the device is unknown, and in files of
+    /// version 2.0, which listed them in another shape).
+    #[serde(default)]
+    pub ceilings: Option<Hardware>,
     /// How they were chosen: given (`--hardware h100`), detected from the
     /// device name, or unknown.
     pub origin: String,
@@ -88,12 +92,6 @@ pub struct HardwareSection {
     pub device_name: Option<String>,
     /// Compute capability (`CC`).
     pub compute_capability: Option<String>,
-    /// DRAM bandwidth ceiling, GB/s.
-    pub dram_bandwidth_gb_s: Option<f64>,
-    /// Compute ceilings by precision (`fp32`, `bf16`, ...), TFLOP/s.
-    pub peak_tflops: BTreeMap<String, f64>,
-    /// Whether any ceiling is an estimate.
-    pub estimate: bool,
 }
 
 /// What ran.

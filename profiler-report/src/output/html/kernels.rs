@@ -64,7 +64,7 @@ fn peak_gflops(profile: &Profile) -> (Option<f64>, Option<String>) {
     if let Some((name, tflops)) = run
         .hardware
         .as_ref()
-        .and_then(|h| h.peak_tflops.map(|t| (&h.name, t)))
+        .and_then(|h| h.dense_peak_tflops().map(|t| (&h.name, t)))
     {
         return (Some(tflops * 1e3), Some(format!("{name} (stated)")));
     }

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use profiler_core::hardware::{Hardware, MemoryLevel};
 use profiler_core::{
     Profile,
     profile::{ClockSource, RunInfo},
@@ -81,14 +82,7 @@ fn rows(run: &RunInfo) -> Vec<(&'static str, String)> {
     rows.push(("Sync mode", sync(run)));
     rows.push(("Profiler overhead", overhead(run)));
     if let Some(hw) = &run.hardware {
-        let mut v = escape::html(&hw.name);
-        if let Some(bw) = hw.peak_bw_gb_s {
-            let _ = write!(v, ", {} GB/s", num(bw));
-        }
-        if let Some(tf) = hw.peak_tflops {
-            let _ = write!(v, ", {} TFLOP/s", num(tf));
-        }
-        rows.push(("Hardware", v));
+        rows.push(("Hardware", hardware(hw)));
     }
     if let Some(rate) = run.l2_cache_hit_rate {
         rows.push(("L2 hit rate", pct(f64::from(rate) * 100.0)));
@@ -140,4 +134,16 @@ fn overhead(run: &RunInfo) -> String {
             )
         },
     )
+}
+
+/// The recorded hardware in one cell: name, DRAM bandwidth, dense peak.
+fn hardware(hw: &Hardware) -> String {
+    let mut v = escape::html(&hw.name);
+    if let Some(bw) = hw.memory(MemoryLevel::Dram).map(|f| f.value) {
+        let _ = write!(v, ", {} GB/s", num(bw));
+    }
+    if let Some(tf) = hw.dense_peak_tflops() {
+        let _ = write!(v, ", {} TFLOP/s", num(tf));
+    }
+    v
 }

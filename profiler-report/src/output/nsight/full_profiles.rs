@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, cut, duration, num, pct, pretty_json, si};
-use crate::input::nsight::{FullProfile, RooflineSection, Sourced};
+use crate::input::nsight::{FullProfile, HardwareSection, RooflineSection, Sourced};
 
 /// `value` followed by its source when that is not simply a metric read.
 fn tagged(v: &Sourced, text: String) -> String {
@@ -38,10 +38,30 @@ fn placement(p: &FullProfile) -> String {
     }
 }
 
+/// The device line: the ceilings' name and how they were chosen, the
+/// device and its compute capability.
+fn hardware(h: &HardwareSection) -> String {
+    let mut line = match &h.ceilings {
+        Some(hw) => format!(
+            "{} ({})",
+            escape::visible(&hw.name),
+            escape::visible(&h.origin)
+        ),
+        None => "unknown".to_owned(),
+    };
+    if let Some(d) = &h.device {
+        let _ = write!(line, " · device {}", escape::visible(d));
+    }
+    if let Some(cc) = &h.compute_capability {
+        let _ = write!(line, " · CC {}", escape::visible(cc));
+    }
+    line
+}
+
 /// One line per field of a launch: (label, value).
 fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
     vec![
-        ("hardware", hardware_row(p)),
+        ("hardware", hardware(&p.hardware)),
         ("launch", launch_row(p)),
         ("duration", opt(p.timing.duration_ns.as_ref(), duration)),
         ("throughput", throughput_row(p)),
@@ -52,22 +72,6 @@ fn rows(p: &FullProfile) -> Vec<(&'static str, String)> {
     .into_iter()
     .chain(levels(&p.roofline).map(|l| ("levels", l)))
     .collect()
-}
-
-/// The device, where its name came from, and its compute capability.
-fn hardware_row(p: &FullProfile) -> String {
-    let h = &p.hardware;
-    let mut hardware = match &h.name {
-        Some(name) => format!("{} ({})", escape::visible(name), escape::visible(&h.origin)),
-        None => "unknown".to_owned(),
-    };
-    if let Some(d) = &h.device {
-        let _ = write!(hardware, " · device {}", escape::visible(d));
-    }
-    if let Some(cc) = &h.compute_capability {
-        let _ = write!(hardware, " · CC {}", escape::visible(cc));
-    }
-    hardware
 }
 
 /// Grid, block and registers per thread.

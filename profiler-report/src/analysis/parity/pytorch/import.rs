@@ -559,6 +559,7 @@ pub fn device_preset(device: &str) -> Option<&'static DeviceSpec> {
     let name = flat(device);
     DEVICES
         .iter()
+        .filter(|d| !d.reference)
         .flat_map(|d| d.aliases.iter().map(move |a| (d, flat(a))))
         .filter(|(_, alias)| alias.len() >= 3 && name.contains(alias.as_str()))
         .max_by_key(|(_, alias)| alias.len())

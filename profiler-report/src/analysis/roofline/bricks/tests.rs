@@ -1,8 +1,8 @@
 //! Bricks placed on the roofline: levels, roofs and what is left out.
 
 use super::*;
-use crate::analysis::roofline::units::CeilingSource;
-use profiler_core::{BrickCategory, BrickStats};
+use crate::model::hardware::{given, preset};
+use profiler_core::BrickCategory;
 
 fn brick(name: &str, flops: u64, bytes: u64, ns: u64) -> BrickStats {
     let mut b = BrickStats::new(name, BrickCategory::Other);
@@ -13,11 +13,13 @@ fn brick(name: &str, flops: u64, bytes: u64, ns: u64) -> BrickStats {
     b
 }
 
-fn cpu() -> KernelRoofline {
-    KernelRoofline::new("cpu", CeilingSource::Custom)
-        .with_compute(Precision::Fp32, 0.1, false) // 100 GFLOP/s
-        .and_then(|r| r.with_memory(MemoryLevel::Dram, 10.0, false)) // ridge 10
-        .unwrap()
+fn cpu() -> Hardware {
+    // 100 GFLOP/s over 10 GB/s: ridge 10.
+    given(
+        "cpu",
+        &[(Precision::Fp32, 0.1)],
+        &[(MemoryLevel::Dram, 10.0)],
+    )
 }
 
 #[test]
@@ -63,14 +65,15 @@ fn bricks_get_intensity_roof_and_bound() {
 
 #[test]
 fn defaults_fall_back_with_a_note_and_explicit_roofs_must_exist() {
-    let gb10 = KernelRoofline::preset("gb10").unwrap();
+    let gb10 = preset("gb10").unwrap();
     let r = BrickRoofline::from_profile(&Profile::empty(), &gb10, None, None).unwrap();
     assert_eq!(r.precision, Precision::Fp32);
     assert!(r.estimate && r.notes.iter().any(|n| n.contains("estimated")));
-    let bf16_only = KernelRoofline::new("x", CeilingSource::Custom)
-        .with_compute(Precision::Bf16, 1.0, false)
-        .and_then(|r| r.with_memory(MemoryLevel::L2Cache, 1.0, false))
-        .unwrap();
+    let bf16_only = given(
+        "x",
+        &[(Precision::Bf16, 1.0)],
+        &[(MemoryLevel::L2Cache, 1.0)],
+    );
     let r = BrickRoofline::from_profile(&Profile::empty(), &bf16_only, None, None).unwrap();
     assert_eq!(
         (r.precision, r.level),
@@ -81,7 +84,7 @@ fn defaults_fall_back_with_a_note_and_explicit_roofs_must_exist() {
         BrickRoofline::from_profile(&Profile::empty(), &cpu(), Some(Precision::Int8), None)
             .is_err()
     );
-    let empty = KernelRoofline::new("none", CeilingSource::Custom);
+    let empty = Hardware::new("none");
     assert!(BrickRoofline::from_profile(&Profile::empty(), &empty, None, None).is_err());
 }
 

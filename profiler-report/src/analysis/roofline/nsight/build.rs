@@ -4,8 +4,8 @@
 
 use super::device::hardware;
 use super::placement::placement;
-use crate::analysis::roofline::kernel::KernelRoofline;
-use crate::analysis::roofline::units::{MemoryLevel, Precision};
+use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
+
 use crate::input::nsight::flop_counters::CountedFlops;
 use crate::input::nsight::flops::flops;
 use crate::input::nsight::ncu_metrics::{KernelMetrics, dim3};
@@ -20,7 +20,7 @@ use crate::input::nsight::{
 pub struct FullProfileOptions {
     /// The device to judge against; `None` detects it from the device name
     /// the export gives, when that is a device of the hardware table.
-    pub hardware: Option<KernelRoofline>,
+    pub hardware: Option<Hardware>,
     /// How `hardware` was chosen, e.g. `--hardware h100`.
     pub hardware_origin: Option<String>,
     /// Precision of the compute roof (default: the precision with the most
@@ -99,47 +99,13 @@ impl NcuReport {
             &mut notes,
         );
         let duration_s = m.duration_ns.as_ref().map(|d| d.value / 1e9);
-        let dram_peak = roof.as_ref().and_then(|r| r.memory(MemoryLevel::Dram).ok());
-
-        let dram_gb_s = m
-            .dram_bytes_per_s
-            .as_ref()
-            .and_then(|b| Sourced::new(b.value / 1e9, b.source.clone()))
-            .or_else(|| {
-                let (bytes, s) = (m.dram_bytes.as_ref()?, duration_s.filter(|s| *s > 0.0)?);
-                Sourced::new(
-                    bytes.value / s / 1e9,
-                    format!("derived: {} / duration", bytes.source),
-                )
-            })
-            .or_else(|| {
-                let (pct, peak) = (m.dram_pct.as_ref()?, dram_peak?);
-                Sourced::new(
-                    pct.value / 100.0 * peak.gb_s,
-                    format!(
-                        "estimated: {} x {} DRAM peak {} GB/s",
-                        pct.source,
-                        roof.as_ref().map_or("", |r| r.name.as_str()),
-                        peak.gb_s
-                    ),
-                )
-            });
-        let dram_bytes = m.dram_bytes.clone().or_else(|| {
-            let (bw, s) = (dram_gb_s.as_ref()?, duration_s?);
-            Sourced::new(bw.value * 1e9 * s, format!("{} x duration", bw.source))
-        });
+        let (dram_gb_s, dram_bytes) = dram_traffic(&m, roof.as_ref(), duration_s);
         let bytes_estimated = dram_bytes
             .as_ref()
             .is_some_and(|b| b.source.contains("estimated"));
 
         let flops = flops(&m, options.flops.as_ref(), &mut notes);
-        let achieved_tflops = match (&flops, duration_s) {
-            (Some(f), Some(s)) if s > 0.0 => {
-                Sourced::new(f.value / s / 1e12, "derived: FLOPs / duration")
-            }
-            _ => None,
-        };
-        let mut roofline = placement(
+        let roofline = placement(
             roof.as_ref(),
             &m,
             options.precision,
@@ -152,36 +118,7 @@ impl NcuReport {
                     .is_some_and(|f| f.source.starts_with("assumed")),
             &mut notes,
         );
-        // Tensor-core work is not in the SASS FP counters: counted FLOPs are
-        // then a lower bound, too low to place the kernel honestly, unless
-        // the tensor pipes' own operation rates were counted too.
-        if m.tensor_pipe_pct.as_ref().is_some_and(|t| t.value > 1.0)
-            && !m
-                .flops
-                .as_ref()
-                .is_some_and(CountedFlops::counts_tensor_pipes)
-            && flops
-                .as_ref()
-                .is_some_and(|f| f.source.starts_with("counted"))
-        {
-            notes.push(
-                "the tensor pipe was active, but SASS FP counters miss tensor-core work: the \
-                 counted FLOPs and TFLOP/s are a lower bound (state the work with --gemm or --flops)"
-                    .to_owned(),
-            );
-            notes.retain(|n| !n.starts_with("achieved FLOP/s exceed"));
-            roofline = RooflineSection {
-                ridge_point: roofline.ridge_point,
-                unavailable: Some(
-                    "FLOPs undercounted: tensor-core work is not in the SASS FP counters; state \
-                     the FLOPs with --gemm or --flops"
-                        .to_owned(),
-                ),
-                ..RooflineSection::withheld(roofline.precision, roofline.estimate)
-            };
-        }
-        let block = k.block_size.as_deref().and_then(dim3);
-        let grid = k.grid_size.as_deref().and_then(dim3);
+        let roofline = withhold_undercounted(&m, flops.as_ref(), roofline, &mut notes);
         FullProfile {
             version: FULL_PROFILE_VERSION.to_owned(),
             source: SourceSection {
@@ -195,24 +132,7 @@ impl NcuReport {
                 line: k.line,
             },
             hardware,
-            kernel: KernelSection {
-                id: k.id.clone(),
-                name: k.name.clone(),
-                process: k.process_name.clone(),
-                process_id: k.process_id.clone(),
-                host: k.host.clone(),
-                context: k.context.clone(),
-                stream: k.stream.clone(),
-                grid,
-                block,
-                threads_per_block: block
-                    .map(|b| b.iter().product())
-                    .or_else(|| whole(m.block_threads.as_ref())),
-                blocks: grid
-                    .map(|g| g.iter().product())
-                    .or_else(|| whole(m.grid_blocks.as_ref())),
-                registers_per_thread: m.registers_per_thread.clone(),
-            },
+            kernel: kernel_section(k, &m),
             timing: TimingSection {
                 duration_ns: m.duration_ns.clone(),
             },
@@ -223,19 +143,7 @@ impl NcuReport {
                 tensor_pipe_pct: m.tensor_pipe_pct.clone(),
             },
             roofline,
-            compute: ComputeSection {
-                flops_by_precision: m
-                    .flops
-                    .iter()
-                    .flat_map(|f| &f.by_precision)
-                    .map(|(p, v)| (p.to_ascii_lowercase(), *v))
-                    .collect(),
-                flops,
-                achieved_tflops,
-                warps_active_pct: m.warps_active_pct.clone(),
-                thread_inst_per_inst_pct: m.thread_inst_pct.clone(),
-                tensor_pipe_pct: m.tensor_pipe_pct.clone(),
-            },
+            compute: compute_section(&m, flops, duration_s),
             memory: MemorySection {
                 dram_bytes,
                 l2_hit_rate_pct: m.l2_hit_pct.clone(),
@@ -248,6 +156,133 @@ impl NcuReport {
             missing: m.missing.iter().map(|s| (*s).to_owned()).collect(),
             notes,
         }
+    }
+}
+
+/// The launch's DRAM throughput (GB/s) and bytes: as measured, else derived
+/// from each other and the duration, else the throughput estimated from
+/// its share of `roof`'s DRAM peak; each saying which.
+fn dram_traffic(
+    m: &KernelMetrics,
+    roof: Option<&Hardware>,
+    duration_s: Option<f64>,
+) -> (Option<Sourced>, Option<Sourced>) {
+    let dram_peak = roof.and_then(|r| r.memory(MemoryLevel::Dram));
+    let dram_gb_s = m
+        .dram_bytes_per_s
+        .as_ref()
+        .and_then(|b| Sourced::new(b.value / 1e9, b.source.clone()))
+        .or_else(|| {
+            let (bytes, s) = (m.dram_bytes.as_ref()?, duration_s.filter(|s| *s > 0.0)?);
+            Sourced::new(
+                bytes.value / s / 1e9,
+                format!("derived: {} / duration", bytes.source),
+            )
+        })
+        .or_else(|| {
+            let (pct, peak) = (m.dram_pct.as_ref()?, dram_peak?);
+            Sourced::new(
+                pct.value / 100.0 * peak.value,
+                format!(
+                    "estimated: {} x {} DRAM peak {} GB/s",
+                    pct.source,
+                    roof.map_or("", |r| r.name.as_str()),
+                    peak.value
+                ),
+            )
+        });
+    let dram_bytes = m.dram_bytes.clone().or_else(|| {
+        let (bw, s) = (dram_gb_s.as_ref()?, duration_s?);
+        Sourced::new(bw.value * 1e9 * s, format!("{} x duration", bw.source))
+    });
+    (dram_gb_s, dram_bytes)
+}
+
+/// The placement, withheld when the tensor pipe was active but only SASS FP
+/// counters counted the FLOPs: tensor-core work is not in them, so the
+/// counted FLOPs are a lower bound, too low to place the kernel honestly,
+/// unless the tensor pipes' own operation rates were counted too.
+fn withhold_undercounted(
+    m: &KernelMetrics,
+    flops: Option<&Sourced>,
+    roofline: RooflineSection,
+    notes: &mut Vec<String>,
+) -> RooflineSection {
+    let undercounted = m.tensor_pipe_pct.as_ref().is_some_and(|t| t.value > 1.0)
+        && !m
+            .flops
+            .as_ref()
+            .is_some_and(CountedFlops::counts_tensor_pipes)
+        && flops.is_some_and(|f| f.source.starts_with("counted"));
+    if !undercounted {
+        return roofline;
+    }
+    notes.push(
+        "the tensor pipe was active, but SASS FP counters miss tensor-core work: the \
+         counted FLOPs and TFLOP/s are a lower bound (state the work with --gemm or --flops)"
+            .to_owned(),
+    );
+    notes.retain(|n| !n.starts_with("achieved FLOP/s exceed"));
+    RooflineSection {
+        ridge_point: roofline.ridge_point,
+        unavailable: Some(
+            "FLOPs undercounted: tensor-core work is not in the SASS FP counters; state \
+             the FLOPs with --gemm or --flops"
+                .to_owned(),
+        ),
+        ..RooflineSection::withheld(roofline.precision, roofline.estimate)
+    }
+}
+
+/// Arithmetic work: FLOPs counted per precision, the FLOPs the placement
+/// used and their rate over the duration, and how busy the SMs were.
+fn compute_section(
+    m: &KernelMetrics,
+    flops: Option<Sourced>,
+    duration_s: Option<f64>,
+) -> ComputeSection {
+    let achieved_tflops = match (&flops, duration_s) {
+        (Some(f), Some(s)) if s > 0.0 => {
+            Sourced::new(f.value / s / 1e12, "derived: FLOPs / duration")
+        }
+        _ => None,
+    };
+    ComputeSection {
+        flops_by_precision: m
+            .flops
+            .iter()
+            .flat_map(|f| &f.by_precision)
+            .map(|(p, v)| (p.to_ascii_lowercase(), *v))
+            .collect(),
+        flops,
+        achieved_tflops,
+        warps_active_pct: m.warps_active_pct.clone(),
+        thread_inst_per_inst_pct: m.thread_inst_pct.clone(),
+        tensor_pipe_pct: m.tensor_pipe_pct.clone(),
+    }
+}
+
+/// What ran: the launch's identity and shape.
+fn kernel_section(k: &NcuKernel, m: &KernelMetrics) -> KernelSection {
+    let block = k.block_size.as_deref().and_then(dim3);
+    let grid = k.grid_size.as_deref().and_then(dim3);
+    KernelSection {
+        id: k.id.clone(),
+        name: k.name.clone(),
+        process: k.process_name.clone(),
+        process_id: k.process_id.clone(),
+        host: k.host.clone(),
+        context: k.context.clone(),
+        stream: k.stream.clone(),
+        grid,
+        block,
+        threads_per_block: block
+            .map(|b| b.iter().product())
+            .or_else(|| whole(m.block_threads.as_ref())),
+        blocks: grid
+            .map(|g| g.iter().product())
+            .or_else(|| whole(m.grid_blocks.as_ref())),
+        registers_per_thread: m.registers_per_thread.clone(),
     }
 }
 

@@ -2,10 +2,8 @@
 //! export names when the driver's name matches a device of the hardware
 //! table exactly, with a note when the two disagree.
 
-use std::collections::BTreeMap;
+use profiler_core::hardware::Hardware;
 
-use crate::analysis::roofline::kernel::KernelRoofline;
-use crate::analysis::roofline::units::MemoryLevel;
 use crate::input::nsight::ncu_metrics::KernelMetrics;
 use crate::input::nsight::{HardwareSection, NcuKernel, device_from_driver_name};
 
@@ -37,10 +35,10 @@ pub(crate) fn capability_note(device: &str, cc: &str) -> Option<String> {
 pub(crate) fn hardware(
     k: &NcuKernel,
     m: &KernelMetrics,
-    given: Option<&KernelRoofline>,
+    given: Option<&Hardware>,
     given_origin: Option<&str>,
     notes: &mut Vec<String>,
-) -> (Option<KernelRoofline>, HardwareSection) {
+) -> (Option<Hardware>, HardwareSection) {
     let detected = m.device_name.as_deref().and_then(device_from_driver_name);
     let (roof, origin) = match (given, detected) {
         (Some(r), _) => {
@@ -56,7 +54,7 @@ pub(crate) fn hardware(
             (Some(r.clone()), origin)
         }
         (None, Some(d)) => (
-            Some(KernelRoofline::from_device(d)),
+            Some(d.hardware()),
             format!(
                 "detected from the device name `{}`",
                 m.device_name.as_deref().unwrap_or_default()
@@ -81,28 +79,11 @@ pub(crate) fn hardware(
         notes.push(note);
     }
     let section = HardwareSection {
-        name: roof.as_ref().map(|r| r.name.clone()),
+        ceilings: roof.clone(),
         origin,
         device: k.device.clone(),
         device_name: m.device_name.clone(),
         compute_capability: k.compute_capability.clone(),
-        dram_bandwidth_gb_s: roof
-            .as_ref()
-            .and_then(|r| r.memory(MemoryLevel::Dram).ok())
-            .map(|c| c.gb_s),
-        peak_tflops: roof
-            .as_ref()
-            .map(|r| {
-                r.compute_ceilings()
-                    .iter()
-                    .map(|c| (c.precision.name().to_ascii_lowercase(), c.tflops))
-                    .collect()
-            })
-            .unwrap_or_else(BTreeMap::new),
-        estimate: roof.as_ref().is_some_and(|r| {
-            r.compute_ceilings().iter().any(|c| c.estimate)
-                || r.memory_ceilings().iter().any(|c| c.estimate)
-        }),
     };
     (roof, section)
 }

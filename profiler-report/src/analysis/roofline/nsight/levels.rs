@@ -2,8 +2,9 @@
 //! level ncu measured, each level's roof at that intensity, and the level
 //! whose roof is lowest, which is the one that bounds the kernel.
 
-use crate::analysis::roofline::kernel::KernelRoofline;
-use crate::analysis::roofline::units::Precision;
+use profiler_core::hardware::{Hardware, Precision};
+
+use crate::analysis::roofline::kernel::compute;
 use crate::input::nsight::ncu_levels::LevelTraffic;
 use crate::input::nsight::{LevelPoint, RooflineSection};
 use crate::model::hardware::Bound;
@@ -13,7 +14,7 @@ use crate::model::hardware::Bound;
 /// is filled without FLOPs, a duration or the compute peak.
 pub(crate) fn place_levels(
     section: &mut RooflineSection,
-    roof: Option<&KernelRoofline>,
+    roof: Option<&Hardware>,
     precision: Option<Precision>,
     flops: Option<f64>,
     duration_s: Option<f64>,
@@ -24,13 +25,13 @@ pub(crate) fn place_levels(
     else {
         return;
     };
-    let Ok(compute) = roof.compute(precision) else {
+    let Ok(peak) = compute(roof, precision) else {
         return;
     };
     if flops <= 0.0 || seconds <= 0.0 {
         return;
     }
-    let peak = compute.tflops * 1e12;
+    let peak = peak.value * 1e12;
     let achieved = flops / seconds;
     section.levels = levels
         .iter()
@@ -65,9 +66,8 @@ pub(crate) fn place_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::roofline::units::CeilingSource;
     use crate::input::nsight::Sourced;
-    use crate::model::hardware::MemoryLevel;
+    use profiler_core::hardware::{Figure, MemoryLevel, Source};
 
     fn traffic(level: MemoryLevel, bytes: f64, gb_s: f64) -> LevelTraffic {
         LevelTraffic {
@@ -83,8 +83,8 @@ mod tests {
 
     #[test]
     fn the_lowest_memory_roof_binds_and_compute_binds_when_none_is_below_peak() {
-        let roof = KernelRoofline::new("gpu", CeilingSource::Published)
-            .with_compute(Precision::Fp32, 60.0, false)
+        let mut roof = Hardware::new("gpu");
+        roof.set_compute(Precision::Fp32, Figure::new(60.0, Source::Preset))
             .unwrap();
         // 1 TFLOP in 1 s: L1 at 1 FLOP/B × 10 TB/s = 10 TFLOP/s roof,
         // L2 at 100 FLOP/B × 5 TB/s = 500 (capped at 60), DRAM at 1000 FLOP/B.
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn nothing_is_placed_without_flops_or_a_compute_peak() {
         let levels = [traffic(MemoryLevel::Dram, 1e9, 3_000.0)];
-        let roof = KernelRoofline::new("gpu", CeilingSource::Published);
+        let roof = Hardware::new("gpu");
         let mut s = section();
         place_levels(
             &mut s,

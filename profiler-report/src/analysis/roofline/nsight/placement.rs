@@ -3,8 +3,9 @@
 //! or saying why it cannot be placed.
 
 use super::levels::place_levels;
-use crate::analysis::roofline::kernel::KernelRoofline;
-use crate::analysis::roofline::units::{MemoryLevel, Precision};
+use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
+
+use crate::analysis::roofline::kernel::{KernelClassification, classify};
 use crate::input::nsight::ncu_aliases::{Meaning, names};
 use crate::input::nsight::ncu_metrics::KernelMetrics;
 use crate::input::nsight::{RooflineSection, Sourced};
@@ -51,7 +52,7 @@ pub(crate) fn roof_precision(counted: &str) -> Option<Precision> {
 /// Places the kernel on the roof, or says why it cannot be.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn placement(
-    roof: Option<&KernelRoofline>,
+    roof: Option<&Hardware>,
     m: &KernelMetrics,
     precision: Option<Precision>,
     flops: Option<&Sourced>,
@@ -77,45 +78,11 @@ pub(crate) fn placement(
     };
     let mut section =
         RooflineSection::withheld(Some(chosen.name().to_ascii_lowercase()), inputs_estimated);
-    let result = (|| {
-        let roof = roof.ok_or_else(|| match &m.device_name {
-            Some(name) => format!(
-                "hardware unknown: the export names the device `{name}`, which the hardware \
-                 table lacks; give its ceilings with --hardware FILE, a TOML file such as \
-                 `name = \"{name}\"`, `[bandwidth_gb_s]` `dram = 8000`, `[peak_tflops]` \
-                 `fp32 = 80` `bf16 = 2250` (numbers from the device's data sheet), or pass \
-                 --hardware NAME for a device of the table"
-            ),
-            None => "hardware unknown: the export does not name a device; pass \
-                     --hardware NAME|FILE"
-                .to_owned(),
-        })?;
-        let p = chosen;
-        let f = flops.ok_or("FLOPs unknown")?.value;
-        let b = bytes
-            .ok_or_else(|| {
-                format!(
-                    "DRAM bytes unknown: collect {}, or {} with {}",
-                    names(Meaning::DramBytes),
-                    names(Meaning::DramReadBytes),
-                    names(Meaning::DramWriteBytes)
-                )
-            })?
-            .value;
-        let s = duration_s.ok_or("duration unknown")?;
-        if b <= 0.0 || s <= 0.0 || f <= 0.0 {
-            return Err("FLOPs, DRAM bytes and duration must all be above zero".to_owned());
-        }
-        let c = roof
-            .classify(f / b, f / s, p, MemoryLevel::Dram)
-            .map_err(|e| e.to_string())?;
-        match c.impossible {
-            Some(why) => Err(why.to_string()),
-            None => Ok(c),
-        }
-    })();
-    match result {
-        Ok(c) => {
+    let placed = roof
+        .ok_or_else(|| unknown_hardware(m))
+        .and_then(|roof| on_dram_roof(roof, chosen, flops, bytes, duration_s).map(|c| (roof, c)));
+    match placed {
+        Ok((roof, c)) => {
             section.ridge_point = Some(c.ridge_point);
             section.arithmetic_intensity = Some(c.arithmetic_intensity);
             section.achieved_tflops = Some(c.achieved_flops / 1e12);
@@ -127,7 +94,7 @@ pub(crate) fn placement(
             section.estimate |= c.estimate;
             place_levels(
                 &mut section,
-                roof,
+                Some(roof),
                 Some(chosen),
                 flops.map(|f| f.value),
                 duration_s,
@@ -144,4 +111,54 @@ pub(crate) fn placement(
         Err(reason) => section.unavailable = Some(reason),
     }
     section
+}
+
+/// Why a launch on a device the hardware table lacks cannot be placed, and
+/// how to give its ceilings.
+fn unknown_hardware(m: &KernelMetrics) -> String {
+    match &m.device_name {
+        Some(name) => format!(
+            "hardware unknown: the export names the device `{name}`, which the hardware \
+             table lacks; give its ceilings with --hardware FILE, a TOML file such as \
+             `name = \"{name}\"`, `[bandwidth_gb_s]` `dram = 8000`, `[peak_tflops]` \
+             `fp32 = 80` `bf16 = 2250` (numbers from the device's data sheet), or pass \
+             --hardware NAME for a device of the table"
+        ),
+        None => "hardware unknown: the export does not name a device; pass \
+                 --hardware NAME|FILE"
+            .to_owned(),
+    }
+}
+
+/// The launch on the DRAM roof of `precision`, or why it cannot be placed
+/// (a figure unknown or not above zero, no such ceiling, or a rate no
+/// device reaches).
+fn on_dram_roof(
+    roof: &Hardware,
+    precision: Precision,
+    flops: Option<&Sourced>,
+    bytes: Option<&Sourced>,
+    duration_s: Option<f64>,
+) -> Result<KernelClassification, String> {
+    let f = flops.ok_or("FLOPs unknown")?.value;
+    let b = bytes
+        .ok_or_else(|| {
+            format!(
+                "DRAM bytes unknown: collect {}, or {} with {}",
+                names(Meaning::DramBytes),
+                names(Meaning::DramReadBytes),
+                names(Meaning::DramWriteBytes)
+            )
+        })?
+        .value;
+    let s = duration_s.ok_or("duration unknown")?;
+    if b <= 0.0 || s <= 0.0 || f <= 0.0 {
+        return Err("FLOPs, DRAM bytes and duration must all be above zero".to_owned());
+    }
+    let c =
+        classify(roof, f / b, f / s, precision, MemoryLevel::Dram).map_err(|e| e.to_string())?;
+    match c.impossible {
+        Some(why) => Err(why.to_string()),
+        None => Ok(c),
+    }
 }

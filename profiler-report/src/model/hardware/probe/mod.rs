@@ -18,7 +18,7 @@ mod sysinfo;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use profiler_core::profile::{FlopsCeiling, MeasuredCeilings};
+use profiler_core::profile::{Contention, FlopsCeiling, MeasuredCeilings};
 
 pub use contention::BUSY_OTHER_RUNNABLE;
 pub use converge::{CONVERGED_PCT, FULL_CPU_PCT};
@@ -139,28 +139,8 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     let peak_flops = peaks.next();
     let other_peaks: Vec<FlopsCeiling> = peaks.collect();
     low_precision_note(&mut notes, int8.is_some(), bf16.is_some());
-    if cfg!(debug_assertions) {
-        notes.push(
-            "measured by a build without optimisations: the probes run unoptimised loops, so \
-             the figures understate this machine (build with --release)"
-                .to_owned(),
-        );
-    }
     let contention = watch.finish();
-    if !contention.unsettled.is_empty() {
-        notes.push(format!(
-            "not every ceiling settled ({}): those ceilings may be low, and a % of them high; \
-             the grade rests on the DRAM bandwidth alone",
-            contention.unsettled.join("; ")
-        ));
-    }
-    if contention.busy {
-        notes.push(format!(
-            "the machine was busy while probing ({}): the ceilings may be too low; pin quiet \
-             ones with `profiler-report probe --save` or a hardware preset (PROFILER_HARDWARE)",
-            contention.reasons.join("; ")
-        ));
-    }
+    closing_notes(&mut notes, &contention);
     MeasuredCeilings {
         cpu: sysinfo::cpu_name(),
         measured_at_unix_ns: SystemTime::now()
@@ -174,6 +154,32 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
         caches: levels::cache_sizes(&caches),
         contention: Some(contention),
         notes,
+    }
+}
+
+/// The notes every measurement ends with: a build without optimisations,
+/// ceilings that did not settle, other work seen on the machine.
+fn closing_notes(notes: &mut Vec<String>, contention: &Contention) {
+    if cfg!(debug_assertions) {
+        notes.push(
+            "measured by a build without optimisations: the probes run unoptimised loops, so \
+             the figures understate this machine (build with --release)"
+                .to_owned(),
+        );
+    }
+    if !contention.unsettled.is_empty() {
+        notes.push(format!(
+            "not every ceiling settled ({}): those ceilings may be low, and a % of them high; \
+             the grade rests on the DRAM bandwidth alone",
+            contention.unsettled.join("; ")
+        ));
+    }
+    if contention.busy {
+        notes.push(format!(
+            "the machine was busy while probing ({}): the ceilings may be too low; pin quiet \
+             ones with `profiler-report probe --save` or a hardware preset (PROFILER_HARDWARE)",
+            contention.reasons.join("; ")
+        ));
     }
 }
 

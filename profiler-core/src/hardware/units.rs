@@ -1,6 +1,6 @@
-//! The vocabulary of hardware ceilings: [`Precision`], [`MemoryLevel`] and
-//! the [`Bound`] a roof sets (with names that parse back), and the
-//! plausibility check every ceiling passes, whoever gives it.
+//! The vocabulary of hardware ceilings: [`Precision`] and [`MemoryLevel`]
+//! (with names that parse back), and the plausibility check every ceiling
+//! passes, whoever gives it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -123,14 +123,14 @@ impl MemoryLevel {
     }
 }
 
-impl From<profiler_core::profile::BrickLevel> for MemoryLevel {
+impl From<crate::level::BrickLevel> for MemoryLevel {
     /// The level a `#[brick(level = ..)]` annotation names.
-    fn from(level: profiler_core::profile::BrickLevel) -> Self {
+    fn from(level: crate::level::BrickLevel) -> Self {
         match level {
-            profiler_core::profile::BrickLevel::L1 => Self::L1Cache,
-            profiler_core::profile::BrickLevel::L2 => Self::L2Cache,
-            profiler_core::profile::BrickLevel::L3 => Self::L3Cache,
-            profiler_core::profile::BrickLevel::Dram => Self::Dram,
+            crate::level::BrickLevel::L1 => Self::L1Cache,
+            crate::level::BrickLevel::L2 => Self::L2Cache,
+            crate::level::BrickLevel::L3 => Self::L3Cache,
+            crate::level::BrickLevel::Dram => Self::Dram,
         }
     }
 }
@@ -162,25 +162,6 @@ impl FromStr for MemoryLevel {
     }
 }
 
-/// Memory-bound or compute-bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// Left of the ridge: bandwidth limits it.
-    Memory,
-    /// At or right of the ridge: arithmetic limits it.
-    Compute,
-}
-
-impl fmt::Display for Bound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Memory => "memory-bound",
-            Self::Compute => "compute-bound",
-        })
-    }
-}
-
 /// A precision or memory level name that is not known.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid {what} `{value}`: expected {expected}")]
@@ -202,7 +183,8 @@ pub const MAX_TFLOPS: f64 = 1e7;
 
 /// Why `value` cannot be a ceiling no larger than `max`, if it cannot: not a
 /// number, not finite, not above zero, or beyond any real device.
-pub(crate) fn ceiling_problem(value: f64, max: f64) -> Option<&'static str> {
+#[must_use]
+pub fn ceiling_problem(value: f64, max: f64) -> Option<&'static str> {
     if value.is_nan() {
         Some("not a number")
     } else if !value.is_finite() {
@@ -218,7 +200,8 @@ pub(crate) fn ceiling_problem(value: f64, max: f64) -> Option<&'static str> {
 
 /// A value as an error shows it: plain, or in exponent form when plain
 /// would run to hundreds of digits.
-pub(crate) fn shown(value: f64) -> String {
+#[must_use]
+pub fn shown(value: f64) -> String {
     if value != 0.0 && !(1e-6..1e15).contains(&value.abs()) {
         format!("{value:e}")
     } else {

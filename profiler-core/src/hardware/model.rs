@@ -1,15 +1,11 @@
-//! [`Hardware`]: the one hardware model. Compute ceilings per precision,
-//! bandwidth ceilings per memory level and the bytes a token moves, each a
-//! [`Figure`] that says where it came from; every report takes this type.
+//! [`Hardware`] itself: the figures of one machine, the checks every figure
+//! passes, and the error a figure that cannot be a ceiling gives.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::HardwareError;
-use super::presets::DeviceSpec;
-use super::source::{Figure, Source};
-use super::spec::{DEFAULT_BYTES_PER_TOKEN, HardwareSpec};
+use super::figure::Figure;
 use super::units::{
     MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, ceiling_problem, shown,
 };
@@ -22,20 +18,20 @@ pub const MAX_CACHE_BYTES: f64 = 1e12;
 
 /// A device's ceilings, each with where it came from.
 ///
-/// Built from a preset ([`Hardware::preset`]), a file
-/// ([`Hardware::from_file`]), settings ([`Hardware::from_vars`]), a
-/// profile's recorded hardware ([`Hardware::from_info`]) or the probes
-/// ([`Hardware::from_measured`]); every figure it holds is finite, above zero
-/// and within what a real device can reach.
+/// `profiler-report` builds one from a row of its preset table, a hardware
+/// file, `PROFILER_*` settings or the probes of this machine; every figure
+/// set through [`Hardware::set_compute`] and its siblings is finite, above
+/// zero and within what a real device can reach ([`Hardware::validate`]
+/// checks one read from elsewhere).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hardware {
     /// Display name: the device's, the file's `name`, or `"custom"`.
     pub name: String,
     /// The preset row the figures started from, when one did.
     pub preset: Option<String>,
-    compute: BTreeMap<Precision, Figure>,
-    memory: BTreeMap<MemoryLevel, Figure>,
-    bytes_per_token: Option<Figure>,
+    pub(super) compute: BTreeMap<Precision, Figure>,
+    pub(super) memory: BTreeMap<MemoryLevel, Figure>,
+    pub(super) bytes_per_token: Option<Figure>,
     /// Size of each cache level one core sees, bytes.
     #[serde(default)]
     cache_bytes: BTreeMap<MemoryLevel, Figure>,
@@ -61,73 +57,17 @@ impl Hardware {
         }
     }
 
-    /// A device of the preset table by name or alias (`h100`, `4090`,
-    /// `rtx_4060l`, ...; see [`DeviceSpec::lookup`]).
-    ///
-    /// # Errors
-    /// [`HardwareError::UnknownDevice`] listing the names accepted.
-    pub fn preset(name: &str) -> Result<Self, HardwareError> {
-        DeviceSpec::lookup(name)
-            .map(Self::from_device)
-            .ok_or_else(|| HardwareError::UnknownDevice {
-                name: name.to_owned(),
-                origin: "the preset table".to_owned(),
-                known: DeviceSpec::known_names(),
-            })
-    }
-
-    /// The hardware of one preset row: every figure the row has, compute
-    /// figures marked as estimates where the row says so. FP16 takes the
-    /// FP16-accumulate peak where one is published, else the BF16 peak.
-    #[must_use]
-    pub fn from_device(device: &DeviceSpec) -> Self {
-        let compute_source = if device.estimate {
-            Source::PresetEstimate
-        } else {
-            Source::Preset
-        };
-        let mut hw = Self::new(device.name);
-        hw.preset = Some(device.name.to_owned());
-        let compute = [
-            (Precision::Fp32, Some(device.fp32_tflops)),
-            (Precision::Bf16, device.bf16_tflops),
-            (
-                Precision::Fp16,
-                device.fp16_acc_tflops.or(device.bf16_tflops),
-            ),
-            (Precision::Tf32, device.tf32_tflops),
-            (Precision::Int8, device.int8_tops),
-        ];
-        for (p, value) in compute {
-            if let Some(v) = value {
-                hw.compute.insert(p, Figure::new(v, compute_source.clone()));
-            }
-        }
-        let memory = [
-            (MemoryLevel::L1Cache, device.l1_gb_s),
-            (MemoryLevel::L2Cache, device.l2_gb_s),
-            (MemoryLevel::Dram, Some(device.mem_bw_gb_s)),
-            (MemoryLevel::Pcie, device.pcie_gb_s),
-        ];
-        for (l, value) in memory {
-            if let Some(v) = value {
-                hw.memory.insert(l, Figure::new(v, Source::Preset));
-            }
-        }
-        hw
-    }
-
     /// Sets (or replaces) the compute ceiling of `precision`, TFLOP/s (TOP/s
     /// for INT8).
     ///
     /// # Errors
-    /// [`HardwareError::InvalidValue`] naming the device and precision when
+    /// [`CeilingError`] naming the device and precision when
     /// the value is not finite, not above zero or beyond any real device.
     pub fn set_compute(
         &mut self,
         precision: Precision,
         figure: Figure,
-    ) -> Result<(), HardwareError> {
+    ) -> Result<(), CeilingError> {
         let what = format!("{} {precision} peak (TFLOP/s)", self.name);
         check(&what, &figure, MAX_TFLOPS)?;
         self.compute.insert(precision, figure);
@@ -137,9 +77,9 @@ impl Hardware {
     /// Sets (or replaces) the bandwidth ceiling of `level`, GB/s.
     ///
     /// # Errors
-    /// [`HardwareError::InvalidValue`] naming the device and level when the
+    /// [`CeilingError`] naming the device and level when the
     /// value is not finite, not above zero or beyond any real device.
-    pub fn set_memory(&mut self, level: MemoryLevel, figure: Figure) -> Result<(), HardwareError> {
+    pub fn set_memory(&mut self, level: MemoryLevel, figure: Figure) -> Result<(), CeilingError> {
         let what = format!("{} {level} bandwidth (GB/s)", self.name);
         check(&what, &figure, MAX_BANDWIDTH_GB_S)?;
         self.memory.insert(level, figure);
@@ -149,9 +89,9 @@ impl Hardware {
     /// Sets the bytes a token moves, for the scorecard's ceiling.
     ///
     /// # Errors
-    /// [`HardwareError::InvalidValue`] when the value is not finite, not
+    /// [`CeilingError`] when the value is not finite, not
     /// above zero or above [`MAX_BYTES_PER_TOKEN`].
-    pub fn set_bytes_per_token(&mut self, figure: Figure) -> Result<(), HardwareError> {
+    pub fn set_bytes_per_token(&mut self, figure: Figure) -> Result<(), CeilingError> {
         check("bytes per token", &figure, MAX_BYTES_PER_TOKEN)?;
         self.bytes_per_token = Some(figure);
         Ok(())
@@ -160,13 +100,13 @@ impl Hardware {
     /// Sets (or replaces) the size of cache `level` one core sees, bytes.
     ///
     /// # Errors
-    /// [`HardwareError::InvalidValue`] when the size is not finite, not
+    /// [`CeilingError`] when the size is not finite, not
     /// above zero or beyond [`MAX_CACHE_BYTES`].
     pub fn set_cache_bytes(
         &mut self,
         level: MemoryLevel,
         figure: Figure,
-    ) -> Result<(), HardwareError> {
+    ) -> Result<(), CeilingError> {
         let what = format!("{} {level} cache size (bytes)", self.name);
         check(&what, &figure, MAX_CACHE_BYTES)?;
         self.cache_bytes.insert(level, figure);
@@ -231,25 +171,11 @@ impl Hardware {
         self.dense_peak().map(|f| f.value)
     }
 
-    /// The scorecard's memory-bound view: DRAM bandwidth and bytes per token
-    /// (the placeholder [`DEFAULT_BYTES_PER_TOKEN`] when none was given).
-    /// `None` without a DRAM ceiling.
-    #[must_use]
-    pub fn spec(&self) -> Option<HardwareSpec> {
-        Some(HardwareSpec {
-            peak_bw_gb_s: self.memory(MemoryLevel::Dram)?.value,
-            bytes_per_token: self
-                .bytes_per_token
-                .as_ref()
-                .map_or(DEFAULT_BYTES_PER_TOKEN, |f| f.value),
-        })
-    }
-
     /// Checks every figure again, for a model read from elsewhere (serde).
     ///
     /// # Errors
-    /// [`HardwareError::InvalidValue`] naming the first bad figure.
-    pub fn validate(&self) -> Result<(), HardwareError> {
+    /// [`CeilingError`] naming the first bad figure.
+    pub fn validate(&self) -> Result<(), CeilingError> {
         for (p, f) in &self.compute {
             check(&format!("{} {p} peak (TFLOP/s)", self.name), f, MAX_TFLOPS)?;
         }
@@ -268,26 +194,24 @@ impl Hardware {
     }
 }
 
-impl From<HardwareSpec> for Hardware {
-    /// A custom device with only the spec's DRAM bandwidth and bytes per
-    /// token, both marked as given in code (values are not checked here;
-    /// the scorecard withholds its grade on an unusable ceiling).
-    fn from(spec: HardwareSpec) -> Self {
-        let mut hw = Self::new("custom");
-        hw.memory.insert(
-            MemoryLevel::Dram,
-            Figure::new(spec.peak_bw_gb_s, Source::Given),
-        );
-        hw.bytes_per_token = Some(Figure::new(spec.bytes_per_token, Source::Given));
-        hw
-    }
+/// A figure that cannot be a ceiling: not a number, not finite, not above
+/// zero or beyond any real device.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {origin} `{value}`: {reason}")]
+pub struct CeilingError {
+    /// The device and ceiling, and where the figure came from.
+    pub origin: String,
+    /// The value, as text (so NaN and inf show as such).
+    pub value: String,
+    /// What is wrong.
+    pub reason: String,
 }
 
 /// `Ok` when `figure` is a plausible ceiling no larger than `max`.
-fn check(what: &str, figure: &Figure, max: f64) -> Result<(), HardwareError> {
+fn check(what: &str, figure: &Figure, max: f64) -> Result<(), CeilingError> {
     match ceiling_problem(figure.value, max) {
         None => Ok(()),
-        Some(reason) => Err(HardwareError::InvalidValue {
+        Some(reason) => Err(CeilingError {
             origin: format!("{what} from {}", figure.source),
             value: shown(figure.value),
             reason: reason.to_owned(),
@@ -297,44 +221,8 @@ fn check(what: &str, figure: &Figure, max: f64) -> Result<(), HardwareError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::figure::Source;
     use super::*;
-
-    #[test]
-    fn presets_carry_every_figure_with_its_source() {
-        let rtx = Hardware::preset("4090").unwrap();
-        let peak = |p| rtx.compute(p).unwrap().value;
-        assert_eq!(
-            [
-                Precision::Fp32,
-                Precision::Fp16,
-                Precision::Tf32,
-                Precision::Int8
-            ]
-            .map(peak),
-            [82.6, 330.0, 165.0, 660.0]
-        );
-        let bw = |l| rtx.memory(l).unwrap().value;
-        assert_eq!(
-            [
-                MemoryLevel::L1Cache,
-                MemoryLevel::L2Cache,
-                MemoryLevel::Dram,
-                MemoryLevel::Pcie
-            ]
-            .map(bw),
-            [19_000.0, 5300.0, 1008.0, 32.0]
-        );
-        assert_eq!(rtx.compute(Precision::Fp32).unwrap().source, Source::Preset);
-        let laptop = Hardware::preset("rtx_4060l").unwrap();
-        assert!(laptop.compute(Precision::Bf16).unwrap().is_estimate());
-        assert!(!laptop.memory(MemoryLevel::Dram).unwrap().is_estimate());
-        assert_eq!(laptop.spec(), Some(HardwareSpec::rtx_4060l()));
-        assert_eq!(Hardware::preset("gb10").unwrap().dense_peak_tflops(), None);
-        assert!(matches!(
-            Hardware::preset("tpu"),
-            Err(HardwareError::UnknownDevice { .. })
-        ));
-    }
 
     #[test]
     fn absurd_and_non_finite_ceilings_are_refused() {
@@ -350,13 +238,26 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("beyond any real device"), "{e}");
         assert!(hw.is_empty());
-        let mut raw = Hardware::from(HardwareSpec {
-            peak_bw_gb_s: 1e308,
-            bytes_per_token: 1.0,
-        });
+        let mut raw = Hardware::new("raw");
+        raw.memory
+            .insert(MemoryLevel::Dram, Figure::new(1e308, Source::Given));
         assert!(raw.validate().is_err());
         raw.memory
             .insert(MemoryLevel::Dram, Figure::new(100.0, Source::Given));
         assert!(raw.validate().is_ok());
+    }
+
+    #[test]
+    fn dense_peak_is_bf16_else_fp16_never_fp32() {
+        let mut hw = Hardware::new("gpu");
+        hw.set_compute(Precision::Fp32, Figure::new(10.0, Source::Given))
+            .unwrap();
+        assert_eq!(hw.dense_peak_tflops(), None);
+        hw.set_compute(Precision::Fp16, Figure::new(40.0, Source::Given))
+            .unwrap();
+        assert_eq!(hw.dense_peak_tflops(), Some(40.0));
+        hw.set_compute(Precision::Bf16, Figure::new(30.0, Source::Given))
+            .unwrap();
+        assert_eq!(hw.dense_peak_tflops(), Some(30.0));
     }
 }
