@@ -25,7 +25,7 @@ use profiler::kernel::{
     record_kernel_launch, record_transfer, register_ptx, start_tile, stop_tile,
 };
 use profiler::profile::{
-    ClockSource, Counters, DeviceStart, LaunchGap, LayerStats, PhaseStats, ProfileError, RunInfo,
+    ClockSource, Counters, LaunchGap, LayerStats, PhaseStats, ProfileError, RunInfo,
     SCHEMA_VERSION, StepSummary, TRAINING_PHASES,
 };
 use profiler::stats::{
@@ -37,7 +37,8 @@ use profiler::sync::{
     set_sync_mode, sync_mode,
 };
 use profiler::trace::{
-    EventKind, RecordedExecutionTrace, RecordedTraceEntry, TensorShape, Timeline, TraceRecorder,
+    DeviceStart, EventKind, RecordedExecutionTrace, RecordedTraceEntry, TensorShape, Timeline,
+    TraceRecorder,
 };
 // Reports: the root holds what a README user needs; the rest lives in
 // named modules.
@@ -187,7 +188,10 @@ fn the_facade_root_stays_small() {
     // The facade lists its items: every item of the runtime's root, once.
     for item in &core {
         let listed = facade.iter().filter(|i| *i == item).count();
-        assert_eq!(listed, 1, "`{item}` of the runtime's root listed {listed} times");
+        assert_eq!(
+            listed, 1,
+            "`{item}` of the runtime's root listed {listed} times"
+        );
     }
     // 40: the recording API, plus `alloc` (memory), `dynamic` (bricks
     // made at run time), `rank_identity`, `hardware` (the one model of a

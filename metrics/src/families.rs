@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use profiler_core::Profile;
 use profiler_core::hardware::{Hardware, MemoryLevel};
-use profiler_core::profile::SyncMode;
+use profiler_core::sync::SyncMode;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;

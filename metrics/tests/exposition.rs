@@ -1,8 +1,9 @@
 //! What a scrape writes: every family of the issue, named after the
 //! Prometheus conventions, with the rank labels on every series.
 
+use profiler_core::Direction;
 use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
-use profiler_core::profile::{Direction, LayerStats};
+use profiler_core::profile::LayerStats;
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_metrics::{Format, RankLabels, encode};
 

@@ -16,7 +16,7 @@
 mod device;
 mod tracking;
 
-pub use crate::profile::{
+pub use crate::profile::memory::{
     BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
     ScopeMemory, StepMemory,
 };

@@ -8,16 +8,16 @@
 mod aggregates;
 mod ceilings;
 mod counters;
-mod data;
+pub(crate) mod data;
 pub(crate) mod identity;
 mod io;
-mod layer;
-mod memory;
-mod run;
+pub(crate) mod layer;
+pub(crate) mod memory;
+pub(crate) mod run;
 mod sites;
-mod steps;
-mod timeline;
-mod trace;
+pub(crate) mod steps;
+pub(crate) mod timeline;
+pub(crate) mod trace;
 mod valid;
 
 pub use crate::clock::ClockSource;
@@ -25,20 +25,27 @@ pub use crate::level::{BrickLevel, UnknownBrickLevel};
 pub use aggregates::ProfileSummary;
 pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
-pub use data::{CategoryEntry, Profile, SCHEMA_VERSION};
+pub use data::{CategoryEntry, SCHEMA_VERSION};
+// Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`
+// (memory), `trace` (timeline, execution trace) and `sync` (`SyncMode`):
+// one public path each; the names stay usable here inside the crate.
+pub(crate) use data::Profile;
 pub use identity::{IdentitySource, RankIdentity};
 pub use io::ProfileError;
-pub use layer::{Direction, LayerOp, LayerStats, MAX_LAYER_INDEX};
-pub use memory::{
+pub(crate) use layer::Direction;
+pub use layer::{LayerOp, LayerStats, MAX_LAYER_INDEX};
+pub(crate) use memory::{
     BrickMemory, LayerMemory, MemoryKind, MemoryProfile, MemorySample, OutsideMemory, PhaseMemory,
     ScopeMemory, StepMemory,
 };
-pub use run::{ClockInfo, LaunchGap, Overhead, RunInfo, SyncMode, ThreadInfo};
+pub(crate) use run::SyncMode;
+pub use run::{ClockInfo, LaunchGap, Overhead, RunInfo, ThreadInfo};
 pub use sites::SiteInfo;
+pub(crate) use steps::Schedule;
 pub(crate) use steps::StepRole;
-pub use steps::{PhaseStats, Schedule, StepSummary, TRAINING_PHASES};
-pub use timeline::{
+pub use steps::{PhaseStats, StepSummary, TRAINING_PHASES};
+pub(crate) use timeline::{
     CounterSample, CounterTrack, DeviceStart, EventKind, ThreadTimeline, Timeline, TimelineEvent,
 };
-pub use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry, TraceRecorder};
+pub(crate) use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry};
 pub use valid::InvalidValue;

@@ -31,7 +31,7 @@ mod launch;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::catalogue::{BrickCategory, BrickId};
-pub use crate::profile::SyncMode;
+pub use crate::profile::run::SyncMode;
 use crate::record::amounts::Amounts;
 use crate::record::device;
 pub use crate::record::device::{CpuEventTimer, DeviceEvent, DeviceTimer};

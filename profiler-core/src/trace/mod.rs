@@ -12,10 +12,11 @@
 pub(crate) mod op;
 pub(crate) mod shape;
 
-pub use crate::profile::{
-    CounterSample, CounterTrack, DEFAULT_ELEMENT_SIZE, DeviceStart, EventKind,
-    RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent,
-    TraceRecorder,
+pub use crate::profile::timeline::{
+    CounterSample, CounterTrack, DeviceStart, EventKind, ThreadTimeline, Timeline, TimelineEvent,
+};
+pub use crate::profile::trace::{
+    DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry, TraceRecorder,
 };
 pub use crate::record::entries::{DEFAULT_PROCESS_ENTRY_CAPACITY, DEFAULT_TRACE_ENTRY_CAPACITY};
 use crate::record::state;

@@ -4,9 +4,9 @@
 //! Bricks missing any of the three are listed as not annotated, never
 //! plotted at zero.
 
+use profiler_core::BrickStats;
 use profiler_core::Profile;
 use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
-use profiler_core::stats::BrickStats;
 use serde::{Deserialize, Serialize};
 
 use super::error::RooflineError;
