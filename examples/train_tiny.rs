@@ -14,7 +14,7 @@
 //! step are counters. The tracking allocator charges every allocation to
 //! the brick that made it. This file drives the run and the reports.
 //!
-//! Before training it reads this machine's saved ceilings (`profiler-report
+//! Before training it reads this machine's saved ceilings (`brick-profiler-report
 //! probe --save` writes them once, on a quiet machine), or else measures them
 //! (bandwidth of every memory level, peak FP32 and FP64 FLOP/s, and whether
 //! other work shared the CPU; `--no-ceilings` skips both) and keeps them in
@@ -98,7 +98,7 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) no_ceilings: bool,
     /// Saved ceilings to judge against (default: this machine's file that
-    /// `profiler-report probe --save` writes in the user's cache directory);
+    /// `brick-profiler probe --save` writes in the user's cache directory);
     /// measured now when the file does not exist.
     #[arg(long)]
     pub(crate) saved_ceilings: Option<PathBuf>,

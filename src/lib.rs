@@ -23,8 +23,8 @@
 //! # profiler::disable();
 //! ```
 //!
-//! This crate re-exports the runtime (`profiler-core`) and the attribute
-//! macros (`profiler-macros`); reports live in `profiler-report`.
+//! This crate re-exports the runtime (`brick-profiler-core`) and the attribute
+//! macros (`brick-profiler-macros`); reports live in `brick-profiler-report`.
 //!
 //! The `off` feature removes instrumentation at compile time: the macros
 //! still check their arguments but emit functions unchanged, and every

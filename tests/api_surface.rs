@@ -179,7 +179,7 @@ fn without_inline_module_bodies(text: &str) -> String {
 
 #[test]
 fn the_facade_root_stays_small() {
-    let core = root_items(include_str!("../profiler-core/src/lib.rs"));
+    let core = root_items(include_str!("../brick-profiler-core/src/lib.rs"));
     let facade = root_items(include_str!("../src/lib.rs"));
     assert!(
         facade.iter().any(|i| i == "Config") && facade.iter().any(|i| i == "brick"),

@@ -85,8 +85,8 @@ fn scratch_package() -> (tempfile::TempDir, PathBuf) {
         )
         .replace("\"../..\"", &format!("{:?}", root()))
         .replace(
-            "\"../../contracts\"",
-            &format!("{:?}", root().join("contracts")),
+            "\"../../brick-profiler-contracts\"",
+            &format!("{:?}", root().join("brick-profiler-contracts")),
         );
     std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
     std::fs::copy(root().join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();

@@ -1,5 +1,5 @@
 //! Imports inside each crate run one way, in the layer order that
-//! `docs/ARCHITECTURE.md` documents in its `layers` block: a module uses
+//! `docs/LAYERS.md` documents in its `layers` block: a module uses
 //! only modules listed below it in its parent, and no two modules use each
 //! other. Paths in code and in doc links count; unit-test modules may reach
 //! anywhere.
@@ -21,12 +21,12 @@ struct Tree {
 }
 
 fn specs() -> BTreeMap<String, Tree> {
-    let doc = include_str!("../docs/ARCHITECTURE.md");
+    let doc = include_str!("../docs/LAYERS.md");
     let block = doc
         .split("```layers\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("docs/ARCHITECTURE.md has a ```layers block");
+        .expect("docs/LAYERS.md has a ```layers block");
     let mut specs = BTreeMap::new();
     let mut current: Option<(String, Vec<String>)> = None;
     for line in block.lines().filter(|l| !l.trim().is_empty()) {
@@ -293,7 +293,7 @@ fn check_crate(dir: &str, tree: &Tree) -> Vec<String> {
 fn every_crate_imports_one_way_in_the_documented_layers() {
     let specs = specs();
     assert!(
-        specs.contains_key("profiler-core") && specs.contains_key("profiler-report"),
+        specs.contains_key("brick-profiler-core") && specs.contains_key("brick-profiler-report"),
         "the layers block covers both crates: {specs:?}"
     );
     let problems: Vec<String> = specs

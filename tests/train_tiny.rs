@@ -49,7 +49,7 @@ fn the_main_job_trains_and_writes_every_report() {
         "--out",
         out.to_str().expect("utf-8 temp dir"),
         // Small probe arrays keep the test quick; the probe itself is
-        // tested in profiler-report.
+        // tested in brick-profiler-report.
         "--probe-array-mib",
         "8",
         // Probe, whatever this machine has saved.

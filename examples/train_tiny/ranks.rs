@@ -135,7 +135,7 @@ pub(crate) fn launch(args: &Args, world: u32) -> Result<(), Box<dyn Error>> {
         return Err(format!("failed: {}", failed.join(", ")).into());
     }
     println!(
-        "train_tiny: {world} ranks done; profiler-report fleet {}",
+        "train_tiny: {world} ranks done; brick-profiler fleet {}",
         args.out.display()
     );
     Ok(())

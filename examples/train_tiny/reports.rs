@@ -42,7 +42,7 @@ pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
         && let Some(hw) = load_saved(&path)?
     {
         println!(
-            "ceilings: saved on a quiet machine, read from {} (measure again with `profiler-report probe --save`)",
+            "ceilings: saved on a quiet machine, read from {} (measure again with `brick-profiler probe --save`)",
             path.display()
         );
         // No probe ran: an earlier run's measured ceilings must not speak

@@ -1,0 +1,153 @@
+//! `trace`: the summary of an execution trace, and a saved profile (or an
+//! execution trace) exported as a flamegraph, Chrome trace or speedscope
+//! file.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use profiler_core::Profile;
+use profiler_core::trace::RecordedExecutionTrace;
+use profiler_report::input::Input;
+use profiler_report::trace::TraceSummary;
+use profiler_report::{chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, trace};
+
+use crate::context::Context;
+use crate::error::{CliError, Status};
+use crate::input::{load, stem};
+use crate::output::emit;
+
+/// Summarise or export a trace.
+#[derive(Debug, Args)]
+pub(crate) struct TraceArgs {
+    #[command(subcommand)]
+    command: TraceCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceCommand {
+    /// Ops by time, devices, load balance, communication, slowest entries.
+    #[command(
+        after_help = "Example:\n  brick-profiler trace summary target/profile/profile.json --format markdown"
+    )]
+    Summary {
+        /// A profile.json or an execution-trace JSON.
+        file: PathBuf,
+    },
+    /// A flamegraph SVG (or folded stacks with --folded).
+    #[command(
+        after_help = "Example:\n  brick-profiler trace flamegraph target/profile/profile.json -o flame.svg"
+    )]
+    Flamegraph {
+        /// A profile.json or an execution-trace JSON.
+        file: PathBuf,
+        /// Title of the graph (default: the run's name).
+        #[arg(long)]
+        title: Option<String>,
+        /// Print folded stacks instead of the SVG.
+        #[arg(long)]
+        folded: bool,
+    },
+    /// Chrome Trace Event JSON (Perfetto, chrome://tracing).
+    #[command(
+        after_help = "Example:\n  brick-profiler trace chrome target/profile/profile.json -o trace.json"
+    )]
+    Chrome {
+        /// A profile.json or an execution-trace JSON.
+        file: PathBuf,
+    },
+    /// speedscope JSON of a profile's trace-mode timeline.
+    #[command(
+        after_help = "Example:\n  brick-profiler trace speedscope target/profile/profile.json -o run.speedscope.json"
+    )]
+    Speedscope {
+        /// A profile.json recorded with trace mode on.
+        file: PathBuf,
+    },
+}
+
+/// A profile, or a bare execution trace.
+enum Traced {
+    Profile(Box<Profile>),
+    Trace(RecordedExecutionTrace),
+}
+
+fn traced(path: &Path) -> Result<Traced, CliError> {
+    match load(path)? {
+        Input::Profile(p) => Ok(Traced::Profile(p)),
+        Input::ExecutionTrace(t) => Ok(Traced::Trace(t)),
+        other => Err(CliError::Input(format!(
+            "`{}` holds {}: trace takes a profile.json or an execution trace",
+            path.display(),
+            other.what()
+        ))),
+    }
+}
+
+pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
+    match &args.command {
+        TraceCommand::Summary { file } => {
+            let summary = match traced(file)? {
+                Traced::Profile(p) => TraceSummary::of(&trace::trace_of(&p)),
+                Traced::Trace(t) => TraceSummary::of(&t),
+            };
+            if summary.entries == 0 {
+                eprintln!(
+                    "brick-profiler: `{}` has no trace entries (record with #[trace_op] or trace mode)",
+                    file.display()
+                );
+            }
+            cx.show(&summary)?;
+        }
+        TraceCommand::Flamegraph {
+            file,
+            title,
+            folded,
+        } => {
+            let (stacks, name) = match traced(file)? {
+                Traced::Profile(p) => (folded_stacks(&p), p.run.name.clone()),
+                Traced::Trace(t) => (trace::flamegraph_collapsed(&t), String::new()),
+            };
+            let title = title
+                .clone()
+                .unwrap_or_else(|| if name.is_empty() { stem(file) } else { name });
+            let text = if *folded {
+                stacks
+            } else {
+                flamegraph_svg(&stacks, &title)
+                    .map_err(|e| CliError::Input(format!("`{}`: {e}", file.display())))?
+            };
+            emit(&text, cx.output.as_deref())?;
+        }
+        TraceCommand::Chrome { file } => {
+            let profile = match traced(file)? {
+                Traced::Profile(p) => *p,
+                Traced::Trace(t) => {
+                    let mut p = Profile::empty();
+                    p.run.name = stem(file);
+                    p.trace = t;
+                    p
+                }
+            };
+            emit(&chrome_trace_json(&profile), cx.output.as_deref())?;
+        }
+        TraceCommand::Speedscope { file } => match traced(file)? {
+            Traced::Profile(p) => {
+                if p.timeline.event_count() == 0 {
+                    eprintln!(
+                        "brick-profiler: `{}` has no trace-mode timeline: the speedscope file holds no profiles",
+                        file.display()
+                    );
+                }
+                emit(&speedscope_json(&p), cx.output.as_deref())?;
+            }
+            Traced::Trace(_) => {
+                return Err(CliError::Input(format!(
+                    "`{}` is an execution trace without nesting; speedscope needs a profile \
+                     recorded with trace mode (use `trace chrome` for this file)",
+                    file.display()
+                )));
+            }
+        },
+    }
+    Ok(Status::Ok)
+}

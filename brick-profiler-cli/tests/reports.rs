@@ -1,0 +1,552 @@
+//! The reports of a saved run, end to end: scorecard (and regressions
+//! against a baseline), roofline, parity, trace exports, contracts and the
+//! HTML report, which equals the one the main job writes.
+
+mod common;
+
+use common::{PROFILE, golden, root, run, run_with};
+use profiler_core::Profile;
+use profiler_report::contracts::Verifier;
+use profiler_report::hardware::from_measured;
+use profiler_report::roofline::{BrickRoofline, roofline_section};
+use profiler_report::run::RunSummary;
+use profiler_report::{
+    HtmlReport, flamegraph_svg, folded_stacks,
+    scorecard::{ScorecardBuilder, TrainingScorecard},
+};
+
+#[test]
+fn scorecard_in_every_format() {
+    golden(
+        "scorecard.txt",
+        &run(&["scorecard", PROFILE]).expect(0).stdout,
+    );
+    let md = run(&["scorecard", PROFILE, "--format", "markdown"])
+        .expect(0)
+        .stdout;
+    golden("scorecard.md", &md);
+    assert!(md.starts_with("## Training Scorecard"));
+    let json = run(&["scorecard", PROFILE, "--format", "json"])
+        .expect(0)
+        .stdout;
+    let sc = TrainingScorecard::from_json(&json).unwrap();
+    assert_eq!(sc.steps, 6);
+    assert_eq!(
+        sc.hardware.as_deref(),
+        Some("Intel(R) Xeon(R) Processor (measured)")
+    );
+}
+
+#[test]
+fn scorecard_against_a_baseline_fails_on_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same run as its own baseline: no regression.
+    run(&[
+        "scorecard",
+        PROFILE,
+        "--baseline",
+        "brick-profiler-cli/tests/fixtures/scorecard.json",
+    ])
+    .expect(0);
+    // A baseline 30% faster: a critical throughput and step-time regression.
+    let mut faster = TrainingScorecard::load_baseline(
+        root().join("brick-profiler-cli/tests/fixtures/scorecard.json"),
+    )
+    .unwrap();
+    faster.throughput_tok_s *= 1.3;
+    faster.step_time_ms /= 1.3;
+    faster.step_samples_ms.clear();
+    let base = dir.path().join("faster.json");
+    faster.save_baseline(&base).unwrap();
+    let out = run(&["scorecard", PROFILE, "--baseline", base.to_str().unwrap()]).expect(1);
+    assert!(
+        out.stdout.contains("critical  Throughput"),
+        "{}",
+        out.stdout
+    );
+    // Only critical ones fail with --fail-on critical; these are critical.
+    run(&[
+        "scorecard",
+        PROFILE,
+        "--baseline",
+        base.to_str().unwrap(),
+        "--fail-on",
+        "critical",
+    ])
+    .expect(1);
+    // A 15% drop is a warning: it fails by default, not with --fail-on critical.
+    faster.throughput_tok_s = faster.throughput_tok_s / 1.3 * 1.15;
+    faster.step_time_ms = faster.step_time_ms * 1.3 / 1.15;
+    faster.save_baseline(&base).unwrap();
+    run(&["scorecard", PROFILE, "--baseline", base.to_str().unwrap()]).expect(1);
+    run(&[
+        "scorecard",
+        PROFILE,
+        "--baseline",
+        base.to_str().unwrap(),
+        "--fail-on",
+        "critical",
+    ])
+    .expect(0);
+}
+
+#[test]
+fn scorecard_with_a_device_says_what_it_assumed() {
+    let out = run(&["scorecard", PROFILE, "--hardware", "h100"])
+        .expect(0)
+        .stdout;
+    assert!(out.contains("H100 SXM"), "{out}");
+    assert!(out.contains("(from brick annotations)"), "{out}");
+    let out = run(&[
+        "scorecard",
+        PROFILE,
+        "--hardware",
+        "h100",
+        "--bytes-per-token",
+        "80772",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(!out.contains("pass --bytes-per-token"), "{out}");
+}
+
+#[test]
+fn roofline_uses_the_measured_ceilings_or_the_device_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("roofline.svg");
+    let out = run(&["roofline", PROFILE, "--svg", svg.to_str().unwrap()])
+        .expect(0)
+        .stdout;
+    golden("roofline.txt", &out);
+    assert!(out.contains("(measured on this machine)"), "{out}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(roxmltree::Document::parse(&svg).is_ok());
+    let h100 = run(&[
+        "roofline",
+        PROFILE,
+        "--hardware",
+        "h100",
+        "--precision",
+        "bf16",
+        "--format",
+        "markdown",
+    ])
+    .expect(0)
+    .stdout;
+    golden("roofline_h100.md", &h100);
+    assert!(h100.contains("H100 SXM"));
+    let json: serde_json::Value = serde_json::from_str(
+        &run(&["roofline", PROFILE, "--format", "json"])
+            .expect(0)
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(json["precision"], "fp32");
+}
+
+/// An ncu export with per-level traffic: `--svg` and the HTML page draw
+/// every kernel at every level the export measured.
+#[test]
+fn roofline_of_an_ncu_export_plots_each_kernel_at_each_level() {
+    const NCU: &str = "tests/fixtures/real/gpu/ncu_h100_cuda_bricks_roofline_raw.csv";
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("ncu.svg");
+    let args = ["roofline", NCU, "--hardware", "h100", "--svg"];
+    run(&[&args[..], &[svg.to_str().unwrap()]].concat()).expect(0);
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(roxmltree::Document::parse(&svg).is_ok());
+    assert_eq!(svg.matches("<circle class=\"level-mark level-").count(), 6);
+    assert!(svg.contains(">ncu levels:</text>"), "{svg}");
+    let page = dir.path().join("ncu.html");
+    run(&[
+        "html",
+        NCU,
+        "--hardware",
+        "h100",
+        "-o",
+        page.to_str().unwrap(),
+    ])
+    .expect(0);
+    let page = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(page.matches("<circle class=\"level-mark level-").count(), 6);
+}
+
+#[test]
+fn parity_against_itself_and_a_slower_baseline() {
+    let out = run(&["parity", PROFILE, PROFILE]).expect(0).stdout;
+    golden("parity.txt", &out);
+    assert!(out.contains("YES"), "{out}");
+    // A baseline twice as fast on every op: parity fails only when required.
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Profile::read(root().join(PROFILE)).unwrap();
+    for b in &mut p.bricks {
+        b.total_ns /= 2;
+    }
+    let fast = dir.path().join("fast.json");
+    p.write(&fast).unwrap();
+    let out = run(&["parity", PROFILE, fast.to_str().unwrap()])
+        .expect(0)
+        .stdout;
+    assert!(out.contains("NO"), "{out}");
+    run(&[
+        "parity",
+        PROFILE,
+        fast.to_str().unwrap(),
+        "--require-parity",
+    ])
+    .expect(1);
+    let md = run(&[
+        "parity",
+        PROFILE,
+        fast.to_str().unwrap(),
+        PROFILE,
+        "--format",
+        "markdown",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(md.starts_with("## Parity: train_tiny vs"), "{md}");
+}
+
+#[test]
+fn parity_over_no_common_op_is_no_verdict_and_fails_when_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"runtime": "other", "throughput_tok_s": 1, "step_time_ms": 1,
+            "kernel_launches_per_step": 1, "ops": {"NotABrick": 1.0}}"#,
+    )
+    .unwrap();
+    let other = other.to_str().unwrap();
+    let out = run(&["parity", PROFILE, other]).expect(0).stdout;
+    assert!(out.contains("no verdict: no op was compared"), "{out}");
+    assert!(!out.contains("YES"), "{out}");
+    run(&["parity", PROFILE, other, "--require-parity"]).expect(1);
+}
+
+#[test]
+fn parity_suggests_a_mapping_for_a_stock_pytorch_trace() {
+    let trace = root().join("tests/fixtures/real/kineto/stock_tiny_transformer_cpu.json");
+    let out = run(&["parity", "--suggest-mapping", trace.to_str().unwrap()])
+        .expect(0)
+        .stdout;
+    assert!(out.starts_with("# Draft op mapping for"), "{out}");
+    assert!(
+        out.contains("{ module = \"*.Attention[*].Linear[0]\", brick = \"Linear\" },"),
+        "{out}"
+    );
+    let e = run(&["parity", "--suggest-mapping", PROFILE]).expect(2);
+    assert!(e.stderr.contains("not a PyTorch trace"), "{}", e.stderr);
+}
+
+#[test]
+fn trace_summary_and_exports() {
+    golden(
+        "trace_summary.md",
+        &run(&["trace", "summary", PROFILE, "--format", "markdown"])
+            .expect(0)
+            .stdout,
+    );
+    let svg = run(&["trace", "flamegraph", PROFILE]).expect(0).stdout;
+    assert!(
+        svg.starts_with("<?xml") && svg.contains("train_tiny"),
+        "{}",
+        &svg[..200]
+    );
+    let folded = run(&["trace", "flamegraph", PROFILE, "--folded"])
+        .expect(0)
+        .stdout;
+    let p = Profile::read(root().join(PROFILE)).unwrap();
+    assert_eq!(folded, folded_stacks(&p));
+    let chrome: serde_json::Value =
+        serde_json::from_str(&run(&["trace", "chrome", PROFILE]).expect(0).stdout).unwrap();
+    assert!(chrome["traceEvents"].as_array().unwrap().len() > 100);
+    let speedscope: serde_json::Value =
+        serde_json::from_str(&run(&["trace", "speedscope", PROFILE]).expect(0).stdout).unwrap();
+    assert!(!speedscope["profiles"].as_array().unwrap().is_empty());
+    // A bare execution trace: summary and Chrome export; speedscope refuses.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("exec.json");
+    std::fs::write(
+        &trace,
+        r#"{"entries": [
+            {"step": 0, "operation": "matmul", "device_id": "gpu0", "duration_us": 120.0, "output_shape": [64, 64], "output_elements": 4096, "memory_bytes": 16384},
+            {"step": 0, "operation": "allreduce", "device_id": "gpu1", "duration_us": 40.0},
+            {"step": 1, "operation": "matmul", "device_id": "gpu1", "duration_us": 60.0}
+        ], "total_duration_us": 220.0}"#,
+    )
+    .unwrap();
+    let t = trace.to_str().unwrap();
+    let out = run_with(dir.path(), &["trace", "summary", "exec.json"], None)
+        .expect(0)
+        .stdout;
+    golden("trace_exec_summary.txt", &out);
+    assert!(out.contains("communication allreduce"), "{out}");
+    let chrome: serde_json::Value =
+        serde_json::from_str(&run(&["trace", "chrome", t]).expect(0).stdout).unwrap();
+    assert!(chrome["traceEvents"].to_string().contains("allreduce"));
+    let out = run(&["trace", "speedscope", t]).expect(2);
+    assert!(
+        out.stderr.contains("exec.json") && out.stderr.contains("trace chrome"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["trace", "flamegraph", t, "--folded"])
+        .expect(0)
+        .stdout;
+    assert!(out.contains("trace;gpu0;matmul 120"), "{out}");
+}
+
+#[test]
+fn contracts_pass_and_fail_with_the_exit_status() {
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "brick-profiler-v1",
+    ])
+    .expect(0)
+    .stdout;
+    golden("contracts.txt", &out);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("strict-coverage-v1.yaml"),
+        r#"metadata:
+  version: "1.0.0"
+  created: "2025-01-01"
+  description: "A stricter wall coverage than any run reaches"
+  references: []
+equations:
+  coverage:
+    formula: "wall_coverage = brick_ns / wall_ns"
+    domain: "profile"
+    codomain: "[0, 1]"
+proof_obligations: []
+falsification_tests:
+  - id: SC-001
+    rule: "more steps than any run records"
+    prediction: "holds"
+    test: "steps >= 1000"
+    if_fails: "record more steps"
+"#,
+    )
+    .unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--dir",
+        d,
+        "--format",
+        "markdown",
+    ])
+    .expect(1)
+    .stdout;
+    assert!(out.contains("FAILED") && out.contains("SC-001"), "{out}");
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--dir",
+        d,
+        "--contract",
+        "strict-coverage-v1",
+        "--metric",
+        "steps=2000",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(out.contains("PASS SC-001"), "{out}");
+    let list = run(&["contracts", "list", "--dir", d]).expect(0).stdout;
+    assert!(
+        list.contains("brick-profiler-v1 (shipped)")
+            && list.contains("strict-coverage-v1 (from --dir)"),
+        "{list}"
+    );
+}
+
+#[test]
+fn upstream_contracts_list_beside_the_errors_of_bad_files() {
+    let dir = root().join("tests/fixtures/real/contracts");
+    let d = dir.to_str().unwrap();
+    let list = run(&["contracts", "list", "--dir", d]).expect(1).stdout;
+    assert!(
+        list.contains(
+            "rmsnorm-kernel-v1 (from --dir; 5 test(s) not machine-checkable, 11 unused key(s))"
+        ),
+        "{list}"
+    );
+    // No equations: it loads, and its command-line tests read as prose.
+    assert!(
+        list.contains(
+            "layer-parity-v1 (from --dir; 4 test(s) not machine-checkable, 7 unused key(s))"
+        ),
+        "{list}"
+    );
+    assert!(
+        list.contains("error: ")
+            && list.contains(
+                "tensor-layout-v1.yaml:493: `falsification_tests[1]`: missing required key \
+                 `if_test_passes` (or `if_fails`)"
+            ),
+        "{list}"
+    );
+    assert!(
+        list.contains("roofline-model-v1 (shipped; verify with --params N"),
+        "{list}"
+    );
+}
+
+#[test]
+fn roofline_and_parity_contracts_are_computed_from_the_command_line() {
+    let e = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "roofline-model-v1",
+    ])
+    .expect(2)
+    .stderr;
+    assert!(e.contains("needs --params N --bits-per-weight B"), "{e}");
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "roofline-model-v1",
+        "--hardware",
+        "h100",
+        "--params",
+        "7e9",
+        "--bits-per-weight",
+        "4",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        out.contains("PASS RM-002") && !out.contains("INVALID"),
+        "{out}"
+    );
+    assert!(out.contains("checked "), "{out}");
+    let out = run(&[
+        "contracts",
+        "verify",
+        PROFILE,
+        "--contract",
+        "parity-profiling-v1",
+        "--parity-baseline",
+        PROFILE,
+    ])
+    .stdout;
+    assert!(
+        !out.contains("INVALID") && out.contains("checked "),
+        "{out}"
+    );
+}
+
+#[test]
+fn html_rebuilds_the_main_jobs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    run(&[
+        "html",
+        PROFILE,
+        "-o",
+        page.to_str().unwrap(),
+        "--trace-file",
+        "trace.json",
+    ])
+    .expect(0);
+    let actual = std::fs::read_to_string(&page).unwrap();
+    // What train_tiny's write_reports assembles for the same run.
+    let p = Profile::read(root().join(PROFILE)).unwrap();
+    let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
+    let svg = flamegraph_svg(&folded_stacks(&p), "train_tiny").unwrap();
+    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
+    let expected = HtmlReport::new(&p)
+        .title("train_tiny")
+        .scorecard(&sc)
+        .trace_file("trace.json")
+        .flamegraph_svg(svg)
+        .section(roofline_section(&r, p.run.measured_ceilings.as_ref()))
+        .render();
+    assert!(
+        actual == expected,
+        "the CLI's page differs from the main job's"
+    );
+    // Extra sections: parity and contracts.
+    run(&[
+        "html",
+        PROFILE,
+        "-o",
+        page.to_str().unwrap(),
+        "--baseline-profile",
+        PROFILE,
+        "--contract",
+        "brick-profiler-v1",
+        "--title",
+        "nightly <run>",
+    ])
+    .expect(0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<section id=\"parity\">"), "parity section");
+    assert!(
+        html.contains("<section id=\"contracts\">"),
+        "contracts section"
+    );
+    assert!(html.contains("nightly &lt;run&gt;") && !html.contains("nightly <run>"));
+}
+
+#[test]
+fn html_is_the_library_page_for_the_same_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    run(&[
+        "html",
+        PROFILE,
+        "-o",
+        page.to_str().unwrap(),
+        "--baseline-profile",
+        PROFILE,
+        "--contract",
+        "brick-profiler-v1",
+        "--title",
+        "nightly <run>",
+        "--trace-file",
+        "trace.json",
+        "--checksum-reference",
+        PROFILE,
+    ])
+    .expect(0);
+    let actual = std::fs::read_to_string(&page).unwrap();
+    let p = Profile::read(root().join(PROFILE)).unwrap();
+    let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
+    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
+    // A baseline profile is named after its file.
+    let baselines = [RunSummary::from_profile(&p, "profile")];
+    let contracts = [Verifier::new().verify("brick-profiler-v1", &p).unwrap()];
+    let expected = HtmlReport::new(&p)
+        .flamegraph()
+        .unwrap()
+        .title("nightly <run>")
+        .scorecard(&sc)
+        .trace_file("trace.json")
+        .checksum_reference(&p)
+        .roofline(&r)
+        .parity(&baselines)
+        .contracts(&contracts)
+        .render();
+    assert!(
+        actual == expected,
+        "the CLI's page differs from the library's"
+    );
+    for id in ["flamegraph", "roofline", "parity", "contracts"] {
+        assert!(actual.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+}
