@@ -185,7 +185,7 @@ pub(crate) fn roofline(
 ) -> Option<BrickRoofline> {
     let roof = match (env, ceilings) {
         (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => Ok(hw.clone()),
-        (None, Some(Ceilings::Measured(c))) => from_measured(&**c).map_err(Into::into),
+        (None, Some(Ceilings::Measured(c))) => from_measured(c).map_err(Into::into),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
             return None;
