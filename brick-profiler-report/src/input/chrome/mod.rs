@@ -1,7 +1,7 @@
 //! Chrome traces: PyTorch (Kineto) traces as `torch.profiler` exports them
 //! ([`PytorchTraceFormat`]) and the traces this crate exports
 //! ([`ChromeTraceFormat`]), streamed into a
-//! [`ChromeTrace`](crate::model::ChromeTrace) without holding the document
+//! [`ChromeTrace`](crate::model::chrome_trace::ChromeTrace) without holding the document
 //! as a JSON tree. Bottom to top: interned names (`texts`), shapes
 //! (`dims`), one raw event (`raw`), batches of events (`batch`), the
 //! reading window (`window`), Kineto's metadata (`kineto`), the document
