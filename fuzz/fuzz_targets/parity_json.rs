@@ -8,7 +8,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use profiler_report::model::RunSummary;
+use profiler_report::run::RunSummary;
 use profiler_report::parity::compute_parity_comparison;
 
 fuzz_target!(|data: &[u8]| {
