@@ -52,7 +52,7 @@ use profiler_report::scorecard::{
     LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,
 };
 use profiler_report::trace::{
-    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary,
+    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OperationStats,
 };
 use profiler_report::{
     ExportError, HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks, scorecard,

@@ -8,7 +8,7 @@ use crate::depth::check_depth;
 use crate::error::{ContractError, ContractWarning};
 use crate::model::{Condition, Contract, Equation, FalsificationTest, Metadata, ProofObligation};
 use crate::rule::{is_prose, parse_rule};
-use crate::schema::{RawContract, RawEquation, RawTest};
+use crate::schema::{RawContract, RawEquation, RawMetadata, RawObligation, RawTest};
 
 /// Rust keywords, which cannot name an equation (its macro would not parse).
 const RUST_KEYWORDS: [&str; 51] = [
@@ -57,7 +57,42 @@ pub(crate) fn contract(
             ),
         );
     }
-    let m = raw.metadata;
+    let version_line = line_of(&raw.metadata.version);
+    let metadata = metadata(&mut p, name, raw.metadata);
+    check_content(
+        &mut p,
+        version_line,
+        !raw.equations.0.is_empty(),
+        !raw.falsification_tests.is_empty(),
+    );
+    let equations = raw
+        .equations
+        .0
+        .into_iter()
+        .map(|(eq_name, value)| {
+            let line = key_line(text, &eq_name, line_of(&value));
+            equation(&mut p, eq_name, line, value.value)
+        })
+        .collect();
+    let proof_obligations = proof_obligations(&mut p, raw.proof_obligations);
+    let falsification_tests = falsification_tests(&mut p, raw.falsification_tests);
+    if let Some(e) = ContractError::combine(p.list) {
+        return Err(e);
+    }
+    Ok(Contract {
+        name: name.to_owned(),
+        source: source.to_owned(),
+        metadata,
+        equations,
+        proof_obligations,
+        falsification_tests,
+        warnings: p.warnings,
+    })
+}
+
+/// The metadata, checked: a version, and no dependency on the contract
+/// itself (`name`).
+fn metadata(p: &mut Problems<'_>, name: &str, m: RawMetadata) -> Metadata {
     let version_line = line_of(&m.version);
     if m.version.value.trim().is_empty() {
         p.invalid(
@@ -79,42 +114,40 @@ pub(crate) fn contract(
         }
         depends_on.push(dep.value);
     }
-    let metadata = Metadata {
+    Metadata {
         version: m.version.value,
         created: m.created,
         description: m.description,
         references: m.references,
         depends_on,
         depends_on_lines,
-    };
-    // Upstream contracts may describe their computation otherwise
-    // (`layer_steps`): without equations, only the tests are checked. A
-    // contract with neither says nothing.
-    if raw.equations.0.is_empty() && raw.falsification_tests.is_empty() {
+    }
+}
+
+/// Upstream contracts may describe their computation otherwise
+/// (`layer_steps`): without equations, only the tests are checked (a
+/// warning says so). A contract with neither says nothing: an error.
+fn check_content(p: &mut Problems<'_>, version_line: usize, equations: bool, tests: bool) {
+    if !equations && !tests {
         p.invalid(
             version_line,
             "equations".into(),
             "a contract needs at least one equation or falsification test".into(),
         );
-    } else if raw.equations.0.is_empty() {
+    } else if !equations {
         p.warnings.push(ContractWarning {
-            file: source.to_owned(),
+            file: p.file.to_owned(),
             line: version_line,
             field: "equations".into(),
             message: "no equations: only the falsification tests are checked".into(),
         });
     }
-    let equations = raw
-        .equations
-        .0
-        .into_iter()
-        .map(|(eq_name, value)| {
-            let line = key_line(text, &eq_name, line_of(&value));
-            equation(&mut p, eq_name, line, value.value)
-        })
-        .collect();
-    let mut proof_obligations = Vec::new();
-    for (i, o) in raw.proof_obligations.into_iter().enumerate() {
+}
+
+/// The proof obligations, each tolerance checked (finite, not negative).
+fn proof_obligations(p: &mut Problems<'_>, raw: Vec<RawObligation>) -> Vec<ProofObligation> {
+    let mut obligations = Vec::with_capacity(raw.len());
+    for (i, o) in raw.into_iter().enumerate() {
         let tolerance = o.tolerance.map(|t| {
             if !(t.value.is_finite() && t.value >= 0.0) {
                 p.invalid(
@@ -125,17 +158,22 @@ pub(crate) fn contract(
             }
             t.value
         });
-        proof_obligations.push(ProofObligation {
+        obligations.push(ProofObligation {
             kind: o.kind,
             property: o.property,
             formal: o.formal,
             tolerance,
         });
     }
-    let mut falsification_tests: Vec<FalsificationTest> = Vec::new();
-    for (i, t) in raw.falsification_tests.into_iter().enumerate() {
-        if let Some(test) = falsification_test(&mut p, i, t) {
-            if let Some(first) = falsification_tests.iter().find(|x| x.id == test.id) {
+    obligations
+}
+
+/// The falsification tests that are complete, each id used once.
+fn falsification_tests(p: &mut Problems<'_>, raw: Vec<RawTest>) -> Vec<FalsificationTest> {
+    let mut tests: Vec<FalsificationTest> = Vec::new();
+    for (i, t) in raw.into_iter().enumerate() {
+        if let Some(test) = falsification_test(p, i, t) {
+            if let Some(first) = tests.iter().find(|x| x.id == test.id) {
                 p.invalid(
                     test.line,
                     format!("falsification_tests[{i}].id"),
@@ -145,21 +183,10 @@ pub(crate) fn contract(
                     ),
                 );
             }
-            falsification_tests.push(test);
+            tests.push(test);
         }
     }
-    if let Some(e) = ContractError::combine(p.list) {
-        return Err(e);
-    }
-    Ok(Contract {
-        name: name.to_owned(),
-        source: source.to_owned(),
-        metadata,
-        equations,
-        proof_obligations,
-        falsification_tests,
-        warnings: p.warnings,
-    })
+    tests
 }
 
 fn equation(p: &mut Problems<'_>, name: String, line: usize, raw: RawEquation) -> Equation {

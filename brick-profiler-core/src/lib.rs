@@ -59,9 +59,9 @@ pub mod kernel {
         ExecutionGraph, FNV_OFFSET_BASIS, FNV_PRIME, GraphCounters, GraphEdge, GraphError,
         GraphLimits, GraphNode, GraphSchedule, KernelChecksum, KernelNode, NodeId, NodeKind,
         PingPong, PingPongConfig, PtxEntry, PtxRegistry, ScopeError, ScopeHandle,
-        TILE_ELEMENT_BYTES, TileLevel, TileStats, TileSummary, TileSummaryRow, TileTable,
-        TileTimer, TransferDirection, TransferNode, UnknownTileLevel, compare_checksums,
-        find_divergence, fnv1a_64, fnv1a_f32_checksum, ptx_hash,
+        TILE_ELEMENT_BYTES, TileLevel, TileStats, TileTable, TileTimer, TransferDirection,
+        TransferNode, UnknownTileLevel, compare_checksums, find_divergence, fnv1a_64,
+        fnv1a_f32_checksum, ptx_hash,
     };
     pub use crate::tools::checksums::record_checksum;
     pub use crate::tools::graph::{

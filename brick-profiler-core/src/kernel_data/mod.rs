@@ -26,5 +26,5 @@ pub use graph::{
 };
 pub use ptx::{PtxEntry, PtxRegistry, ptx_hash};
 pub use tile::{TILE_ELEMENT_BYTES, TileLevel, TileStats, UnknownTileLevel};
-pub use tile_table::{TileSummary, TileSummaryRow, TileTable};
+pub use tile_table::TileTable;
 pub use tile_timer::TileTimer;

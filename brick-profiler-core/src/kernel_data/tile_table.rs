@@ -1,8 +1,5 @@
 //! The three tile levels together: [`TileTable`] is what one thread records
-//! into and a snapshot merges; [`TileSummary`] is its printable, JSON-ready
-//! digest (one row per level that has samples).
-
-use std::fmt;
+//! into and a snapshot merges (the report crate renders it).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +22,6 @@ use super::tile_timer::TileTimer;
 /// let macro_tiles = tiles.get(TileLevel::Macro);
 /// assert_eq!(macro_tiles.count, 1);
 /// assert!((macro_tiles.gflops() - 2.097152).abs() < 1e-9);
-/// println!("{}", tiles.summary(true));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "Vec<TileStats>", into = "Vec<TileStats>")]
@@ -107,20 +103,6 @@ impl TileTable {
     pub fn reset(&mut self) {
         *self = Self::new();
     }
-
-    /// The summary of the levels with samples; `enabled` says whether tile
-    /// profiling was on (an empty table means something different then).
-    #[must_use]
-    pub fn summary(&self, enabled: bool) -> TileSummary {
-        TileSummary {
-            tile_profiling_enabled: enabled,
-            tiles: self
-                .iter()
-                .filter(|s| !s.is_empty())
-                .map(TileSummaryRow::from)
-                .collect(),
-        }
-    }
 }
 
 impl From<Vec<TileStats>> for TileTable {
@@ -136,101 +118,6 @@ impl From<Vec<TileStats>> for TileTable {
 impl From<TileTable> for Vec<TileStats> {
     fn from(table: TileTable) -> Self {
         table.stats.to_vec()
-    }
-}
-
-/// One level of a [`TileSummary`], with its derived values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TileSummaryRow {
-    /// Tile level.
-    pub level: TileLevel,
-    /// Samples.
-    pub count: u64,
-    /// Total time, ns.
-    pub total_ns: u64,
-    /// Mean time per sample, µs.
-    pub avg_us: f64,
-    /// Shortest sample, µs.
-    pub min_us: f64,
-    /// Longest sample, µs.
-    pub max_us: f64,
-    /// Achieved GFLOP/s.
-    pub gflops: f64,
-    /// Flops per byte at 4 bytes per element.
-    pub arithmetic_intensity: f64,
-    /// Elements processed.
-    pub total_elements: u64,
-    /// Floating-point operations.
-    pub total_flops: u64,
-    /// Cache misses reported by the caller.
-    #[serde(default)]
-    pub cache_misses: u64,
-}
-
-impl From<&TileStats> for TileSummaryRow {
-    fn from(s: &TileStats) -> Self {
-        Self {
-            level: s.level,
-            count: s.count,
-            total_ns: s.total_ns,
-            avg_us: s.avg_us(),
-            min_us: s.min_us(),
-            max_us: s.max_us(),
-            gflops: s.gflops(),
-            arithmetic_intensity: s.arithmetic_intensity(),
-            total_elements: s.total_elements,
-            total_flops: s.total_flops,
-            cache_misses: s.cache_misses,
-        }
-    }
-}
-
-/// Tile statistics of a run, ready to print (`Display`) or serialise.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TileSummary {
-    /// Whether tile profiling was on.
-    pub tile_profiling_enabled: bool,
-    /// Levels with at least one sample, outermost first.
-    pub tiles: Vec<TileSummaryRow>,
-}
-
-impl TileSummary {
-    /// Compact JSON: `{"tile_profiling_enabled":..,"tiles":[{"level":"macro",..}]}`.
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        // Plain numbers and strings: serialisation cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-impl fmt::Display for TileSummary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "=== Tile Profiling Summary ===")?;
-        if !self.tile_profiling_enabled {
-            return writeln!(f, "(tile profiling disabled)");
-        }
-        if self.tiles.is_empty() {
-            return writeln!(f, "(no tile samples)");
-        }
-        writeln!(
-            f,
-            "{:<6} {:>10} {:>12} {:>10} {:>8} {:>12}",
-            "Level", "Samples", "Avg µs", "GFLOP/s", "AI", "Elem/sample"
-        )?;
-        for t in &self.tiles {
-            let per_sample = t.total_elements.checked_div(t.count).unwrap_or(0);
-            writeln!(
-                f,
-                "{:<6} {:>10} {:>12.1} {:>10.2} {:>8.2} {:>12}",
-                t.level.name(),
-                t.count,
-                t.avg_us,
-                t.gflops,
-                t.arithmetic_intensity,
-                per_sample
-            )?;
-        }
-        Ok(())
     }
 }
 
@@ -278,60 +165,5 @@ mod tests {
         let twice: TileTable = serde_json::from_value(serde_json::json!([one, one])).unwrap();
         assert_eq!(twice.get(TileLevel::Midi).count, 2);
         assert!(twice.get(TileLevel::Macro).is_empty());
-    }
-
-    #[test]
-    fn summary_lists_levels_with_samples() {
-        let summary = table().summary(true);
-        let levels: Vec<_> = summary.tiles.iter().map(|r| r.level).collect();
-        assert_eq!(levels, [TileLevel::Macro, TileLevel::Micro]);
-        let macro_row = &summary.tiles[0];
-        assert_eq!(macro_row.avg_us, 3_000.0);
-        assert_eq!(macro_row.min_us, 2_000.0);
-        assert_eq!(macro_row.cache_misses, 40);
-        assert_eq!(macro_row.gflops, 8e9 / (6e6 / 1e9) / 1e9);
-    }
-
-    #[test]
-    fn summary_text_is_a_fixed_table() {
-        let text = table().summary(true).to_string();
-        let expected = "\
-=== Tile Profiling Summary ===
-Level     Samples       Avg µs    GFLOP/s       AI  Elem/sample
-macro           2       3000.0    1333.33   953.67      1048576
-micro           1          5.0      13.11     4.00         4096
-";
-        assert_eq!(text, expected);
-        assert_eq!(
-            TileTable::new().summary(true).to_string(),
-            "=== Tile Profiling Summary ===\n(no tile samples)\n"
-        );
-        assert_eq!(
-            table().summary(false).to_string(),
-            "=== Tile Profiling Summary ===\n(tile profiling disabled)\n"
-        );
-    }
-
-    #[test]
-    fn summary_json_has_the_reference_keys() {
-        let json: serde_json::Value =
-            serde_json::from_str(&table().summary(true).to_json()).unwrap();
-        assert_eq!(json["tile_profiling_enabled"], true);
-        let row = &json["tiles"][1];
-        assert_eq!(row["level"], "micro");
-        for key in [
-            "count",
-            "total_ns",
-            "avg_us",
-            "min_us",
-            "max_us",
-            "gflops",
-            "arithmetic_intensity",
-            "total_elements",
-            "total_flops",
-        ] {
-            assert!(row.get(key).is_some(), "missing {key}");
-        }
-        assert_eq!(row["total_flops"], 65_536);
     }
 }

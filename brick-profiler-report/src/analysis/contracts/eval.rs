@@ -94,26 +94,7 @@ impl<'p> Context<'p> {
     fn check(&mut self, e: &Expr, text: &str) -> Result<Check, Problem> {
         match &e.kind {
             ExprKind::Compare(first, chain) => self.compare(first, chain, text),
-            ExprKind::Logic(op, lhs, rhs) => {
-                let left = self.check(lhs, text)?;
-                // Short-circuit, so a guard like `x != none and x > 0` is safe.
-                let decided = match op {
-                    LogicOp::And => !left.holds,
-                    LogicOp::Or => left.holds,
-                };
-                if decided {
-                    return Ok(left);
-                }
-                let right = self.check(rhs, text)?;
-                if *op == LogicOp::And && right.holds {
-                    return Ok(Check {
-                        holds: true,
-                        measurement: left.measurement.or(right.measurement),
-                        detail: left.detail,
-                    });
-                }
-                Ok(right)
-            }
+            ExprKind::Logic(op, lhs, rhs) => self.logic(*op, lhs, rhs, text),
             ExprKind::Not(inner) => {
                 let c = self.check(inner, text)?;
                 Ok(Check {
@@ -126,38 +107,7 @@ impl<'p> Context<'p> {
                 var,
                 collection,
                 body,
-            } => {
-                let items = metrics::collection(self.profile, collection)?;
-                let total = items.len();
-                for item in items {
-                    let label = element_label(var, &item);
-                    self.bound.push((var.clone(), item));
-                    let c = self.check(body, text);
-                    self.bound.pop();
-                    let mut c = c?;
-                    if c.holds != *all {
-                        if let Some(m) = &mut c.measurement {
-                            m.element = Some(label.clone());
-                        }
-                        c.detail = format!("{label}: {}", c.detail)
-                            .trim_end_matches(": ")
-                            .to_owned();
-                        return Ok(c);
-                    }
-                }
-                Ok(Check {
-                    holds: *all,
-                    measurement: None,
-                    detail: format!(
-                        "{} of {total} {collection}",
-                        if *all {
-                            "holds for all"
-                        } else {
-                            "holds for none"
-                        }
-                    ),
-                })
-            }
+            } => self.quantifier(*all, var, collection, body, text),
             _ => match self.value(e, text)? {
                 Value::Bool(holds) => Ok(Check {
                     holds,
@@ -171,6 +121,71 @@ impl<'p> Context<'p> {
                 ))),
             },
         }
+    }
+
+    /// `lhs and rhs` / `lhs or rhs`, short-circuit, so a guard like
+    /// `x != none and x > 0` is safe; a conjunction that holds keeps the
+    /// first measurement either side has.
+    fn logic(&mut self, op: LogicOp, lhs: &Expr, rhs: &Expr, text: &str) -> Result<Check, Problem> {
+        let left = self.check(lhs, text)?;
+        let decided = match op {
+            LogicOp::And => !left.holds,
+            LogicOp::Or => left.holds,
+        };
+        if decided {
+            return Ok(left);
+        }
+        let right = self.check(rhs, text)?;
+        if op == LogicOp::And && right.holds {
+            return Ok(Check {
+                holds: true,
+                measurement: left.measurement.or(right.measurement),
+                detail: left.detail,
+            });
+        }
+        Ok(right)
+    }
+
+    /// `all`/`any` `var` in `collection`: `body` per element with `var`
+    /// bound to it; the first element that decides is named in the result.
+    fn quantifier(
+        &mut self,
+        all: bool,
+        var: &str,
+        collection: &str,
+        body: &Expr,
+        text: &str,
+    ) -> Result<Check, Problem> {
+        let items = metrics::collection(self.profile, collection)?;
+        let total = items.len();
+        for item in items {
+            let label = element_label(var, &item);
+            self.bound.push((var.to_owned(), item));
+            let c = self.check(body, text);
+            self.bound.pop();
+            let mut c = c?;
+            if c.holds != all {
+                if let Some(m) = &mut c.measurement {
+                    m.element = Some(label.clone());
+                }
+                c.detail = format!("{label}: {}", c.detail)
+                    .trim_end_matches(": ")
+                    .to_owned();
+                return Ok(c);
+            }
+        }
+        Ok(Check {
+            holds: all,
+            measurement: None,
+            detail: format!(
+                "{} of {total} {collection}",
+                if all {
+                    "holds for all"
+                } else {
+                    "holds for none"
+                }
+            ),
+        })
     }
 
     fn compare(

@@ -1,6 +1,7 @@
-//! Kernel-level reports: the tile table, the checksum divergence of two
-//! runs and the critical path of an execution graph, each as terminal
-//! text, Markdown and an HTML fragment. Pure functions of core types.
+//! Kernel-level reports: the tile table (and its digest, [`TileSummary`]),
+//! the checksum divergence of two runs and the critical path of an
+//! execution graph, each as terminal text, Markdown and an HTML fragment.
+//! Pure functions of core types.
 
 mod critical;
 mod divergence;
@@ -17,7 +18,10 @@ pub use critical::{
 pub use divergence::{
     MAX_DIVERGENCE_ROWS, format_divergence_html, format_divergence_markdown, format_divergence_text,
 };
-pub use tiles::{format_tile_table_html, format_tile_table_markdown, format_tile_table_text};
+pub use tiles::{
+    TileSummary, TileSummaryRow, format_tile_table_html, format_tile_table_markdown,
+    format_tile_table_text,
+};
 
 pub(crate) use critical::critical_path_body;
 pub(crate) use divergence::divergence_body;

@@ -302,3 +302,58 @@ fn hostile_names_stay_escaped_in_every_format() {
         assert!(text.contains(r"`e`\nf"), "{text}");
     }
 }
+
+#[test]
+fn tile_summary_lists_levels_with_samples() {
+    let summary = TileSummary::new(&tiles(), true);
+    let levels: Vec<_> = summary.tiles.iter().map(|r| r.level).collect();
+    assert_eq!(levels, [TileLevel::Macro, TileLevel::Micro]);
+    let macro_row = &summary.tiles[0];
+    assert_eq!(macro_row.avg_us, 3_000.0);
+    assert_eq!(macro_row.min_us, 2_000.0);
+    assert_eq!(macro_row.cache_misses, 40);
+    assert_eq!(macro_row.gflops, 8e9 / (6e6 / 1e9) / 1e9);
+}
+
+#[test]
+fn tile_summary_text_is_a_fixed_table() {
+    let text = TileSummary::new(&tiles(), true).to_string();
+    let expected = "\
+=== Tile Profiling Summary ===
+Level     Samples       Avg µs    GFLOP/s       AI  Elem/sample
+macro           2       3000.0    1333.33   953.67      1048576
+micro           1          5.0      13.11     4.00         4096
+";
+    assert_eq!(text, expected);
+    assert_eq!(
+        TileSummary::new(&TileTable::new(), true).to_string(),
+        "=== Tile Profiling Summary ===\n(no tile samples)\n"
+    );
+    assert_eq!(
+        TileSummary::new(&tiles(), false).to_string(),
+        "=== Tile Profiling Summary ===\n(tile profiling disabled)\n"
+    );
+}
+
+#[test]
+fn tile_summary_json_has_the_reference_keys() {
+    let json: serde_json::Value =
+        serde_json::from_str(&TileSummary::new(&tiles(), true).to_json()).unwrap();
+    assert_eq!(json["tile_profiling_enabled"], true);
+    let row = &json["tiles"][1];
+    assert_eq!(row["level"], "micro");
+    for key in [
+        "count",
+        "total_ns",
+        "avg_us",
+        "min_us",
+        "max_us",
+        "gflops",
+        "arithmetic_intensity",
+        "total_elements",
+        "total_flops",
+    ] {
+        assert!(row.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(row["total_flops"], 65_536);
+}

@@ -1,8 +1,12 @@
 //! The tile table: one row per tile level with samples (time, GFLOP/s,
 //! arithmetic intensity, elements, cache misses and, given a valid peak,
-//! cache efficiency), as terminal text, Markdown or an HTML fragment.
+//! cache efficiency), as terminal text, Markdown or an HTML fragment; and
+//! [`TileSummary`], the table's compact digest as a fixed text table or JSON.
 
-use profiler_core::kernel::{TILE_ELEMENT_BYTES, TileTable};
+use std::fmt;
+
+use profiler_core::kernel::{TILE_ELEMENT_BYTES, TileLevel, TileStats, TileTable};
+use serde::{Deserialize, Serialize};
 
 use super::table::{Align, DASH, Table, duration, int, num};
 use crate::base::escape;
@@ -129,4 +133,114 @@ pub(crate) fn tile_table_body(tiles: &TileTable, peak_gflops: Option<f64>) -> St
     }
     s.push_str("</ul>\n");
     s
+}
+
+/// One level of a [`TileSummary`], with its derived values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TileSummaryRow {
+    /// Tile level.
+    pub level: TileLevel,
+    /// Samples.
+    pub count: u64,
+    /// Total time, ns.
+    pub total_ns: u64,
+    /// Mean time per sample, µs.
+    pub avg_us: f64,
+    /// Shortest sample, µs.
+    pub min_us: f64,
+    /// Longest sample, µs.
+    pub max_us: f64,
+    /// Achieved GFLOP/s.
+    pub gflops: f64,
+    /// Flops per byte at 4 bytes per element.
+    pub arithmetic_intensity: f64,
+    /// Elements processed.
+    pub total_elements: u64,
+    /// Floating-point operations.
+    pub total_flops: u64,
+    /// Cache misses reported by the caller.
+    #[serde(default)]
+    pub cache_misses: u64,
+}
+
+impl From<&TileStats> for TileSummaryRow {
+    fn from(s: &TileStats) -> Self {
+        Self {
+            level: s.level,
+            count: s.count,
+            total_ns: s.total_ns,
+            avg_us: s.avg_us(),
+            min_us: s.min_us(),
+            max_us: s.max_us(),
+            gflops: s.gflops(),
+            arithmetic_intensity: s.arithmetic_intensity(),
+            total_elements: s.total_elements,
+            total_flops: s.total_flops,
+            cache_misses: s.cache_misses,
+        }
+    }
+}
+
+/// Tile statistics of a run, ready to print (`Display`) or serialise.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TileSummary {
+    /// Whether tile profiling was on.
+    pub tile_profiling_enabled: bool,
+    /// Levels with at least one sample, outermost first.
+    pub tiles: Vec<TileSummaryRow>,
+}
+
+impl TileSummary {
+    /// The summary of the levels of `tiles` with samples; `enabled` says
+    /// whether tile profiling was on (an empty table means something
+    /// different then).
+    #[must_use]
+    pub fn new(tiles: &TileTable, enabled: bool) -> Self {
+        Self {
+            tile_profiling_enabled: enabled,
+            tiles: tiles
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(TileSummaryRow::from)
+                .collect(),
+        }
+    }
+
+    /// Compact JSON: `{"tile_profiling_enabled":..,"tiles":[{"level":"macro",..}]}`.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // Plain numbers and strings: serialisation cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for TileSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "=== Tile Profiling Summary ===")?;
+        if !self.tile_profiling_enabled {
+            return writeln!(f, "(tile profiling disabled)");
+        }
+        if self.tiles.is_empty() {
+            return writeln!(f, "(no tile samples)");
+        }
+        writeln!(
+            f,
+            "{:<6} {:>10} {:>12} {:>10} {:>8} {:>12}",
+            "Level", "Samples", "Avg µs", "GFLOP/s", "AI", "Elem/sample"
+        )?;
+        for t in &self.tiles {
+            let per_sample = t.total_elements.checked_div(t.count).unwrap_or(0);
+            writeln!(
+                f,
+                "{:<6} {:>10} {:>12.1} {:>10.2} {:>8.2} {:>12}",
+                escape::visible(t.level.name()),
+                t.count,
+                t.avg_us,
+                t.gflops,
+                t.arithmetic_intensity,
+                per_sample
+            )?;
+        }
+        Ok(())
+    }
 }

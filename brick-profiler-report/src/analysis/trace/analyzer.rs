@@ -15,7 +15,7 @@ use profiler_core::{
 };
 
 use super::types::{
-    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary, balance,
+    CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OperationStats, balance,
 };
 use crate::base::escape;
 
@@ -32,8 +32,8 @@ const COMM_MARKERS: [&str; 7] = [
 
 /// Count, total duration and total output bytes per operation name.
 #[must_use]
-pub fn operation_summary(trace: &RecordedExecutionTrace) -> BTreeMap<String, OpSummary> {
-    let mut map: HashMap<&str, OpSummary> = HashMap::new();
+pub fn operation_summary(trace: &RecordedExecutionTrace) -> BTreeMap<String, OperationStats> {
+    let mut map: HashMap<&str, OperationStats> = HashMap::new();
     for entry in &trace.entries {
         let s = map.entry(entry.operation.as_str()).or_default();
         s.count += 1;

@@ -39,4 +39,4 @@ pub use analyzer::{
 };
 pub use ranks::{RankReport, RankStats, read_rank_profiles};
 pub use summary::{OpRow, SlowEntry, TraceSummary};
-pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OpSummary};
+pub use types::{CommunicationBottleneck, DeviceSummary, LoadBalanceMetrics, OperationStats};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Totals of one operation name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct OpSummary {
+pub struct OperationStats {
     /// Entries with this name.
     pub count: usize,
     /// Sum of their durations, µs.

@@ -110,6 +110,78 @@ impl Default for OpMapping {
     }
 }
 
+/// A mapping file's value that is not allowed, named by its field.
+fn invalid(origin: &str, field: &str, value: String, reason: &str) -> ParityError {
+    ParityError::InvalidValue {
+        origin: origin.to_owned(),
+        field: field.to_owned(),
+        value,
+        reason: reason.to_owned(),
+    }
+}
+
+/// Checks `tokens_per_step` (finite, above 0) and that no `[ops]` entry
+/// has an empty pattern or brick.
+fn check_tokens_and_ops(file: &MappingFile, origin: &str) -> Result<(), ParityError> {
+    if let Some(t) = file.tokens_per_step
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(invalid(
+            origin,
+            "tokens_per_step",
+            t.to_string(),
+            "must be a finite number above 0",
+        ));
+    }
+    for (pattern, brick) in &file.ops {
+        if pattern.is_empty() || brick.trim().is_empty() {
+            return Err(invalid(
+                origin,
+                "ops",
+                format!("{} = {}", toml_string(pattern), toml_string(brick)),
+                "patterns and brick names must not be empty (list ranges to skip under `ignore`)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The file's `rules[i]` as a rule, or why it is not one: it needs a brick
+/// and at least one of `op`, `shapes`, `module`, none of them empty.
+fn rule_of(i: usize, r: RuleEntry, origin: &str) -> Result<Rule, ParityError> {
+    // An op may be named with spaces only; an empty pattern
+    // matches nothing but an empty name, and is a slip.
+    let blank = |p: &Option<String>| p.as_deref().is_some_and(str::is_empty);
+    if r.brick.trim().is_empty()
+        || (r.op.is_none() && r.shapes.is_none() && r.module.is_none())
+        || blank(&r.op)
+        || blank(&r.shapes)
+        || blank(&r.module)
+    {
+        let fields: Vec<String> = [
+            ("op", r.op.as_deref()),
+            ("shapes", r.shapes.as_deref()),
+            ("module", r.module.as_deref()),
+            ("brick", Some(r.brick.as_str())),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| format!("{k} = {}", toml_string(v))))
+        .collect();
+        return Err(invalid(
+            origin,
+            &format!("rules[{i}]"),
+            format!("{{ {} }}", fields.join(", ")),
+            "a rule needs a brick and at least one of `op`, `shapes`, `module`, none empty",
+        ));
+    }
+    Ok(Rule {
+        op: r.op,
+        shapes: r.shapes,
+        module: r.module,
+        brick: r.brick,
+    })
+}
+
 /// Exact patterns first, then globs by length, longest first.
 fn ordered(rules: impl IntoIterator<Item = (String, String)>) -> Vec<Rule> {
     let mut v: Vec<(String, String)> = rules.into_iter().collect();
@@ -198,62 +270,10 @@ impl OpMapping {
     }
 
     fn from_parts(file: MappingFile, origin: &str) -> Result<Self, ParityError> {
-        let invalid = |field: &str, value: String, reason: &str| ParityError::InvalidValue {
-            origin: origin.to_owned(),
-            field: field.to_owned(),
-            value,
-            reason: reason.to_owned(),
-        };
-        if let Some(t) = file.tokens_per_step
-            && !(t.is_finite() && t > 0.0)
-        {
-            return Err(invalid(
-                "tokens_per_step",
-                t.to_string(),
-                "must be a finite number above 0",
-            ));
-        }
-        for (pattern, brick) in &file.ops {
-            if pattern.is_empty() || brick.trim().is_empty() {
-                return Err(invalid(
-                    "ops",
-                    format!("{} = {}", toml_string(pattern), toml_string(brick)),
-                    "patterns and brick names must not be empty (list ranges to skip under `ignore`)",
-                ));
-            }
-        }
+        check_tokens_and_ops(&file, origin)?;
         let mut listed = Vec::with_capacity(file.rules.len());
         for (i, r) in file.rules.into_iter().enumerate() {
-            // An op may be named with spaces only; an empty pattern
-            // matches nothing but an empty name, and is a slip.
-            let blank = |p: &Option<String>| p.as_deref().is_some_and(str::is_empty);
-            if r.brick.trim().is_empty()
-                || (r.op.is_none() && r.shapes.is_none() && r.module.is_none())
-                || blank(&r.op)
-                || blank(&r.shapes)
-                || blank(&r.module)
-            {
-                let fields: Vec<String> = [
-                    ("op", r.op.as_deref()),
-                    ("shapes", r.shapes.as_deref()),
-                    ("module", r.module.as_deref()),
-                    ("brick", Some(r.brick.as_str())),
-                ]
-                .into_iter()
-                .filter_map(|(k, v)| v.map(|v| format!("{k} = {}", toml_string(v))))
-                .collect();
-                return Err(invalid(
-                    &format!("rules[{i}]"),
-                    format!("{{ {} }}", fields.join(", ")),
-                    "a rule needs a brick and at least one of `op`, `shapes`, `module`, none empty",
-                ));
-            }
-            listed.push(Rule {
-                op: r.op,
-                shapes: r.shapes,
-                module: r.module,
-                brick: r.brick,
-            });
+            listed.push(rule_of(i, r, origin)?);
         }
         let mut m = if file.defaults.unwrap_or(true) {
             Self::defaults()
