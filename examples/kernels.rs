@@ -143,7 +143,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fast = profiler::snapshot();
     println!("\nFast softmax against the reference:");
     match kernel::find_divergence(&reference.checksums, &fast.checksums) {
-        Some(divergence) => println!("{divergence}"),
+        Some(divergence) => println!(
+            "{}",
+            profiler_report::kernel::format_divergence_line(&divergence)
+        ),
         None => println!("no divergence"),
     }
     let report = kernel::compare_checksums(&reference.checksums, &fast.checksums);

@@ -90,8 +90,7 @@ fn checksums_locate_the_first_divergence_between_two_profiles() {
         ("attention", 1, 2)
     );
     assert!(
-        divergence
-            .to_string()
+        profiler_report::kernel::format_divergence_line(&divergence)
             .starts_with("DIVERGENCE at 'attention' (layer 1, pos 2): expected 0x")
     );
     profiler::disable();

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::kernel::{DivergenceReport, KernelChecksum};
+use profiler_core::kernel::{DivergenceInfo, DivergenceReport, KernelChecksum};
 
 use super::table::{Align, Table, int};
 use crate::base::escape;
@@ -12,10 +12,27 @@ use crate::base::escape;
 /// Most rows per table; the rest are counted.
 pub const MAX_DIVERGENCE_ROWS: usize = 100;
 
+/// `DIVERGENCE at 'name' (layer L, pos P): expected 0x.., got 0x..`, with
+/// `name` as given (each format escapes it its own way).
+fn divergence_line(d: &DivergenceInfo, name: &str) -> String {
+    format!(
+        "DIVERGENCE at '{}' (layer {}, pos {}): expected 0x{:016X}, got 0x{:016X}",
+        name, d.layer_idx, d.position, d.expected, d.actual
+    )
+}
+
+/// The first divergence of two runs as one terminal line, its kernel name
+/// through the terminal escaper: `DIVERGENCE at 'attn' (layer 3, pos 17):
+/// expected 0x00000000DEADBEEF, got 0x0000000000000001`.
+#[must_use]
+pub fn format_divergence_line(d: &DivergenceInfo) -> String {
+    divergence_line(d, &escape::visible(&d.name))
+}
+
 /// One line saying what the comparison found.
 fn verdict(r: &DivergenceReport) -> String {
     match r.first() {
-        Some(first) => first.to_string(),
+        Some(first) => divergence_line(first, &first.name),
         None if r.reference_len == 0 && r.current_len == 0 => {
             "nothing to compare: neither run recorded checksums".to_owned()
         }

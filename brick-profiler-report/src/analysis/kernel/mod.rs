@@ -16,7 +16,8 @@ pub use critical::{
     format_critical_path_html, format_critical_path_markdown, format_critical_path_text,
 };
 pub use divergence::{
-    MAX_DIVERGENCE_ROWS, format_divergence_html, format_divergence_markdown, format_divergence_text,
+    MAX_DIVERGENCE_ROWS, format_divergence_html, format_divergence_line,
+    format_divergence_markdown, format_divergence_text,
 };
 pub use tiles::{
     TileSummary, TileSummaryRow, format_tile_table_html, format_tile_table_markdown,

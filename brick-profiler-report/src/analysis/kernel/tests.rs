@@ -357,3 +357,25 @@ fn tile_summary_json_has_the_reference_keys() {
     }
     assert_eq!(row["total_flops"], 65_536);
 }
+
+#[test]
+fn a_divergence_line_keeps_a_hostile_kernel_name_on_its_line() {
+    let d = profiler_core::kernel::DivergenceInfo {
+        name: "attn\u{1b}[2J\nfake".into(),
+        layer_idx: 3,
+        position: 17,
+        expected: 0xDEAD_BEEF,
+        actual: 1,
+        reference_index: 0,
+        current_index: 0,
+    };
+    let line = super::format_divergence_line(&d);
+    assert!(!line.chars().any(char::is_control), "{line:?}");
+    assert!(
+        line.starts_with("DIVERGENCE at 'attn")
+            && line.ends_with(
+                "(layer 3, pos 17): expected 0x00000000DEADBEEF, got 0x0000000000000001"
+            ),
+        "{line}"
+    );
+}
