@@ -369,7 +369,7 @@ fn a_divergence_line_keeps_a_hostile_kernel_name_on_its_line() {
         reference_index: 0,
         current_index: 0,
     };
-    let line = super::format_divergence_line(&d);
+    let line = super::divergence::format_divergence_line(&d);
     assert!(!line.chars().any(char::is_control), "{line:?}");
     assert!(
         line.starts_with("DIVERGENCE at 'attn")
