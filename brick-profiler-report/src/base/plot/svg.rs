@@ -152,6 +152,21 @@ impl Svg {
         self.close_shape(tip, "circle");
     }
 
+    /// A path of path data `d` with an optional tooltip; a `d` holding a
+    /// non-finite number (`NaN`, `inf`) draws nothing.
+    pub(crate) fn path(&mut self, d: &str, class: &str, tip: Option<&str>) {
+        if d.is_empty() || d.contains("NaN") || d.contains("inf") {
+            return;
+        }
+        let _ = write!(
+            self.out,
+            "<path class=\"{}\" d=\"{}\"",
+            xml_escape(class),
+            xml_escape(d)
+        );
+        self.close_shape(tip, "path");
+    }
+
     fn close_shape(&mut self, tip: Option<&str>, tag: &str) {
         match tip {
             Some(t) => {
@@ -222,5 +237,21 @@ mod tests {
         );
         assert!(!out.contains("lonely"));
         assert!(out.contains("<polygon class=\"a&quot;b\" points=\"0.0,0.0 1.0,0.0 1.0,1.0\"><title>&lt;tip&gt;</title></polygon>"), "{out}");
+    }
+
+    #[test]
+    fn paths_refuse_non_finite_data() {
+        let mut svg = Svg::new(10.0, 10.0, "t", "t", "");
+        svg.path("M1.0 2.0h3.0v1.0h-3.0z", "cells", Some("a<b"));
+        svg.path("M1.0 NaNh3.0z", "bad", None);
+        svg.path("", "empty", None);
+        let out = svg.finish();
+        assert!(
+            out.contains(
+                "<path class=\"cells\" d=\"M1.0 2.0h3.0v1.0h-3.0z\"><title>a&lt;b</title></path>"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("bad") && !out.contains("empty"));
     }
 }
