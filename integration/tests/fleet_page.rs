@@ -89,6 +89,9 @@ window.addEventListener("load", function () {
     var shown = document.querySelector(".heat-tip");
     tip = shown ? shown.textContent : "";
   }
+  // The cells show their colour: no stroke from the page's rules covers them.
+  var path = document.querySelector("svg.fleet-heat path.cells"), style = path ? getComputedStyle(path) : null;
+  var cell_paint = style ? style.stroke + " / " + style.fill : "";
   var nav = performance.getEntriesByType("navigation")[0];
   var result = {
     errors: window.__errors,
@@ -101,6 +104,7 @@ window.addEventListener("load", function () {
     rank_rows: n("table.fleet-ranks tbody tr"),
     heat_width: svg ? svg.getBoundingClientRect().width : 0,
     tip: tip,
+    cell_paint: cell_paint,
     open_ms: nav ? nav.domContentLoadedEventEnd : performance.now()
   };
   var pre = document.createElement("pre");
@@ -176,6 +180,11 @@ fn assert_charts(found: &Found, ranks: u64) {
     assert_eq!(found.count("rank_rows"), ranks, "rank rows: {f}");
     let width = f["heat_width"].as_f64().unwrap_or(0.0);
     assert!(width >= 600.0, "heat map {width} px wide: {f}");
+    let paint = f["cell_paint"].as_str().unwrap_or("");
+    assert!(
+        paint.starts_with("none / rgb(") && !paint.contains("rgba(0, 0, 0, 0)"),
+        "heat cells painted {paint:?}"
+    );
     let tip = f["tip"].as_str().unwrap_or("");
     assert!(
         tip.starts_with("rank") && tip.contains("step") && tip.ends_with(" ms"),

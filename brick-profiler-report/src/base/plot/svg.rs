@@ -83,6 +83,27 @@ impl Svg {
         self.out.push('\n');
     }
 
+    /// Opens a `<g>` whose children are drawn in units of `sx` x `sy` px
+    /// from (`x`, `y`): a grid of cells then takes small whole numbers.
+    /// Non-finite values give a plain group.
+    pub(crate) fn open_scaled(&mut self, class: &str, (x, y): (f64, f64), (sx, sy): (f64, f64)) {
+        match (
+            c(x),
+            c(y),
+            sx.is_finite().then_some(sx),
+            sy.is_finite().then_some(sy),
+        ) {
+            (Some(x), Some(y), Some(sx), Some(sy)) => {
+                let _ = writeln!(
+                    self.out,
+                    "<g class=\"{}\" transform=\"translate({x} {y}) scale({sx:.4} {sy:.4})\">",
+                    xml_escape(class)
+                );
+            }
+            _ => self.open_group(class, None),
+        }
+    }
+
     /// Closes the innermost `<g>`.
     pub(crate) fn close_group(&mut self) {
         self.out.push_str("</g>\n");

@@ -15,7 +15,7 @@ use crate::output::html::parts::{note, num_cell, th};
 /// Bricks listed at most (the JSON has them all).
 pub(super) const BRICKS_SHOWN: usize = 30;
 
-const STRIP_W: f64 = 140.0;
+const STRIP_W: f64 = 120.0;
 const STRIP_H: f64 = 20.0;
 const STRIP_CSS: &str = ".fleet-strip .bin { fill: var(--bar); }
 .fleet-strip .bin.slowest { fill: var(--bad); }
@@ -90,7 +90,7 @@ pub(super) fn bricks(report: &FleetReport) -> String {
         "<div class=\"scroll\"><table class=\"data sortable\">\n<thead><tr><th>Brick</th><th class=\"num\">Ranks</th>\
          <th class=\"num\">Median/step</th><th class=\"num\">Mean/step</th>\
          <th class=\"num\">Slowest/step</th><th class=\"num\">Slowest rank</th>\
-         <th class=\"num\">Slowest vs median</th>{}<th>Across ranks (fastest to slowest)</th></tr></thead>\n<tbody>\n",
+         <th class=\"num\">Slowest vs median</th>{}<th>Across ranks</th></tr></thead>\n<tbody>\n",
         th("Max/mean", "num", Some(Metric::Imbalance)),
     );
     for (b, strip) in report
