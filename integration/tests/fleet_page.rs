@@ -217,7 +217,8 @@ fn the_four_rank_page_loads_with_every_chart_in_chromium() {
 }
 
 /// Rank `rank` of a generated run: `steps` steps, three phases, eight
-/// bricks; rank 700 waits outside its phases and is slower in one brick.
+/// bricks; rank 700 waits outside its phases, every 50th step is slower on
+/// every rank, and node 40's ranks are slower for 20 steps.
 fn generated(rank: u32, ranks: u32, steps: u64) -> Profile {
     let mut p = Profile::empty();
     p.run.rank = Some(rank);
@@ -226,8 +227,19 @@ fn generated(rank: u32, ranks: u32, steps: u64) -> Profile {
     p.run.host = format!("node{:03}", rank / 8);
     let slow = rank == 700;
     let step_ns = |s: u64| {
-        let base = 100_000_000 + (s * 7_919 + u64::from(rank) * 104_729) % 9_000_000;
-        if slow { base * 3 / 2 } else { base }
+        let mut ns = 100_000_000 + (s * 7_919 + u64::from(rank) * 104_729) % 9_000_000;
+        if slow {
+            ns = ns * 3 / 2;
+        }
+        // Every 50th step checkpoints everywhere; node 40's ranks share a
+        // noisy neighbour for steps 120-139.
+        if s % 50 == 49 {
+            ns = ns * 6 / 5;
+        }
+        if rank / 8 == 40 && (120..140).contains(&s) {
+            ns = ns * 7 / 4;
+        }
+        ns
     };
     p.steps.samples_ns = (0..steps).map(step_ns).collect();
     p.steps.samples_index = (0..steps).collect();
