@@ -46,7 +46,7 @@ use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, preset, probe::measure_ceilings};
-use profiler_report::html::Section;
+use profiler_report::html::{FleetPage, Section};
 use profiler_report::input::native::read_execution_trace;
 use profiler_report::scorecard::{
     LayerSummary, MemoryPeak, PerLayerData, PhaseData, Regression, Severity, Thresholds,

@@ -56,7 +56,37 @@ fn the_slow_rank_is_named_and_fails_the_check() {
     let html = dir.path().join("fleet.html");
     run(&["fleet", path, "--html", html.to_str().expect("utf-8")]).expect(0);
     let page = std::fs::read_to_string(&html).expect("page written");
-    assert_eq!(page.matches("<rect ").count(), 60, "6 ranks x 10 steps");
+    let heat = heat_data(&page);
+    let rows = heat["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 6, "6 ranks");
+    assert!(
+        rows.iter()
+            .all(|r| r[2].as_array().map(Vec::len) == Some(10)),
+        "10 steps"
+    );
+    // The page sits in the run directory: links start at the rank's folder.
+    assert!(page.contains("href=\"rank-00004/profile.json\""));
+    // Written elsewhere, its links lead back to the run directory.
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let elsewhere = out_dir.path().join("fleet.html");
+    run(&["fleet", path, "--html", elsewhere.to_str().expect("utf-8")]).expect(0);
+    let page = std::fs::read_to_string(&elsewhere).expect("page written");
+    let at = page
+        .find("/rank-00004/profile.json\"")
+        .expect("rank 4 linked");
+    let href = &page[page[..at].rfind("href=\"").expect("href") + 6..at];
+    let target = out_dir
+        .path()
+        .join(format!("{href}/rank-00004/profile.json"));
+    assert!(target.is_file(), "{href} leads to the run directory");
+}
+
+/// The fleet page's heat map values (its tooltip's JSON).
+fn heat_data(page: &str) -> serde_json::Value {
+    let marker = "id=\"fleet-heat-data\">";
+    let start = page.find(marker).expect("heat data") + marker.len();
+    let end = start + page[start..].find("</script>").expect("end of data");
+    serde_json::from_str(&page[start..end]).expect("heat data is JSON")
 }
 
 #[test]

@@ -18,8 +18,9 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::fleet::{
-    FleetError, FleetReport, FleetSettings, HEAT_MAX_CELLS, RankProblem,
+    FleetError, FleetReport, FleetSettings, HEAT_MAX_COLUMNS, HEAT_MAX_ROWS, RankProblem,
 };
+use profiler_report::html::FleetPage;
 
 /// Reads the fuzz input as small numbers, running dry as zeros.
 struct Bytes<'a>(&'a [u8]);
@@ -194,12 +195,12 @@ fn check(report: &FleetReport) {
             assert!(u64::from(ranks.last) < report.world_size, "{p:?}");
         }
     }
-    assert!(report.heat.rows.len() <= HEAT_MAX_CELLS);
-    assert!(report.heat.rows.iter().all(|r| r.cells.len() <= HEAT_MAX_CELLS));
+    assert!(report.heat.rows.len() <= HEAT_MAX_ROWS);
+    assert!(report.heat.rows.iter().all(|r| r.cells.len() <= HEAT_MAX_COLUMNS));
     let text = report.to_string();
     assert!(!text.contains('\u{1b}'), "{text:?}");
     let _ = report.to_markdown();
-    let html = report.to_html();
+    let html = FleetPage::new(&report).render();
     assert!(html.ends_with("</html>\n"));
     let json = common::assert_finite_json(&report.to_json(), "fleet JSON");
     assert_eq!(json["ranks_analysed"], report.ranks_analysed);

@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use profiler_core::trace::{EventKind, ThreadTimeline, Timeline, TimelineEvent};
 use profiler_core::{BrickCategory, BrickStats, Profile};
 use profiler_report::fleet::{FleetReport, FleetSettings};
+use profiler_report::html::FleetPage;
 
 /// Generate a large run and time `fleet` and HTA on it.
 #[derive(Debug, Parser)]
@@ -174,7 +175,7 @@ fn peak_rss() -> Option<u64> {
 fn analyse(dir: &Path) -> Result<(), String> {
     let started = Instant::now();
     let report = FleetReport::from_dir(dir, FleetSettings::default()).map_err(|e| e.to_string())?;
-    let html = report.to_html();
+    let html = FleetPage::new(&report).render();
     let seconds = started.elapsed().as_secs_f64();
     if report.straggler_ranks() != [SLOW_RANK] {
         return Err(format!(

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use profiler_report::fleet::{FleetReport, FleetSettings, rank_profile_at};
+use profiler_report::html::FleetPage;
 use profiler_report::straggler::StragglerRule;
 
 use crate::context::Context;
@@ -46,7 +47,9 @@ pub(crate) struct FleetArgs {
     /// Exit 1 when a straggler is more than FRACTION over the median (0: any straggler).
     #[arg(long, value_name = "FRACTION")]
     fail_above: Option<f64>,
-    /// Also write the HTML page with the rank x step heat map.
+    /// Also write the fleet page: each rank's step split by phase, step-time
+    /// spread, rank x step heat map, bricks across ranks, links to each
+    /// rank's files.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
 }
@@ -88,7 +91,10 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
         eprintln!("brick-profiler: fleet: {kind}: {problem}");
     }
     if let Some(path) = &args.html {
-        write_file(path, report.to_html().as_bytes())?;
+        let page = FleetPage::new(&report)
+            .run_dir(run_dir_from(path, &args.run_dir))
+            .render();
+        write_file(path, page.as_bytes())?;
     }
     cx.show(&report)?;
     Ok(match args.fail_above {
@@ -97,6 +103,34 @@ pub(crate) fn run(args: &FleetArgs, cx: &Context) -> Result<Status, CliError> {
         }
         _ => Status::Ok,
     })
+}
+
+/// The run directory as seen from the folder `page` is written to,
+/// `/`-separated (`run`, `../runs/7`, or empty inside it), for the page's
+/// links; as given when either cannot be resolved (stdout: the current
+/// folder).
+fn run_dir_from(page: &Path, run_dir: &Path) -> String {
+    let given = || run_dir.to_string_lossy().replace('\\', "/");
+    let folder = match page.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !is_stdout(page) => p,
+        _ => Path::new("."),
+    };
+    let (Ok(from), Ok(to)) = (
+        std::fs::canonicalize(folder),
+        std::fs::canonicalize(run_dir),
+    ) else {
+        return given();
+    };
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common)
+        .chain(
+            to[common..]
+                .iter()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+        )
+        .collect();
+    parts.join("/")
 }
 
 /// Refuses an `output` that is a rank's profile in `run_dir` (one the

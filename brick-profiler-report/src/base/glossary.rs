@@ -47,6 +47,11 @@ pub(crate) enum Metric {
     Allocated,
     Allocations,
     PeakMemory,
+    Straggler,
+    StepSplit,
+    StepSpread,
+    HeatCell,
+    Imbalance,
 }
 
 impl Metric {
@@ -74,6 +79,19 @@ impl Metric {
         Self::PeakMemory,
     ];
 
+    /// The metrics of the fleet page (a run directory across ranks), in
+    /// its glossary's order.
+    pub(crate) const FLEET: [Metric; 8] = [
+        Self::StepTime,
+        Self::Percentiles,
+        Self::WallCoverage,
+        Self::Straggler,
+        Self::StepSplit,
+        Self::StepSpread,
+        Self::HeatCell,
+        Self::Imbalance,
+    ];
+
     /// Its name and definition.
     pub(crate) const fn term(self) -> Term {
         TERMS[self as usize]
@@ -81,8 +99,9 @@ impl Metric {
 }
 
 /// Every metric's term, in the order of [`Metric`]'s variants (and of
-/// [`Metric::ALL`]): a metric's term is `TERMS[metric as usize]`.
-const TERMS: [Term; 20] = [
+/// [`Metric::ALL`], then the fleet's own): a metric's term is
+/// `TERMS[metric as usize]`.
+const TERMS: [Term; 25] = [
     // StepTime
     term(
         "step-time",
@@ -230,6 +249,50 @@ const TERMS: [Term; 20] = [
         "Highest heap bytes live at once while the brick (or step) ran, counted from its \
          entry: the memory it needs on top of what was already live.",
     ),
+    // Straggler
+    term(
+        "straggler",
+        "Straggler",
+        "A rank whose median step is above the median over ranks by more than MAD k robust \
+         deviations (1.4826 x the median absolute deviation) and by at least the minimum \
+         excess; or whose median call of a brick takes a larger part of its step than the \
+         other ranks' by at least 200% and holds its step back. The others wait for it at \
+         every collective.",
+    ),
+    // StepSplit
+    term(
+        "step-split",
+        "Median step by phase",
+        "A rank's median step split by each phase's share of its step wall time (the time of \
+         the phase's top-level occurrences inside recorded steps over the steps' wall time); \
+         what no phase covers is outside any phase. A profile keeps phase totals, not \
+         per-step phase times, so the split is the rank's average mix applied to its median \
+         step. A rank's extra time shows as the segment that grew.",
+    ),
+    // StepSpread
+    term(
+        "step-spread",
+        "Step-time box",
+        "The box spans a rank's middle half of step times (p25 to p75) with the median \
+         marked; the whiskers reach the slowest and fastest steps within 1.5 box heights of \
+         the box, and dots are the slowest steps beyond them. Past the limit of boxes, \
+         neighbouring ranks share a box of their pooled steps.",
+    ),
+    // HeatCell
+    term(
+        "heat-cell",
+        "Heat map cell",
+        "The step time of one rank at one step, coloured by its ratio to the fleet's median \
+         step. Past what fits, a cell holds several ranks or steps and shows the slowest of \
+         them (the bin's max), so a slow step is never averaged away.",
+    ),
+    // Imbalance
+    term(
+        "imbalance",
+        "Max/mean",
+        "The slowest rank's time per step in a brick or phase over the mean of every rank \
+         analysed (a rank that never ran it counts 0): 1 is balanced.",
+    ),
 ];
 
 #[cfg(test)]
@@ -259,5 +322,13 @@ mod tests {
         assert_eq!(Metric::PeakMemory.term().id, "peak-memory");
         assert_eq!(Metric::Counter.term().id, "counter");
         assert_eq!(Metric::Elements.term().id, "elements");
+        assert_eq!(Metric::Imbalance.term().id, "imbalance");
+        assert_eq!(TERMS.len(), Metric::Imbalance as usize + 1);
+        let fleet = Metric::FLEET.map(|m| m.term());
+        assert!(
+            fleet
+                .iter()
+                .all(|t| t.text.ends_with('.') && !t.device_only)
+        );
     }
 }

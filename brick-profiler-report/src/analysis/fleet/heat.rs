@@ -4,13 +4,17 @@
 
 use super::read::RankData;
 
-/// Most rows and columns of the [`HeatMap`]: beyond that, neighbouring
-/// ranks (or steps) share a cell showing their slowest time, so the map
-/// stays small for any number of ranks and steps.
-pub const HEAT_MAX_CELLS: usize = 256;
+/// Most rows of the [`HeatMap`]: beyond that, neighbouring ranks share a
+/// row, each cell showing their slowest time, so the map stays small and
+/// its cells large enough to point at for any number of ranks.
+pub const HEAT_MAX_ROWS: usize = 128;
+/// Most columns of the [`HeatMap`]: beyond that, consecutive steps share a
+/// column, each cell showing their slowest time.
+pub const HEAT_MAX_COLUMNS: usize = 200;
 
-/// Step times, rank x step, pooled into at most [`HEAT_MAX_CELLS`] rows and
-/// columns: each cell holds the slowest step of its ranks and step indices.
+/// Step times, rank x step, pooled into at most [`HEAT_MAX_ROWS`] rows and
+/// [`HEAT_MAX_COLUMNS`] columns: each cell holds the slowest step of its
+/// ranks and step indices.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeatMap {
     /// The lowest step index of any rank (the first column starts there).
@@ -44,13 +48,13 @@ impl HeatMap {
         };
         // In u128: the span of u64 indices can be 2^64.
         let span = u128::from(last_step - first_step) + 1;
-        let steps_per_column = u64::try_from(span.div_ceil(HEAT_MAX_CELLS as u128))
+        let steps_per_column = u64::try_from(span.div_ceil(HEAT_MAX_COLUMNS as u128))
             .unwrap_or(u64::MAX)
             .max(1);
         let columns = usize::try_from(span.div_ceil(u128::from(steps_per_column)))
-            .unwrap_or(HEAT_MAX_CELLS)
-            .min(HEAT_MAX_CELLS);
-        let ranks_per_row = ranks.len().div_ceil(HEAT_MAX_CELLS).max(1);
+            .unwrap_or(HEAT_MAX_COLUMNS)
+            .min(HEAT_MAX_COLUMNS);
+        let ranks_per_row = ranks.len().div_ceil(HEAT_MAX_ROWS).max(1);
         let rows = ranks
             .chunks(ranks_per_row)
             .map(|chunk| {
@@ -98,14 +102,14 @@ mod tests {
             })
             .collect();
         let map = HeatMap::of(&ranks);
-        assert_eq!(map.rows.len(), 250, "4 ranks a row");
-        assert!(map.rows.iter().all(|r| r.cells.len() <= HEAT_MAX_CELLS));
+        assert_eq!(map.rows.len(), 125, "8 ranks a row");
+        assert!(map.rows.iter().all(|r| r.cells.len() <= HEAT_MAX_COLUMNS));
         assert_eq!((map.first_step, map.last_step), (0, 999_999_999));
-        assert_eq!(map.steps_per_column, 1_000_000_000u64.div_ceil(256));
-        assert_eq!((map.rows[1].first_rank, map.rows[1].last_rank), (4, 7));
-        // Each row's 4 ranks hold 8 steps, in at most 8 columns.
+        assert_eq!(map.steps_per_column, 1_000_000_000u64.div_ceil(200));
+        assert_eq!((map.rows[1].first_rank, map.rows[1].last_rank), (8, 15));
+        // Each row's 8 ranks hold 16 steps, in at most 16 columns.
         let filled = map.rows[0].cells.iter().flatten().count();
-        assert!((1..=8).contains(&filled), "{filled}");
+        assert!((1..=16).contains(&filled), "{filled}");
     }
 
     #[test]
@@ -115,8 +119,39 @@ mod tests {
         assert_eq!(map.rows[0].cells, [Some(5), Some(7)]);
         assert_eq!(map.rows[1].cells, [None, Some(9)]);
         let extremes = HeatMap::of(&[rank(0, &[(0, 1), (u64::MAX, 2)])]);
-        assert_eq!(extremes.rows[0].cells.len(), HEAT_MAX_CELLS);
-        assert_eq!(extremes.rows[0].cells[HEAT_MAX_CELLS - 1], Some(2));
+        assert_eq!(extremes.rows[0].cells.len(), HEAT_MAX_COLUMNS);
+        assert_eq!(extremes.rows[0].cells[HEAT_MAX_COLUMNS - 1], Some(2));
         assert_eq!(HeatMap::of(&[]), HeatMap::default());
+    }
+
+    #[test]
+    fn binning_keeps_each_cells_slowest_step() {
+        // 1,024 ranks x 2,000 steps: 8 ranks a row, 10 steps a column.
+        let ranks: Vec<RankData> = (0..1024u32)
+            .map(|r| {
+                let steps: Vec<(u64, u64)> = (0..2_000u64)
+                    .map(|s| {
+                        (
+                            s,
+                            if r == 77 && s == 1_234 {
+                                999
+                            } else {
+                                10 + s % 7
+                            },
+                        )
+                    })
+                    .collect();
+                rank(r, &steps)
+            })
+            .collect();
+        let map = HeatMap::of(&ranks);
+        assert_eq!((map.rows.len(), map.steps_per_column), (128, 10));
+        assert!(map.rows.iter().all(|r| r.cells.len() == HEAT_MAX_COLUMNS));
+        // Rank 77 is in row 9 (ranks 72-79); step 1,234 in column 123.
+        assert_eq!(map.rows[9].cells[123], Some(999));
+        let others = map.rows.iter().flat_map(|r| &r.cells).flatten();
+        assert_eq!(others.filter(|&&ns| ns == 999).count(), 1);
+        // Every other cell holds its bin's max, 16 (10 + 6).
+        assert!(map.rows[0].cells.iter().all(|c| *c == Some(16)));
     }
 }

@@ -15,6 +15,10 @@ use crate::model::run::RunSummary;
 
 /// The file each rank directory holds.
 pub(crate) const PROFILE_FILE: &str = "profile.json";
+/// The run report a rank directory may hold beside its profile.
+pub(crate) const REPORT_FILE: &str = "report.html";
+/// The Chrome trace a rank directory may hold beside its profile.
+pub(crate) const TRACE_FILE: &str = "trace.json";
 
 /// Brick and phase names of a run, each held once; ranks refer to them by
 /// index.
@@ -25,7 +29,7 @@ pub(crate) struct Names {
 }
 
 impl Names {
-    fn id(&mut self, name: &str) -> u32 {
+    pub(super) fn id(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -71,6 +75,15 @@ pub(crate) struct RankData {
     pub(crate) brick_calls: Vec<f64>,
     /// `(name, total ns)` per phase.
     pub(crate) phases: Vec<(u32, u64)>,
+    /// The time of each of `phases` inside recorded steps (its top-level
+    /// occurrences), ns: what splits the step.
+    pub(crate) phase_in_steps: Vec<u64>,
+    /// Wall time of the recorded steps, ns.
+    pub(crate) step_total_ns: u64,
+    /// Whether the rank directory holds a run report.
+    pub(crate) has_report: bool,
+    /// Whether the rank directory holds a Chrome trace.
+    pub(crate) has_trace: bool,
 }
 
 /// The ranks of a run directory that can be analysed, and why the others
@@ -155,6 +168,8 @@ fn read_rank(
         }
     };
     let run = RunSummary::from_profile_summary(&summary, file.clone());
+    let phase_in_steps = summary.phases.iter().map(|p| p.in_steps_ns).collect();
+    let step_total_ns = summary.steps.total_ns;
     drop(summary);
     let index = &run.step_index;
     let steps = run
@@ -182,6 +197,10 @@ fn read_rank(
             .iter()
             .map(|p| (names.id(&p.name), p.total_ns))
             .collect(),
+        phase_in_steps,
+        step_total_ns,
+        has_report: dir.join(REPORT_FILE).is_file(),
+        has_trace: dir.join(TRACE_FILE).is_file(),
         run_id: run.run_id.unwrap_or_default(),
         host: run.host.unwrap_or_default(),
         file,

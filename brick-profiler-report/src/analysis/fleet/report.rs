@@ -7,9 +7,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::breakdown::{StepBreakdown, bars};
 use super::error::{FleetError, RankProblem, RankRange};
 use super::heat::HeatMap;
-use super::read::{Names, RankData, RunDir, read_run_dir};
+use super::read::{Names, PROFILE_FILE, REPORT_FILE, RankData, RunDir, TRACE_FILE, read_run_dir};
+use super::spread::{BrickStrip, RankBox, SlowStep, step_boxes};
 use crate::analysis::straggler::{
     Straggler, StragglerIn, StragglerRule, Threshold, median, quantile,
 };
@@ -111,6 +113,44 @@ pub struct FleetReport {
     /// Step times as rows of ranks (the HTML heat map); not in the JSON.
     #[serde(skip)]
     pub heat: HeatMap,
+    /// What the fleet page draws besides; not in the JSON.
+    #[serde(skip)]
+    pub charts: FleetCharts,
+}
+
+/// The numbers the fleet page draws, each bounded whatever the fleet's
+/// size: step splits, step-time boxes, slow steps, brick strips, and where
+/// each rank's files are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FleetCharts {
+    /// Median steps split by phase, by rank (pooled past a limit).
+    pub breakdown: Vec<StepBreakdown>,
+    /// Step-time boxes, by rank (pooled past a limit).
+    pub boxes: Vec<RankBox>,
+    /// The slowest steps beyond their box's whisker, slowest first.
+    pub slow_steps: Vec<SlowStep>,
+    /// Steps beyond their box's whisker in all (`slow_steps` keeps the
+    /// slowest).
+    pub slow_step_count: usize,
+    /// Each brick's time per rank, in the order of the report's `bricks`.
+    pub bricks: Vec<BrickStrip>,
+    /// Each rank's files, by rank.
+    pub files: Vec<RankFiles>,
+}
+
+/// Where a rank's files are, relative to the run directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankFiles {
+    /// The rank.
+    pub rank: u32,
+    /// Its directory (`rank-00002`).
+    pub dir: String,
+    /// Its profile, `rank-00002/profile.json`.
+    pub profile: String,
+    /// Its run report, when the directory holds one.
+    pub report: Option<String>,
+    /// Its Chrome trace, when the directory holds one.
+    pub trace: Option<String>,
 }
 
 impl FleetReport {
@@ -155,10 +195,23 @@ impl FleetReport {
         stragglers.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.excess.total_cmp(&a.excess)));
         let phases = per_step(&run.ranks, run.names.len(), |d| &d.phases);
         let analysed = run.ranks.len();
+        let bricks_by_mean = imbalances(&bricks, &run.names, analysed);
+        let phases = imbalances(&phases, &run.names, analysed);
+        let mut straggler_ranks: Vec<u32> = stragglers.iter().map(|s| s.rank).collect();
+        straggler_ranks.dedup();
+        let charts = FleetCharts::of(
+            &run,
+            &ranks,
+            &phases,
+            &bricks,
+            &bricks_by_mean,
+            &straggler_ranks,
+        );
         Self {
             heat: HeatMap::of(&run.ranks),
-            bricks: imbalances(&bricks, &run.names, analysed),
-            phases: imbalances(&phases, &run.names, analysed),
+            charts,
+            bricks: bricks_by_mean,
+            phases,
             run_id: run.run_id,
             world_size: run.world_size,
             ranks_analysed: analysed,
@@ -168,6 +221,60 @@ impl FleetReport {
             step_threshold,
             ranks,
             stragglers,
+        }
+    }
+}
+
+impl FleetCharts {
+    fn of(
+        run: &RunDir,
+        ranks: &[RankSteps],
+        phases: &[Imbalance],
+        per_step: &[Vec<(u32, f64)>],
+        bricks: &[Imbalance],
+        stragglers: &[u32],
+    ) -> Self {
+        let phase_names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+        let splits = run
+            .ranks
+            .iter()
+            .zip(ranks)
+            .map(|(d, r)| StepBreakdown::of(d, r.median_ns, &run.names, &phase_names))
+            .collect();
+        let (boxes, slow_steps, slow_step_count) = step_boxes(&run.ranks, stragglers);
+        let ids: HashMap<&str, usize> = (0..run.names.len())
+            .map(|i| (run.names.get(i as u32), i))
+            .collect();
+        let strips = bricks
+            .iter()
+            .filter_map(|b| BrickStrip::of(&b.name, &per_step[*ids.get(b.name.as_str())?]))
+            .collect();
+        let files = run
+            .ranks
+            .iter()
+            .map(|d| {
+                let dir = d
+                    .file
+                    .strip_suffix(PROFILE_FILE)
+                    .unwrap_or(&d.file)
+                    .trim_end_matches('/')
+                    .to_owned();
+                RankFiles {
+                    rank: d.rank,
+                    profile: d.file.clone(),
+                    report: d.has_report.then(|| format!("{dir}/{REPORT_FILE}")),
+                    trace: d.has_trace.then(|| format!("{dir}/{TRACE_FILE}")),
+                    dir,
+                }
+            })
+            .collect();
+        Self {
+            breakdown: bars(splits, stragglers),
+            boxes,
+            slow_steps,
+            slow_step_count,
+            bricks: strips,
+            files,
         }
     }
 }

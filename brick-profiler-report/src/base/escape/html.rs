@@ -33,9 +33,38 @@ pub(crate) fn xml(text: &str) -> String {
     out
 }
 
+/// A relative path as an `href` value: each byte outside the characters a
+/// URL path keeps as they are (`A-Z a-z 0-9 - . _ ~ /`) percent-encoded,
+/// so a name with a space, `#`, `?`, `%` or a quote still links to itself
+/// and the value is safe in a quoted attribute.
+pub(crate) fn href(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(char::from(b));
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hrefs_percent_encode_all_but_path_characters() {
+        assert_eq!(
+            href("run/rank-00002/report.html"),
+            "run/rank-00002/report.html"
+        );
+        assert_eq!(
+            href("my run/#1?\"x\"<>&é"),
+            "my%20run/%231%3F%22x%22%3C%3E%26%C3%A9"
+        );
+    }
 
     #[test]
     fn escapes_markup_quotes_and_controls() {

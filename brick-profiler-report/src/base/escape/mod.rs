@@ -22,6 +22,6 @@ use profiler_visible as visible;
 
 pub(crate) use dot::{dot, dot_into};
 pub(crate) use folded::frame;
-pub(crate) use html::{html, xml};
+pub(crate) use html::{href, html, xml};
 pub(crate) use markdown::markdown;
 pub(crate) use visible::visible;

@@ -83,6 +83,27 @@ impl Svg {
         self.out.push('\n');
     }
 
+    /// Opens a `<g>` whose children are drawn in units of `sx` x `sy` px
+    /// from (`x`, `y`): a grid of cells then takes small whole numbers.
+    /// Non-finite values give a plain group.
+    pub(crate) fn open_scaled(&mut self, class: &str, (x, y): (f64, f64), (sx, sy): (f64, f64)) {
+        match (
+            c(x),
+            c(y),
+            sx.is_finite().then_some(sx),
+            sy.is_finite().then_some(sy),
+        ) {
+            (Some(x), Some(y), Some(sx), Some(sy)) => {
+                let _ = writeln!(
+                    self.out,
+                    "<g class=\"{}\" transform=\"translate({x} {y}) scale({sx:.4} {sy:.4})\">",
+                    xml_escape(class)
+                );
+            }
+            _ => self.open_group(class, None),
+        }
+    }
+
     /// Closes the innermost `<g>`.
     pub(crate) fn close_group(&mut self) {
         self.out.push_str("</g>\n");
@@ -150,6 +171,21 @@ impl Svg {
             xml_escape(class)
         );
         self.close_shape(tip, "circle");
+    }
+
+    /// A path of path data `d` with an optional tooltip; a `d` holding a
+    /// non-finite number (`NaN`, `inf`) draws nothing.
+    pub(crate) fn path(&mut self, d: &str, class: &str, tip: Option<&str>) {
+        if d.is_empty() || d.contains("NaN") || d.contains("inf") {
+            return;
+        }
+        let _ = write!(
+            self.out,
+            "<path class=\"{}\" d=\"{}\"",
+            xml_escape(class),
+            xml_escape(d)
+        );
+        self.close_shape(tip, "path");
     }
 
     fn close_shape(&mut self, tip: Option<&str>, tag: &str) {
@@ -222,5 +258,21 @@ mod tests {
         );
         assert!(!out.contains("lonely"));
         assert!(out.contains("<polygon class=\"a&quot;b\" points=\"0.0,0.0 1.0,0.0 1.0,1.0\"><title>&lt;tip&gt;</title></polygon>"), "{out}");
+    }
+
+    #[test]
+    fn paths_refuse_non_finite_data() {
+        let mut svg = Svg::new(10.0, 10.0, "t", "t", "");
+        svg.path("M1.0 2.0h3.0v1.0h-3.0z", "cells", Some("a<b"));
+        svg.path("M1.0 NaNh3.0z", "bad", None);
+        svg.path("", "empty", None);
+        let out = svg.finish();
+        assert!(
+            out.contains(
+                "<path class=\"cells\" d=\"M1.0 2.0h3.0v1.0h-3.0z\"><title>a&lt;b</title></path>"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("bad") && !out.contains("empty"));
     }
 }

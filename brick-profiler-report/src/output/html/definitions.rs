@@ -10,8 +10,13 @@ use crate::base::glossary::Metric;
 /// The glossary as a definition list; `device_timed` is false for a run
 /// that timed no device (a CPU run).
 pub(crate) fn glossary(device_timed: bool) -> String {
+    glossary_of(&Metric::ALL, device_timed)
+}
+
+/// The glossary of `metrics` only, in their order.
+pub(crate) fn glossary_of(metrics: &[Metric], device_timed: bool) -> String {
     let mut s = String::from("<dl class=\"glossary\">\n");
-    for metric in Metric::ALL {
+    for &metric in metrics {
         let t = metric.term();
         let _ = write!(
             s,

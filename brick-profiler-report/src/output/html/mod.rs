@@ -2,13 +2,15 @@
 //! readable without scripts) built by [`HtmlReport`](report::HtmlReport). Built-in sections come
 //! from the profile and the optional scorecard and flamegraph, then the
 //! roofline, parity and contract sections when their inputs are given; any
-//! other report slots in as a [`Section`].
+//! other report slots in as a [`Section`]. A run directory across ranks has
+//! a page of its own in the same look, [`FleetPage`].
 
 mod bricks;
 mod charts;
 mod counters;
 mod definitions;
 mod embed;
+mod fleet;
 mod kernels;
 mod latency;
 mod memory;
@@ -21,3 +23,4 @@ mod step_chart;
 mod steps;
 
 pub use crate::base::section::Section;
+pub use fleet::FleetPage;

@@ -23,6 +23,8 @@ pub(crate) struct Page<'a> {
     pub(crate) footer: &'a str,
     /// `<meta name="generator">` content (plain text).
     pub(crate) generator: &'a str,
+    /// A script of the page's own, run after the sort script (empty: none).
+    pub(crate) script: &'a str,
 }
 
 /// The complete HTML document.
@@ -71,8 +73,8 @@ pub(crate) fn render(page: &Page<'_>) -> String {
     }
     let _ = write!(
         s,
-        "</main>\n<footer>{}</footer>\n</div>\n<script>\n{SORT_SCRIPT}</script>\n</body>\n</html>\n",
-        page.footer
+        "</main>\n<footer>{}</footer>\n</div>\n<script>\n{SORT_SCRIPT}{}</script>\n</body>\n</html>\n",
+        page.footer, page.script
     );
     s
 }

@@ -217,6 +217,7 @@ impl<'a> HtmlReport<'a> {
             sections: &list,
             footer: &footer,
             generator: &generator,
+            script: "",
         })
     }
 

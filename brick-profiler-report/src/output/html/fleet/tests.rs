@@ -1,0 +1,142 @@
+//! The fleet page over run directories written here: every chart is drawn
+//! from the report's numbers, names and paths are escaped, links lead to
+//! each rank's files, and the page stays small for a large fleet.
+
+use std::path::Path;
+
+use profiler_core::{BrickCategory, BrickStats, Profile, profile::PhaseStats};
+
+use super::page::FleetPage;
+use crate::analysis::fleet::{FleetReport, FleetSettings};
+
+/// A rank of `steps` steps of about `step_ns`, phases `forward` (30%) and
+/// `backward` (50%), one brick; `host` and the brick name as given.
+fn profile(rank: u32, world: u32, step_ns: u64, steps: u64, host: &str, brick: &str) -> Profile {
+    let mut p = Profile::empty();
+    p.run.rank = Some(rank);
+    p.run.world_size = Some(world);
+    p.run.run_id = "job<7>".into();
+    p.run.host = host.to_owned();
+    p.steps.samples_ns = (0..steps)
+        .map(|i| step_ns + (i % 5) * step_ns / 100)
+        .collect();
+    p.steps.samples_index = (0..steps).collect();
+    p.steps.count = steps;
+    p.steps.total_ns = p.steps.samples_ns.iter().sum();
+    let total = p.steps.total_ns;
+    p.phases = [("forward", 30), ("backward", 50)]
+        .into_iter()
+        .map(|(name, share)| PhaseStats {
+            name: name.into(),
+            count: steps,
+            total_ns: total * share / 100,
+            min_ns: 0,
+            max_ns: 0,
+            in_steps_ns: total * share / 100,
+        })
+        .collect();
+    let mut b = BrickStats::new(brick, BrickCategory::Ffn);
+    b.total_ns = total / 2;
+    b.count = steps;
+    p.bricks = vec![b];
+    p
+}
+
+fn write(dir: &Path, rank: u32, p: &Profile) {
+    let rank_dir = dir.join(format!("rank-{rank:05}"));
+    std::fs::create_dir_all(&rank_dir).unwrap();
+    std::fs::write(rank_dir.join("profile.json"), p.to_json()).unwrap();
+}
+
+/// A run of `world` ranks, rank 2 twice as slow outside its phases.
+fn run(dir: &Path, world: u32, steps: u64, host: &str, brick: &str) -> FleetReport {
+    for r in 0..world {
+        let mut p = profile(r, world, 10_000_000, steps, host, brick);
+        if r == 2 {
+            // The same phase time in a step twice as long.
+            p.steps.samples_ns.iter_mut().for_each(|ns| *ns *= 2);
+            p.steps.total_ns *= 2;
+        }
+        write(dir, r, &p);
+    }
+    FleetReport::from_dir(dir, FleetSettings::default()).unwrap()
+}
+
+#[test]
+fn every_chart_is_drawn_and_the_straggler_grows_outside_its_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(dir.path(), 4, 12, "node0", "MatMul");
+    assert_eq!(report.straggler_ranks(), [2]);
+    let b = &report.charts.breakdown[2];
+    // Rank 2 spends the same time in phases, so its extra half is outside.
+    assert!(b.outside_ns > 0.55 * b.median_ns, "{b:?}");
+    assert!(report.charts.breakdown[0].outside_ns < 0.25 * report.charts.breakdown[0].median_ns);
+    let page = FleetPage::new(&report).render();
+    // 4 bars of 3 parts (two phases, outside), 4 boxes, one brick strip.
+    assert_eq!(page.matches("<rect class=\"seg ").count(), 12);
+    assert_eq!(page.matches("<rect class=\"box\"").count(), 4);
+    assert!(page.contains("<path class=\"cells hl"));
+    assert!(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fleet-strip\""));
+    let median = crate::base::textfmt::duration(report.step_threshold.median_ns);
+    assert!(
+        page.contains(&format!("fleet median {median}")),
+        "the median is marked"
+    );
+    assert!(page.contains(">rank 2</text>") && page.contains("class=\"straggler-label\""));
+    assert!(
+        page.contains("MAD k 5.0, min excess 20.0%"),
+        "the settings are shown"
+    );
+    // Offline: nothing is loaded from elsewhere.
+    assert!(!page.contains("src=\"http") && !page.contains("<link"));
+    for id in [
+        "overview",
+        "breakdown",
+        "spread",
+        "heat",
+        "bricks",
+        "ranks",
+        "glossary",
+    ] {
+        assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    assert!(page.contains("<dt id=\"glossary-straggler\">"));
+}
+
+#[test]
+fn names_and_links_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(dir.path(), 3, 6, "<b>host\"", "Mat<Mul>&\"x\"");
+    let page = FleetPage::new(&report).run_dir("my runs/#7").render();
+    assert!(!page.contains("<b>host") && page.contains("&lt;b&gt;host&quot;"));
+    assert!(!page.contains("Mat<Mul>") && page.contains("Mat&lt;Mul&gt;&amp;"));
+    assert!(page.contains("Fleet: run job&lt;7&gt;"));
+    assert!(
+        page.contains("href=\"my%20runs/%237/rank-00001/profile.json\""),
+        "paths are percent-encoded"
+    );
+    // Without a report or trace beside the profile, no dead link.
+    assert!(!page.contains("rank-00001/report.html") && page.contains("no report"));
+    std::fs::write(dir.path().join("rank-00001/report.html"), "<html>").unwrap();
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    let page = FleetPage::new(&report).run_dir("../run/").render();
+    assert!(page.contains("href=\"../run/rank-00001/report.html\""));
+}
+
+#[test]
+fn a_large_fleet_is_pooled_and_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(dir.path(), 300, 50, "node", "MatMul");
+    let page = FleetPage::new(&report).render();
+    let c = &report.charts;
+    assert!(c.breakdown.len() <= crate::analysis::fleet::BREAKDOWN_MAX_BARS + 1);
+    assert!(
+        c.breakdown
+            .iter()
+            .any(|b| b.ranks == 1 && b.first_rank == 2)
+    );
+    assert!(page.contains("(mean)"), "pooled bars say so");
+    assert_eq!(page.matches("<tr class=\"straggler\">").count(), 1);
+    assert_eq!(page.matches("profile.json\">profile</a>").count(), 300);
+    assert!(page.len() < 600_000, "{} bytes", page.len());
+}
