@@ -263,11 +263,12 @@ const TERMS: [Term; 25] = [
     term(
         "step-split",
         "Median step by phase",
-        "A rank's median step split by each phase's share of its step wall time (the time of \
-         the phase's top-level occurrences inside recorded steps over the steps' wall time); \
-         what no phase covers is outside any phase. A profile keeps phase totals, not \
-         per-step phase times, so the split is the rank's average mix applied to its median \
-         step. A rank's extra time shows as the segment that grew.",
+        "A rank's median step split by phase: each phase's mean time per recorded step (its \
+         top-level occurrences inside steps), and the rest of the median step outside any \
+         phase. A profile keeps phase totals, not per-step phase times, so the segments are \
+         means; when they add up to more than the median step (phases on several threads at \
+         once) they are scaled down to fit and the bar says so. A rank's extra time shows as \
+         the segment that grew.",
     ),
     // StepSpread
     term(

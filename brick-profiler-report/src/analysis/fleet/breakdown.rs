@@ -1,7 +1,9 @@
 //! Where each rank's step went: its median step split into the fleet's
 //! phases and the time outside any phase. A profile keeps each phase's time
-//! inside recorded steps, not per step, so the median step is split by each
-//! phase's share of the rank's step wall time. Past
+//! inside recorded steps, not per step, so each phase gets its mean time
+//! per step and the rest of the median step is outside any phase: a rank
+//! slowed by a few long steps keeps its phases' sizes, and the time it
+//! lost shows as the segment that grew. Past
 //! [`BREAKDOWN_MAX_BARS`] ranks, neighbours are pooled (their mean) and
 //! each straggler keeps a bar of its own.
 
@@ -33,9 +35,10 @@ pub struct StepBreakdown {
     /// The median step when the profile gives no step wall time to split
     /// it by (else 0), ns: shown as not split, never as a phase.
     pub unsplit_ns: f64,
-    /// Whether its phases' time inside steps added up to more than the
-    /// steps' wall time (phases on several threads at once) and their
-    /// shares were scaled down to fill the step (of any rank pooled).
+    /// Whether its phases' mean times per step added up to more than the
+    /// median step (phases on several threads at once, or a median step
+    /// shorter than the mean) and were scaled down to fill it (of any rank
+    /// pooled).
     pub scaled: bool,
 }
 
@@ -90,8 +93,7 @@ impl StepBreakdown {
                 in_steps[i] += ns as f64;
             }
         }
-        let total = d.step_total_ns as f64;
-        if total <= 0.0 || !median_ns.is_finite() {
+        if d.step_total_ns == 0 || d.steps_in_total == 0 || !median_ns.is_finite() {
             return Self {
                 first_rank: d.rank,
                 last_rank: d.rank,
@@ -103,13 +105,12 @@ impl StepBreakdown {
                 scaled: false,
             };
         }
-        let sum: f64 = in_steps.iter().sum();
-        let scaled = sum > total;
-        let scale = if scaled { total / sum } else { 1.0 };
-        let phases_ns: Vec<f64> = in_steps
-            .iter()
-            .map(|ns| ns / total * scale * median_ns)
-            .collect();
+        let steps = d.steps_in_total as f64;
+        let per_step: Vec<f64> = in_steps.iter().map(|ns| ns / steps).collect();
+        let sum: f64 = per_step.iter().sum();
+        let scaled = sum > median_ns;
+        let scale = if scaled { median_ns / sum } else { 1.0 };
+        let phases_ns: Vec<f64> = per_step.iter().map(|ns| ns * scale).collect();
         let outside_ns = (median_ns - phases_ns.iter().sum::<f64>()).max(0.0);
         Self {
             first_rank: d.rank,
@@ -135,6 +136,7 @@ impl StepBreakdown {
 mod tests {
     use super::*;
 
+    /// A rank of 10 recorded steps taking `step_total_ns` in all.
     fn rank(phases: &[(u32, u64)], step_total_ns: u64) -> (RankData, Names) {
         let mut names = Names::default();
         for n in ["forward", "backward", "optimizer"] {
@@ -144,6 +146,7 @@ mod tests {
             phases: phases.iter().map(|&(n, _)| (n, 0)).collect(),
             phase_in_steps: phases.iter().map(|&(_, ns)| ns).collect(),
             step_total_ns,
+            steps_in_total: 10,
             ..RankData::default()
         };
         (data, names)
@@ -155,11 +158,25 @@ mod tests {
         let (d, names) = rank(&[(0, 300_000_000), (1, 500_000_000)], 1_000_000_000);
         let b = StepBreakdown::of(&d, 90e6, &names, &["backward", "forward"]);
         assert_eq!(b.phases_ns.len(), 2);
-        assert!((b.phases_ns[0] - 45e6).abs() < 1.0, "{b:?}");
-        assert!((b.phases_ns[1] - 27e6).abs() < 1.0, "{b:?}");
-        assert!((b.outside_ns - 18e6).abs() < 1.0, "{b:?}");
+        assert!((b.phases_ns[0] - 50e6).abs() < 1.0, "{b:?}");
+        assert!((b.phases_ns[1] - 30e6).abs() < 1.0, "{b:?}");
+        assert!((b.outside_ns - 10e6).abs() < 1.0, "{b:?}");
         assert!((b.total_ns() - 90e6).abs() < 1e-3);
         assert!(!b.scaled && b.unsplit_ns == 0.0);
+    }
+
+    #[test]
+    fn a_rank_slowed_by_long_steps_keeps_its_phases_and_the_extra_time_is_outside() {
+        // 10 steps: forward 30 ms and backward 50 ms each; two steps stalled
+        // 1 s outside any phase, so the steps took 2.8 s in all and the
+        // median step is 100 ms. Splitting by share of wall time would
+        // shrink backward to 500/2800 of the median (18 ms).
+        let (d, names) = rank(&[(0, 300_000_000), (1, 500_000_000)], 2_800_000_000);
+        let b = StepBreakdown::of(&d, 100e6, &names, &["backward", "forward"]);
+        assert!((b.phases_ns[0] - 50e6).abs() < 1.0, "{b:?}");
+        assert!((b.phases_ns[1] - 30e6).abs() < 1.0, "{b:?}");
+        assert!((b.outside_ns - 20e6).abs() < 1.0, "{b:?}");
+        assert!(!b.scaled);
     }
 
     #[test]

@@ -80,6 +80,8 @@ pub(crate) struct RankData {
     pub(crate) phase_in_steps: Vec<u64>,
     /// Wall time of the recorded steps, ns.
     pub(crate) step_total_ns: u64,
+    /// The steps `step_total_ns` and `phase_in_steps` were taken over.
+    pub(crate) steps_in_total: u64,
     /// Whether the rank directory holds a run report.
     pub(crate) has_report: bool,
     /// Whether the rank directory holds a Chrome trace.
@@ -170,6 +172,7 @@ fn read_rank(
     let run = RunSummary::from_profile_summary(&summary, file.clone());
     let phase_in_steps = summary.phases.iter().map(|p| p.in_steps_ns).collect();
     let step_total_ns = summary.steps.total_ns;
+    let steps_in_total = summary.steps.count;
     drop(summary);
     let index = &run.step_index;
     let steps = run
@@ -199,6 +202,7 @@ fn read_rank(
             .collect(),
         phase_in_steps,
         step_total_ns,
+        steps_in_total,
         has_report: dir.join(REPORT_FILE).is_file(),
         has_trace: dir.join(TRACE_FILE).is_file(),
         run_id: run.run_id.unwrap_or_default(),
