@@ -7,11 +7,13 @@
 
 mod figure;
 mod legacy;
+mod measurement;
 mod model;
 mod units;
 
 pub use figure::{Figure, Source};
-pub(crate) use legacy::recorded_hardware;
+pub(crate) use legacy::{EarlierCeilings, recorded_hardware};
+pub use measurement::{Measurement, ProbeRun};
 pub use model::{CeilingError, Hardware, MAX_BYTES_PER_TOKEN, MAX_CACHE_BYTES};
 pub use units::{
     MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, UnitError, ceiling_problem, shown,
