@@ -5,8 +5,8 @@
 //! has instructions for them), all on every core, in about a second,
 //! watching for other work on the machine. Each probe repeats until its
 //! best converges and reports that best with its spread.
-//! `hardware::measure` returns them as the hardware model, each figure
-//! with how it was measured.
+//! The hardware module's `measure` returns them as the hardware model,
+//! each figure with how it was measured.
 
 mod bandwidth;
 mod contention;
@@ -75,7 +75,7 @@ impl Default for ProbeOptions {
 }
 
 /// What one run of the probes measured, before it becomes the hardware
-/// model (`super::measured`).
+/// model.
 #[derive(Debug, Clone)]
 pub(crate) struct Probed {
     /// The processor, as the OS names it (may be empty).
