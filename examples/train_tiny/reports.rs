@@ -172,7 +172,7 @@ pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<Hardware> 
     for p in [Precision::Bf16, Precision::Fp16] {
         if let Some(f) = &fp32 {
             let figure = match c {
-                Ceilings::Measured(_) => f.clone(),
+                Ceilings::Measured(_) => stand_in(f),
                 Ceilings::Saved(_, path) => Figure::new(
                     f.value,
                     Source::File {
@@ -185,6 +185,19 @@ pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<Hardware> 
         }
     }
     Some(peak)
+}
+
+/// The FP32 peak `f` standing in for a dense peak, saying so in how it
+/// was measured.
+fn stand_in(f: &Figure) -> Figure {
+    let mut f = f.clone();
+    if let Source::Measured { how: Some(how) } = &mut f.source {
+        how.method = format!(
+            "the FP32 peak, the precision the run trains at, standing in for the dense peak: {}",
+            how.method
+        );
+    }
+    f
 }
 
 /// The per-brick roofline: on the hardware the environment names, else on

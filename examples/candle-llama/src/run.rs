@@ -5,7 +5,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use profiler::hardware::{Hardware, MemoryLevel, Precision};
+use profiler::hardware::{Hardware, MemoryLevel, Precision, Source};
 use profiler::{Profile, Schedule, sync::SyncMode};
 use profiler_report::HtmlReport;
 use profiler_report::hardware::{measure, probe::ProbeOptions};
@@ -206,8 +206,16 @@ fn measured_peak(measured: &Hardware) -> Option<Hardware> {
     let mut hw = measured.clone();
     hw.name = format!("{} (measured)", measured.name);
     if let Some(fp32) = measured.compute(Precision::Fp32) {
+        let mut stand_in = fp32.clone();
+        if let Source::Measured { how: Some(how) } = &mut stand_in.source {
+            how.method = format!(
+                "the FP32 peak, the precision the model runs at, standing in for the dense \
+                 peak: {}",
+                how.method
+            );
+        }
         for p in [Precision::Bf16, Precision::Fp16] {
-            hw.set_compute(p, fp32.clone()).ok()?;
+            hw.set_compute(p, stand_in.clone()).ok()?;
         }
     }
     Some(hw)
