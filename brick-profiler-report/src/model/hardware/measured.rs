@@ -22,10 +22,11 @@ use super::probe::{self, ProbeOptions, Probed};
 /// println!("{:.1} GB/s", hw.memory(MemoryLevel::Dram).map_or(0.0, |f| f.value));
 /// ```
 ///
+/// A probe that gave a figure no device can have (not finite, not above
+/// zero, beyond any device) is left out, with a note saying why.
+///
 /// # Errors
-/// [`HardwareError::InvalidValue`] when a probe gave a figure that is not
-/// finite, not above zero or beyond any device (a clock that did not
-/// advance), or when nothing was measured.
+/// [`HardwareError::InvalidValue`] when no bandwidth or peak was measured.
 pub fn measure(options: &ProbeOptions) -> Result<Hardware, HardwareError> {
     into_hardware(probe::run(options))
 }
@@ -38,11 +39,18 @@ fn into_hardware(probed: Probed) -> Result<Hardware, HardwareError> {
         probed.cpu.as_str()
     };
     let mut hw = Hardware::new(name);
+    let mut notes = probed.notes;
+    // A figure no device can have (a clock that did not advance) is left
+    // out, saying so; the others stand.
     for (precision, figure) in probed.compute {
-        hw.set_compute(precision, figure)?;
+        if let Err(e) = hw.set_compute(precision, figure) {
+            notes.push(format!("{e}: left out"));
+        }
     }
     for (level, figure) in probed.memory {
-        hw.set_memory(level, figure)?;
+        if let Err(e) = hw.set_memory(level, figure) {
+            notes.push(format!("{e}: left out"));
+        }
     }
     let mut probe = ProbeRun {
         measured_at_unix_ns: probed.measured_at_unix_ns,
@@ -52,13 +60,18 @@ fn into_hardware(probed: Probed) -> Result<Hardware, HardwareError> {
         best_spread_pct: probed.contention.best_spread_pct,
         best_cpu_pct: probed.contention.best_cpu_pct,
         unsettled: probed.contention.unsettled,
-        notes: probed.notes,
+        notes,
         ..ProbeRun::default()
     };
     for c in &probed.caches {
         if let Some(level) = probe::cache_level_of(c.level) {
-            hw.set_cache_bytes(level, Figure::new(c.bytes as f64, probe::sysfs_source()))?;
-            probe.cache_instances.insert(level, c.instances);
+            let size = Figure::new(c.bytes as f64, probe::sysfs_source());
+            match hw.set_cache_bytes(level, size) {
+                Ok(()) => {
+                    probe.cache_instances.insert(level, c.instances);
+                }
+                Err(e) => probe.notes.push(format!("{e}: left out")),
+            }
         }
     }
     hw.busy = probed
@@ -166,10 +179,19 @@ mod tests {
     }
 
     #[test]
-    fn bad_or_missing_measurements_are_errors() {
+    fn a_bad_figure_is_left_out_saying_so_and_none_at_all_is_an_error() {
         let mut bad = probed(false);
         bad.compute[0].1.value = f64::NAN;
-        assert!(into_hardware(bad).is_err());
+        let hw = into_hardware(bad).unwrap();
+        assert!(hw.compute(Precision::Fp32).is_none());
+        assert!(hw.memory(MemoryLevel::Dram).is_some());
+        let notes = &hw.probe.as_ref().unwrap().notes;
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("FP32 peak") && n.contains("left out")),
+            "{notes:?}"
+        );
         let mut none = probed(false);
         none.memory.clear();
         none.compute.clear();
