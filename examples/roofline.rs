@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use profiler::Profile;
 use profiler::hardware::{MemoryLevel, Precision};
-use profiler_report::hardware::{from_measured, preset};
+use profiler_report::hardware::preset;
 use profiler_report::roofline::{BrickRoofline, compute_roofline};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -35,7 +35,7 @@ struct Args {
     /// A saved profile (profile.json) for the per-brick roofline.
     profile: Option<PathBuf>,
     /// Device preset (h100, a100, 4090, ...; apple_m_series and nvidia_a100
-    /// for the analytical roofline). Default: the profile's measured ceilings.
+    /// for the analytical roofline). Default: the profile's recorded hardware (its measured ceilings).
     #[arg(long)]
     device: Option<String>,
     /// Precision of the roof bricks are judged against.
@@ -75,12 +75,12 @@ fn run(args: &Args) -> Result<String, Box<dyn Error>> {
         return Err("give a profile.json, or --params for the analytical roofline".into());
     };
     let profile = Profile::read(path)?;
-    let roof = match (&args.device, &profile.run.measured_ceilings) {
+    let roof = match (&args.device, &profile.run.hardware) {
         (Some(name), _) => preset(name)?,
-        (None, Some(c)) => from_measured(c)?,
+        (None, Some(hw)) => hw.clone(),
         (None, None) => {
             return Err(format!(
-                "`{}` holds no measured ceilings: name a device with --device",
+                "`{}` holds no hardware: name a device with --device",
                 path.display()
             )
             .into());

@@ -45,7 +45,7 @@ use profiler::trace::{
 use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
-use profiler_report::hardware::{DEVICES, preset, probe::measure_ceilings};
+use profiler_report::hardware::{DEVICES, measure, preset, probe::ProbeOptions};
 use profiler_report::html::{FleetPage, Section};
 use profiler_report::input::native::read_execution_trace;
 use profiler_report::scorecard::{
@@ -64,7 +64,7 @@ use profiler_report::{
 };
 // Measured ceilings, parity and rooflines.
 use profiler::fs::{write_atomic, write_atomic_with};
-use profiler::profile::{BandwidthCeiling, FlopsCeiling, MeasuredCeilings};
+use profiler::hardware::{Measurement, ProbeRun};
 use profiler_report::{
     parity::{
         MultiParityComparison, OpMapping, ParityComparison, compute_parity_comparison,

@@ -289,7 +289,7 @@ fn saved_profiles_keep_memory_and_old_files_still_read() {
     let json = serde_json::to_string(&profile).expect("serialise");
     let back: profiler::Profile = serde_json::from_str(&json).expect("read back");
     assert_eq!(back.memory, profile.memory);
-    assert_eq!(back.schema_version, "1.3");
+    assert_eq!(back.schema_version, profiler::profile::SCHEMA_VERSION);
     let old = include_str!("../fuzz/seeds/profile_json/train_tiny.profile.json");
     let old: profiler::Profile = serde_json::from_str(old).expect("a 1.1 profile reads");
     assert_eq!(old.schema_version, "1.1");

@@ -265,16 +265,18 @@ fn the_main_job_trains_and_writes_every_report() {
     // place the model's bricks against them and against PyTorch.
     let ceilings = profile
         .run
-        .measured_ceilings
+        .hardware
         .as_ref()
         .expect("ceilings in the profile");
-    assert!(
-        ceilings
-            .memory_bandwidth
-            .as_ref()
-            .is_some_and(|b| b.gb_s > 0.0)
-    );
-    assert!(ceilings.peak_flops.as_ref().is_some_and(|f| f.gflops > 0.0));
+    let measured = |f: Option<&profiler::hardware::Figure>| {
+        f.is_some_and(|f| f.value > 0.0 && f.source.measurement().is_some())
+    };
+    assert!(measured(
+        ceilings.memory(profiler::hardware::MemoryLevel::Dram)
+    ));
+    assert!(measured(
+        ceilings.compute(profiler::hardware::Precision::Fp32)
+    ));
     let roofline = std::fs::read_to_string(out.join("roofline.svg")).expect("roofline.svg");
     // Labelled with the level of its roof when this machine's caches are known.
     assert!(

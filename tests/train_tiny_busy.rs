@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
-use profiler::profile::{BandwidthCeiling, Contention, FlopsCeiling, MeasuredCeilings};
+use profiler::hardware::{Figure, Hardware, Measurement, MemoryLevel, Precision, Source};
 use profiler_report::hardware::save_measured;
 use profiler_report::scorecard::{TrainingScorecard, Withheld};
 
@@ -89,8 +89,9 @@ fn a_cpu_hog_withholds_the_grade_or_saved_ceilings_grade_the_run() {
     }
     assert!(busy.to_string().contains("machine was busy"), "{busy}");
     let profile = profiler::Profile::read(dir.join("busy/profile.json")).expect("profile.json");
-    let c = profile.run.measured_ceilings.expect("ceilings kept");
-    assert!(c.contention.is_some_and(|c| c.busy));
+    let hw = profile.run.hardware.expect("ceilings kept");
+    assert!(hw.busy.is_some_and(|why| why.contains("runnable")));
+    assert!(hw.probe.is_some(), "how the probes ran is kept");
     let roofline = std::fs::read_to_string(dir.join("busy/roofline.json")).expect("roofline.json");
     assert!(
         roofline.contains("busy machine"),
@@ -98,21 +99,16 @@ fn a_cpu_hog_withholds_the_grade_or_saved_ceilings_grade_the_run() {
     );
 
     // Ceilings saved on a quiet machine: the hog changes nothing they say.
-    let quiet = MeasuredCeilings {
-        cpu: "quiet box".into(),
-        memory_bandwidth: Some(BandwidthCeiling {
-            gb_s: 29.4,
-            level: "DRAM".into(),
-            ..Default::default()
-        }),
-        peak_flops: Some(FlopsCeiling {
-            gflops: 475.0,
-            precision: "fp32".into(),
-            ..Default::default()
-        }),
-        contention: Some(Contention::default()),
-        ..Default::default()
+    let measured = || Source::Measured {
+        how: Some(Box::new(Measurement::default())),
     };
+    let mut quiet = Hardware::new("quiet box");
+    quiet
+        .set_memory(MemoryLevel::Dram, Figure::new(29.4, measured()))
+        .expect("a DRAM bandwidth");
+    quiet
+        .set_compute(Precision::Fp32, Figure::new(0.475, measured()))
+        .expect("an FP32 peak");
     save_measured(&quiet, &saved).expect("saved");
     profiler::reset();
     let graded = run(&dir.join("saved"), &saved);

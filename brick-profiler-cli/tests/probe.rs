@@ -10,17 +10,26 @@ use common::run;
 fn probe_reports_every_level_and_saves_only_quiet_ceilings() {
     let out = run(&["probe", "--format", "json"]).expect(0);
     let c: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    // The hardware model: each figure says how it was measured.
+    let dram = &c["memory"]["dram"];
+    assert!(dram["value"].as_f64().is_some_and(|b| b > 0.0), "{c}");
+    assert_eq!(dram["source"]["kind"], "measured", "{c}");
     assert!(
-        c["memory_bandwidth"]["gb_s"]
-            .as_f64()
-            .is_some_and(|b| b > 0.0),
+        dram["source"]["how"]["repetitions"]
+            .as_u64()
+            .is_some_and(|n| n >= 1),
         "{c}"
     );
+    let fp32 = &c["compute"]["fp32"];
+    assert!(fp32["value"].as_f64().is_some_and(|f| f > 0.0), "{c}");
+    assert!(fp32["source"]["how"]["isa"].is_string(), "{c}");
+    assert!(c["busy"].is_null() || c["busy"].is_string(), "{c}");
     assert!(
-        c["peak_flops"]["gflops"].as_f64().is_some_and(|f| f > 0.0),
+        c["probe"]["measured_at_unix_ns"]
+            .as_u64()
+            .is_some_and(|t| t > 0),
         "{c}"
     );
-    assert!(c["contention"]["busy"].is_boolean(), "{c}");
 
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("saved/ceilings.toml");

@@ -7,7 +7,6 @@ mod common;
 use common::{PROFILE, golden, root, run, run_with};
 use profiler_core::Profile;
 use profiler_report::contracts::Verifier;
-use profiler_report::hardware::from_measured;
 use profiler_report::roofline::{BrickRoofline, roofline_section};
 use profiler_report::run::RunSummary;
 use profiler_report::{
@@ -142,6 +141,59 @@ fn roofline_uses_the_measured_ceilings_or_the_device_given() {
     )
     .unwrap();
     assert_eq!(json["precision"], "fp32");
+}
+
+/// The fixture is a profile of schema 1.0, whose probes' ceilings sit in
+/// `run.measured_ceilings` beside the scorecard's `run.hardware`: both
+/// read into `run.hardware`, and the page says how each ceiling was
+/// measured, in the words the release that wrote it used.
+#[test]
+fn an_earlier_profiles_measured_ceilings_read_into_its_hardware() {
+    use profiler_core::hardware::{MemoryLevel, Precision};
+    let p = Profile::read(root().join(PROFILE)).unwrap();
+    let hw = p.run.hardware.as_ref().expect("hardware");
+    // The scorecard's figures stand as recorded.
+    assert_eq!(hw.name, "Intel(R) Xeon(R) Processor (measured)");
+    assert_eq!(hw.dense_peak_tflops(), Some(0.004514909117934943));
+    // The probes' figures join them, with how each was measured.
+    let dram = hw.memory(MemoryLevel::Dram).unwrap();
+    assert_eq!(dram.value, 4.259224069337017);
+    let how = dram.source.measurement().expect("how DRAM was measured");
+    assert_eq!((how.repetitions, how.duration_ns), (5, 1_695_672_449));
+    let fp32 = hw.compute(Precision::Fp32).unwrap();
+    assert_eq!(fp32.value, 4.514909117934943 / 1e3);
+    assert_eq!(
+        hw.memory(MemoryLevel::L2Cache).unwrap().value,
+        3.900517921129289
+    );
+    let notes = &hw.probe.as_ref().expect("the probes' facts").notes;
+    assert_eq!(notes.len(), 2);
+
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    run(&["html", PROFILE, "-o", page.to_str().unwrap()]).expect(0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let method = "STREAM triad a[i] = b[i] + s*c[i] on f64 arrays, 24 bytes per element \
+                  (2 reads + 1 write, write-allocate not counted)";
+    for line in [
+        format!(
+            "<li>DRAM bandwidth 4.259 GB/s (median 3.331): {method}; 2 threads, 256.0 MiB per \
+             array, sized against a 480.0 MiB cache (sysfs), best of 5 in 1695.7 ms</li>"
+        ),
+        format!(
+            "<li>L2 bandwidth 3.901 GB/s (median 3.695): {method}; per-thread buffers filling half \
+             of one L2, 1908 passes per round; 2 threads, 0.667 MiB per array, sized against a \
+             2.000 MiB cache (sysfs), best of 5 in 5560.9 ms</li>"
+        ),
+        "<li>FP32 peak 4.515 GFLOP/s (median 4.289): independent f32 FMA chains x = x*m + a \
+         (2 FLOPs per lane); avx512f, 2 threads x 16 chains x 16 lanes, best of 5 in 290.6 ms</li>"
+            .to_owned(),
+    ] {
+        assert!(html.contains(&line), "{line}");
+    }
+    // The file did not say what else ran while probing: nor does the page.
+    assert!(!html.contains("machine quiet while probing"));
+    assert!(!html.contains("BF16 peak") && !html.contains("FP16 peak"));
 }
 
 /// An ncu export with per-level traffic: `--svg` and the HTML page draw
@@ -466,14 +518,14 @@ fn html_rebuilds_the_main_jobs_report() {
     let p = Profile::read(root().join(PROFILE)).unwrap();
     let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
     let svg = flamegraph_svg(&folded_stacks(&p), "train_tiny").unwrap();
-    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let roof = p.run.hardware.clone().unwrap();
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
     let expected = HtmlReport::new(&p)
         .title("train_tiny")
         .scorecard(&sc)
         .trace_file("trace.json")
         .flamegraph_svg(svg)
-        .section(roofline_section(&r, p.run.measured_ceilings.as_ref()))
+        .section(roofline_section(&r))
         .render();
     assert!(
         actual == expected,
@@ -526,7 +578,7 @@ fn html_is_the_library_page_for_the_same_inputs() {
     let actual = std::fs::read_to_string(&page).unwrap();
     let p = Profile::read(root().join(PROFILE)).unwrap();
     let sc = ScorecardBuilder::from_profile(&p).build().unwrap();
-    let roof = from_measured(p.run.measured_ceilings.as_ref().unwrap()).unwrap();
+    let roof = p.run.hardware.clone().unwrap();
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();
     // A baseline profile is named after its file.
     let baselines = [RunSummary::from_profile(&p, "profile")];

@@ -6,12 +6,17 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use profiler_core::hardware::{MemoryLevel, Precision};
+use profiler_core::hardware::{Measurement, MemoryLevel, Precision};
 use profiler_report::{
-    hardware::from_measured,
-    hardware::probe::{ProbeOptions, measure_ceilings_with},
+    hardware::measure,
+    hardware::probe::ProbeOptions,
     roofline::{BrickRoofline, ridge_point},
 };
+
+/// How `f` was measured: every figure the probes give says.
+fn how(f: &profiler_core::hardware::Figure) -> &Measurement {
+    f.source.measurement().expect("how it was measured")
+}
 
 const ARRAY_BYTES: u64 = 32 << 20;
 
@@ -59,17 +64,17 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
         min_repetitions: 8,
         ..ProbeOptions::default()
     };
-    let c = measure_ceilings_with(&options);
-    let bw = c.memory_bandwidth.as_ref().expect("bandwidth measured");
+    let hw = measure(&options).unwrap();
+    let dram = hw.memory(MemoryLevel::Dram).expect("bandwidth measured");
+    let bw = how(dram);
     let copy = copy_loop_gb_s();
-    eprintln!("triad {:.1} GB/s, copy loop {copy:.1} GB/s", bw.gb_s);
+    eprintln!("triad {:.1} GB/s, copy loop {copy:.1} GB/s", dram.value);
     assert!(
-        bw.gb_s >= copy,
+        dram.value >= copy,
         "triad {} GB/s below a copy loop's {copy} GB/s",
-        bw.gb_s
+        dram.value
     );
-    assert_eq!(bw.buffer_bytes, ARRAY_BYTES);
-    assert_eq!(bw.level, "DRAM");
+    assert_eq!(bw.buffer_bytes, Some(ARRAY_BYTES));
     assert!(bw.method.contains("triad") && bw.method.contains("24 bytes"));
     assert!(bw.threads >= 1 && bw.repetitions >= 8 && bw.duration_ns > 0);
     // The spread of the best three is stated beside the best.
@@ -78,58 +83,57 @@ fn probes_beat_plain_loops_and_say_how_they_measured() {
             .is_some_and(|s| (0.0..100.0).contains(&s)),
         "{bw:?}"
     );
-    assert!(bw.median_gb_s > 0.0 && bw.median_gb_s <= bw.gb_s);
+    assert!(bw.median > 0.0 && bw.median <= dram.value);
     assert!(matches!(
         bw.cache_bytes_source.as_str(),
         "sysfs" | "assumed"
     ));
 
-    let f = c.peak_flops.as_ref().expect("peak measured");
+    let fp32 = hw.compute(Precision::Fp32).expect("peak measured");
+    let (gflops, f) = (fp32.value * 1e3, how(fp32));
+    let isa = f.isa.as_deref().unwrap_or_default();
     let scalar = scalar_loop_gflops();
-    eprintln!(
-        "FMA peak {:.1} GFLOP/s ({}), scalar loop {scalar:.2} GFLOP/s",
-        f.gflops, f.isa
+    eprintln!("FMA peak {gflops:.1} GFLOP/s ({isa}), scalar loop {scalar:.2} GFLOP/s");
+    assert!(
+        gflops >= scalar,
+        "FMA peak {gflops} GFLOP/s below a scalar loop's {scalar}"
     );
     assert!(
-        f.gflops >= scalar,
-        "FMA peak {} GFLOP/s below a scalar loop's {scalar}",
-        f.gflops
+        ["avx512f", "avx2+fma", "neon", "portable"].contains(&isa),
+        "{isa}"
     );
-    assert!(
-        ["avx512f", "avx2+fma", "neon", "portable"].contains(&f.isa.as_str()),
-        "{}",
-        f.isa
-    );
-    assert_eq!(f.precision, "fp32");
-    assert!(f.chains * f.lanes >= 8 && f.repetitions >= 8 && f.duration_ns > 0);
+    let lanes = f.chains.unwrap_or(0) * f.lanes.unwrap_or(0);
+    assert!(lanes >= 8 && f.repetitions >= 8 && f.duration_ns > 0);
     assert!(
         f.best_spread_pct.is_some_and(|s| (0.0..100.0).contains(&s)),
         "{f:?}"
     );
 
-    // The ceilings make a roofline, and they survive a profile round trip.
-    let roof = from_measured(&c).unwrap();
-    assert!(ridge_point(&roof, Precision::Fp32, MemoryLevel::Dram).unwrap() > 0.0);
+    // The ceilings make a roofline, and they survive a profile round trip
+    // with how each was measured.
+    assert!(ridge_point(&hw, Precision::Fp32, MemoryLevel::Dram).unwrap() > 0.0);
     let mut profile = profiler_core::Profile::empty();
-    profile.run.measured_ceilings = Some(c.clone());
+    profile.run.hardware = Some(hw.clone());
     let back = profiler_core::Profile::from_json(&profile.to_json()).unwrap();
-    assert_eq!(back.run.measured_ceilings, Some(c));
+    assert_eq!(back.run.hardware, Some(hw));
 }
 
 #[test]
 fn one_thread_and_no_cache_probe_are_honoured() {
-    let c = measure_ceilings_with(&ProbeOptions {
+    let hw = measure(&ProbeOptions {
         threads: Some(1),
         array_bytes: Some(4 << 20),
         min_repetitions: 2,
         budget: Duration::from_millis(100),
         flops_round: Duration::from_millis(5),
         cache: false,
-    });
-    assert!(c.cache_bandwidth.is_none());
-    assert_eq!(c.memory_bandwidth.as_ref().map(|b| b.threads), Some(1));
-    assert_eq!(c.peak_flops.as_ref().map(|f| f.threads), Some(1));
-    assert!(c.measured_at_unix_ns > 0);
+    })
+    .unwrap();
+    assert_eq!(hw.memory_ceilings().count(), 1, "DRAM alone");
+    let threads = |f: Option<&profiler_core::hardware::Figure>| f.map(|f| how(f).threads);
+    assert_eq!(threads(hw.memory(MemoryLevel::Dram)), Some(1));
+    assert_eq!(threads(hw.compute(Precision::Fp32)), Some(1));
+    assert!(hw.probe.as_ref().unwrap().measured_at_unix_ns > 0);
 }
 
 /// This machine's INT8 peak: measured with the int8 multiply-add
@@ -138,16 +142,18 @@ fn one_thread_and_no_cache_probe_are_honoured() {
 /// A BF16 peak only where a native instruction exists, else a note.
 #[test]
 fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
-    let c = measure_ceilings_with(&ProbeOptions {
+    let roof = measure(&ProbeOptions {
         array_bytes: Some(4 << 20),
         min_repetitions: 2,
         budget: Duration::from_millis(100),
         flops_round: Duration::from_millis(5),
         cache: false,
         ..ProbeOptions::default()
-    });
-    let int8 = c.other_peaks.iter().find(|f| f.precision == "int8");
-    let bf16 = c.other_peaks.iter().find(|f| f.precision == "bf16");
+    })
+    .unwrap();
+    let int8 = roof.compute(Precision::Int8);
+    let bf16 = roof.compute(Precision::Bf16);
+    let notes = &roof.probe.as_ref().unwrap().notes;
     #[cfg(target_arch = "x86_64")]
     let (has_int8, has_bf16) = (
         std::arch::is_x86_feature_detected!("avx2"),
@@ -156,18 +162,16 @@ fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
     #[cfg(not(target_arch = "x86_64"))]
     let (has_int8, has_bf16) = (false, false);
     if has_int8 {
-        let int8 = int8.expect("an INT8 peak");
-        assert!(int8.gflops > 0.0 && int8.median_gflops > 0.0, "{int8:?}");
+        let figure = int8.expect("an INT8 peak");
+        let int8 = how(figure);
+        assert!(figure.value > 0.0 && int8.median > 0.0, "{figure:?}");
         assert!(
             int8.method.contains("vpmaddubsw") || int8.method.contains("vpdpbusd"),
             "{}",
             int8.method
         );
         assert!(int8.method.contains("2 ops per multiply-add"));
-        assert!(int8.threads >= 1 && int8.lanes >= 32 && int8.chains >= 12);
-        let roof = from_measured(&c).unwrap();
-        let compute = roof.compute(Precision::Int8).expect("an INT8 roof");
-        assert!((compute.value * 1e3 - int8.gflops).abs() < 1e-9 * int8.gflops);
+        assert!(int8.threads >= 1 && int8.lanes >= Some(32) && int8.chains >= Some(12));
         let r = BrickRoofline::from_profile(
             &profiler_core::Profile::empty(),
             &roof,
@@ -180,15 +184,14 @@ fn int8_is_measured_with_its_own_instructions_and_bf16_never_emulated() {
         assert!(int8.is_none());
     }
     if has_bf16 {
-        assert!(bf16.is_some_and(|f| f.method.contains("vdpbf16ps")));
+        assert!(bf16.is_some_and(|f| how(f).method.contains("vdpbf16ps")));
     } else {
         assert!(bf16.is_none());
         assert!(
-            c.notes
+            notes
                 .iter()
                 .any(|n| n.contains("BF16") && n.contains("no native bf16 instruction")),
-            "{:?}",
-            c.notes
+            "{notes:?}"
         );
     }
 }

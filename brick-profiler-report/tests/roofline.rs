@@ -157,7 +157,7 @@ fn brick(name: &str, count: u64, flops: u64, bytes: u64, ns: u64) -> BrickStats 
 fn cpu() -> Hardware {
     given(
         "test CPU",
-        &Source::Measured,
+        &Source::Measured { how: None },
         &[(Precision::Fp32, 0.2)],
         &[(MemoryLevel::Dram, 20.0), (MemoryLevel::L2Cache, 100.0)],
     )
@@ -395,7 +395,7 @@ fn estimated_ceilings_are_marked_in_every_rendering() {
     assert!(r.to_string().contains("(estimate)"));
     assert!(r.to_svg().contains("(est.)"));
     assert!(r.to_json().contains("\"estimate\": true"));
-    let html = roofline_section(&r, None);
+    let html = roofline_section(&r);
     assert_eq!(html.id(), "roofline");
 }
 
@@ -403,7 +403,7 @@ fn estimated_ceilings_are_marked_in_every_rendering() {
 fn the_html_section_escapes_names_and_embeds_the_plot() {
     let r = BrickRoofline::from_profile(&profile(), &cpu(), None, None).unwrap();
     let html = profiler_report::HtmlReport::new(&profile())
-        .section(roofline_section(&r, None))
+        .section(roofline_section(&r))
         .render();
     assert!(html.contains("<section id=\"roofline\">"));
     assert!(html.contains("&lt;Fused &amp; &quot;odd&quot; &#39;op&#39;&gt;"));

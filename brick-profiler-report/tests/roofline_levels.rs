@@ -6,14 +6,12 @@
 
 use std::time::Duration;
 
-use profiler_core::hardware::{Figure, MemoryLevel, Source};
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
 use profiler_core::profile::BrickLevel;
-use profiler_core::profile::{
-    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings, SiteInfo,
-};
+use profiler_core::profile::SiteInfo;
 use profiler_core::{BrickCategory, BrickStats, Profile};
-use profiler_report::hardware::from_measured;
-use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
+use profiler_report::hardware::measure;
+use profiler_report::hardware::probe::ProbeOptions;
 use profiler_report::roofline::{Annotation, BrickRoofline, LevelChoice, RooflineOptions};
 
 /// A brick of `calls` calls, each moving `bytes` and doing `flops` in `ns`.
@@ -26,40 +24,31 @@ fn brick(name: &str, calls: u64, bytes: u64, flops: u64, ns: u64) -> BrickStats 
     b
 }
 
-fn bandwidth(level: &str, gb_s: f64) -> BandwidthCeiling {
-    BandwidthCeiling {
-        gb_s,
-        level: level.into(),
-        ..Default::default()
-    }
-}
-
 /// A 32 KiB L1 at 1000 GB/s, a 512 KiB L2 at 400 GB/s, DRAM at 30 GB/s,
-/// 500 GFLOP/s FP32.
-fn machine(busy: bool) -> MeasuredCeilings {
-    let cache = |level, bytes| CacheSize {
-        level,
-        bytes,
-        instances: 2,
-        source: "sysfs".into(),
-    };
-    MeasuredCeilings {
-        cpu: "test cpu".into(),
-        memory_bandwidth: Some(bandwidth("DRAM", 30.0)),
-        cache_levels: vec![bandwidth("L1", 1000.0), bandwidth("L2", 400.0)],
-        peak_flops: Some(FlopsCeiling {
-            gflops: 500.0,
-            precision: "fp32".into(),
-            ..Default::default()
-        }),
-        caches: vec![cache(1, 32 << 10), cache(2, 512 << 10)],
-        contention: Some(Contention {
-            busy,
-            reasons: vec!["3 other task(s) were runnable".into()],
-            ..Default::default()
-        }),
-        ..Default::default()
+/// 0.5 TFLOP/s FP32, as the probes give them.
+fn machine(busy: bool) -> Hardware {
+    let measured = |v| Figure::new(v, Source::Measured { how: None });
+    let mut hw = Hardware::new("test cpu");
+    for (level, gb_s) in [
+        (MemoryLevel::Dram, 30.0),
+        (MemoryLevel::L1Cache, 1000.0),
+        (MemoryLevel::L2Cache, 400.0),
+    ] {
+        hw.set_memory(level, measured(gb_s)).unwrap();
     }
+    hw.set_compute(Precision::Fp32, measured(0.5)).unwrap();
+    for (level, bytes) in [
+        (MemoryLevel::L1Cache, 32 << 10),
+        (MemoryLevel::L2Cache, 512 << 10),
+    ] {
+        let sysfs = Source::System {
+            path: "sysfs".into(),
+        };
+        hw.set_cache_bytes(level, Figure::new(f64::from(bytes), sysfs))
+            .unwrap();
+    }
+    hw.busy = busy.then(|| "3 other task(s) were runnable".to_owned());
+    hw
 }
 
 fn profile() -> Profile {
@@ -80,7 +69,7 @@ fn profile() -> Profile {
 
 #[test]
 fn bricks_land_on_the_level_their_working_set_fits_in() {
-    let roof = from_measured(&machine(false)).unwrap();
+    let roof = machine(false);
     let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
     assert!(r.by_working_set);
     let level = |name: &str| {
@@ -135,7 +124,7 @@ fn bricks_land_on_the_level_their_working_set_fits_in() {
 
 #[test]
 fn a_pin_overrides_the_working_set_and_must_name_a_roof() {
-    let roof = from_measured(&machine(false)).unwrap();
+    let roof = machine(false);
     let options = RooflineOptions::default().pin("Liar", MemoryLevel::L2Cache);
     let r = BrickRoofline::from_profile_with(&profile(), &roof, &options).unwrap();
     let liar = r.points.iter().find(|p| p.name == "Liar").unwrap();
@@ -165,7 +154,7 @@ fn site(name: &str, level: BrickLevel) -> SiteInfo {
 /// so. `--pin` wins over the annotation.
 #[test]
 fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
-    let roof = from_measured(&machine(false)).unwrap();
+    let roof = machine(false);
     let mut p = profile();
     p.sites = vec![
         site("Liar", BrickLevel::L2),
@@ -232,51 +221,51 @@ fn an_annotated_level_wins_over_the_working_set_and_a_pin_over_both() {
 
 #[test]
 fn a_busy_probe_is_said_next_to_the_roofs() {
-    let roof = from_measured(&machine(true)).unwrap();
+    let roof = machine(true);
     let r = BrickRoofline::from_profile(&profile(), &roof, None, None).unwrap();
     assert!(r.notes[0].contains("busy machine") && r.notes[0].contains("3 other task"));
     assert!(r.summary().contains("busy machine"));
-    let quiet = from_measured(&machine(false)).unwrap();
+    let quiet = machine(false);
     assert!(quiet.busy.is_none());
 }
 
 #[test]
 fn this_machines_caches_place_l1_l2_and_dram_working_sets() {
-    let c = measure_ceilings_with(&ProbeOptions {
+    let roof = measure(&ProbeOptions {
         threads: Some(1),
         array_bytes: Some(8 << 20),
         min_repetitions: 2,
         budget: Duration::from_millis(100),
         ..ProbeOptions::default()
-    });
-    let (Some(l1), Some(l2)) = (
-        c.caches.iter().find(|s| s.level == 1),
-        c.caches.iter().find(|s| s.level == 2),
-    ) else {
+    })
+    .unwrap();
+    let size = |level| roof.cache_bytes(level).map(|f| f.value as u64);
+    let (Some(l1), Some(l2)) = (size(MemoryLevel::L1Cache), size(MemoryLevel::L2Cache)) else {
         // No sysfs cache sizes: nothing to place by (the model's own
         // tests above cover the choice).
-        assert!(c.caches.is_empty(), "{:?}", c.caches);
+        assert_eq!(roof.cache_sizes().count(), 0);
         return;
     };
-    assert!(
-        l1.source.contains("/sys/devices/system/cpu"),
-        "{}",
-        l1.source
-    );
-    assert!(c.cache_levels.iter().any(|b| b.level == "L1"));
-    assert!(
-        c.other_peaks
-            .iter()
-            .any(|f| f.precision == "fp64" && f.gflops > 0.0)
-    );
-    let roof = from_measured(&c).unwrap();
-    let largest = c.caches.iter().map(|s| s.bytes).max().unwrap_or(0);
+    let from = roof
+        .cache_bytes(MemoryLevel::L1Cache)
+        .unwrap()
+        .source
+        .to_string();
+    assert!(from.contains("/sys/devices/system/cpu"), "{from}");
+    assert!(roof.memory(MemoryLevel::L1Cache).is_some());
+    let fp64 = roof.compute(Precision::Fp64).expect("an FP64 peak");
+    assert!(fp64.value > 0.0 && fp64.source.measurement().is_some());
+    let largest = roof
+        .cache_sizes()
+        .map(|(_, f)| f.value as u64)
+        .max()
+        .unwrap_or(0);
     let mut p = Profile::empty();
     // Slow enough (a few MB/s) to sit under any roof an unoptimised
     // build measures: only the level is under test.
     p.bricks = vec![
-        brick("InL1", 10, l1.bytes / 2, 1, 10_000_000),
-        brick("InL2", 10, (l1.bytes + l2.bytes) / 2, 1, 100_000_000),
+        brick("InL1", 10, l1 / 2, 1, 10_000_000),
+        brick("InL2", 10, (l1 + l2) / 2, 1, 100_000_000),
         brick("InDram", 10, 4 * largest, 1, 50_000_000_000),
     ];
     let r = BrickRoofline::from_profile(&p, &roof, None, None).unwrap();

@@ -5,11 +5,11 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
+use profiler::Profile;
 use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
-use profiler::{Profile, profile::MeasuredCeilings};
 use profiler_report::{
     HtmlReport,
-    hardware::{from_measured, load_saved, probe::ProbeOptions, saved_ceilings_path},
+    hardware::{load_saved, probe::ProbeOptions, saved_ceilings_path},
     parity::OpMapping,
     roofline::{BrickRoofline, RooflineOptions},
     run::RunSummary,
@@ -25,14 +25,15 @@ pub(crate) enum Ceilings {
     /// Read from a saved-ceilings file.
     Saved(Hardware, PathBuf),
     /// Measured by the probes before training.
-    Measured(Box<MeasuredCeilings>),
+    Measured(Hardware),
 }
 
 /// The saved ceilings when the file exists (`--saved-ceilings`, else this
 /// machine's file in the user's cache directory), else measured now.
 ///
 /// # Errors
-/// A saved-ceilings file that exists but cannot be read.
+/// A saved-ceilings file that exists but cannot be read; probes that
+/// measured nothing usable.
 pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
     let path = match &args.saved_ceilings {
         Some(p) => Some(p.clone()),
@@ -47,46 +48,46 @@ pub(crate) fn ceilings(args: &Args) -> Result<Ceilings, Box<dyn Error>> {
         );
         // No probe ran: an earlier run's measured ceilings must not speak
         // for this one.
-        profiler::Config::new()
-            .measured_ceilings(None::<MeasuredCeilings>)
-            .apply();
+        profiler::Config::new().hardware(None).apply();
         return Ok(Ceilings::Saved(hw, path));
     }
-    Ok(Ceilings::Measured(Box::new(measure(args))))
+    Ok(Ceilings::Measured(measure(args)?))
 }
 
 /// Measures this machine's ceilings, prints them and keeps them in every
 /// later snapshot.
-fn measure(args: &Args) -> MeasuredCeilings {
+fn measure(args: &Args) -> Result<Hardware, Box<dyn Error>> {
     let options = ProbeOptions {
         array_bytes: args.probe_array_mib.map(|m| m << 20),
         ..ProbeOptions::default()
     };
     let t0 = std::time::Instant::now();
-    let c = profiler_report::hardware::probe::measure_ceilings_with(&options);
+    let hw = profiler_report::hardware::measure(&options)?;
     let mut parts = Vec::new();
     // How far each best converged: its best three repetitions' spread.
-    let within = |reps: u32, spread: Option<f64>| match spread {
-        Some(s) => format!("best of {reps}, best three within {s:.1}%"),
-        None => format!("best of {reps}"),
+    let within = |f: &Figure| match f.source.measurement() {
+        Some(how) => match how.best_spread_pct {
+            Some(s) => format!("best of {}, best three within {s:.1}%", how.repetitions),
+            None => format!("best of {}", how.repetitions),
+        },
+        None => "how not kept".to_owned(),
     };
-    for bw in c.cache_levels.iter().chain(&c.memory_bandwidth) {
-        parts.push(format!(
-            "{} {:.1} GB/s ({})",
-            bw.level,
-            bw.gb_s,
-            within(bw.repetitions, bw.best_spread_pct)
-        ));
+    // The caches fastest first, then DRAM.
+    for (level, f) in hw
+        .memory_ceilings()
+        .filter(|(l, _)| *l <= MemoryLevel::Dram)
+    {
+        parts.push(format!("{level} {:.1} GB/s ({})", f.value, within(f)));
     }
-    for f in c.peak_flops.iter().chain(&c.other_peaks) {
+    for (precision, f) in hw.compute_ceilings() {
+        let how = f.source.measurement();
         parts.push(format!(
-            "{} peak {:.1} {} ({}, {} threads, {})",
-            f.precision.to_uppercase(),
-            f.gflops,
-            f.unit(),
-            f.isa,
-            f.threads,
-            within(f.repetitions, f.best_spread_pct)
+            "{precision} peak {:.1} G{}/s ({}, {} threads, {})",
+            f.value * 1e3,
+            precision.operation(),
+            how.and_then(|h| h.isa.as_deref()).unwrap_or("?"),
+            how.map_or(0, |h| h.threads),
+            within(f)
         ));
     }
     println!(
@@ -94,15 +95,14 @@ fn measure(args: &Args) -> MeasuredCeilings {
         t0.elapsed().as_millis(),
         parts.join(", ")
     );
-    let sizes: Vec<String> = c
-        .caches
-        .iter()
-        .map(|s| format!("L{} {} KiB", s.level, s.bytes >> 10))
+    let sizes: Vec<String> = hw
+        .cache_sizes()
+        .map(|(level, f)| format!("{level} {} KiB", f.value as u64 >> 10))
         .collect();
-    if let Some(first) = c.caches.first() {
+    if let Some((_, first)) = hw.cache_sizes().next() {
         println!("caches: {} ({})", sizes.join(", "), first.source);
     }
-    if let Some(q) = c.contention.as_ref().filter(|q| !q.busy) {
+    if let Some(q) = hw.probe.as_ref().filter(|_| hw.busy.is_none()) {
         println!(
             "machine quiet while probing: {} stolen, each best repetition with {} of its CPU, \
              medians up to {:.0}% below the bests (noise the bests rise above)",
@@ -117,37 +117,27 @@ fn measure(args: &Args) -> MeasuredCeilings {
             q.spread_pct
         );
     }
-    for note in &c.notes {
+    for note in hw.probe.iter().flat_map(|p| &p.notes) {
         println!("  note: {note}");
     }
-    profiler::Config::new().measured_ceilings(c.clone()).apply();
-    c
+    profiler::Config::new().hardware(hw.clone()).apply();
+    Ok(hw)
 }
 
 /// The scorecard's peak from the ceilings: DRAM bandwidth; the scorecard
 /// divides it by the bytes per token the annotated bricks move (and says
 /// so). `None` when no brick declared bytes or no step carried tokens:
 /// there is then nothing honest to grade against.
+///
+/// Measured ceilings keep every figure the probes took, with how; the
+/// FP32 peak, the precision this run trains at, stands in for the dense
+/// peak MFU is computed against.
 pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<Hardware> {
-    let (name, bw, tflops, from, source) = match c {
-        Ceilings::Measured(c) => (
-            if c.cpu.is_empty() { "this CPU" } else { &c.cpu },
-            c.memory_bandwidth.as_ref()?.gb_s,
-            c.peak_flops.as_ref().map(|f| f.gflops / 1e3),
-            "measured on this machine".to_owned(),
-            Source::Measured,
-        ),
-        Ceilings::Saved(hw, path) => (
-            hw.name.as_str(),
-            hw.memory(MemoryLevel::Dram)?.value,
-            hw.compute(Precision::Fp32).map(|f| f.value),
-            format!("saved in {}", path.display()),
-            Source::File {
-                path: path.clone(),
-                estimate: false,
-            },
-        ),
+    let (hw, from, kind) = match c {
+        Ceilings::Measured(hw) => (hw, "measured on this machine".to_owned(), "measured"),
+        Ceilings::Saved(hw, path) => (hw, format!("saved in {}", path.display()), "saved"),
     };
+    let bw = hw.memory(MemoryLevel::Dram)?.value;
     let bytes: u64 = profile.bricks.iter().map(|b| b.total_bytes).sum();
     if profile.steps.tokens == 0 || bytes == 0 || !(bw.is_finite() && bw > 0.0) {
         return None;
@@ -155,21 +145,59 @@ pub(crate) fn ceiling_peak(c: &Ceilings, profile: &Profile) -> Option<Hardware> 
     println!(
         "scorecard ceiling: {bw:.1} GB/s DRAM {from}, over the bytes per token the bricks declare"
     );
-    let kind = match c {
-        Ceilings::Measured(_) => "measured",
-        Ceilings::Saved(..) => "saved",
-    };
-    let mut hw = Hardware::new(format!("{name} ({kind})"));
-    let figure = |v: f64| Figure::new(v, source.clone());
-    hw.set_memory(MemoryLevel::Dram, figure(bw)).ok()?;
     // The machine's FP32 peak is the dense peak its training runs at: MFU
     // and the kernel report judge against it.
+    let fp32 = hw.compute(Precision::Fp32).cloned();
+    let mut peak = match c {
+        Ceilings::Measured(hw) => hw.clone(),
+        Ceilings::Saved(_, path) => {
+            // The saved file's DRAM figure, marked as read from it.
+            let mut saved = Hardware::new("");
+            let source = Source::File {
+                path: path.clone(),
+                estimate: false,
+            };
+            saved
+                .set_memory(MemoryLevel::Dram, Figure::new(bw, source.clone()))
+                .ok()?;
+            saved
+        }
+    };
+    let name = if hw.name.is_empty() {
+        "this CPU"
+    } else {
+        &hw.name
+    };
+    peak.name = format!("{name} ({kind})");
     for p in [Precision::Bf16, Precision::Fp16] {
-        if let Some(t) = tflops {
-            hw.set_compute(p, figure(t)).ok()?;
+        if let Some(f) = &fp32 {
+            let figure = match c {
+                Ceilings::Measured(_) => stand_in(f),
+                Ceilings::Saved(_, path) => Figure::new(
+                    f.value,
+                    Source::File {
+                        path: path.clone(),
+                        estimate: false,
+                    },
+                ),
+            };
+            peak.set_compute(p, figure).ok()?;
         }
     }
-    Some(hw)
+    Some(peak)
+}
+
+/// The FP32 peak `f` standing in for a dense peak, saying so in how it
+/// was measured.
+fn stand_in(f: &Figure) -> Figure {
+    let mut f = f.clone();
+    if let Source::Measured { how: Some(how) } = &mut f.source {
+        how.method = format!(
+            "the FP32 peak, the precision the run trains at, standing in for the dense peak: {}",
+            how.method
+        );
+    }
+    f
 }
 
 /// The per-brick roofline: on the hardware the environment names, else on
@@ -185,7 +213,7 @@ pub(crate) fn roofline(
 ) -> Option<BrickRoofline> {
     let roof = match (env, ceilings) {
         (Some(hw), _) | (None, Some(Ceilings::Saved(hw, _))) => Ok(hw.clone()),
-        (None, Some(Ceilings::Measured(c))) => from_measured(c).map_err(Into::into),
+        (None, Some(Ceilings::Measured(hw))) => Ok(hw.clone()),
         (None, None) => {
             println!("no roofline: ceilings not measured and no hardware configured");
             return None;

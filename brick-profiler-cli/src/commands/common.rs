@@ -5,7 +5,7 @@ use std::path::Path;
 
 use profiler_core::Profile;
 use profiler_core::hardware::{Hardware, MemoryLevel, Precision, UnitError};
-use profiler_report::hardware::{from_measured, recorded};
+use profiler_report::hardware::recorded;
 use profiler_report::input::{Input, Run};
 use profiler_report::parity::{OpMapping, import_chrome_trace};
 use profiler_report::roofline::{BrickRoofline, RooflineOptions};
@@ -82,16 +82,13 @@ pub(crate) fn ncu_options(
 }
 
 /// The roofline a profile is judged against: `--hardware`, else the
-/// ceilings measured during the run, else the hardware it recorded.
+/// hardware it recorded (measured during the run, when it was).
 pub(crate) fn kernel_roofline(
     profile: &Profile,
     hardware: Option<&Hardware>,
 ) -> Result<Hardware, CliError> {
     if let Some(h) = hardware {
         return Ok(h.clone());
-    }
-    if let Some(c) = &profile.run.measured_ceilings {
-        return from_measured(c).map_err(CliError::input);
     }
     if let Some(config) = profile.run.hardware.as_ref().and_then(recorded) {
         return Ok(config);

@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_core::profile::MeasuredCeilings;
-use profiler_report::hardware::{probe::measure_ceilings, save_measured, saved_ceilings_path};
+use profiler_core::hardware::{Hardware, MemoryLevel};
+use profiler_report::hardware::{
+    HardwareError, measure, probe::ProbeOptions, save_measured, saved_ceilings_path,
+};
 
 use crate::context::{Context, Report};
 use crate::error::{CliError, Status};
@@ -41,65 +43,67 @@ fn best_three(spread_pct: Option<f64>) -> String {
 }
 
 /// The measured ceilings, as a report.
-struct Probed(MeasuredCeilings);
+struct Probed(Hardware);
 
 impl Report for Probed {
     fn table(&self) -> String {
-        let c = &self.0;
-        let mut s = format!(
-            "Ceilings of {}:\n",
-            if c.cpu.is_empty() {
-                "this machine"
-            } else {
-                &c.cpu
-            }
-        );
-        for b in c.cache_levels.iter().chain(&c.memory_bandwidth) {
+        let hw = &self.0;
+        let mut s = format!("Ceilings of {}:\n", hw.name);
+        // The caches fastest first, then DRAM.
+        for (level, f) in hw
+            .memory_ceilings()
+            .filter(|(l, _)| *l <= MemoryLevel::Dram)
+        {
+            let Some(how) = f.source.measurement() else {
+                continue;
+            };
             let _ = writeln!(
                 s,
                 "  {:<5} {:>9.1} GB/s  (best of {}{}, median {:.1}; {}, {} threads)",
-                b.level,
-                b.gb_s,
-                b.repetitions,
-                best_three(b.best_spread_pct),
-                b.median_gb_s,
-                b.method,
-                b.threads
+                level.name(),
+                f.value,
+                how.repetitions,
+                best_three(how.best_spread_pct),
+                how.median,
+                how.method,
+                how.threads
             );
         }
-        for f in c.peak_flops.iter().chain(&c.other_peaks) {
+        for (precision, f) in hw.compute_ceilings() {
+            let Some(how) = f.source.measurement() else {
+                continue;
+            };
+            let unit = format!("G{}/s", precision.operation());
             let _ = writeln!(
                 s,
-                "  {:<5} {:>9.1} {:<7}  (best of {}{}, median {:.1}; {} on {}, {} threads)",
-                f.precision.to_uppercase(),
-                f.gflops,
-                f.unit(),
-                f.repetitions,
-                best_three(f.best_spread_pct),
-                f.median_gflops,
-                f.method,
-                f.isa,
-                f.threads
+                "  {:<5} {:>9.1} {unit:<7}  (best of {}{}, median {:.1}; {} on {}, {} threads)",
+                precision.name(),
+                f.value * 1e3,
+                how.repetitions,
+                best_three(how.best_spread_pct),
+                how.median * 1e3,
+                how.method,
+                how.isa.as_deref().unwrap_or("?"),
+                how.threads
             );
         }
-        for cache in &c.caches {
+        let instances = hw.probe.as_ref().map(|p| &p.cache_instances);
+        for (level, f) in hw.cache_sizes() {
+            let n = instances.and_then(|i| i.get(&level)).copied().unwrap_or(1);
             let _ = writeln!(
                 s,
-                "  L{} cache {} KiB each, {} instance(s), from {}",
-                cache.level,
-                cache.bytes >> 10,
-                cache.instances,
-                cache.source
+                "  {level} cache {} KiB each, {n} instance(s), from {}",
+                f.value as u64 >> 10,
+                f.source
             );
         }
-        if let Some(busy) = c.contention.as_ref().filter(|c| c.busy) {
+        if let Some(why) = &hw.busy {
             let _ = writeln!(
                 s,
-                "  the machine was busy: {} (these ceilings may be too low)",
-                busy.reasons.join("; ")
+                "  the machine was busy: {why} (these ceilings may be too low)"
             );
         }
-        for n in &c.notes {
+        for n in hw.probe.iter().flat_map(|p| &p.notes) {
             let _ = writeln!(s, "  note: {n}");
         }
         s
@@ -136,26 +140,24 @@ pub(crate) fn run(args: &ProbeArgs, cx: &Context) -> Result<Status, CliError> {
     } else {
         None
     };
-    let ceilings = measure_ceilings();
+    let ceilings = measure(&ProbeOptions::default()).map_err(CliError::input)?;
     cx.show(&Probed(ceilings.clone()))?;
     let Some(path) = path else {
         return Ok(Status::Ok);
     };
     match save_measured(&ceilings, &path) {
-        Ok(_) => {
+        Ok(()) => {
             eprintln!(
                 "saved to {}; later runs judge against these ceilings",
                 path.display()
             );
             Ok(Status::Ok)
         }
-        Err(e @ profiler_report::hardware::HardwareError::BusyMachine { .. }) => {
+        Err(e @ HardwareError::BusyMachine { .. }) => {
             eprintln!("{e}");
             Ok(Status::CheckFailed)
         }
-        Err(e @ profiler_report::hardware::HardwareError::WriteFile { .. }) => {
-            Err(CliError::Output(e.to_string()))
-        }
+        Err(e @ HardwareError::WriteFile { .. }) => Err(CliError::Output(e.to_string())),
         Err(e) => Err(CliError::input(e)),
     }
 }

@@ -7,7 +7,7 @@ use std::fmt;
 use super::switch;
 use crate::context::step;
 use crate::hardware::Hardware;
-use crate::profile::{MeasuredCeilings, Schedule, SyncMode};
+use crate::profile::{Schedule, SyncMode};
 use crate::record::device::DeviceTimer;
 use crate::record::facts::run_facts;
 use crate::record::state::{self, SyncHook};
@@ -44,8 +44,7 @@ pub struct Config {
     sync_hook: Option<Option<Box<SyncHook>>>,
     device_timer: Option<Option<Box<dyn DeviceTimer>>>,
     pending_capacity: Option<usize>,
-    hardware: Option<Hardware>,
-    measured_ceilings: Option<Option<MeasuredCeilings>>,
+    hardware: Option<Option<Hardware>>,
     l2_cache_hit_rate: Option<f32>,
     zero_copy: Option<bool>,
     subtract_overhead: Option<bool>,
@@ -191,17 +190,12 @@ impl Config {
         self
     }
 
-    /// The hardware the run uses, for reports that compare against it.
-    pub fn hardware(mut self, hardware: Hardware) -> Self {
-        self.hardware = Some(hardware);
-        self
-    }
-
-    /// Ceilings measured on this machine (e.g. by
-    /// `profiler_report::hardware::probe::measure_ceilings`), carried by every later
-    /// profile; `None` clears them.
-    pub fn measured_ceilings(mut self, ceilings: impl Into<Option<MeasuredCeilings>>) -> Self {
-        self.measured_ceilings = Some(ceilings.into());
+    /// The hardware the run uses, for reports that compare against it:
+    /// a preset, a hardware file, or this machine as the probes measured it
+    /// (`profiler_report::hardware::measure`), carried by every later
+    /// profile in `RunInfo::hardware`; `None` clears it.
+    pub fn hardware(mut self, hardware: impl Into<Option<Hardware>>) -> Self {
+        self.hardware = Some(hardware.into());
         self
     }
 
@@ -281,10 +275,7 @@ impl Config {
             facts.run_id = Some(run_id);
         }
         if let Some(hardware) = self.hardware {
-            facts.hardware = Some(hardware);
-        }
-        if let Some(ceilings) = self.measured_ceilings {
-            facts.ceilings = ceilings;
+            facts.hardware = hardware;
         }
         if let Some(rate) = self.l2_cache_hit_rate {
             facts.l2_cache_hit_rate = (!rate.is_nan()).then(|| rate.clamp(0.0, 1.0));
@@ -333,7 +324,6 @@ impl fmt::Debug for Config {
             )
             .field("pending_capacity", &self.pending_capacity)
             .field("hardware", &self.hardware)
-            .field("measured_ceilings", &self.measured_ceilings)
             .field("l2_cache_hit_rate", &self.l2_cache_hit_rate)
             .field("zero_copy", &self.zero_copy)
             .field("subtract_overhead", &self.subtract_overhead)

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::measurement::Measurement;
+
 /// Where a hardware number came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Source {
     /// A published figure of the preset table.
@@ -17,7 +19,12 @@ pub enum Source {
     /// depends on clocks the table cannot know).
     PresetEstimate,
     /// Measured on this machine by the probes.
-    Measured,
+    Measured {
+        /// How it was measured; absent where that was not kept (a figure
+        /// given as measured, or one of a file written before it was).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        how: Option<Box<Measurement>>,
+    },
     /// A hardware file.
     File {
         /// The file.
@@ -53,6 +60,21 @@ impl Source {
         )
     }
 
+    /// Whether the number was measured on the machine by the probes.
+    #[must_use]
+    pub fn is_measured(&self) -> bool {
+        matches!(self, Self::Measured { .. })
+    }
+
+    /// How the number was measured, when it was and that was kept.
+    #[must_use]
+    pub fn measurement(&self) -> Option<&Measurement> {
+        match self {
+            Self::Measured { how } => how.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Whether the number is the preset table's (published or estimated).
     #[must_use]
     pub fn is_preset(&self) -> bool {
@@ -65,7 +87,7 @@ impl fmt::Display for Source {
         match self {
             Self::Preset => f.write_str("preset"),
             Self::PresetEstimate => f.write_str("preset estimate"),
-            Self::Measured => f.write_str("measured on this machine"),
+            Self::Measured { .. } => f.write_str("measured on this machine"),
             Self::File { path, estimate } => {
                 write!(f, "file `{}`", path.display())?;
                 if *estimate {

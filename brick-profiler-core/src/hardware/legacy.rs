@@ -13,7 +13,7 @@ use super::units::{MemoryLevel, Precision};
 #[serde(untagged)]
 enum Recorded {
     /// The current shape.
-    Hardware(Hardware),
+    Hardware(Box<Hardware>),
     /// The shape of earlier profiles.
     Figures {
         name: String,
@@ -33,7 +33,7 @@ pub(crate) fn recorded_hardware<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Hardware>, D::Error> {
     Ok(Option::<Recorded>::deserialize(d)?.map(|r| match r {
-        Recorded::Hardware(hw) => hw,
+        Recorded::Hardware(hw) => *hw,
         Recorded::Figures {
             name,
             peak_bw_gb_s,
@@ -92,8 +92,11 @@ mod tests {
     #[test]
     fn the_current_shape_round_trips() {
         let mut hw = Hardware::new("box");
-        hw.set_memory(MemoryLevel::L2Cache, Figure::new(300.0, Source::Measured))
-            .unwrap();
+        hw.set_memory(
+            MemoryLevel::L2Cache,
+            Figure::new(300.0, Source::Measured { how: None }),
+        )
+        .unwrap();
         hw.set_bytes_per_token(Figure::new(5e6, Source::Given))
             .unwrap();
         let json = format!(r#"{{"hardware": {}}}"#, serde_json::to_string(&hw).unwrap());

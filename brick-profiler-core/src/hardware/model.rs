@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::figure::Figure;
+use super::measurement::ProbeRun;
 use super::units::{
     MAX_BANDWIDTH_GB_S, MAX_TFLOPS, MemoryLevel, Precision, ceiling_problem, shown,
 };
@@ -34,12 +35,17 @@ pub struct Hardware {
     pub(super) bytes_per_token: Option<Figure>,
     /// Size of each cache level one core sees, bytes.
     #[serde(default)]
-    cache_bytes: BTreeMap<MemoryLevel, Figure>,
+    pub(super) cache_bytes: BTreeMap<MemoryLevel, Figure>,
     /// Set when the measured figures were taken while other work ran on the
     /// machine: why they are too low. Figures judged against them say so,
     /// and the scorecard withholds its grade.
     #[serde(default)]
     pub busy: Option<String>,
+    /// When the figures were measured by the probes: when they ran, what
+    /// else ran meanwhile and the caveats of the run; each figure's own
+    /// measurement is in its [`Source::Measured`](super::figure::Source::Measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeRun>,
 }
 
 impl Hardware {
@@ -54,6 +60,7 @@ impl Hardware {
             bytes_per_token: None,
             cache_bytes: BTreeMap::new(),
             busy: None,
+            probe: None,
         }
     }
 

@@ -18,7 +18,7 @@ use crate::stats::{BrickStats, CategoryStats};
 /// Schema version written by this crate: `MAJOR.MINOR`. Readers accept any
 /// minor version of the same major (unknown fields are ignored, missing ones
 /// default) and reject a newer major.
-pub const SCHEMA_VERSION: &str = "1.3";
+pub const SCHEMA_VERSION: &str = "1.4";
 
 /// A snapshot of everything the profiler recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub struct Profile {
     /// `MAJOR.MINOR` of the format.
     pub schema_version: String,
     /// Facts about the run.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::run::read_run")]
     pub run: RunInfo,
     /// Bricks with at least one sample, by total time descending.
     #[serde(default)]

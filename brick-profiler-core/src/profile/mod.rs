@@ -6,7 +6,6 @@
 //! while filling missing optional fields with defaults.
 
 mod aggregates;
-mod ceilings;
 mod counters;
 pub(crate) mod data;
 pub(crate) mod identity;
@@ -23,7 +22,6 @@ mod valid;
 pub use crate::clock::ClockSource;
 pub use crate::level::{BrickLevel, UnknownBrickLevel};
 pub use aggregates::ProfileSummary;
-pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`

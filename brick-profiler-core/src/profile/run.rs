@@ -2,11 +2,10 @@
 //! identity, its clock, the profiler's own cost, hardware, threads, and the
 //! sync mode bricks were timed under.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use super::ceilings::MeasuredCeilings;
 use crate::clock::ClockSource;
-use crate::hardware::Hardware;
+use crate::hardware::{EarlierCeilings, Hardware};
 
 /// When the profiler waits for the device before taking a stop timestamp.
 ///
@@ -85,15 +84,15 @@ pub struct RunInfo {
     #[serde(default)]
     pub overhead: Option<Overhead>,
     /// Hardware the run used, when known (`Config::hardware`): the one
-    /// model reports judge against. Profiles written before it held a
-    /// [`Hardware`] recorded a name, a bandwidth, a dense peak and the bytes
-    /// a token moves; those read as a [`Hardware`] whose figures are marked
-    /// [`Source::Profile`](crate::hardware::Source::Profile).
+    /// model reports judge against, measured figures with how the probes
+    /// measured them. Profiles written before it held a [`Hardware`]
+    /// recorded a name, a bandwidth, a dense peak and the bytes a token
+    /// moves; those read as a [`Hardware`] whose figures are marked
+    /// [`Source::Profile`](crate::hardware::Source::Profile). Profiles
+    /// written before schema 1.4 kept the probes' ceilings beside it, in
+    /// `measured_ceilings`: those are read into it too.
     #[serde(default, deserialize_with = "crate::hardware::recorded_hardware")]
     pub hardware: Option<Hardware>,
-    /// Bandwidth and peak FLOP/s measured on this machine, when probed.
-    #[serde(default)]
-    pub measured_ceilings: Option<MeasuredCeilings>,
     /// L2 cache hit rate in `[0, 1]`, when measured.
     #[serde(default)]
     pub l2_cache_hit_rate: Option<f32>,
@@ -107,6 +106,27 @@ pub struct RunInfo {
     /// `off` feature): then nothing is ever recorded.
     #[serde(default)]
     pub compiled_out: bool,
+}
+
+/// Reads a profile's `run`, with the ceilings a profile of a schema
+/// before 1.4 kept in `run.measured_ceilings` moved into `run.hardware`
+/// (the figures `run.hardware` recorded stand where both have one).
+pub(super) fn read_run<'de, D: Deserializer<'de>>(d: D) -> Result<RunInfo, D::Error> {
+    #[derive(Deserialize)]
+    struct Stored {
+        #[serde(flatten)]
+        run: RunInfo,
+        #[serde(default)]
+        measured_ceilings: Option<EarlierCeilings>,
+    }
+    let Stored {
+        mut run,
+        measured_ceilings,
+    } = Stored::deserialize(d)?;
+    if let Some(earlier) = measured_ceilings {
+        run.hardware = Some(earlier.into_hardware(run.hardware.take()));
+    }
+    Ok(run)
 }
 
 /// Queueing delay of device-timed bricks: device start minus host launch,

@@ -82,8 +82,7 @@ impl RecordedExecutionTrace {
 
 impl RunInfo {
     /// Checks the run's values a reader relies on: the clock ratio, the
-    /// measured overhead, hardware peaks, the cache hit rate and measured
-    /// ceilings.
+    /// measured overhead, hardware figures and the cache hit rate.
     ///
     /// # Errors
     /// [`InvalidValue`] naming the field as a profile holds it
@@ -123,21 +122,6 @@ impl RunInfo {
                 "run.l2_cache_hit_rate",
                 format!("{rate} is outside [0, 1]"),
             ));
-        }
-        if let Some(c) = &self.measured_ceilings {
-            let field = "run.measured_ceilings";
-            positive(
-                &format!("{field}.memory_bandwidth.gb_s"),
-                c.memory_bandwidth.as_ref().map(|b| b.gb_s),
-            )?;
-            positive(
-                &format!("{field}.cache_bandwidth.gb_s"),
-                c.cache_bandwidth.as_ref().map(|b| b.gb_s),
-            )?;
-            positive(
-                &format!("{field}.peak_flops.gflops"),
-                c.peak_flops.as_ref().map(|f| f.gflops),
-            )?;
         }
         Ok(())
     }

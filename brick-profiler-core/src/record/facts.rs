@@ -9,14 +9,13 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::catalogue::BrickBottleneck;
 use crate::hardware::Hardware;
-use crate::profile::{MeasuredCeilings, Overhead};
+use crate::profile::Overhead;
 
 /// Facts set by the user or measured once.
 #[derive(Default)]
 pub(crate) struct RunFacts {
     pub(crate) name: Option<String>,
     pub(crate) hardware: Option<Hardware>,
-    pub(crate) ceilings: Option<MeasuredCeilings>,
     pub(crate) l2_cache_hit_rate: Option<f32>,
     pub(crate) zero_copy: bool,
     /// When recording (re)started: Unix ns, counter ticks, `Instant`.

@@ -180,7 +180,6 @@ fn run_info(
         clock,
         overhead,
         hardware: facts.hardware.clone(),
-        measured_ceilings: facts.ceilings.clone(),
         l2_cache_hit_rate: facts.l2_cache_hit_rate,
         zero_copy: facts.zero_copy,
         notes,

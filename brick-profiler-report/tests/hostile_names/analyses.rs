@@ -221,7 +221,7 @@ fn roofline_svg_html_and_json_keep_every_brick() {
             "no title {name:?}"
         );
     }
-    let cells = page_cells(roofline_section(&r, None));
+    let cells = page_cells(roofline_section(&r));
     for p in &r.points {
         assert!(cells.contains(&shown(&p.name)), "no HTML cell {:?}", p.name);
     }

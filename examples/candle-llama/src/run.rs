@@ -5,10 +5,10 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+use profiler::hardware::{Hardware, MemoryLevel, Precision, Source};
 use profiler::{Profile, Schedule, sync::SyncMode};
 use profiler_report::HtmlReport;
-use profiler_report::hardware::probe::{ProbeOptions, measure_ceilings_with};
+use profiler_report::hardware::{measure, probe::ProbeOptions};
 use profiler_report::roofline::BrickRoofline;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -117,15 +117,17 @@ pub struct Outcome {
 /// Bad sizes, a candle error, or a report that cannot be written.
 pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let shape = args.shape()?;
-    let ceilings = (!args.no_ceilings).then(|| {
+    let ceilings = if args.no_ceilings {
+        None
+    } else {
         let options = ProbeOptions {
             array_bytes: args.probe_array_mib.map(|m| m << 20),
             ..ProbeOptions::default()
         };
-        let c = measure_ceilings_with(&options);
-        profiler::Config::new().measured_ceilings(c.clone()).apply();
-        c
-    });
+        let hw = measure(&options)?;
+        profiler::Config::new().hardware(hw.clone()).apply();
+        Some(hw)
+    };
 
     // Installed before the model is built: candle makes its spans then.
     let _subscriber = tracing_subscriber::registry()
@@ -168,7 +170,7 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let scorecard = profiler_report::scorecard();
     println!("\n{scorecard}");
     let profile = profiler::snapshot();
-    let roofline = roofline(&profile, env_hardware.as_ref());
+    let roofline = roofline(&profile, env_hardware.as_ref().or(ceilings.as_ref()));
     if let Some(r) = &roofline {
         println!("\n{r}");
     }
@@ -196,17 +198,24 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     })
 }
 
-/// The scorecard's peak: the measured DRAM bandwidth and FP32 FLOP/s.
-fn measured_peak(c: &profiler::profile::MeasuredCeilings) -> Option<Hardware> {
-    let bw = c.memory_bandwidth.as_ref()?.gb_s;
-    let cpu = if c.cpu.is_empty() { "this CPU" } else { &c.cpu };
-    let mut hw = Hardware::new(format!("{cpu} (measured)"));
-    let measured = |v: f64| Figure::new(v, Source::Measured);
-    hw.set_memory(MemoryLevel::Dram, measured(bw)).ok()?;
-    // The CPU's FP32 peak is the dense peak the model runs at.
-    if let Some(f) = &c.peak_flops {
+/// The scorecard's peak: the machine as measured, its FP32 peak (the
+/// precision the model runs at) standing in for the dense peak MFU is
+/// computed against.
+fn measured_peak(measured: &Hardware) -> Option<Hardware> {
+    measured.memory(MemoryLevel::Dram)?;
+    let mut hw = measured.clone();
+    hw.name = format!("{} (measured)", measured.name);
+    if let Some(fp32) = measured.compute(Precision::Fp32) {
+        let mut stand_in = fp32.clone();
+        if let Source::Measured { how: Some(how) } = &mut stand_in.source {
+            how.method = format!(
+                "the FP32 peak, the precision the model runs at, standing in for the dense \
+                 peak: {}",
+                how.method
+            );
+        }
         for p in [Precision::Bf16, Precision::Fp16] {
-            hw.set_compute(p, measured(f.gflops / 1e3)).ok()?;
+            hw.set_compute(p, stand_in.clone()).ok()?;
         }
     }
     Some(hw)
@@ -214,16 +223,12 @@ fn measured_peak(c: &profiler::profile::MeasuredCeilings) -> Option<Hardware> {
 
 /// The per-brick roofline on the named hardware, else on the measured
 /// ceilings; a printed note when neither is there.
-fn roofline(profile: &Profile, env: Option<&Hardware>) -> Option<BrickRoofline> {
-    let roof = match (env, &profile.run.measured_ceilings) {
-        (Some(hw), _) => Ok(hw.clone()),
-        (None, Some(c)) => profiler_report::hardware::from_measured(c).map_err(Into::into),
-        (None, None) => {
-            println!("no roofline: ceilings not measured and no hardware configured");
-            return None;
-        }
+fn roofline(profile: &Profile, hardware: Option<&Hardware>) -> Option<BrickRoofline> {
+    let Some(roof) = hardware else {
+        println!("no roofline: ceilings not measured and no hardware configured");
+        return None;
     };
-    roof.and_then(|roof| BrickRoofline::from_profile(profile, &roof, None, None))
+    BrickRoofline::from_profile(profile, roof, None, None)
         .map_err(|e| println!("no roofline: {e}"))
         .ok()
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use profiler_core::profile::MeasuredCeilings;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 
 use super::bricks::BrickRoofline;
 use super::render::ceiling_lines;
@@ -23,89 +23,117 @@ fn best_three(spread_pct: Option<f64>) -> String {
     spread_pct.map_or_else(String::new, |s| format!("; best three within {}%", num(s)))
 }
 
-/// How each measured ceiling was obtained, one `<li>` each.
-fn measured_items(m: &MeasuredCeilings) -> Vec<String> {
+/// MiB, for the sizes of buffers and caches.
+fn mib(bytes: u64) -> String {
+    num(bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// How each measured ceiling of `hw` was obtained, one `<li>` each: DRAM
+/// and the caches, the peaks, the cache sizes, what else ran on the
+/// machine and the probes' caveats. Empty when nothing was measured.
+fn measured_items(hw: &Hardware) -> Vec<String> {
     let mut items = Vec::new();
-    // Earlier profiles keep one cache level, in `cache_bandwidth`.
-    let caches = if m.cache_levels.is_empty() {
-        m.cache_bandwidth.iter().collect::<Vec<_>>()
-    } else {
-        m.cache_levels.iter().collect()
-    };
-    for bw in m.memory_bandwidth.iter().chain(caches) {
-        let cache = match bw.cache_bytes {
+    let dram_first = hw
+        .memory_ceilings()
+        .filter(|(l, _)| *l == MemoryLevel::Dram)
+        .chain(hw.memory_ceilings().filter(|(l, _)| *l < MemoryLevel::Dram));
+    for (level, f) in dram_first {
+        let Some(how) = f.source.measurement() else {
+            continue;
+        };
+        let cache = match how.cache_bytes {
             Some(b) => format!(
                 ", sized against a {} MiB cache ({})",
-                num(b as f64 / (1u64 << 20) as f64),
-                escape::html(&bw.cache_bytes_source)
+                mib(b),
+                escape::html(&how.cache_bytes_source)
             ),
             None => String::new(),
         };
         items.push(format!(
-            "{} bandwidth {} GB/s (median {}{}): {}; {} threads, {} MiB per array{cache}, best of {} in {} ms",
-            escape::html(&bw.level),
-            num(bw.gb_s),
-            num(bw.median_gb_s),
-            best_three(bw.best_spread_pct),
-            escape::html(&bw.method),
-            bw.threads,
-            num(bw.buffer_bytes as f64 / (1u64 << 20) as f64),
-            bw.repetitions,
-            num(bw.duration_ns as f64 / 1e6)
+            "{level} bandwidth {} GB/s (median {}{}): {}; {} threads, {} MiB per array{cache}, best of {} in {} ms",
+            num(f.value),
+            num(how.median),
+            best_three(how.best_spread_pct),
+            escape::html(&how.method),
+            how.threads,
+            mib(how.buffer_bytes.unwrap_or(0)),
+            how.repetitions,
+            num(how.duration_ns as f64 / 1e6)
         ));
     }
-    for f in m.peak_flops.iter().chain(&m.other_peaks) {
+    for (precision, f) in hw.compute_ceilings() {
+        let Some(how) = f.source.measurement() else {
+            continue;
+        };
+        let count = |n: Option<u32>| n.map_or_else(|| "?".to_owned(), |n| n.to_string());
         items.push(format!(
-            "{} peak {} {} (median {}{}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
-            escape::html(&f.precision.to_uppercase()),
-            num(f.gflops),
-            f.unit(),
-            num(f.median_gflops),
-            best_three(f.best_spread_pct),
-            escape::html(&f.method),
-            escape::html(&f.isa),
-            f.threads,
-            f.chains,
-            f.lanes,
-            f.repetitions,
-            num(f.duration_ns as f64 / 1e6)
+            "{precision} peak {} G{}/s (median {}{}): {}; {}, {} threads x {} chains x {} lanes, best of {} in {} ms",
+            num(f.value * 1e3),
+            precision.operation(),
+            num(how.median * 1e3),
+            best_three(how.best_spread_pct),
+            escape::html(&how.method),
+            escape::html(how.isa.as_deref().unwrap_or("?")),
+            how.threads,
+            count(how.chains),
+            count(how.lanes),
+            how.repetitions,
+            num(how.duration_ns as f64 / 1e6)
         ));
     }
-    for c in &m.caches {
+    let Some(probe) = &hw.probe else {
+        return items;
+    };
+    for (level, f) in hw.cache_sizes() {
+        let instances = probe
+            .cache_instances
+            .get(&level)
+            .map_or_else(String::new, |n| format!(" ({n} instances)"));
         items.push(format!(
-            "L{} cache {} KiB each ({} instances), from {}",
-            c.level,
-            num(c.bytes as f64 / 1024.0),
-            c.instances,
-            escape::html(&c.source)
+            "{level} cache {} KiB each{instances}, from {}",
+            num(f.value / 1024.0),
+            escape::html(&f.source.to_string())
         ));
     }
-    if let Some(c) = &m.contention {
-        items.push(if c.busy {
-            format!(
-                "<strong>measured on a busy machine</strong>: {}",
-                escape::html(&c.reasons.join("; "))
-            )
-        } else {
-            format!(
-                "machine quiet while probing: {} other runnable task(s), {} stolen, each best \
-                 repetition with {} of its CPU, best three within {}, median up to {}% below the best",
-                c.other_runnable.map_or("–".to_owned(), |n| n.to_string()),
-                c.steal_pct.map_or("–".to_owned(), |s| format!("{}%", num(s))),
-                c.best_cpu_pct.map_or("–".to_owned(), |s| format!("at least {}%", num(s))),
-                c.best_spread_pct.map_or("–".to_owned(), |s| format!("{}%", num(s))),
-                num(c.spread_pct)
-            )
-        });
+    // Files of earlier releases may not say what else ran: then nothing is
+    // said of it.
+    let watched = probe.other_runnable.is_some()
+        || probe.steal_pct.is_some()
+        || probe.best_cpu_pct.is_some()
+        || probe.best_spread_pct.is_some()
+        || probe.spread_pct > 0.0;
+    match &hw.busy {
+        Some(why) => items.push(format!(
+            "<strong>measured on a busy machine</strong>: {}",
+            escape::html(why)
+        )),
+        None if watched => items.push(format!(
+            "machine quiet while probing: {} other runnable task(s), {} stolen, each best \
+             repetition with {} of its CPU, best three within {}, median up to {}% below the best",
+            probe
+                .other_runnable
+                .map_or("–".to_owned(), |n| n.to_string()),
+            probe
+                .steal_pct
+                .map_or("–".to_owned(), |s| format!("{}%", num(s))),
+            probe
+                .best_cpu_pct
+                .map_or("–".to_owned(), |s| format!("at least {}%", num(s))),
+            probe
+                .best_spread_pct
+                .map_or("–".to_owned(), |s| format!("{}%", num(s))),
+            num(probe.spread_pct)
+        )),
+        None => {}
     }
-    items.extend(m.notes.iter().map(|n| escape::html(n)));
+    items.extend(probe.notes.iter().map(|n| escape::html(n)));
     items
 }
 
-/// The report section (id `roofline`) for `roofline`; `measured` says how
-/// the ceilings were measured when they were.
+/// The report section (id `roofline`) for `roofline`, with how its
+/// ceilings were measured when they were.
 #[must_use]
-pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeilings>) -> Section {
+pub fn roofline_section(roofline: &BrickRoofline) -> Section {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -117,9 +145,10 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
         "<p class=\"note\">Ceilings: {}.</p>",
         escape::html(&ceiling_lines(&roofline.hardware).join(", "))
     );
-    if let Some(m) = measured {
+    let measured = measured_items(&roofline.hardware);
+    if !measured.is_empty() {
         s.push_str("<p class=\"note\">Measured on this machine:</p>\n<ul class=\"note\">\n");
-        for item in measured_items(m) {
+        for item in measured {
             let _ = writeln!(s, "<li>{item}</li>");
         }
         s.push_str("</ul>\n");
@@ -183,4 +212,42 @@ pub fn roofline_section(roofline: &BrickRoofline, measured: Option<&MeasuredCeil
         let _ = writeln!(s, "<p class=\"note\">{}</p>", escape::html(n));
     }
     Section::new("roofline", "Roofline", s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_measured_ceiling_says_how_it_was_measured() {
+        let mut hw = crate::model::hardware::sample_measured();
+        let items = measured_items(&hw);
+        let sysfs = "sysfs /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}";
+        assert_eq!(
+            items,
+            [
+                "DRAM bandwidth 20.00 GB/s (median 10.00): triad; 4 threads, 0 MiB per array, \
+                 best of 3 in 0 ms"
+                    .to_owned(),
+                "L2 bandwidth 150.0 GB/s (median 75.00): triad in L2; 4 threads, 0 MiB per \
+                 array, best of 3 in 0 ms"
+                    .to_owned(),
+                "FP32 peak 400.0 GFLOP/s (median 200.0): fma; ?, 4 threads x ? chains x ? \
+                 lanes, best of 3 in 0 ms"
+                    .to_owned(),
+                format!("L2 cache 1024.0 KiB each (4 instances), from {sysfs}"),
+                "machine quiet while probing: 0 other runnable task(s), – stolen, each best \
+                 repetition with – of its CPU, best three within –, median up to 0% below the best"
+                    .to_owned(),
+                "a caveat".to_owned(),
+            ]
+        );
+        hw.busy = Some("2 <other> tasks".to_owned());
+        assert!(measured_items(&hw).contains(
+            &"<strong>measured on a busy machine</strong>: 2 &lt;other&gt; tasks".to_owned()
+        ));
+        // A preset holds no measurement: nothing to say.
+        let preset = crate::model::hardware::preset("h100").unwrap();
+        assert!(measured_items(&preset).is_empty());
+    }
 }

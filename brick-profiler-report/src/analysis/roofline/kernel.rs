@@ -3,7 +3,7 @@
 //! FLOP/s) on the roof of one precision and memory level, and the checks
 //! that a placement can be physical.
 
-use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision};
 use serde::{Deserialize, Serialize};
 
 use super::error::{RooflineError, positive};
@@ -91,7 +91,7 @@ pub(crate) fn origin(hw: &Hardware, words: [&'static str; 3]) -> &'static str {
             .chain(hw.memory_ceilings().map(|(_, f)| f))
     };
     let [published, measured, configured] = words;
-    if figures().any(|f| f.source == Source::Measured) {
+    if figures().any(|f| f.source.is_measured()) {
         measured
     } else if figures().all(|f| f.source.is_preset()) {
         published
@@ -190,6 +190,7 @@ pub fn impossible(hw: &Hardware, flops_per_s: f64, bytes_per_s: f64) -> Option<I
 #[cfg(test)]
 mod tests {
     use super::*;
+    use profiler_core::hardware::Source;
 
     fn device() -> Hardware {
         let mut hw = Hardware::new("dev");
@@ -276,8 +277,7 @@ mod tests {
 
     #[test]
     fn measured_ceilings_become_fp32_dram_and_cache_roofs() {
-        let m = crate::model::hardware::sample_measured();
-        let r = crate::model::hardware::from_measured(&m).unwrap();
+        let r = crate::model::hardware::sample_measured();
         assert_eq!(r.name, "Test CPU");
         assert_eq!(
             origin(&r, ["published", "measured", "configured"]),

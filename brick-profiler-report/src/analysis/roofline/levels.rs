@@ -193,7 +193,7 @@ mod tests {
             (MemoryLevel::L2Cache, 400.0),
             (MemoryLevel::Dram, 30.0),
         ] {
-            r.set_memory(l, Figure::new(gb_s, Source::Measured))
+            r.set_memory(l, Figure::new(gb_s, Source::Measured { how: None }))
                 .unwrap();
         }
         assert_eq!(level_for(&r, 100), None, "no cache sizes, no choice");

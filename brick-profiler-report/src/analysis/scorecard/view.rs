@@ -179,13 +179,7 @@ impl RunView {
                 memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
                 launch_gap: profile.run.launch_gap,
                 layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
-                busy_ceilings: profile
-                    .run
-                    .measured_ceilings
-                    .as_ref()
-                    .and_then(|c| c.contention.as_ref())
-                    .filter(|c| c.busy)
-                    .map(|c| c.reasons.join("; ")),
+                busy_ceilings: profile.run.hardware.as_ref().and_then(|h| h.busy.clone()),
             }),
         }
     }

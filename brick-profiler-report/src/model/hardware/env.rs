@@ -123,6 +123,7 @@ pub fn recorded(hardware: &Hardware) -> Option<Hardware> {
         let _ = hw.set_bytes_per_token(f.clone());
     }
     hw.busy.clone_from(&hardware.busy);
+    hw.probe.clone_from(&hardware.probe);
     hw.memory(MemoryLevel::Dram).is_some().then_some(hw)
 }
 

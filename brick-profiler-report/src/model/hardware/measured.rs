@@ -1,81 +1,84 @@
-//! Ceilings measured by the probes, between their saved form in a profile
-//! ([`MeasuredCeilings`], which keeps how each was measured) and the
-//! hardware model, where each figure is marked [`Source::Measured`].
+//! This machine as the probes measured it: [`measure`] runs them and
+//! returns the hardware model, every figure marked
+//! [`Source::Measured`] with how it was measured, the cache sizes marked
+//! as read from sysfs, and the run's own facts in [`ProbeRun`].
 
-use profiler_core::profile::{
-    BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings,
-};
-
-use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+use profiler_core::hardware::{Figure, Hardware, ProbeRun};
 
 use super::error::HardwareError;
-use super::probe::{ProbeOptions, measure_ceilings_with};
+use super::probe::{self, ProbeOptions, Probed};
 
-/// Measures this machine with the probes (see
-/// [`measure_ceilings_with`]) and returns both the model and the saved
-/// form, which keeps how each figure was measured.
+/// Measures this machine with the probes (about a second with the default
+/// [`ProbeOptions`]): bandwidth of DRAM and of every cache level, the peak
+/// of every precision the CPU has a kernel for, and the cache sizes, each
+/// with how it was measured; [`Hardware::busy`] says why, when other work
+/// ran meanwhile. Keep it in every profile with
+/// `profiler::Config::new().hardware(hw).apply()`.
+///
+/// ```no_run
+/// use profiler_report::hardware::{measure, probe::ProbeOptions};
+/// use profiler::hardware::MemoryLevel;
+/// let hw = measure(&ProbeOptions::default()).unwrap();
+/// println!("{:.1} GB/s", hw.memory(MemoryLevel::Dram).map_or(0.0, |f| f.value));
+/// ```
+///
+/// A probe that gave a figure no device can have (not finite, not above
+/// zero, beyond any device) is left out, with a note saying why.
 ///
 /// # Errors
-/// As [`from_measured`].
-pub fn measure(options: &ProbeOptions) -> Result<(Hardware, MeasuredCeilings), HardwareError> {
-    let saved = measure_ceilings_with(options);
-    Ok((from_measured(&saved)?, saved))
+/// [`HardwareError::InvalidValue`] when no bandwidth or peak was measured.
+pub fn measure(options: &ProbeOptions) -> Result<Hardware, HardwareError> {
+    into_hardware(probe::run(options))
 }
 
-/// The ceilings a profile saved: the FLOP/s peaks in their precisions
-/// (FP32 when the name is unknown), DRAM and every cache level probed,
-/// all marked [`Source::Measured`]; the cache sizes, marked as read from
-/// sysfs; and, when the probes saw other work on the machine,
-/// [`Hardware::busy`] with why.
-///
-/// # Errors
-/// [`HardwareError::InvalidValue`] when a figure is not finite, not
-/// above zero or beyond any device, or when nothing was measured.
-pub fn from_measured(ceilings: &MeasuredCeilings) -> Result<Hardware, HardwareError> {
-    let name = if ceilings.cpu.is_empty() {
+/// The model of what one run of the probes measured.
+fn into_hardware(probed: Probed) -> Result<Hardware, HardwareError> {
+    let name = if probed.cpu.is_empty() {
         "this machine"
     } else {
-        ceilings.cpu.as_str()
+        probed.cpu.as_str()
     };
     let mut hw = Hardware::new(name);
-    let measured = |v: f64| Figure::new(v, Source::Measured);
-    if let Some(f) = &ceilings.peak_flops {
-        let precision = f.precision.parse().unwrap_or(Precision::Fp32);
-        hw.set_compute(precision, measured(f.gflops / 1e3))?;
-    }
-    // Other precisions and levels are kept only under a name the model
-    // knows: a level such as "L4" has no roof to stand for.
-    for f in &ceilings.other_peaks {
-        if let Ok(precision) = f.precision.parse() {
-            hw.set_compute(precision, measured(f.gflops / 1e3))?;
+    let mut notes = probed.notes;
+    // A figure no device can have (a clock that did not advance) is left
+    // out, saying so; the others stand.
+    for (precision, figure) in probed.compute {
+        if let Err(e) = hw.set_compute(precision, figure) {
+            notes.push(format!("{e}: left out"));
         }
     }
-    if let Some(bw) = &ceilings.memory_bandwidth {
-        let level = bw.level.parse().unwrap_or(MemoryLevel::Dram);
-        hw.set_memory(level, measured(bw.gb_s))?;
-    }
-    for bw in ceilings
-        .cache_bandwidth
-        .iter()
-        .chain(&ceilings.cache_levels)
-    {
-        if let Ok(level) = bw.level.parse() {
-            hw.set_memory(level, measured(bw.gb_s))?;
+    for (level, figure) in probed.memory {
+        if let Err(e) = hw.set_memory(level, figure) {
+            notes.push(format!("{e}: left out"));
         }
     }
-    for c in &ceilings.caches {
-        if let Ok(level) = format!("L{}", c.level).parse() {
-            let source = Source::System {
-                path: c.source.clone(),
-            };
-            hw.set_cache_bytes(level, Figure::new(c.bytes as f64, source))?;
+    let mut probe = ProbeRun {
+        measured_at_unix_ns: probed.measured_at_unix_ns,
+        other_runnable: probed.contention.other_runnable,
+        steal_pct: probed.contention.steal_pct,
+        spread_pct: probed.contention.spread_pct,
+        best_spread_pct: probed.contention.best_spread_pct,
+        best_cpu_pct: probed.contention.best_cpu_pct,
+        unsettled: probed.contention.unsettled,
+        notes,
+        ..ProbeRun::default()
+    };
+    for c in &probed.caches {
+        if let Some(level) = probe::cache_level_of(c.level) {
+            let size = Figure::new(c.bytes as f64, probe::sysfs_source());
+            match hw.set_cache_bytes(level, size) {
+                Ok(()) => {
+                    probe.cache_instances.insert(level, c.instances);
+                }
+                Err(e) => probe.notes.push(format!("{e}: left out")),
+            }
         }
     }
-    hw.busy = ceilings
+    hw.busy = probed
         .contention
-        .as_ref()
-        .filter(|c| c.busy)
-        .map(|c| c.reasons.join("; "));
+        .busy
+        .then(|| probed.contention.reasons.join("; "));
+    hw.probe = Some(probe);
     if hw.is_empty() {
         return Err(HardwareError::InvalidValue {
             origin: "measured ceilings".to_owned(),
@@ -86,124 +89,113 @@ pub fn from_measured(ceilings: &MeasuredCeilings) -> Result<Hardware, HardwareEr
     Ok(hw)
 }
 
-/// The measured figures in the saved form: the measured compute peaks
-/// (FP32 first), DRAM, every measured cache level and the cache sizes.
-/// How they were measured is not part of the model, so those fields stay
-/// empty; keep the probes' own [`MeasuredCeilings`] where it matters.
-#[must_use]
-pub fn to_measured(hw: &Hardware) -> MeasuredCeilings {
-    let measured = |f: &Figure| f.source == Source::Measured;
-    let bandwidth = |level: MemoryLevel, f: &Figure| BandwidthCeiling {
-        gb_s: f.value,
-        level: level.name().to_owned(),
-        ..Default::default()
-    };
-    let dram = hw
-        .memory(MemoryLevel::Dram)
-        .filter(|f| measured(f))
-        .map(|f| bandwidth(MemoryLevel::Dram, f));
-    let cache_levels: Vec<BandwidthCeiling> = hw
-        .memory_ceilings()
-        .filter(|(l, f)| *l < MemoryLevel::Dram && measured(f))
-        .map(|(l, f)| bandwidth(l, f))
-        .collect();
-    let mut peaks = hw
-        .compute_ceilings()
-        .filter(|(_, f)| measured(f))
-        .map(|(p, f)| FlopsCeiling {
-            gflops: f.value * 1e3,
-            precision: p.name().to_ascii_lowercase(),
-            ..Default::default()
-        });
-    let peak = peaks.next();
-    let caches = hw
-        .cache_sizes()
-        .filter_map(|(l, f)| {
-            let level = l.name().strip_prefix('L')?.parse().ok()?;
-            Some(CacheSize {
-                level,
-                bytes: f.value as u64,
-                instances: 1,
-                source: f.source.to_string(),
-            })
-        })
-        .collect();
-    MeasuredCeilings {
-        cpu: hw.name.clone(),
-        memory_bandwidth: dram,
-        cache_bandwidth: cache_levels.first().cloned(),
-        peak_flops: peak,
-        other_peaks: peaks.collect(),
-        cache_levels,
-        caches,
-        contention: hw.busy.as_ref().map(|why| Contention {
-            busy: true,
-            reasons: vec![why.clone()],
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-/// Ceilings as a probe saves them (20 GB/s DRAM, 150 GB/s L2, 400 GFLOP/s
-/// FP32), for the tests of what reads them.
+/// This machine as a probe run measures it (20 GB/s DRAM, 150 GB/s L2,
+/// 0.4 TFLOP/s FP32, a 1 MiB L2 in 4 instances), for the tests of what
+/// reads it.
 #[cfg(test)]
-pub(crate) fn sample_measured() -> MeasuredCeilings {
-    tests::saved()
+pub(crate) fn sample_measured() -> Hardware {
+    into_hardware(tests::probed(false)).unwrap()
 }
 
 #[cfg(test)]
 mod tests {
+    use profiler_core::hardware::{Measurement, MemoryLevel, Precision, Source};
+
+    use super::super::probe::{CacheInfo, Contention};
     use super::*;
 
-    pub(super) fn saved() -> MeasuredCeilings {
-        MeasuredCeilings {
+    fn measured(value: f64, method: &str) -> Figure {
+        let how = Measurement {
+            median: value / 2.0,
+            method: method.to_owned(),
+            threads: 4,
+            repetitions: 3,
+            ..Measurement::default()
+        };
+        Figure::new(
+            value,
+            Source::Measured {
+                how: Some(Box::new(how)),
+            },
+        )
+    }
+
+    pub(super) fn probed(busy: bool) -> Probed {
+        Probed {
             cpu: "Test CPU".into(),
-            memory_bandwidth: Some(BandwidthCeiling {
-                gb_s: 20.0,
-                level: "DRAM".into(),
-                ..Default::default()
-            }),
-            cache_bandwidth: Some(BandwidthCeiling {
-                gb_s: 150.0,
-                level: "L2".into(),
-                ..Default::default()
-            }),
-            peak_flops: Some(FlopsCeiling {
-                gflops: 400.0,
-                precision: "fp32".into(),
-                ..Default::default()
-            }),
-            ..Default::default()
+            measured_at_unix_ns: 42,
+            memory: vec![
+                (MemoryLevel::Dram, measured(20.0, "triad")),
+                (MemoryLevel::L2Cache, measured(150.0, "triad in L2")),
+            ],
+            compute: vec![(Precision::Fp32, measured(0.4, "fma"))],
+            caches: vec![
+                CacheInfo {
+                    level: 2,
+                    bytes: 1 << 20,
+                    instances: 4,
+                },
+                CacheInfo {
+                    level: 4,
+                    bytes: 1 << 30,
+                    instances: 1,
+                },
+            ],
+            contention: Contention {
+                busy,
+                other_runnable: Some(u32::from(busy)),
+                reasons: if busy {
+                    vec!["1 other task".into(), "steal".into()]
+                } else {
+                    Vec::new()
+                },
+                ..Contention::default()
+            },
+            notes: vec!["a caveat".into()],
         }
     }
 
     #[test]
-    fn saved_ceilings_round_trip_through_the_model() {
-        let hw = from_measured(&saved()).unwrap();
+    fn a_probe_run_becomes_hardware_with_how_each_figure_was_measured() {
+        let hw = into_hardware(probed(false)).unwrap();
         assert_eq!(hw.name, "Test CPU");
         let fp32 = hw.compute(Precision::Fp32).unwrap();
-        assert!((fp32.value - 0.4).abs() < 1e-12);
-        assert_eq!(fp32.source, Source::Measured);
-        assert_eq!(hw.memory(MemoryLevel::L2Cache).unwrap().value, 150.0);
-        let back = to_measured(&hw);
-        assert_eq!(back.memory_bandwidth.as_ref().map(|b| b.gb_s), Some(20.0));
+        assert_eq!(fp32.value, 0.4);
+        assert_eq!(fp32.source.measurement().unwrap().method, "fma");
+        let l2 = hw.memory(MemoryLevel::L2Cache).unwrap();
+        assert_eq!(l2.source.measurement().unwrap().median, 75.0);
         assert_eq!(
-            back.cache_bandwidth.as_ref().map(|b| b.level.as_str()),
-            Some("L2")
+            hw.cache_bytes(MemoryLevel::L2Cache).unwrap().value,
+            1_048_576.0
         );
-        assert_eq!(
-            back.peak_flops.as_ref().map(|f| f.precision.as_str()),
-            Some("fp32")
-        );
-        assert_eq!(from_measured(&back).unwrap(), hw);
+        assert_eq!(hw.cache_sizes().count(), 1, "no model level for L4");
+        let probe = hw.probe.as_ref().unwrap();
+        assert_eq!(probe.measured_at_unix_ns, 42);
+        assert_eq!(probe.cache_instances.get(&MemoryLevel::L2Cache), Some(&4));
+        assert_eq!(probe.notes, ["a caveat"]);
+        assert!(hw.busy.is_none());
+        let busy = into_hardware(probed(true)).unwrap();
+        assert_eq!(busy.busy.as_deref(), Some("1 other task; steal"));
     }
 
     #[test]
-    fn bad_or_missing_measurements_are_errors() {
-        let mut bad = saved();
-        bad.peak_flops.as_mut().unwrap().gflops = f64::NAN;
-        assert!(from_measured(&bad).is_err());
-        assert!(from_measured(&MeasuredCeilings::default()).is_err());
+    fn a_bad_figure_is_left_out_saying_so_and_none_at_all_is_an_error() {
+        let mut bad = probed(false);
+        bad.compute[0].1.value = f64::NAN;
+        let hw = into_hardware(bad).unwrap();
+        assert!(hw.compute(Precision::Fp32).is_none());
+        assert!(hw.memory(MemoryLevel::Dram).is_some());
+        let notes = &hw.probe.as_ref().unwrap().notes;
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("FP32 peak") && n.contains("left out")),
+            "{notes:?}"
+        );
+        let mut none = probed(false);
+        none.memory.clear();
+        none.compute.clear();
+        let e = into_hardware(none).unwrap_err();
+        assert!(e.to_string().contains("no bandwidth or FLOP/s"), "{e}");
     }
 }

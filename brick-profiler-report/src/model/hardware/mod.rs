@@ -2,8 +2,8 @@
 //! the one preset table ([`DEVICES`], by name with [`preset`]), a TOML or
 //! JSON file ([`from_file`]), `PROFILER_*` settings ([`from_vars`]), a
 //! profile's recorded hardware ([`recorded`]) or the probes of this machine
-//! ([`probe`], [`from_measured`]); [`resolve`] takes a name or a file, as
-//! `--hardware` does.
+//! ([`measure`], with [`probe::ProbeOptions`]); [`resolve`] takes a name or
+//! a file, as `--hardware` does.
 
 mod bound;
 mod env;
@@ -24,7 +24,7 @@ pub use env::{
 };
 pub use error::HardwareError;
 pub use file::{FileFormat, from_file, from_text, resolve, to_toml};
-pub use measured::{from_measured, measure, to_measured};
+pub use measured::measure;
 pub use presets::{DEVICES, DeviceSpec, preset};
 /// Hardware with the given compute (TFLOP/s) and bandwidth (GB/s)
 /// ceilings, each [`Source::Given`](profiler_core::hardware::Source), for

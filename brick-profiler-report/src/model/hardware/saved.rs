@@ -4,13 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use profiler_core::profile::MeasuredCeilings;
-
-use profiler_core::hardware::Hardware;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 
 use super::error::HardwareError;
 use super::file::{from_file, to_toml};
-use super::measured::from_measured;
 
 /// Folder of the saved ceilings inside the user's cache directory.
 pub const SAVED_DIR: &str = "brick-profiler";
@@ -49,49 +46,49 @@ pub fn saved_ceilings_path(var: impl Fn(&str) -> Option<String>) -> Result<PathB
     Ok(cache.join(SAVED_DIR).join(saved_file_name(&cpu, cores)))
 }
 
-/// Saves measured ceilings as a hardware file at `path` (folders
-/// created), with how and when they were measured in its comments.
+/// Saves this machine as the probes measured it ([`measure`](super::measured::measure))
+/// as a hardware file at `path` (folders created), with how and when each
+/// figure was measured in its comments.
 ///
 /// # Errors
 /// [`HardwareError::BusyMachine`] when the probes saw other work on the
-/// machine; the errors of [`from_measured`];
-/// [`HardwareError::WriteFile`].
-pub fn save_measured(ceilings: &MeasuredCeilings, path: &Path) -> Result<Hardware, HardwareError> {
-    if let Some(c) = ceilings.contention.as_ref().filter(|c| c.busy) {
-        return Err(HardwareError::BusyMachine {
-            why: c.reasons.join("; "),
-        });
+/// machine; [`HardwareError::WriteFile`].
+pub fn save_measured(hw: &Hardware, path: &Path) -> Result<(), HardwareError> {
+    if let Some(why) = &hw.busy {
+        return Err(HardwareError::BusyMachine { why: why.clone() });
     }
-    let hw = from_measured(ceilings)?;
-    let mut comment =
-        vec![
+    let mut comment = vec![
         "Ceilings of this machine, measured by `brick-profiler probe --save` on a quiet machine."
             .to_owned(),
-        format!("measured at {} ns since the Unix epoch", ceilings.measured_at_unix_ns),
+        format!(
+            "measured at {} ns since the Unix epoch",
+            hw.probe.as_ref().map_or(0, |p| p.measured_at_unix_ns)
+        ),
     ];
-    let methods = ceilings
-        .memory_bandwidth
-        .iter()
-        .chain(&ceilings.cache_levels)
-        .map(|b| format!("{}: {} ({} threads)", b.level, b.method, b.threads))
-        .chain(
-            ceilings
-                .peak_flops
-                .iter()
-                .chain(&ceilings.other_peaks)
-                .map(|f| {
-                    format!(
-                        "{}: {} on {} ({} threads)",
-                        f.precision, f.method, f.isa, f.threads
-                    )
-                }),
-        );
-    comment.extend(methods);
+    // DRAM first, then the caches fastest first, then the peaks.
+    let memory = hw
+        .memory_ceilings()
+        .filter(|(l, _)| *l == MemoryLevel::Dram)
+        .chain(hw.memory_ceilings().filter(|(l, _)| *l < MemoryLevel::Dram));
+    for (level, f) in memory {
+        if let Some(how) = f.source.measurement() {
+            comment.push(format!("{level}: {} ({} threads)", how.method, how.threads));
+        }
+    }
+    for (precision, f) in hw.compute_ceilings() {
+        if let Some(how) = f.source.measurement() {
+            comment.push(format!(
+                "{}: {} on {} ({} threads)",
+                precision.name().to_ascii_lowercase(),
+                how.method,
+                how.isa.as_deref().unwrap_or("?"),
+                how.threads
+            ));
+        }
+    }
     comment.extend(
-        ceilings
-            .caches
-            .iter()
-            .map(|c| format!("L{} size from {}", c.level, c.source)),
+        hw.cache_sizes()
+            .map(|(level, f)| format!("{level} size from {}", f.source)),
     );
     let write = |e| HardwareError::WriteFile {
         path: path.to_path_buf(),
@@ -100,8 +97,7 @@ pub fn save_measured(ceilings: &MeasuredCeilings, path: &Path) -> Result<Hardwar
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(write)?;
     }
-    profiler_core::fs::write_atomic(path, to_toml(&hw, &comment).as_bytes()).map_err(write)?;
-    Ok(hw)
+    profiler_core::fs::write_atomic(path, to_toml(hw, &comment).as_bytes()).map_err(write)
 }
 
 /// The saved ceilings at `path`, when the file exists: `Ok(None)` when it
@@ -119,43 +115,40 @@ pub fn load_saved(path: &Path) -> Result<Option<Hardware>, HardwareError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use profiler_core::hardware::{MemoryLevel, Precision, Source};
-    use profiler_core::profile::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling};
+    use profiler_core::hardware::{Figure, Measurement, Precision, ProbeRun, Source};
 
-    fn measured(busy: bool) -> MeasuredCeilings {
-        let bw = |level: &str, gb_s| BandwidthCeiling {
-            gb_s,
-            level: level.into(),
-            method: "triad".into(),
-            ..Default::default()
+    fn measured(busy: bool) -> Hardware {
+        let how = |method: &str| Source::Measured {
+            how: Some(Box::new(Measurement {
+                method: method.into(),
+                threads: 2,
+                ..Measurement::default()
+            })),
         };
-        MeasuredCeilings {
-            cpu: "AMD EPYC 7B13 \"64-Core\"".into(),
-            memory_bandwidth: Some(bw("DRAM", 29.5)),
-            cache_levels: vec![bw("L1", 900.0), bw("L2", 300.0), bw("L3", 120.0)],
-            peak_flops: Some(FlopsCeiling {
-                gflops: 475.0,
-                precision: "fp32".into(),
-                ..Default::default()
-            }),
-            other_peaks: vec![FlopsCeiling {
-                gflops: 237.5,
-                precision: "fp64".into(),
-                ..Default::default()
-            }],
-            caches: vec![CacheSize {
-                level: 2,
-                bytes: 512 << 10,
-                instances: 2,
-                source: "sysfs".into(),
-            }],
-            contention: Some(Contention {
-                busy,
-                reasons: vec!["2 other task(s) were runnable".into()],
-                ..Default::default()
-            }),
-            ..Default::default()
+        let mut hw = Hardware::new("AMD EPYC 7B13 \"64-Core\"");
+        for (level, gb_s) in [
+            (MemoryLevel::Dram, 29.5),
+            (MemoryLevel::L1Cache, 900.0),
+            (MemoryLevel::L2Cache, 300.0),
+            (MemoryLevel::L3Cache, 120.0),
+        ] {
+            hw.set_memory(level, Figure::new(gb_s, how("triad")))
+                .unwrap();
         }
+        for (p, tflops) in [(Precision::Fp32, 0.475), (Precision::Fp64, 0.2375)] {
+            hw.set_compute(p, Figure::new(tflops, how("fma"))).unwrap();
+        }
+        let sysfs = Source::System {
+            path: "sysfs".into(),
+        };
+        hw.set_cache_bytes(MemoryLevel::L2Cache, Figure::new(524_288.0, sysfs))
+            .unwrap();
+        hw.busy = busy.then(|| "2 other task(s) were runnable".to_owned());
+        hw.probe = Some(ProbeRun {
+            measured_at_unix_ns: 7,
+            ..ProbeRun::default()
+        });
+        hw
     }
 
     #[test]
@@ -193,7 +186,16 @@ mod tests {
         assert!(e.to_string().contains("busy machine"), "{e}");
         assert!(!path.exists());
 
-        let saved = save_measured(&measured(false), &path).unwrap();
+        let saved = measured(false);
+        save_measured(&saved, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in [
+            "measured at 7 ns",
+            "DRAM: triad (2 threads)",
+            "fp64: fma on ? (2 threads)",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
         let back = load_saved(&path).unwrap().unwrap();
         assert_eq!(back.name, saved.name);
         for level in [

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use profiler_core::Profile;
+use profiler_core::hardware::Precision;
 use profiler_core::kernel::{TileTable, compare_checksums};
 
 use super::parts::note;
@@ -68,16 +69,18 @@ fn peak_gflops(profile: &Profile) -> (Option<f64>, Option<String>) {
     {
         return (Some(tflops * 1e3), Some(format!("{name} (stated)")));
     }
-    if let Some(flops) = run
-        .measured_ceilings
+    if let Some(fp32) = run
+        .hardware
         .as_ref()
-        .and_then(|c| c.peak_flops.as_ref())
+        .and_then(|h| h.compute(Precision::Fp32))
+        .filter(|f| f.source.is_measured())
     {
+        let gflops = fp32.value * 1e3;
         return (
-            Some(flops.gflops),
+            Some(gflops),
             Some(format!(
                 "{} GFLOP/s measured on this machine",
-                int(flops.gflops.round() as u64)
+                int(gflops.round() as u64)
             )),
         );
     }

@@ -271,7 +271,7 @@ impl<'a> HtmlReport<'a> {
         let p = self.profile;
         let mut list = Vec::new();
         if let Some(r) = self.roofline {
-            list.push(roofline_section(r, p.run.measured_ceilings.as_ref()));
+            list.push(roofline_section(r));
         }
         let ours = || RunSummary::from_profile(p, run_name(p, "ours"));
         match self.parity {

@@ -8,8 +8,6 @@
 
 use std::path::Path;
 
-use profiler_core::profile::Contention;
-
 use super::converge::{CONVERGED_PCT, FULL_CPU_PCT, Series};
 
 /// Fewest other runnable tasks, seen at every sample, that mark the
@@ -72,6 +70,29 @@ pub(crate) struct Samples {
     pub(crate) steal_pct: Option<f64>,
     /// Every probe's repetitions.
     pub(crate) series: Vec<Series>,
+}
+
+/// Signs that other work shared the CPU while the probes ran, which
+/// lowers every ceiling; the probes keep them on the hardware they
+/// return (`Hardware::busy`, `ProbeRun`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Contention {
+    /// Whether any sign passed its threshold.
+    pub(crate) busy: bool,
+    /// Fewest other runnable tasks seen, when readable.
+    pub(crate) other_runnable: Option<u32>,
+    /// CPU time stolen by the hypervisor, %, when readable.
+    pub(crate) steal_pct: Option<f64>,
+    /// Largest median-below-best spread of one probe, %.
+    pub(crate) spread_pct: f64,
+    /// Largest best-three spread of one probe, %.
+    pub(crate) best_spread_pct: Option<f64>,
+    /// Lowest share of its CPU a probe's best repetition ran with, %.
+    pub(crate) best_cpu_pct: Option<f64>,
+    /// Each sign that passed its threshold, in words.
+    pub(crate) reasons: Vec<String>,
+    /// Probes whose best did not settle, in words.
+    pub(crate) unsettled: Vec<String>,
 }
 
 /// Samples taken over one probe run, turned into a [`Contention`] at the end.

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use profiler_core::profile::{BandwidthCeiling, CacheSize};
+use profiler_core::hardware::{Figure, Measurement, MemoryLevel, Source};
 
 use super::bandwidth::{TRIAD_BYTES_PER_ELEMENT, triad_resident, triad_shared};
 use super::contention::Watch;
@@ -28,17 +28,26 @@ pub(crate) const SYSFS_CACHES: &str = "/sys/devices/system/cpu/cpu0/cache/index*
 /// probe's second holds a dozen repetitions.
 const CACHE_ROUND: Duration = Duration::from_millis(8);
 
-/// The caches as the saved ceilings keep them, with where each size came from.
-pub(crate) fn cache_sizes(caches: &[CacheInfo]) -> Vec<CacheSize> {
-    caches
-        .iter()
-        .map(|c| CacheSize {
-            level: c.level,
-            bytes: c.bytes,
-            instances: c.instances,
-            source: format!("sysfs {SYSFS_CACHES}"),
-        })
-        .collect()
+/// The memory level of cache `level` (1, 2, 3), when the model names it.
+pub(crate) fn cache_level_of(level: u32) -> Option<MemoryLevel> {
+    format!("L{level}").parse().ok()
+}
+
+/// Where cache sizes came from, as their figures say.
+pub(crate) fn sysfs_source() -> Source {
+    Source::System {
+        path: format!("sysfs {SYSFS_CACHES}"),
+    }
+}
+
+/// A bandwidth figure, GB/s, with how it was measured.
+fn measured(gb_s: f64, how: Measurement) -> Figure {
+    Figure::new(
+        gb_s,
+        Source::Measured {
+            how: Some(Box::new(how)),
+        },
+    )
 }
 
 /// What a ceiling keeps of its probe's repetitions.
@@ -83,7 +92,7 @@ pub(crate) fn dram(
     caches: &[CacheInfo],
     notes: &mut Vec<String>,
     watch: &mut Watch,
-) -> BandwidthCeiling {
+) -> Figure {
     let llc = caches.last().map(|c| c.bytes * c.instances);
     let (llc_bytes, source) = match llc {
         Some(b) => (b, "sysfs"),
@@ -129,34 +138,38 @@ pub(crate) fn dram(
     let t0 = Instant::now();
     let series = triad_shared(super::contention::GRADE_PROBE, threads, elements, plan);
     let kept = keep(series, notes, watch);
-    BandwidthCeiling {
-        gb_s: kept.best / 1e9,
-        median_gb_s: kept.median / 1e9,
-        level: "DRAM".to_owned(),
+    let how = Measurement {
+        median: kept.median / 1e9,
         method: TRIAD_METHOD.to_owned(),
         threads: threads as u32,
-        buffer_bytes: elements as u64 * 8,
+        buffer_bytes: Some(elements as u64 * 8),
         cache_bytes: Some(llc_bytes),
         cache_bytes_source: source.to_owned(),
         repetitions: kept.repetitions,
         best_spread_pct: kept.best_spread_pct,
         duration_ns: t0.elapsed().as_nanos() as u64,
-    }
+        ..Measurement::default()
+    };
+    measured(kept.best / 1e9, how)
 }
 
 /// The triad on per-thread buffers filling half of one cache level's share
-/// per thread, for every level sysfs lists (L1, L2, L3...).
+/// per thread, for every level sysfs lists that the model names (L1, L2,
+/// L3), fastest first.
 pub(crate) fn caches(
     threads: usize,
     plan: Plan,
     caches: &[CacheInfo],
     notes: &mut Vec<String>,
     watch: &mut Watch,
-) -> Vec<BandwidthCeiling> {
+) -> Vec<(MemoryLevel, Figure)> {
     let mut out = Vec::new();
     for c in caches {
+        let Some(level) = cache_level_of(c.level) else {
+            continue;
+        };
         watch.sample();
-        out.push(cache_level(threads, plan, c, notes, watch));
+        out.push((level, cache_level(threads, plan, c, notes, watch)));
     }
     out
 }
@@ -167,7 +180,7 @@ fn cache_level(
     c: &CacheInfo,
     notes: &mut Vec<String>,
     watch: &mut Watch,
-) -> BandwidthCeiling {
+) -> Figure {
     // A thread's share of the level: a private cache (one instance per
     // core or more) is the thread's own; a shared one is split between the
     // threads that share it. Half of it, so the three arrays stay resident;
@@ -198,20 +211,20 @@ fn cache_level(
     let what = format!("L{} bandwidth", c.level);
     let series = triad_resident(&what, threads, per_thread, plan, inner);
     let kept = keep(series, notes, watch);
-    BandwidthCeiling {
-        gb_s: kept.best / 1e9,
-        median_gb_s: kept.median / 1e9,
-        level: format!("L{}", c.level),
+    let how = Measurement {
+        median: kept.median / 1e9,
         method: format!(
             "{TRIAD_METHOD}; per-thread buffers filling half of a thread's share of L{}, {inner} passes per round",
             c.level
         ),
         threads: threads as u32,
-        buffer_bytes: (per_thread * threads) as u64 * 8,
+        buffer_bytes: Some((per_thread * threads) as u64 * 8),
         cache_bytes: Some(c.bytes),
         cache_bytes_source: "sysfs".to_owned(),
         repetitions: kept.repetitions,
         best_spread_pct: kept.best_spread_pct,
         duration_ns: t0.elapsed().as_nanos() as u64,
-    }
+        ..Measurement::default()
+    };
+    measured(kept.best / 1e9, how)
 }

@@ -5,7 +5,8 @@
 //! has instructions for them), all on every core, in about a second,
 //! watching for other work on the machine. Each probe repeats until its
 //! best converges and reports that best with its spread.
-//! [`measure_ceilings`] returns them with how they were measured.
+//! The hardware module's `measure` returns them as the hardware model,
+//! each figure with how it was measured.
 
 mod bandwidth;
 mod contention;
@@ -18,12 +19,14 @@ mod sysinfo;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use profiler_core::profile::{Contention, FlopsCeiling, MeasuredCeilings};
+use profiler_core::hardware::{Figure, Measurement, MemoryLevel, Precision, Source};
 
 pub use contention::BUSY_OTHER_RUNNABLE;
+pub(crate) use contention::Contention;
 pub use converge::{CONVERGED_PCT, FULL_CPU_PCT};
 pub use levels::{ASSUMED_LLC_BYTES, MAX_ARRAY_BYTES};
-pub(crate) use sysinfo::cpu_name;
+pub(crate) use levels::{cache_level_of, sysfs_source};
+pub(crate) use sysinfo::{CacheInfo, cpu_name};
 
 /// Most repetitions of one probe, however far from converged.
 const MAX_REPETITIONS: u32 = 200;
@@ -71,17 +74,24 @@ impl Default for ProbeOptions {
     }
 }
 
-/// Measures this machine's ceilings with the default [`ProbeOptions`]
-/// (a few hundred ms). Keep them in every profile with
-/// `profiler::Config::new().measured_ceilings(ceilings).apply()`.
-///
-/// ```no_run
-/// let c = profiler_report::hardware::probe::measure_ceilings();
-/// println!("{:.1} GB/s", c.memory_bandwidth.map_or(0.0, |b| b.gb_s));
-/// ```
-#[must_use]
-pub fn measure_ceilings() -> MeasuredCeilings {
-    measure_ceilings_with(&ProbeOptions::default())
+/// What one run of the probes measured, before it becomes the hardware
+/// model.
+#[derive(Debug, Clone)]
+pub(crate) struct Probed {
+    /// The processor, as the OS names it (may be empty).
+    pub(crate) cpu: String,
+    /// When the probes ran, ns since the Unix epoch.
+    pub(crate) measured_at_unix_ns: u64,
+    /// Bandwidth of DRAM, then of each cache level, fastest first, GB/s.
+    pub(crate) memory: Vec<(MemoryLevel, Figure)>,
+    /// Peak of each precision measured, TFLOP/s (TOP/s for INT8).
+    pub(crate) compute: Vec<(Precision, Figure)>,
+    /// The caches sysfs lists, fastest first.
+    pub(crate) caches: Vec<CacheInfo>,
+    /// What else ran on the machine meanwhile.
+    pub(crate) contention: Contention,
+    /// Caveats a reader must know.
+    pub(crate) notes: Vec<String>,
 }
 
 fn threads(options: &ProbeOptions) -> usize {
@@ -93,8 +103,7 @@ fn threads(options: &ProbeOptions) -> usize {
 }
 
 /// Measures this machine's ceilings as `options` say.
-#[must_use]
-pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
+pub(crate) fn run(options: &ProbeOptions) -> Probed {
     let threads = threads(options);
     let caches = sysinfo::caches();
     let int8 = dot::int8_kernel();
@@ -123,36 +132,25 @@ pub fn measure_ceilings_with(options: &ProbeOptions) -> MeasuredCeilings {
     } else {
         Vec::new()
     };
-    // The L2 figure, where earlier readers look for "the" cache bandwidth.
-    let cache = cache_levels
-        .iter()
-        .rev()
-        .find(|b| b.level == "L2")
-        .or_else(|| cache_levels.first())
-        .cloned();
     let mut peaks = Vec::new();
     for k in kernels.into_iter().flatten() {
         watch.sample();
         peaks.push(peak(k, threads, plan, options.flops_round, &mut watch));
     }
-    let mut peaks = peaks.into_iter();
-    let peak_flops = peaks.next();
-    let other_peaks: Vec<FlopsCeiling> = peaks.collect();
     low_precision_note(&mut notes, int8.is_some(), bf16.is_some());
     let contention = watch.finish();
     closing_notes(&mut notes, &contention);
-    MeasuredCeilings {
+    let mut memory = vec![(MemoryLevel::Dram, memory)];
+    memory.extend(cache_levels);
+    Probed {
         cpu: sysinfo::cpu_name(),
         measured_at_unix_ns: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64),
-        memory_bandwidth: Some(memory),
-        cache_bandwidth: cache,
-        peak_flops,
-        cache_levels,
-        other_peaks,
-        caches: levels::cache_sizes(&caches),
-        contention: Some(contention),
+        memory,
+        compute: peaks,
+        caches,
+        contention,
         notes,
     }
 }
@@ -183,31 +181,39 @@ fn closing_notes(notes: &mut Vec<String>, contention: &Contention) {
     }
 }
 
-/// One FMA kernel on every thread, best of the repetitions `plan` runs.
+/// One FMA kernel on every thread, best of the repetitions `plan` runs,
+/// TFLOP/s (TOP/s for INT8).
 fn peak(
     k: flops::Kernel,
     threads: usize,
     plan: converge::Plan,
     round: Duration,
     watch: &mut contention::Watch,
-) -> FlopsCeiling {
+) -> (Precision, Figure) {
     let t0 = Instant::now();
     let series = flops::measure(k, threads, plan, round);
-    let ceiling = FlopsCeiling {
-        gflops: series.best() / 1e9,
-        median_gflops: series.median() / 1e9,
-        precision: k.precision.to_owned(),
+    let how = Measurement {
+        median: series.median() / 1e12,
         method: k.method.to_owned(),
-        isa: k.isa.to_owned(),
+        isa: Some(k.isa.to_owned()),
         threads: threads as u32,
-        chains: k.chains,
-        lanes: k.lanes,
+        chains: Some(k.chains),
+        lanes: Some(k.lanes),
         repetitions: series.repetitions(),
         best_spread_pct: series.best_spread_pct(),
         duration_ns: t0.elapsed().as_nanos() as u64,
+        ..Measurement::default()
     };
+    // Every kernel names a precision the model knows (`flops`, `dot`).
+    let precision = k.precision.parse().unwrap_or(Precision::Fp32);
+    let figure = Figure::new(
+        series.best() / 1e12,
+        Source::Measured {
+            how: Some(Box::new(how)),
+        },
+    );
     watch.probed(series);
-    ceiling
+    (precision, figure)
 }
 
 /// Says why a BF16 or INT8 peak is absent: each is measured only with an
