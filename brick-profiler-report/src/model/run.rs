@@ -160,6 +160,9 @@ pub struct RunSummary {
     /// The step index of each of `step_samples_ns` (empty when the source
     /// does not say: the samples are then steps 0, 1, ...).
     pub step_index: Vec<u64>,
+    /// Tokens of each of `step_samples_ns` (empty when the source does not
+    /// count them): per-step throughput for the diff.
+    pub step_tokens: Vec<u64>,
     /// Mean step time, ns.
     pub step_ns: Option<f64>,
     /// Tokens per second.
@@ -262,6 +265,7 @@ impl RunSummary {
             steps: (count > 0).then_some(count),
             step_samples_ns: steps.samples_ns.clone(),
             step_index: steps.samples_index.clone(),
+            step_tokens: steps.samples_tokens.clone(),
             step_ns: (steps.count > 0).then(|| steps.total_ns as f64 / steps.count as f64),
             tokens_per_s: Some(steps.tokens_per_s()).filter(|t| *t > 0.0),
             launches_per_step: Some((calls as f64 / steps.count.max(1) as f64).round() as u64),
