@@ -6,8 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::diff::compute_diff;
-use profiler_report::scorecard::Thresholds;
+use profiler_report::diff::{Criteria, compute_diff};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
@@ -26,7 +25,11 @@ the means for nsys. Verdicts: slower (or lower throughput) when the whole interv
 --threshold; faster likewise; no change when it lies within; inconclusive when it crosses; not \
 enough samples below --min-samples or without a distribution. With several baselines (the last \
 runs on main), they are pooled and their spread raises the threshold of each measure: \
-threshold = max(--threshold, (max - min) / median of the baselines' centres). Memory (bytes and \
+threshold = max(--threshold, (max - min) / median of the baselines' centres). Bricks are judged \
+relative to the run-wide shift (the median change of the bricks, when at least five have an \
+interval), so a machine slower as a whole flags no brick while one brick that moves against the \
+rest does; a step time or throughput that moved with every brick is inconclusive, not failed \
+(--absolute judges bricks by their own change). Memory (bytes and \
 allocations per call, peak bytes) is counted exactly and compared against floors.
 
 Formats (--format): table (alias text), markdown (a pull-request comment: the measures that \
@@ -62,27 +65,24 @@ pub(crate) struct DiffArgs {
     /// Also fail on an inconclusive slowdown and on measures with not enough samples.
     #[arg(long)]
     strict: bool,
+    /// Judge bricks by their own change, not relative to the run-wide shift.
+    #[arg(long)]
+    absolute: bool,
     /// Link to the full HTML report, as the last line of the Markdown summary.
     #[arg(long, value_name = "URL")]
     report_url: Option<String>,
 }
 
 pub(crate) fn run(args: &DiffArgs, cx: &Context) -> Result<Status, CliError> {
-    let t = Thresholds {
-        step_time_warning: args.threshold,
-        step_time_critical: args.critical,
-        significance_alpha: args.alpha,
+    let t = Criteria {
+        threshold: args.threshold,
+        critical: args.critical,
+        alpha: args.alpha,
         min_samples: args.min_samples,
-        ..Thresholds::default()
+        relative_to_run: !args.absolute,
     };
     t.validate()
         .map_err(|e| CliError::Input(format!("diff: {e}")))?;
-    if args.critical < args.threshold {
-        return Err(CliError::Input(format!(
-            "diff: --critical ({}) is below --threshold ({})",
-            args.critical, args.threshold
-        )));
-    }
     let summary = |p: &PathBuf| -> Result<_, CliError> {
         Ok(load_run(p)?.run_summary(&p.display().to_string())?)
     };

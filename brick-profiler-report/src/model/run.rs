@@ -19,14 +19,12 @@ pub enum Distribution {
     /// Exact values with how many calls took each (individual launches
     /// have weight 1).
     Weighted(Vec<(f64, u64)>),
-    /// Latency histogram buckets at their representative point, with the
-    /// standard deviation of the binning error at the median bucket (width
-    /// / sqrt 12): spread below the histogram's resolution is not seen.
+    /// Latency histogram buckets: each bucket's range `[lo, hi]`, ns,
+    /// narrowed by the exact extremes, with its calls (where in its range
+    /// each call fell is not known).
     Histogram {
-        /// (point, calls) per bucket.
-        values: Vec<(f64, u64)>,
-        /// Binning error at the median, ns.
-        quantization_ns: f64,
+        /// (lo, hi, calls) per bucket, ascending.
+        buckets: Vec<(f64, f64, u64)>,
     },
     /// Mean, standard deviation and count only.
     Moments {
@@ -300,10 +298,9 @@ fn step_notes(steps: &StepSummary) -> Vec<String> {
     notes
 }
 
-/// A brick's histogram as weighted values. Each bucket stands at the point
-/// `2ab / (a + b)` of its range `[a, b]` narrowed by the exact extremes (the
-/// estimate `LatencyHistogram::quantile_ns` uses). Without a histogram, a
-/// single call or calls that all took the same time are still exact.
+/// A brick's histogram as bucket ranges narrowed by the exact extremes.
+/// Without a histogram, a single call or calls that all took the same time
+/// are still exact.
 fn brick_distribution(b: &BrickStats) -> Distribution {
     let (min, max) = (b.min_ns.min(b.max_ns), b.max_ns);
     if !b.latency.buckets.is_empty() {
@@ -318,30 +315,7 @@ fn brick_distribution(b: &BrickStats) -> Distribution {
                 (lo, hi, k.count)
             })
             .collect();
-        let total: u64 = ranges.iter().map(|r| r.2).sum();
-        let mut seen = 0u64;
-        let median_width = ranges
-            .iter()
-            .find(|r| {
-                seen += r.2;
-                seen >= total.div_ceil(2)
-            })
-            .map_or(0.0, |r| r.1 - r.0);
-        let values = ranges
-            .iter()
-            .map(|&(lo, hi, n)| {
-                let point = if lo + hi > 0.0 {
-                    2.0 * lo * hi / (lo + hi)
-                } else {
-                    0.0
-                };
-                (point, n)
-            })
-            .collect();
-        return Distribution::Histogram {
-            values,
-            quantization_ns: median_width / 12f64.sqrt(),
-        };
+        return Distribution::Histogram { buckets: ranges };
     }
     if b.count == 1 || (b.count > 0 && b.min_ns == b.max_ns) {
         let each = if b.count == 1 {
@@ -381,19 +355,11 @@ mod tests {
                 },
             ],
         };
-        let Distribution::Histogram {
-            values: v,
-            quantization_ns,
-        } = brick_distribution(&b)
-        else {
+        let Distribution::Histogram { buckets } = brick_distribution(&b) else {
             panic!("histogram")
         };
-        // The median (3rd of 5) is in [90, 100].
-        assert!((quantization_ns - 10.0 / 12f64.sqrt()).abs() < 1e-9);
-        // [90, 100] -> 2*90*100/190; [120, 130] -> 2*120*130/250.
-        assert!((v[0].0 - 18_000.0 / 190.0).abs() < 1e-9);
-        assert_eq!(v[0].1, 3);
-        assert!((v[1].0 - 124.8).abs() < 1e-9);
+        // [80, 101) and [120, 141), narrowed to the extremes 90 and 130.
+        assert_eq!(buckets, [(90.0, 100.0, 3), (120.0, 130.0, 2)]);
         b.latency = LatencyHistogram::default();
         assert_eq!(brick_distribution(&b), Distribution::Unknown);
         b.min_ns = 100;

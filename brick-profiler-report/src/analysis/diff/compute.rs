@@ -7,28 +7,23 @@
 
 use std::collections::HashMap;
 
-use super::interval::{hodges_lehmann, normal_quantile};
+use super::judge::{Sample, decide, judge, judge_op};
 use super::memory::memory_rows;
 use super::model::{Change, Criteria, Metric, ProfileDiff, RowDiff};
-use super::stats::{MIN_MOMENT_SAMPLES, weight, weighted_median};
-use crate::analysis::scorecard::{Severity, Thresholds};
-use crate::base::textfmt::signed_pct as percent_signed;
-use crate::model::run::{Distribution, OpSummary, RunSummary};
+use crate::base::textfmt::signed_pct;
+use crate::model::run::{OpSummary, RunSummary};
 
 /// Compares `new` against `baselines` (the last runs of the main branch, or
-/// one run), with the threshold (`step_time_warning`), critical threshold,
-/// significance level and minimum sample count of `thresholds`.
+/// one run) by `criteria`.
 #[must_use]
 pub fn compute_diff(
     baselines: &[RunSummary],
     new: &RunSummary,
-    thresholds: &Thresholds,
+    criteria: &Criteria,
 ) -> ProfileDiff {
     let c = Criteria {
-        threshold: thresholds.step_time_warning,
-        critical: thresholds.step_time_critical,
-        alpha: thresholds.significance_alpha,
-        min_samples: thresholds.min_samples.max(2),
+        min_samples: criteria.min_samples.max(2),
+        ..*criteria
     };
     let mut notes = Vec::new();
     if baselines.is_empty() {
@@ -68,22 +63,45 @@ pub fn compute_diff(
             added.len()
         ));
     }
-    let bricks = common
+    let speeds = if c.relative_to_run {
+        baseline_speeds(&olds, &common)
+    } else {
+        vec![1.0; olds.len()]
+    };
+    let mut bricks: Vec<RowDiff> = common
         .iter()
         .map(|name| {
             let sides: Vec<&OpSummary> = olds.iter().map(|o| o[name]).collect();
-            let mut row = judge_op(name, Metric::Latency, &sides, news[name], &c);
+            let mut row = judge_op(name, Metric::Latency, &sides, &speeds, news[name], &c);
             calls_per_step_note(&mut row, baselines, &sides, new, news[name]);
             row
         })
         .collect();
     let phases = phase_rows(baselines, new, &c);
-    let step_time = step_rows(baselines, new, &c, &mut notes);
+    let mut step_time = step_rows(baselines, new, &c, &mut notes);
+    let mut throughput = throughput_row(baselines, new, &c);
+    let busy = busy_change(&olds, baselines, &news, new, &common);
+    for r in step_time.iter_mut().chain(&mut throughput) {
+        outside_the_bricks(r, busy);
+        if baselines.len() == 1 {
+            one_baseline(r);
+        }
+    }
+    let run_shift = c.relative_to_run.then(|| run_shift(&bricks)).flatten();
+    if let Some(m) = run_shift {
+        for r in &mut bricks {
+            relative_to_run(r, m, baselines.len(), &c);
+        }
+        for r in step_time.iter_mut().chain(&mut throughput) {
+            whole_run_moved(r, m, &c);
+        }
+    }
     ProfileDiff {
         baselines: baselines.iter().map(|b| b.name.clone()).collect(),
         new: new.name.clone(),
         criteria: c,
-        throughput: throughput_row(baselines, new, &c),
+        run_shift,
+        throughput,
         step_time,
         phases,
         bricks,
@@ -131,256 +149,6 @@ fn calls_per_step_note(
     }
 }
 
-/// What one side says of a measure's distribution.
-enum Sample {
-    /// Weighted values with the half-width of their binning error, ns.
-    Values(Vec<(f64, u64)>, f64),
-    /// Mean, standard deviation, count.
-    Moments(f64, f64, u64),
-    /// Only a mean (from totals), and why there is no more.
-    Mean(f64, &'static str),
-}
-
-impl Sample {
-    fn of(op: &OpSummary) -> Self {
-        match &op.distribution {
-            Distribution::Weighted(v) => Self::Values(v.clone(), 0.0),
-            // The buckets' binning error is a standard deviation (width /
-            // sqrt 12); half the width is sqrt 3 of it.
-            Distribution::Histogram {
-                values,
-                quantization_ns,
-            } => Self::Values(values.clone(), quantization_ns * 3f64.sqrt()),
-            &Distribution::Moments { mean, stddev, n } => Self::Moments(mean, stddev, n),
-            Distribution::Unknown => Self::Mean(
-                op.total_ns as f64 / op.calls.unwrap_or(0).max(1) as f64,
-                "no per-call distribution",
-            ),
-        }
-    }
-
-    /// The centre: median of values, else mean.
-    fn center(&self) -> f64 {
-        match self {
-            Self::Values(v, _) => weighted_median(v),
-            Self::Moments(m, _, _) | Self::Mean(m, _) => *m,
-        }
-    }
-
-    fn count(&self) -> u64 {
-        match self {
-            Self::Values(v, _) => weight(v),
-            Self::Moments(_, _, n) => *n,
-            Self::Mean(..) => 0,
-        }
-    }
-
-    /// The baselines pooled: values concatenated, moments combined; a mix
-    /// of kinds, or any side without a distribution, keeps only a mean.
-    fn pool(sides: Vec<Self>) -> Self {
-        if sides.iter().all(|s| matches!(s, Self::Values(..))) {
-            let mut all = Vec::new();
-            let mut resolution = 0.0f64;
-            for s in sides {
-                if let Self::Values(v, r) = s {
-                    all.extend(v);
-                    resolution = resolution.max(r);
-                }
-            }
-            return Self::Values(all, resolution);
-        }
-        if sides.iter().all(|s| matches!(s, Self::Moments(..))) {
-            let (mut n, mut sum, mut sq) = (0u64, 0.0f64, 0.0f64);
-            for s in &sides {
-                if let &Self::Moments(m, sd, k) = s {
-                    n += k;
-                    sum += m * k as f64;
-                    sq += (sd * sd + m * m) * k as f64;
-                }
-            }
-            let mean = sum / n.max(1) as f64;
-            let var = (sq / n.max(1) as f64 - mean * mean).max(0.0);
-            return Self::Moments(mean, var.sqrt(), n);
-        }
-        let mean = sides.iter().map(Self::center).sum::<f64>() / sides.len().max(1) as f64;
-        let why = sides
-            .iter()
-            .find_map(|s| match s {
-                Self::Mean(_, why) => Some(*why),
-                _ => None,
-            })
-            .unwrap_or("the baselines describe their distributions differently");
-        Self::Mean(mean, why)
-    }
-}
-
-/// Relative spread of the baselines' centres, when there are several.
-fn spread(sides: &[Sample]) -> Option<f64> {
-    if sides.len() < 2 {
-        return None;
-    }
-    let mut centers: Vec<f64> = sides.iter().map(Sample::center).collect();
-    centers.sort_by(f64::total_cmp);
-    let mid = centers[centers.len() / 2];
-    let range = centers[centers.len() - 1] - centers[0];
-    (mid > 0.0).then(|| range / mid)
-}
-
-fn judge_op(
-    name: &str,
-    metric: Metric,
-    olds: &[&OpSummary],
-    new: &OpSummary,
-    c: &Criteria,
-) -> RowDiff {
-    let sides: Vec<Sample> = olds.iter().map(|o| Sample::of(o)).collect();
-    judge(name, metric, sides, Sample::of(new), c)
-}
-
-/// The row of one measure: baselines' samples, the new run's, criteria.
-fn judge(name: &str, metric: Metric, olds: Vec<Sample>, new: Sample, c: &Criteria) -> RowDiff {
-    let baseline_spread = spread(&olds);
-    let threshold = c.threshold.max(baseline_spread.unwrap_or(0.0));
-    let runs = olds.len();
-    let old = Sample::pool(olds);
-    let (o, n) = (old.center(), new.center());
-    let samples = (old.count(), new.count());
-    let mut row = RowDiff {
-        name: name.to_owned(),
-        metric,
-        samples,
-        old: o,
-        new: n,
-        center: if matches!(old, Sample::Values(..)) && matches!(new, Sample::Values(..)) {
-            "median"
-        } else {
-            "mean"
-        },
-        relative: (o > 0.0).then(|| (n - o) / o),
-        interval: None,
-        threshold,
-        baseline_spread,
-        change: Change::NotEnoughSamples,
-        severity: None,
-        detail: String::new(),
-    };
-    let against = match baseline_spread {
-        Some(s) if s > c.threshold => format!(
-            "the {runs} baselines' spread of {} (above the given {})",
-            pct(s),
-            pct(c.threshold)
-        ),
-        Some(s) => format!(
-            "the given threshold {} (the {runs} baselines spread {})",
-            pct(c.threshold),
-            pct(s)
-        ),
-        None => format!("the given threshold {}", pct(c.threshold)),
-    };
-    let confidence = format!("{:.0}%", (1.0 - c.alpha) * 100.0);
-    let (interval, how) = match (&old, &new) {
-        _ if o <= 0.0 => (
-            None,
-            "the baseline centre is 0: no relative change".to_owned(),
-        ),
-        (Sample::Values(a, ra), Sample::Values(b, rb)) => {
-            let min = c.min_samples as u64;
-            if samples.0 < min || samples.1 < min {
-                (None, too_few(samples, min))
-            } else if let Some(s) = hodges_lehmann(a, b, c.alpha) {
-                let res = ra.max(*rb);
-                row.relative = Some(s.estimate / o);
-                let widened = if res > 0.0 {
-                    format!(
-                        ", widened by ±{} for the histogram's bucket width",
-                        pct(res / o)
-                    )
-                } else {
-                    String::new()
-                };
-                (
-                    Some(((s.low - res) / o, (s.high + res) / o)),
-                    format!(
-                        "Hodges-Lehmann shift with its {confidence} Mann-Whitney interval over \
-                         {} vs {} samples{widened}",
-                        samples.0, samples.1
-                    ),
-                )
-            } else {
-                (None, too_few(samples, min))
-            }
-        }
-        (&Sample::Moments(m1, s1, n1), &Sample::Moments(m2, s2, n2)) => {
-            let min = (c.min_samples as u64).max(MIN_MOMENT_SAMPLES);
-            let se = (s1 * s1 / n1.max(1) as f64 + s2 * s2 / n2.max(1) as f64).sqrt();
-            if n1 < min || n2 < min || !se.is_finite() {
-                (None, too_few((n1, n2), min))
-            } else {
-                let z = normal_quantile(c.alpha / 2.0);
-                let (lo, hi) = (m2 - m1 - z * se, m2 - m1 + z * se);
-                (
-                    Some((lo / m1, hi / m1)),
-                    format!(
-                        "{confidence} z-interval of the difference of means over {n1} vs {n2} calls"
-                    ),
-                )
-            }
-        }
-        (Sample::Mean(_, why), _) | (_, Sample::Mean(_, why)) => {
-            (None, format!("{why}: no interval"))
-        }
-        _ => (
-            None,
-            "the runs describe their distributions differently: no interval".to_owned(),
-        ),
-    };
-    row.interval = interval;
-    let Some((lo, hi)) = interval else {
-        row.detail = format!("not enough samples: {how}");
-        return row;
-    };
-    // The interval on the "worse" axis: positive is worse.
-    let sign = if metric.larger_is_worse() { 1.0 } else { -1.0 };
-    let (w_lo, w_hi) = if sign > 0.0 { (lo, hi) } else { (-hi, -lo) };
-    let estimate = row.relative.unwrap_or(0.0) * sign;
-    let (change, rule) = if w_lo > threshold {
-        (Change::Regression, "the whole interval lies beyond")
-    } else if w_hi < -threshold {
-        (Change::Improvement, "the whole interval lies beyond")
-    } else if w_lo >= -threshold && w_hi <= threshold {
-        (Change::NoChange, "the whole interval lies within")
-    } else {
-        (Change::Inconclusive, "the interval crosses")
-    };
-    row.change = change;
-    if change == Change::Regression {
-        row.severity = Some(if estimate > c.critical {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        });
-    }
-    row.detail = format!(
-        "{} [{}, {}] by {how}; {rule} ±{}, {against}",
-        percent_signed(row.relative.unwrap_or(0.0)),
-        percent_signed(lo),
-        percent_signed(hi),
-        pct(threshold),
-    );
-    row
-}
-
-fn too_few(samples: (u64, u64), min: u64) -> String {
-    format!(
-        "{} vs {} samples, {min} needed per side for an interval",
-        samples.0, samples.1
-    )
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
 /// Phases in the new run and every baseline. Phases keep totals and counts
 /// only, so they get a mean and no interval.
 fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<RowDiff> {
@@ -397,7 +165,7 @@ fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<R
                         .find(|q| q.name == p.name && q.calls.unwrap_or(0) > 0)
                 })
                 .collect::<Option<_>>()?;
-            (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, p, c))
+            (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, &[], p, c))
         })
         .collect();
     for r in &mut rows {
@@ -411,7 +179,7 @@ fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<R
 fn steps_of(s: &RunSummary) -> Sample {
     Sample::Values(
         s.step_samples_ns.iter().map(|&x| (x as f64, 1)).collect(),
-        0.0,
+        false,
     )
 }
 
@@ -444,7 +212,7 @@ fn throughput_of(s: &RunSummary) -> Option<Sample> {
         .filter(|(ns, _)| **ns > 0)
         .map(|(&ns, &t)| (t as f64 / (ns as f64 / 1e9), 1))
         .collect();
-    Some(Sample::Values(values, 0.0))
+    Some(Sample::Values(values, false))
 }
 
 fn throughput_row(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Option<RowDiff> {
@@ -459,4 +227,157 @@ fn throughput_row(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> O
         throughput_of(new)?,
         c,
     ))
+}
+
+/// Fewest bricks with an interval for a run-wide shift: with fewer, a
+/// brick's own change would be too much of it.
+const MIN_BRICKS_FOR_SHIFT: usize = 5;
+
+/// The run-wide shift: the median relative change of the bricks with an
+/// interval, each brick one vote (a brick that dominates the time must not
+/// set the machine's speed alone).
+fn run_shift(bricks: &[RowDiff]) -> Option<f64> {
+    let mut v: Vec<f64> = bricks
+        .iter()
+        .filter(|r| r.interval.is_some())
+        .filter_map(|r| r.relative)
+        .filter(|x| x.is_finite())
+        .collect();
+    if v.len() < MIN_BRICKS_FOR_SHIFT {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let m = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    };
+    (m > -1.0).then_some(m)
+}
+
+/// Restates a brick's change and interval relative to the run-wide shift
+/// `m` (`(1 + x) / (1 + m) - 1`), and judges it again.
+fn relative_to_run(r: &mut RowDiff, m: f64, runs: usize, c: &Criteria) {
+    let Some((lo, hi)) = r.interval else { return };
+    let rel = |x: f64| (1.0 + x) / (1.0 + m) - 1.0;
+    r.relative = r.relative.map(rel);
+    r.interval = Some((rel(lo), rel(hi)));
+    r.run_shift = Some(m);
+    decide(r, runs, c);
+}
+
+/// A step time or throughput that got worse with every brick alike: the
+/// machine slower as a whole, or a change that touches every brick; one
+/// comparison cannot tell which, so it is inconclusive, not failed.
+fn whole_run_moved(r: &mut RowDiff, m: f64, c: &Criteria) {
+    let worse_run = m > c.threshold;
+    if r.change == Change::Regression && worse_run {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(&format!(
+            "; but every brick moved alike (run-wide shift {}): a machine slower as a whole or a \
+             change that touches every brick, which one comparison cannot tell apart, so \
+             inconclusive (--strict fails it; more baselines tell them apart)",
+            signed_pct(m)
+        ));
+    }
+}
+
+/// Each baseline's machine speed against the first: the median, over the
+/// bricks in every run, of the brick's centre over its centre in the
+/// first baseline (1 for each with fewer than [`MIN_BRICKS_FOR_SHIFT`]
+/// bricks). Dividing by it keeps a baseline taken on a slower moment of
+/// the machine from widening the pool and the spread.
+fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str]) -> Vec<f64> {
+    let Some(first) = olds.first() else {
+        return Vec::new();
+    };
+    olds.iter()
+        .map(|o| {
+            let mut ratios: Vec<f64> = common
+                .iter()
+                .filter_map(|name| {
+                    let (a, b) = (
+                        Sample::of(first[name]).center(),
+                        Sample::of(o[name]).center(),
+                    );
+                    (a > 0.0 && b > 0.0).then(|| b / a)
+                })
+                .collect();
+            if ratios.len() < MIN_BRICKS_FOR_SHIFT {
+                return 1.0;
+            }
+            ratios.sort_by(f64::total_cmp);
+            ratios[ratios.len() / 2]
+        })
+        .collect()
+}
+
+/// The relative change of the bricks' time per step (each brick's centre
+/// times its calls per step, summed over the bricks in every run), new
+/// against the baselines' mean; `None` without steps or bricks.
+fn busy_change(
+    olds: &[HashMap<&str, &OpSummary>],
+    baselines: &[RunSummary],
+    news: &HashMap<&str, &OpSummary>,
+    new: &RunSummary,
+    common: &[&str],
+) -> Option<f64> {
+    let busy = |ops: &HashMap<&str, &OpSummary>, run: &RunSummary| -> Option<f64> {
+        let steps = run.steps.filter(|&s| s > 0)? as f64;
+        Some(
+            common
+                .iter()
+                .map(|name| {
+                    let op = ops[name];
+                    Sample::of(op).center() * op.calls.unwrap_or(0) as f64 / steps
+                })
+                .sum(),
+        )
+    };
+    let old: Vec<f64> = olds
+        .iter()
+        .zip(baselines)
+        .map(|(o, b)| busy(o, b))
+        .collect::<Option<_>>()?;
+    let old = old.iter().sum::<f64>() / old.len().max(1) as f64;
+    let new = busy(news, new)?;
+    (old > 0.0 && !common.is_empty()).then(|| new / old - 1.0)
+}
+
+/// A step time or throughput judged worse while the bricks' own time per
+/// step did not move beyond the threshold: the extra wall time is outside
+/// the bricks, in waits for a core on a loaded machine (which a brick's
+/// median call shrugs off) or in code no brick covers. One comparison
+/// cannot tell which, so it is inconclusive, not failed.
+fn outside_the_bricks(r: &mut RowDiff, busy: Option<f64>) {
+    let Some(busy) = busy else { return };
+    if r.change == Change::Regression && busy <= r.threshold {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(&format!(
+            "; but the bricks' time per step moved {} only: the extra time is outside the \
+             bricks (waits for a core on a loaded machine, or code no brick covers), so \
+             inconclusive (--strict fails it)",
+            signed_pct(busy)
+        ));
+    }
+}
+
+/// A step time or throughput judged worse against one baseline: wall time
+/// includes every wait for a core, which moves with the machine's load far
+/// more than a brick's median call, and one run cannot say how much. So it
+/// is inconclusive, not failed, until several baselines measure that spread.
+fn one_baseline(r: &mut RowDiff) {
+    if r.change == Change::Regression {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(
+            "; but against one baseline: a step's wall time moves with the machine's load \
+             (every wait for a core counts) by more than one run shows, so inconclusive \
+             (--strict fails it); give several baselines (the last runs on main) to measure \
+             that spread",
+        );
+    }
 }

@@ -24,6 +24,7 @@
 mod ci;
 mod compute;
 mod interval;
+mod judge;
 mod memory;
 mod model;
 mod render;
@@ -31,4 +32,4 @@ mod stats;
 
 pub use compute::compute_diff;
 pub use memory::{ALLOCATIONS_FLOOR, BYTES_FLOOR};
-pub use model::{Change, Criteria, MemoryDiff, Metric, ProfileDiff, RowDiff};
+pub use model::{Change, Criteria, CriteriaError, MemoryDiff, Metric, ProfileDiff, RowDiff};

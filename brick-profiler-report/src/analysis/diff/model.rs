@@ -113,6 +113,12 @@ pub struct RowDiff {
     pub severity: Option<Severity>,
     /// How it was judged, or why it could not be.
     pub detail: String,
+    /// How the interval was computed (test, samples, widening), or why
+    /// there is none.
+    pub method: String,
+    /// The run-wide shift this row's change and interval are relative to
+    /// (bricks, when [`Criteria::relative_to_run`]); `None` when absolute.
+    pub run_shift: Option<f64>,
 }
 
 /// One brick's memory of one kind on both sides.
@@ -142,15 +148,90 @@ pub struct MemoryDiff {
 /// The numbers changes are judged by.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Criteria {
-    /// Relative change below which nothing is flagged (raised per row to
-    /// the baselines' spread).
+    /// Relative change an interval must lie wholly beyond to count (raised
+    /// per row to the baselines' spread).
     pub threshold: f64,
-    /// Relative worsening that makes a regression critical.
+    /// Relative worsening (the estimate) that makes a regression critical.
     pub critical: f64,
     /// The intervals are at confidence `1 - alpha`.
     pub alpha: f64,
     /// Samples needed per side before an interval is computed.
     pub min_samples: usize,
+    /// Judge each brick relative to the run-wide shift (the median change
+    /// of the bricks, at least five): a machine that is slower as a whole,
+    /// as shared CI runners are from run to run, moves every brick alike
+    /// and flags none; one brick that moves against the rest stands out.
+    /// A run-wide shift beyond the threshold leaves the step time and
+    /// throughput inconclusive rather than failed.
+    pub relative_to_run: bool,
+}
+
+impl Default for Criteria {
+    /// 10% threshold, 20% critical, 95% intervals, 8 samples per side,
+    /// bricks relative to the run.
+    fn default() -> Self {
+        Self {
+            threshold: 0.10,
+            critical: 0.20,
+            alpha: 0.05,
+            min_samples: 8,
+            relative_to_run: true,
+        }
+    }
+}
+
+/// A [`Criteria`] that cannot judge anything.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CriteriaError {
+    /// A threshold that is negative or not finite.
+    #[error("{name} must be a finite fraction >= 0, got {value}")]
+    Threshold {
+        /// `threshold` or `critical`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A critical threshold below the threshold.
+    #[error("critical ({critical}) is below threshold ({threshold})")]
+    CriticalBelowThreshold {
+        /// The threshold.
+        threshold: f64,
+        /// The critical threshold.
+        critical: f64,
+    },
+    /// A significance level outside (0, 1).
+    #[error("alpha must lie in (0, 1), got {0}")]
+    Alpha(f64),
+    /// Fewer than 2 samples per side.
+    #[error("min_samples must be at least 2, got {0}")]
+    MinSamples(usize),
+}
+
+impl Criteria {
+    /// Checks that the criteria can judge.
+    ///
+    /// # Errors
+    /// The first [`CriteriaError`] found.
+    pub fn validate(&self) -> Result<(), CriteriaError> {
+        for (name, value) in [("threshold", self.threshold), ("critical", self.critical)] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(CriteriaError::Threshold { name, value });
+            }
+        }
+        if self.critical < self.threshold {
+            return Err(CriteriaError::CriticalBelowThreshold {
+                threshold: self.threshold,
+                critical: self.critical,
+            });
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(CriteriaError::Alpha(self.alpha));
+        }
+        if self.min_samples < 2 {
+            return Err(CriteriaError::MinSamples(self.min_samples));
+        }
+        Ok(())
+    }
 }
 
 /// A new run compared against its baselines, measure by measure.
@@ -162,6 +243,9 @@ pub struct ProfileDiff {
     pub new: String,
     /// How changes were judged.
     pub criteria: Criteria,
+    /// The run-wide shift: the median relative change of the bricks with an
+    /// interval (at least five), when bricks are judged relative to the run.
+    pub run_shift: Option<f64>,
     /// The step time, when both sides have step samples.
     pub step_time: Option<RowDiff>,
     /// Per-step throughput, when both sides count tokens per step.
@@ -223,11 +307,12 @@ impl ProfileDiff {
             .filter(|m| m.change == Change::Regression)
     }
 
-    /// Whether there is a verdict at all: at least one row has an interval.
-    /// A diff that could judge nothing passes nothing.
+    /// Whether there is a verdict at all: at least one brick is in both
+    /// sides and at least one measure has an interval. A diff that could
+    /// judge nothing (or compares two different programs) passes nothing.
     #[must_use]
     pub fn has_verdict(&self) -> bool {
-        self.rows().any(|r| r.interval.is_some())
+        !self.bricks.is_empty() && self.rows().any(|r| r.interval.is_some())
     }
 
     /// Number of rows with `change`.

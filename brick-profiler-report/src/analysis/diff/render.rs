@@ -87,7 +87,12 @@ impl ProfileDiff {
             common + self.added.len()
         );
         if !self.has_verdict() {
-            return format!("no verdict: no measure had enough samples for an interval ({over})");
+            let why = if common == 0 {
+                "no brick is in both"
+            } else {
+                "no measure had enough samples for an interval"
+            };
+            return format!("no verdict: {why} ({over})");
         }
         let mut s = format!(
             "{} regression(s), {} improvement(s), {} inconclusive, {} not enough samples, {} no \
