@@ -226,6 +226,7 @@ fn moments_use_a_z_interval_of_means() {
             total_ns: (mean * n as f64) as u64,
             distribution: Distribution::Moments { mean, stddev, n },
             median_ns: None,
+            flops_per_call: None,
         }],
         ..RunSummary::default()
     };
@@ -329,9 +330,35 @@ fn ci_formats_carry_the_new_numbers_and_escape_names() {
         ],
         samples(10e6, 0.02, 40, 6),
     );
+    // Gemm counts 2 MFLOP a call; the new run ran on a 1 TFLOP/s FP32 peak.
+    let (mut old, mut new) = (old, new);
+    for p in [&mut old, &mut new] {
+        p.bricks[0].total_flops = 2_000_000 * p.bricks[0].count;
+    }
+    let mut hw = profiler::hardware::Hardware::new("cpu");
+    hw.set_compute(
+        profiler::hardware::Precision::Fp32,
+        profiler::hardware::Figure::new(1.0, profiler::hardware::Source::Given),
+    )
+    .unwrap();
+    new.run.hardware = Some(hw);
     let d = diff(&old, &new);
     let gemm = d.bricks.iter().find(|r| r.name == "Gemm").unwrap();
     let bmf: serde_json::Value = serde_json::from_str(&d.to_bmf()).unwrap();
+    let flops = &bmf["Gemm"]["throughput"];
+    let rate = flops["value"].as_f64().unwrap();
+    assert!((rate - 2e6 / gemm.new * 1e9).abs() < 1e-6 * rate, "{flops}");
+    let (lo, hi) = (
+        flops["lower_value"].as_f64().unwrap(),
+        flops["upper_value"].as_f64().unwrap(),
+    );
+    assert!(lo < rate && rate < hi, "{flops}");
+    let efficiency = bmf["Gemm"]["efficiency"]["value"].as_f64().unwrap();
+    assert!((efficiency - rate / 1e12).abs() < 1e-12, "{efficiency}");
+    assert!(
+        bmf["<a&\"b>"]["throughput"].is_null(),
+        "no FLOP count, no FLOP/s"
+    );
     let latency = &bmf["Gemm"]["latency"];
     assert_eq!(latency["value"].as_f64(), Some(gemm.new));
     let (lo, hi) = (

@@ -8,6 +8,7 @@
 //! source does not give is `None`, never 0.
 
 use profiler_core::alloc::BrickMemory;
+use profiler_core::hardware::Precision;
 use profiler_core::profile::{PhaseStats, ProfileSummary, RunInfo, StepSummary};
 use profiler_core::{BrickStats, Profile};
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,8 @@ pub struct OpSummary {
     /// The median call, ns, when the source estimates one (a brick's
     /// latency histogram).
     pub median_ns: Option<f64>,
+    /// FLOPs per call, when the source counts them (a brick's `flops`).
+    pub flops_per_call: Option<f64>,
 }
 
 impl OpSummary {
@@ -66,6 +69,7 @@ impl OpSummary {
             total_ns,
             distribution: Distribution::Unknown,
             median_ns: None,
+            flops_per_call: None,
         }
     }
 
@@ -89,6 +93,8 @@ impl OpSummary {
             total_ns: b.total_ns,
             distribution: brick_distribution(b),
             median_ns,
+            flops_per_call: (b.total_flops > 0 && b.count > 0)
+                .then(|| b.total_flops as f64 / b.count as f64),
         }
     }
 }
@@ -172,6 +178,9 @@ pub struct RunSummary {
     pub device_ns_per_step: Option<f64>,
     /// Memory per brick and kind (empty when the run did not track it).
     pub memory: Vec<BrickMemory>,
+    /// The hardware's peak, TFLOP/s, that efficiency is judged against: the
+    /// dense peak (BF16, else FP16), else FP32; `None` when not recorded.
+    pub peak_tflops: Option<f64>,
     /// How the numbers were obtained and what they lack.
     pub notes: Vec<String>,
 }
@@ -269,6 +278,12 @@ impl RunSummary {
             launches_per_step: Some((calls as f64 / steps.count.max(1) as f64).round() as u64),
             device_ns_per_step: None,
             memory: Vec::new(),
+            peak_tflops: run
+                .hardware
+                .as_ref()
+                .and_then(|h| h.dense_peak().or_else(|| h.compute(Precision::Fp32)))
+                .map(|f| f.value)
+                .filter(|p| p.is_finite() && *p > 0.0),
             notes: step_notes(steps),
         }
     }

@@ -41,6 +41,15 @@ fn peak_measure(kind: MemoryKind) -> String {
     }
 }
 
+/// The interval of the row's new value, in its unit: the interval of the
+/// change applied to the baseline centre, with the run-wide shift put back
+/// when the change was judged relative to it.
+fn absolute_bounds(r: &RowDiff) -> Option<(f64, f64)> {
+    let (lo, hi) = r.interval?;
+    let machine = 1.0 + r.run_shift.unwrap_or(0.0);
+    Some((r.old * (1.0 + lo) * machine, r.old * (1.0 + hi) * machine))
+}
+
 /// Finite numbers only: JSON has no NaN.
 fn finite(x: f64) -> Option<Value> {
     x.is_finite().then(|| json!(x))
@@ -49,9 +58,11 @@ fn finite(x: f64) -> Option<Value> {
 impl ProfileDiff {
     /// The new run in the Bencher Metric Format: per brick a `latency`
     /// (median ns per call) with `lower_value`/`upper_value` from the
-    /// interval of the change applied to the baseline median, `step`
-    /// with `latency` and `throughput` (tokens/s), `phase:<name>` with its
-    /// mean `latency`, and per brick with memory `peak-bytes`.
+    /// interval of the change applied to the baseline median, its
+    /// `throughput` (FLOP/s) and `efficiency` (fraction of the hardware's
+    /// peak) when it counts FLOPs and the peak is known, `step` with
+    /// `latency` and `throughput` (tokens/s), `phase:<name>` with its mean
+    /// `latency`, and per brick with memory `peak-bytes`.
     #[must_use]
     pub fn to_bmf(&self) -> String {
         let mut root: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
@@ -59,16 +70,17 @@ impl ProfileDiff {
             let Some(value) = finite(r.new) else { continue };
             let mut m = Map::new();
             m.insert("value".to_owned(), value);
-            if let Some((lo, hi)) = r.interval {
-                let (a, b) = (r.old * (1.0 + lo), r.old * (1.0 + hi));
+            if let Some((a, b)) = absolute_bounds(r) {
                 if let (Some(a), Some(b)) = (finite(a.min(b)), finite(a.max(b))) {
                     m.insert("lower_value".to_owned(), a);
                     m.insert("upper_value".to_owned(), b);
                 }
             }
-            root.entry(benchmark(r))
-                .or_default()
-                .insert(measure(r).to_owned(), Value::Object(m));
+            let measures = root.entry(benchmark(r)).or_default();
+            measures.insert(measure(r).to_owned(), Value::Object(m));
+            if let Some(flops) = r.flops_per_call.filter(|_| r.metric == Metric::Latency) {
+                self.flops_measures(r, flops, measures);
+            }
         }
         for mem in &self.memory {
             root.entry(mem.name.clone()).or_default().insert(
@@ -77,6 +89,32 @@ impl ProfileDiff {
             );
         }
         serde_json::to_string_pretty(&root).unwrap_or_else(|_| "{}".to_owned())
+    }
+
+    /// A brick's FLOP/s (`throughput`) and, with the hardware's peak, its
+    /// `efficiency` (fraction of the peak), from its latency and interval.
+    fn flops_measures(&self, r: &RowDiff, flops: f64, measures: &mut Map<String, Value>) {
+        let rate = |ns: f64| (ns > 0.0).then(|| flops / ns * 1e9);
+        let Some(value) = rate(r.new) else { return };
+        // A latency interval [a, b] is a FLOP/s interval [f / b, f / a].
+        let bounds = absolute_bounds(r).and_then(|(a, b)| Some((rate(b)?, rate(a)?)));
+        let entry = |scale: f64| {
+            let mut m = Map::new();
+            if let Some(v) = finite(value * scale) {
+                m.insert("value".to_owned(), v);
+            }
+            if let Some((a, b)) = bounds
+                && let (Some(a), Some(b)) = (finite(a * scale), finite(b * scale))
+            {
+                m.insert("lower_value".to_owned(), a);
+                m.insert("upper_value".to_owned(), b);
+            }
+            Value::Object(m)
+        };
+        measures.insert("throughput".to_owned(), entry(1.0));
+        if let Some(peak) = self.peak_tflops {
+            measures.insert("efficiency".to_owned(), entry(1.0 / (peak * 1e12)));
+        }
     }
 
     /// The new run as github-action-benchmark's `customSmallerIsBetter`

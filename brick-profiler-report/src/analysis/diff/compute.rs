@@ -73,6 +73,7 @@ pub fn compute_diff(
         .map(|name| {
             let sides: Vec<&OpSummary> = olds.iter().map(|o| o[name]).collect();
             let mut row = judge_op(name, Metric::Latency, &sides, &speeds, news[name], &c);
+            row.flops_per_call = news[name].flops_per_call;
             calls_per_step_note(&mut row, baselines, &sides, new, news[name]);
             row
         })
@@ -100,6 +101,7 @@ pub fn compute_diff(
         baselines: baselines.iter().map(|b| b.name.clone()).collect(),
         new: new.name.clone(),
         criteria: c,
+        peak_tflops: new.peak_tflops,
         run_shift,
         throughput,
         step_time,

@@ -187,6 +187,7 @@ pub(super) fn judge(
         detail: String::new(),
         method: String::new(),
         run_shift: None,
+        flops_per_call: None,
     };
     let confidence = format!("{:.0}%", (1.0 - c.alpha) * 100.0);
     let (interval, how) = match (&old, &new) {

@@ -156,6 +156,7 @@ mod tests {
             critical: 0.5,
             alpha: 0.01,
             min_samples: 5,
+            relative_to_run: true,
         }
     }
 

@@ -119,6 +119,9 @@ pub struct RowDiff {
     /// The run-wide shift this row's change and interval are relative to
     /// (bricks, when [`Criteria::relative_to_run`]); `None` when absolute.
     pub run_shift: Option<f64>,
+    /// FLOPs per call of the new run's brick, when counted: its FLOP/s and
+    /// efficiency follow from the latency.
+    pub flops_per_call: Option<f64>,
 }
 
 /// One brick's memory of one kind on both sides.
@@ -243,6 +246,9 @@ pub struct ProfileDiff {
     pub new: String,
     /// How changes were judged.
     pub criteria: Criteria,
+    /// The new run's hardware peak, TFLOP/s (see
+    /// [`RunSummary::peak_tflops`](crate::model::run::RunSummary::peak_tflops)).
+    pub peak_tflops: Option<f64>,
     /// The run-wide shift: the median relative change of the bricks with an
     /// interval (at least five), when bricks are judged relative to the run.
     pub run_shift: Option<f64>,
