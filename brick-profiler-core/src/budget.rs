@@ -7,9 +7,9 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use profiler::budget::Budget;
+//! use profiler_core::budget::Budget;
 //!
-//! let profile = profiler::Profile::empty();
+//! let profile = profiler_core::Profile::empty();
 //! let budget = Budget::new().p90("Attention", Duration::from_micros(250));
 //! let err = budget.check(&profile).unwrap_err();
 //! assert!(err.to_string().contains("`Attention` has no calls in the run"));

@@ -70,11 +70,11 @@ impl ProfileDiff {
             let Some(value) = finite(r.new) else { continue };
             let mut m = Map::new();
             m.insert("value".to_owned(), value);
-            if let Some((a, b)) = absolute_bounds(r) {
-                if let (Some(a), Some(b)) = (finite(a.min(b)), finite(a.max(b))) {
-                    m.insert("lower_value".to_owned(), a);
-                    m.insert("upper_value".to_owned(), b);
-                }
+            if let Some((a, b)) = absolute_bounds(r)
+                && let (Some(a), Some(b)) = (finite(a.min(b)), finite(a.max(b)))
+            {
+                m.insert("lower_value".to_owned(), a);
+                m.insert("upper_value".to_owned(), b);
             }
             let measures = root.entry(benchmark(r)).or_default();
             measures.insert(measure(r).to_owned(), Value::Object(m));
