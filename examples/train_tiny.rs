@@ -148,6 +148,22 @@ pub(crate) struct Args {
     /// 0.5 s, every step (a straggler to find).
     #[arg(long, value_name = "R")]
     pub(crate) slow_rank: Option<u32>,
+    /// Plant a slowdown: BRICK=FACTOR makes that brick take FACTOR times as
+    /// long (e.g. RmsNorm=1.15), to test a performance gate.
+    #[arg(long, value_name = "BRICK=FACTOR", value_parser = slowdown)]
+    pub(crate) slow: Option<(String, f64)>,
+}
+
+/// Parses `BRICK=FACTOR`.
+fn slowdown(s: &str) -> Result<(String, f64), String> {
+    let (name, factor) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not BRICK=FACTOR"))?;
+    let factor = factor
+        .trim()
+        .parse::<f64>()
+        .map_err(|e| format!("`{factor}`: {e}"))?;
+    Ok((name.trim().to_owned(), factor))
 }
 
 /// Parses `NAME=LEVEL`.
@@ -216,6 +232,9 @@ fn held_out_loss(model: &mut Model, cfg: &Config) -> f32 {
 /// A bad configuration, or a report that cannot be written.
 pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.config()?;
+    if let Some((brick, factor)) = &args.slow {
+        tiny_transformer::slowdown::plant(brick, *factor)?;
+    }
     // Baselines are read first, so a bad file fails fast (and before any
     // model runs, even unprofiled).
     let baselines = baselines(args)?;

@@ -44,7 +44,7 @@ pub use profiler_core::{
     is_enabled, layer, phase, rank_identity, reset, snapshot, step,
 };
 pub use profiler_core::{
-    alloc, compat, dynamic, fs, hardware, kernel, profile, stats, sync, trace,
+    alloc, budget, compat, dynamic, fs, hardware, kernel, profile, stats, sync, trace,
 };
 
 // Generated code reaches the runtime through `profiler::__private`: not

@@ -43,6 +43,8 @@ use profiler::trace::{
 // Reports: the root holds what a README user needs; the rest lives in
 // named modules.
 use profiler::hardware::{Figure, Hardware, MemoryLevel, Precision, Source};
+// Budgets a test checks against a run.
+use profiler::budget::{Breach, Budget, BudgetError};
 use profiler_report::diff::MemoryDiff;
 use profiler_report::export::{MergedTrace, merge_ranks};
 use profiler_report::hardware::{DEVICES, measure, preset, probe::ProbeOptions};
@@ -72,9 +74,9 @@ use profiler_report::{
     },
     roofline::{BrickRoofline, RooflineResult, classify, compute_roofline, roofline_section},
 };
-// Nsight imports, diffs of two runs, trace summaries.
+// Nsight imports, diffs of a run against baselines, trace summaries.
 use profiler_report::{
-    diff::{ProfileDiff, Verdict, compute_diff},
+    diff::{Change, Criteria, CriteriaError, Metric, ProfileDiff, RowDiff, compute_diff},
     input::nsight::{
         FullProfile, NcuReport, NsightTool, NsysReport, read_ncu_csv, read_nsys_stats,
     },

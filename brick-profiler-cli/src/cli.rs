@@ -101,7 +101,7 @@ enum Command {
     Roofline(roofline::RooflineArgs),
     /// Per-op parity of our run against baselines (profiles, parity JSON, PyTorch traces).
     Parity(parity::ParityArgs),
-    /// Noise-aware per-brick comparison of two runs; exit 1 on a real regression.
+    /// Noise-aware per-brick comparison of a run against baselines; exit 1 on a real regression.
     Diff(diff::DiffArgs),
     /// A distributed run's directory across ranks: stragglers, imbalance, absent ranks.
     Fleet(fleet::FleetArgs),

@@ -62,6 +62,12 @@ impl Context {
             Format::Table => report.table(),
             Format::Markdown => report.markdown(),
             Format::Json => report.json(),
+            Format::Bmf | Format::Gab | Format::Junit => {
+                return Err(CliError::Input(format!(
+                    "--format {}: only `diff` writes this format; use table, markdown or json",
+                    self.format.name()
+                )));
+            }
         };
         emit(&text, self.output.as_deref())
     }

@@ -13,11 +13,32 @@ use crate::error::CliError;
 pub(crate) enum Format {
     /// Aligned text for a terminal.
     #[default]
+    #[value(alias = "text")]
     Table,
     /// GitHub-flavoured Markdown (CI job summaries, PR comments).
     Markdown,
     /// Pretty JSON for scripts.
     Json,
+    /// Bencher Metric Format JSON (`diff` only).
+    Bmf,
+    /// github-action-benchmark `customSmallerIsBetter` JSON (`diff` only).
+    Gab,
+    /// JUnit XML, one test case per measure (`diff` only).
+    Junit,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Table => "table",
+            Self::Markdown => "markdown",
+            Self::Json => "json",
+            Self::Bmf => "bmf",
+            Self::Gab => "gab",
+            Self::Junit => "junit",
+        }
+    }
 }
 
 /// Writes `text` to `path` atomically, or to stdout without one (or with

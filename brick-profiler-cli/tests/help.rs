@@ -99,7 +99,7 @@ fn usage_errors_exit_2() {
         out.stderr
     );
     let out = run(&["diff", "only-one.json"]).expect(2);
-    assert!(out.stderr.contains("<NEW>"), "{}", out.stderr);
+    assert!(out.stderr.contains("NEW>"), "{}", out.stderr);
     let out = run(&["scorecard", "x.json", "--format", "yaml"]).expect(2);
     assert!(out.stderr.contains("yaml"), "{}", out.stderr);
     let out = run(&["import", "ncu"]).expect(2);
@@ -110,4 +110,24 @@ fn usage_errors_exit_2() {
             .stdout
             .starts_with("brick-profiler ")
     );
+}
+
+/// `diff --help` names every format it writes, and `--format` offers them.
+#[test]
+fn diff_help_names_every_format() {
+    let out = run(&["diff", "--help"]).expect(0);
+    for format in ["table", "text", "markdown", "json", "bmf", "gab", "junit"] {
+        assert!(out.stdout.contains(format), "{format}: {}", out.stdout);
+    }
+    assert!(
+        out.stdout.contains("Bencher Metric Format"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("github-action-benchmark"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("JUnit XML"), "{}", out.stdout);
 }

@@ -35,6 +35,7 @@ mod snapshot;
 mod tools;
 
 pub mod alloc;
+pub mod budget;
 pub mod compat;
 pub mod dynamic;
 pub mod fs;

@@ -37,8 +37,10 @@
 //!   profiles, PyTorch profiler traces), with a bar chart.
 //! - [`fleet`]: a distributed run's directory analysed across ranks:
 //!   step-time distributions, stragglers, load imbalance, absent ranks.
-//! - [`diff`]: two runs compared brick by brick, flagging only changes that
-//!   stand out of run-to-run noise.
+//! - [`diff`]: a run against one or more baselines, brick by brick, with an
+//!   interval for each change, flagging only changes that stand out of
+//!   run-to-run noise; Markdown, Bencher Metric Format, github-action-benchmark
+//!   and JUnit outputs for CI.
 //! - [`contracts`]: checking a profile against YAML contracts
 //!   ([`contracts::verify_contract`], [`contracts::Verifier`] for your own
 //!   contracts and analyses).

@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = report.to_markdown();
     let _ = report.to_json();
     let input = report.to_run_summary();
-    let d = compute_diff(&input, &input, &Default::default());
-    assert!(!d.regressed(true), "a run never regresses against itself");
+    let d = compute_diff(std::slice::from_ref(&input), &input, &Default::default());
+    assert!(!d.regressed(false), "a run never regresses against itself");
     let _ = d.to_string();
+    let _ = d.to_bmf();
+    let _ = d.to_gab();
+    let _ = d.to_junit();
 });

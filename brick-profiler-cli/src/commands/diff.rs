@@ -1,83 +1,112 @@
-//! `diff`: two runs compared brick by brick; a change is flagged only when
-//! it is beyond the threshold, significant and above the old run's noise.
-//! Exits 1 on a regression, 0 on noise.
+//! `diff`: a new run against one or more baselines, measure by measure;
+//! a change counts only when its whole interval lies beyond the threshold
+//! (raised to the baselines' spread). Exits 1 on a regression or when
+//! nothing could be judged, 0 otherwise.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use profiler_report::diff::compute_diff;
-use profiler_report::scorecard::Thresholds;
+use profiler_report::diff::{Criteria, compute_diff};
 
 use crate::context::Context;
 use crate::error::{CliError, Status};
 use crate::input::load_run;
+use crate::output::{Format, emit};
 
-/// Compare two runs brick by brick, noise-aware.
+/// Compare a run against baselines brick by brick, noise-aware.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Per brick the per-call latency distributions are compared (the latency \
 histograms of saved profiles, each launch of an ncu export, the mean and standard deviation of an \
-nsys summary), and the step times when both runs have them. A change counts as a regression only \
-when it exceeds --threshold, the shift test gives p < --alpha (Mann-Whitney U, or a z-test of means \
-for nsys) and the shift exceeds --noise-floor times the old run's noise (scaled MAD, or standard \
-deviation). A slowdown that cannot be tested (no distribution, fewer than --min-samples calls) is \
-reported as untested and fails only with --strict.
+nsys summary), and the step times and per-step throughput when the runs have them. Each measure \
+gets an interval for its relative change: the Hodges-Lehmann shift with its Mann-Whitney \
+confidence interval at 1 - --alpha (widened by the histogram's bucket width), or a z-interval of \
+the means for nsys. Verdicts: slower (or lower throughput) when the whole interval lies beyond \
+--threshold; faster likewise; no change when it lies within; inconclusive when it crosses; not \
+enough samples below --min-samples or without a distribution. With several baselines (the last \
+runs on main), they are pooled and their spread raises the threshold of each measure: \
+threshold = max(--threshold, (max - min) / median of the baselines' centres). Bricks are judged \
+relative to the run-wide shift (the median change of the bricks, when at least five have an \
+interval), so a machine slower as a whole flags no brick while one brick that moves against the \
+rest does; a step time or throughput that moved with every brick is inconclusive, not failed \
+(--absolute judges bricks by their own change). Memory (bytes and \
+allocations per call, peak bytes) is counted exactly and compared against floors.
+
+Formats (--format): table (alias text), markdown (a pull-request comment: the measures that \
+changed with their intervals; --report-url adds a link line), json (everything), bmf (Bencher \
+Metric Format: per brick latency with lower_value/upper_value, step latency and throughput, \
+peak-bytes), gab (github-action-benchmark customSmallerIsBetter), junit (JUnit XML, one test \
+case per measure, failed for a regression).
 
 Examples:
   brick-profiler diff main.json branch.json
-  brick-profiler diff yesterday.csv today.csv --threshold 0.05 --format markdown
+  brick-profiler diff main-1.json main-2.json main-3.json branch.json --format markdown
+  brick-profiler diff base/*.json new.json --format junit -o perf.xml
 
-Exit status: 1 on a regression (or, with --strict, an untested slowdown), or when no brick is in \
-both runs (no verdict); 0 on noise."
+Exit status: 1 on a regression (with --strict also an inconclusive slowdown or a measure with \
+not enough samples), or when no measure had enough samples (no verdict); 0 otherwise."
 )]
 pub(crate) struct DiffArgs {
-    /// The earlier run (profile.json or an Nsight export).
-    old: PathBuf,
-    /// The later run.
-    new: PathBuf,
-    /// Relative change below which nothing is flagged.
+    /// Baseline runs (profile.json or Nsight exports), then the new run last.
+    #[arg(required = true, num_args = 2.., value_name = "BASELINE... NEW")]
+    runs: Vec<PathBuf>,
+    /// Relative change an interval must lie wholly beyond to count.
     #[arg(long, default_value_t = 0.10, value_name = "FRACTION")]
     threshold: f64,
-    /// Relative slowdown that makes a regression critical.
+    /// Relative worsening (estimate) that makes a regression critical.
     #[arg(long, default_value_t = 0.20, value_name = "FRACTION")]
     critical: f64,
-    /// Significance level of the shift test.
+    /// The intervals are at confidence 1 - alpha.
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
-    /// Noise floor in multiples of the old run's scaled MAD.
-    #[arg(long, default_value_t = 2.0, value_name = "MADS")]
-    noise_floor: f64,
-    /// Calls (or steps) needed per side before a test runs.
+    /// Calls (or steps) needed per side before an interval is computed.
     #[arg(long, default_value_t = 8, value_name = "N")]
     min_samples: usize,
-    /// Also fail on slowdowns that cannot be tested.
+    /// Also fail on an inconclusive slowdown and on measures with not enough samples.
     #[arg(long)]
     strict: bool,
+    /// Judge bricks by their own change, not relative to the run-wide shift.
+    #[arg(long)]
+    absolute: bool,
+    /// Link to the full HTML report, as the last line of the Markdown summary.
+    #[arg(long, value_name = "URL")]
+    report_url: Option<String>,
 }
 
 pub(crate) fn run(args: &DiffArgs, cx: &Context) -> Result<Status, CliError> {
-    let t = Thresholds {
-        step_time_warning: args.threshold,
-        step_time_critical: args.critical,
-        significance_alpha: args.alpha,
-        noise_floor_mads: args.noise_floor,
+    let t = Criteria {
+        threshold: args.threshold,
+        critical: args.critical,
+        alpha: args.alpha,
         min_samples: args.min_samples,
-        ..Thresholds::default()
+        relative_to_run: !args.absolute,
     };
     t.validate()
         .map_err(|e| CliError::Input(format!("diff: {e}")))?;
-    if args.critical < args.threshold {
-        return Err(CliError::Input(format!(
-            "diff: --critical ({}) is below --threshold ({})",
-            args.critical, args.threshold
-        )));
+    let summary = |p: &PathBuf| -> Result<_, CliError> {
+        Ok(load_run(p)?.run_summary(&p.display().to_string())?)
+    };
+    let (new, baselines) = args
+        .runs
+        .split_last()
+        .ok_or_else(|| CliError::Input("diff: give the baseline runs and the new run".into()))?;
+    let baselines = baselines
+        .iter()
+        .map(summary)
+        .collect::<Result<Vec<_>, _>>()?;
+    let d = compute_diff(&baselines, &summary(new)?, &t);
+    let text = match cx.format {
+        Format::Markdown => Some(d.to_markdown_with_link(args.report_url.as_deref())),
+        Format::Bmf => Some(d.to_bmf()),
+        Format::Gab => Some(d.to_gab()),
+        Format::Junit => Some(d.to_junit()),
+        Format::Table | Format::Json => None,
+    };
+    match text {
+        Some(text) => emit(&text, cx.output.as_deref())?,
+        None => cx.show(&d)?,
     }
-    let label = |p: &PathBuf| p.display().to_string();
-    let old = load_run(&args.old)?.run_summary(&label(&args.old))?;
-    let new = load_run(&args.new)?.run_summary(&label(&args.new))?;
-    let d = compute_diff(&old, &new, &t);
-    cx.show(&d)?;
-    // No brick in both runs: nothing was judged, so nothing passes.
+    // Nothing judged: nothing passes.
     Ok(if d.regressed(args.strict) || !d.has_verdict() {
         Status::CheckFailed
     } else {

@@ -8,6 +8,7 @@
 //! source does not give is `None`, never 0.
 
 use profiler_core::alloc::BrickMemory;
+use profiler_core::hardware::Precision;
 use profiler_core::profile::{PhaseStats, ProfileSummary, RunInfo, StepSummary};
 use profiler_core::{BrickStats, Profile};
 use serde::{Deserialize, Serialize};
@@ -19,14 +20,12 @@ pub enum Distribution {
     /// Exact values with how many calls took each (individual launches
     /// have weight 1).
     Weighted(Vec<(f64, u64)>),
-    /// Latency histogram buckets at their representative point, with the
-    /// standard deviation of the binning error at the median bucket (width
-    /// / sqrt 12): spread below the histogram's resolution is not seen.
+    /// Latency histogram buckets: each bucket's range `[lo, hi]`, ns,
+    /// narrowed by the exact extremes, with its calls (where in its range
+    /// each call fell is not known).
     Histogram {
-        /// (point, calls) per bucket.
-        values: Vec<(f64, u64)>,
-        /// Binning error at the median, ns.
-        quantization_ns: f64,
+        /// (lo, hi, calls) per bucket, ascending.
+        buckets: Vec<(f64, f64, u64)>,
     },
     /// Mean, standard deviation and count only.
     Moments {
@@ -56,6 +55,8 @@ pub struct OpSummary {
     /// The median call, ns, when the source estimates one (a brick's
     /// latency histogram).
     pub median_ns: Option<f64>,
+    /// FLOPs per call, when the source counts them (a brick's `flops`).
+    pub flops_per_call: Option<f64>,
 }
 
 impl OpSummary {
@@ -68,6 +69,7 @@ impl OpSummary {
             total_ns,
             distribution: Distribution::Unknown,
             median_ns: None,
+            flops_per_call: None,
         }
     }
 
@@ -91,6 +93,8 @@ impl OpSummary {
             total_ns: b.total_ns,
             distribution: brick_distribution(b),
             median_ns,
+            flops_per_call: (b.total_flops > 0 && b.count > 0)
+                .then(|| b.total_flops as f64 / b.count as f64),
         }
     }
 }
@@ -160,6 +164,9 @@ pub struct RunSummary {
     /// The step index of each of `step_samples_ns` (empty when the source
     /// does not say: the samples are then steps 0, 1, ...).
     pub step_index: Vec<u64>,
+    /// Tokens of each of `step_samples_ns` (empty when the source does not
+    /// count them): per-step throughput for the diff.
+    pub step_tokens: Vec<u64>,
     /// Mean step time, ns.
     pub step_ns: Option<f64>,
     /// Tokens per second.
@@ -171,6 +178,9 @@ pub struct RunSummary {
     pub device_ns_per_step: Option<f64>,
     /// Memory per brick and kind (empty when the run did not track it).
     pub memory: Vec<BrickMemory>,
+    /// The hardware's peak, TFLOP/s, that efficiency is judged against: the
+    /// dense peak (BF16, else FP16), else FP32; `None` when not recorded.
+    pub peak_tflops: Option<f64>,
     /// How the numbers were obtained and what they lack.
     pub notes: Vec<String>,
 }
@@ -262,11 +272,18 @@ impl RunSummary {
             steps: (count > 0).then_some(count),
             step_samples_ns: steps.samples_ns.clone(),
             step_index: steps.samples_index.clone(),
+            step_tokens: steps.samples_tokens.clone(),
             step_ns: (steps.count > 0).then(|| steps.total_ns as f64 / steps.count as f64),
             tokens_per_s: Some(steps.tokens_per_s()).filter(|t| *t > 0.0),
             launches_per_step: Some((calls as f64 / steps.count.max(1) as f64).round() as u64),
             device_ns_per_step: None,
             memory: Vec::new(),
+            peak_tflops: run
+                .hardware
+                .as_ref()
+                .and_then(|h| h.dense_peak().or_else(|| h.compute(Precision::Fp32)))
+                .map(|f| f.value)
+                .filter(|p| p.is_finite() && *p > 0.0),
             notes: step_notes(steps),
         }
     }
@@ -296,10 +313,9 @@ fn step_notes(steps: &StepSummary) -> Vec<String> {
     notes
 }
 
-/// A brick's histogram as weighted values. Each bucket stands at the point
-/// `2ab / (a + b)` of its range `[a, b]` narrowed by the exact extremes (the
-/// estimate `LatencyHistogram::quantile_ns` uses). Without a histogram, a
-/// single call or calls that all took the same time are still exact.
+/// A brick's histogram as bucket ranges narrowed by the exact extremes.
+/// Without a histogram, a single call or calls that all took the same time
+/// are still exact.
 fn brick_distribution(b: &BrickStats) -> Distribution {
     let (min, max) = (b.min_ns.min(b.max_ns), b.max_ns);
     if !b.latency.buckets.is_empty() {
@@ -314,30 +330,7 @@ fn brick_distribution(b: &BrickStats) -> Distribution {
                 (lo, hi, k.count)
             })
             .collect();
-        let total: u64 = ranges.iter().map(|r| r.2).sum();
-        let mut seen = 0u64;
-        let median_width = ranges
-            .iter()
-            .find(|r| {
-                seen += r.2;
-                seen >= total.div_ceil(2)
-            })
-            .map_or(0.0, |r| r.1 - r.0);
-        let values = ranges
-            .iter()
-            .map(|&(lo, hi, n)| {
-                let point = if lo + hi > 0.0 {
-                    2.0 * lo * hi / (lo + hi)
-                } else {
-                    0.0
-                };
-                (point, n)
-            })
-            .collect();
-        return Distribution::Histogram {
-            values,
-            quantization_ns: median_width / 12f64.sqrt(),
-        };
+        return Distribution::Histogram { buckets: ranges };
     }
     if b.count == 1 || (b.count > 0 && b.min_ns == b.max_ns) {
         let each = if b.count == 1 {
@@ -377,19 +370,11 @@ mod tests {
                 },
             ],
         };
-        let Distribution::Histogram {
-            values: v,
-            quantization_ns,
-        } = brick_distribution(&b)
-        else {
+        let Distribution::Histogram { buckets } = brick_distribution(&b) else {
             panic!("histogram")
         };
-        // The median (3rd of 5) is in [90, 100].
-        assert!((quantization_ns - 10.0 / 12f64.sqrt()).abs() < 1e-9);
-        // [90, 100] -> 2*90*100/190; [120, 130] -> 2*120*130/250.
-        assert!((v[0].0 - 18_000.0 / 190.0).abs() < 1e-9);
-        assert_eq!(v[0].1, 3);
-        assert!((v[1].0 - 124.8).abs() < 1e-9);
+        // [80, 101) and [120, 141), narrowed to the extremes 90 and 130.
+        assert_eq!(buckets, [(90.0, 100.0, 3), (120.0, 130.0, 2)]);
         b.latency = LatencyHistogram::default();
         assert_eq!(brick_distribution(&b), Distribution::Unknown);
         b.min_ns = 100;

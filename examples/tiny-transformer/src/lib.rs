@@ -14,7 +14,8 @@
 //! * [`model`] — the full model and [`Model::train_step`], organised in profiling phases;
 //! * [`optim`] — Adam; [`params`] — parameter storage and initialisation;
 //! * [`data`] — the synthetic data generator; [`rng`] — a tiny deterministic RNG;
-//! * [`config`] — hyper-parameters.
+//! * [`config`] — hyper-parameters; [`slowdown`] — a planted slowdown of one brick, for
+//!   testing performance gates.
 //!
 //! ```
 //! use tiny_transformer::{Batch, Config, Model};
@@ -33,6 +34,7 @@ pub mod model;
 pub mod optim;
 pub mod params;
 pub mod rng;
+pub mod slowdown;
 
 pub use config::Config;
 pub use data::{Batch, SyntheticData};

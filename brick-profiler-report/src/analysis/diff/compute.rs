@@ -1,99 +1,115 @@
-//! [`compute_diff`]: judges every brick in both runs, and the step time,
-//! by the rule the scorecard's regressions use: a change is flagged only
-//! when it is beyond the threshold, significant, and above the noise floor.
+//! [`compute_diff`]: judges every brick, phase, the step time and the
+//! throughput of a new run against one or more baselines. Each row gets an
+//! interval for its relative change (Hodges-Lehmann with the Mann-Whitney
+//! interval, or a z-interval of means for moments); it is a regression only
+//! when the whole interval lies beyond the threshold, raised to the
+//! baselines' own spread when there are several.
 
 use std::collections::HashMap;
 
+use super::judge::{Sample, decide, judge, judge_op};
 use super::memory::memory_rows;
-use super::model::{Criteria, ProfileDiff, RowDiff, ShiftTest, Verdict};
-use super::stats::{
-    MIN_MOMENT_SAMPLES, weight, weighted_mann_whitney, weighted_median, weighted_scaled_mad, z_test,
-};
-use crate::analysis::scorecard::{Severity, Thresholds};
-use crate::base::textfmt::duration;
-use crate::model::run::{Distribution, OpSummary, RunSummary};
+use super::model::{Change, Criteria, Metric, ProfileDiff, RowDiff};
+use crate::base::textfmt::signed_pct;
+use crate::model::run::{OpSummary, RunSummary};
 
-/// Compares `new` against `old`, brick by brick and step time, with the
-/// step-time thresholds, significance level, noise floor and minimum sample
-/// count of `thresholds`.
+/// Compares `new` against `baselines` (the last runs of the main branch, or
+/// one run) by `criteria`.
 #[must_use]
-pub fn compute_diff(old: &RunSummary, new: &RunSummary, thresholds: &Thresholds) -> ProfileDiff {
-    let criteria = Criteria {
-        warning: thresholds.step_time_warning,
-        critical: thresholds.step_time_critical,
-        alpha: thresholds.significance_alpha,
-        noise_floor_mads: thresholds.noise_floor_mads,
-        min_samples: thresholds.min_samples.max(2),
+pub fn compute_diff(
+    baselines: &[RunSummary],
+    new: &RunSummary,
+    criteria: &Criteria,
+) -> ProfileDiff {
+    let c = Criteria {
+        min_samples: criteria.min_samples.max(2),
+        ..*criteria
     };
     let mut notes = Vec::new();
-    let (olds, news) = (index(old, &mut notes), index(new, &mut notes));
-    let mut pairs: Vec<(&OpSummary, &OpSummary)> = olds
-        .iter()
-        .filter_map(|(name, o)| news.get(name).map(|n| (*o, *n)))
-        .collect();
-    pairs.sort_by(|a, b| {
-        let weight = |p: &(&OpSummary, &OpSummary)| p.0.total_ns.max(p.1.total_ns);
-        weight(b)
-            .cmp(&weight(a))
-            .then_with(|| a.0.name.cmp(&b.0.name))
-    });
+    if baselines.is_empty() {
+        notes.push("no baseline run: nothing was compared".to_owned());
+    }
+    let olds: Vec<HashMap<&str, &OpSummary>> =
+        baselines.iter().map(|b| index(b, &mut notes)).collect();
+    let news = index(new, &mut notes);
+    let in_all = |name: &str| !olds.is_empty() && olds.iter().all(|o| o.contains_key(name));
+    let mut common: Vec<&str> = news.keys().copied().filter(|n| in_all(n)).collect();
+    let total = |name: &str| {
+        olds.iter()
+            .filter_map(|o| o.get(name))
+            .chain(news.get(name))
+            .map(|o| o.total_ns)
+            .max()
+            .unwrap_or(0)
+    };
+    common.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.cmp(b)));
     let mut added: Vec<String> = news
         .keys()
-        .filter(|n| !olds.contains_key(*n))
+        .filter(|n| !in_all(n))
         .map(|n| (*n).to_owned())
         .collect();
     let mut removed: Vec<String> = olds
-        .keys()
+        .iter()
+        .flat_map(|o| o.keys())
         .filter(|n| !news.contains_key(*n))
         .map(|n| (*n).to_owned())
         .collect();
     added.sort();
     removed.sort();
-    let per_step = |side: &RunSummary, calls: Option<u64>| {
-        let steps = side.steps.filter(|&s| s > 0)?;
-        Some(calls? as f64 / steps as f64)
+    removed.dedup();
+    if baselines.len() > 1 && !added.is_empty() {
+        notes.push(format!(
+            "{} brick(s) missing from some baseline are not compared",
+            added.len()
+        ));
+    }
+    let speeds = if c.relative_to_run {
+        baseline_speeds(&olds, &common)
+    } else {
+        vec![1.0; olds.len()]
     };
-    let bricks = pairs
-        .into_iter()
-        .map(|(o, n)| {
-            let mut row = judge(
-                &o.name,
-                (calls(o), o.total_ns as f64, &o.distribution),
-                (calls(n), n.total_ns as f64, &n.distribution),
-                &criteria,
-            );
-            if let (Some(a), Some(b)) = (per_step(old, o.calls), per_step(new, n.calls))
-                && (a - b).abs() > 1e-9 * a.abs().max(1.0)
-            {
-                row.detail
-                    .push_str(&format!("; calls per step {a:.4} -> {b:.4}"));
-            }
+    let mut bricks: Vec<RowDiff> = common
+        .iter()
+        .map(|name| {
+            let sides: Vec<&OpSummary> = olds.iter().map(|o| o[name]).collect();
+            let mut row = judge_op(name, Metric::Latency, &sides, &speeds, news[name], &c);
+            row.flops_per_call = news[name].flops_per_call;
+            calls_per_step_note(&mut row, baselines, &sides, new, news[name]);
             row
         })
         .collect();
-    let step_time = if old.step_samples_ns.is_empty() || new.step_samples_ns.is_empty() {
-        notes.push("step time not compared: a run has no step samples".to_owned());
-        None
-    } else {
-        let samples = |s: &[u64]| -> Vec<(f64, u64)> { s.iter().map(|&x| (x as f64, 1)).collect() };
-        let (a, b) = (samples(&old.step_samples_ns), samples(&new.step_samples_ns));
-        let sum = |v: &[(f64, u64)]| v.iter().map(|x| x.0).sum::<f64>();
-        Some(judge(
-            "step time",
-            (weight(&a), sum(&a), &Distribution::Weighted(a.clone())),
-            (weight(&b), sum(&b), &Distribution::Weighted(b.clone())),
-            &criteria,
-        ))
-    };
+    let phases = phase_rows(baselines, new, &c);
+    let mut step_time = step_rows(baselines, new, &c, &mut notes);
+    let mut throughput = throughput_row(baselines, new, &c);
+    let busy = busy_change(&olds, baselines, &news, new, &common);
+    for r in step_time.iter_mut().chain(&mut throughput) {
+        outside_the_bricks(r, busy);
+        if baselines.len() == 1 {
+            one_baseline(r);
+        }
+    }
+    let run_shift = c.relative_to_run.then(|| run_shift(&bricks)).flatten();
+    if let Some(m) = run_shift {
+        for r in &mut bricks {
+            relative_to_run(r, m, baselines.len(), &c);
+        }
+        for r in step_time.iter_mut().chain(&mut throughput) {
+            whole_run_moved(r, m, &c);
+        }
+    }
     ProfileDiff {
-        old: old.name.clone(),
+        baselines: baselines.iter().map(|b| b.name.clone()).collect(),
         new: new.name.clone(),
-        criteria,
+        criteria: c,
+        peak_tflops: new.peak_tflops,
+        run_shift,
+        throughput,
         step_time,
+        phases,
         bricks,
         added,
         removed,
-        memory: memory_rows(&old.memory, &new.memory, &criteria),
+        memory: memory_rows(baselines, &new.memory, &c),
         notes,
     }
 }
@@ -113,177 +129,257 @@ fn index<'a>(side: &'a RunSummary, notes: &mut Vec<String>) -> HashMap<&'a str, 
     map
 }
 
-/// An op's calls; one whose source does not count them counts none (its
-/// mean is then unknown, and the row says it was not tested).
-fn calls(op: &OpSummary) -> u64 {
-    op.calls.unwrap_or(0)
-}
-
-/// Weighted values and their resolution (binning error), for the kinds
-/// that have them.
-fn values(d: &Distribution) -> Option<(&[(f64, u64)], f64)> {
-    match d {
-        Distribution::Weighted(v) => Some((v, 0.0)),
-        Distribution::Histogram {
-            values,
-            quantization_ns,
-        } => Some((values, *quantization_ns)),
-        _ => None,
-    }
-}
-
-/// One side: calls, total ns, distribution.
-type Side<'a> = (u64, f64, &'a Distribution);
-
-/// What a row's shift was judged by: which centre, the centres before
-/// and after, ns, the test when one could run, or why none could.
-type Judged = (&'static str, f64, f64, Option<ShiftTest>, Option<String>);
-
-fn judge(name: &str, old: Side<'_>, new: Side<'_>, c: &Criteria) -> RowDiff {
-    let (center, old_ns, new_ns, test, why_untested) = test_shift(old, new, c);
-    let change = (old_ns > 0.0).then(|| (new_ns - old_ns) / old_ns);
-    let (verdict, severity) = verdict_of(change, test.as_ref(), c);
-    let detail = match (&test, why_untested) {
-        (Some(t), _) => explain(t, center, c),
-        (None, Some(why)) => why,
-        (None, None) => String::new(),
+/// Says so when the calls per step moved: a per-call time then compares
+/// different work.
+fn calls_per_step_note(
+    row: &mut RowDiff,
+    baselines: &[RunSummary],
+    olds: &[&OpSummary],
+    new: &RunSummary,
+    n: &OpSummary,
+) {
+    let steps: u64 = baselines.iter().filter_map(|b| b.steps).sum();
+    let calls: Option<u64> = olds.iter().map(|o| o.calls).sum();
+    let per_step = |calls: Option<u64>, steps: Option<u64>| {
+        Some(calls? as f64 / steps.filter(|&s| s > 0)? as f64)
     };
-    let detail = if change.is_none() {
-        format!("no time before: no relative change; {detail}")
-    } else {
-        detail
-    };
-    RowDiff {
-        name: name.to_owned(),
-        old_calls: old.0,
-        new_calls: new.0,
-        old_ns,
-        new_ns,
-        center,
-        change,
-        test,
-        verdict,
-        severity,
-        detail,
-    }
-}
-
-/// The shift test the two sides' distributions allow: Mann-Whitney on
-/// weighted values (or histograms), a z-test on moments, else none.
-fn test_shift(old: Side<'_>, new: Side<'_>, c: &Criteria) -> Judged {
-    let mean = |s: Side<'_>| if s.0 > 0 { s.1 / s.0 as f64 } else { 0.0 };
-    if let (Some((a, resolution)), Some((b, _))) = (values(old.2), values(new.2)) {
-        let (ma, mb) = (weighted_median(a), weighted_median(b));
-        let (na, nb) = (weight(a), weight(b));
-        let min = c.min_samples as u64;
-        if na < min || nb < min {
-            let why = format!("too few samples to test ({na} vs {nb}, {min} needed per side)");
-            return ("median", ma, mb, None, Some(why));
-        }
-        let p = weighted_mann_whitney(b, a).unwrap_or(1.0);
-        // Spread finer than the histogram's bins is not seen: the binning
-        // error bounds the noise from below.
-        let floor = c.noise_floor_mads * weighted_scaled_mad(a).max(resolution);
-        let test = shift_test("mann-whitney", (na, nb), p, mb - ma, floor, c);
-        return ("median", ma, mb, Some(test), None);
-    }
-    if let (
-        &Distribution::Moments {
-            mean: m1,
-            stddev: s1,
-            n: n1,
-        },
-        &Distribution::Moments {
-            mean: m2,
-            stddev: s2,
-            n: n2,
-        },
-    ) = (old.2, new.2)
+    if let (Some(a), Some(b)) = (per_step(calls, Some(steps)), per_step(n.calls, new.steps))
+        && (a - b).abs() > 1e-9 * a.abs().max(1.0)
     {
-        let min = (c.min_samples as u64).max(MIN_MOMENT_SAMPLES);
-        return match z_test(m1, s1, n1, m2, s2, n2).filter(|_| n1 >= min && n2 >= min) {
-            Some(p) => {
-                let floor = c.noise_floor_mads * s1;
-                let test = shift_test("z-test", (n1, n2), p, m2 - m1, floor, c);
-                ("mean", m1, m2, Some(test), None)
-            }
-            None => {
-                let why = format!("too few samples to test ({n1} vs {n2}, {min} needed per side)");
-                ("mean", m1, m2, None, Some(why))
-            }
-        };
-    }
-    let why = if matches!(old.2, Distribution::Unknown) || matches!(new.2, Distribution::Unknown) {
-        "no per-call distribution: judged by the threshold alone"
-    } else {
-        "the runs describe their distributions differently: judged by the threshold alone"
-    };
-    ("mean", mean(old), mean(new), None, Some(why.to_owned()))
-}
-
-/// The verdict of a relative `change` and the shift test behind it.
-fn verdict_of(
-    change: Option<f64>,
-    test: Option<&ShiftTest>,
-    c: &Criteria,
-) -> (Verdict, Option<Severity>) {
-    let beyond = change.filter(|ch| ch.abs() > c.warning);
-    match (beyond, test) {
-        (None, _) => (Verdict::Unchanged, None),
-        (Some(ch), Some(t)) if t.significant && ch > 0.0 => {
-            let sev = if ch > c.critical {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            (Verdict::Regression, Some(sev))
-        }
-        (Some(ch), Some(t)) if t.significant && ch < 0.0 => (Verdict::Improvement, None),
-        (Some(_), Some(_)) => (Verdict::Noise, None),
-        (Some(ch), None) if ch > 0.0 => (Verdict::Untested, None),
-        (Some(_), None) => (Verdict::Unchanged, None),
+        row.detail
+            .push_str(&format!("; calls per step {a:.4} -> {b:.4}"));
     }
 }
 
-fn shift_test(
-    method: &'static str,
-    samples: (u64, u64),
-    p_value: f64,
-    shift_ns: f64,
-    noise_floor_ns: f64,
-    c: &Criteria,
-) -> ShiftTest {
-    ShiftTest {
-        method,
-        samples,
-        p_value,
-        shift_ns,
-        noise_floor_ns,
-        significant: p_value < c.alpha && shift_ns.abs() > noise_floor_ns,
+/// Phases in the new run and every baseline. Phases keep totals and counts
+/// only, so they get a mean and no interval.
+fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<RowDiff> {
+    let mut rows: Vec<RowDiff> = new
+        .phases
+        .iter()
+        .filter(|p| p.calls.unwrap_or(0) > 0)
+        .filter_map(|p| {
+            let olds: Vec<&OpSummary> = baselines
+                .iter()
+                .map(|b| {
+                    b.phases
+                        .iter()
+                        .find(|q| q.name == p.name && q.calls.unwrap_or(0) > 0)
+                })
+                .collect::<Option<_>>()?;
+            (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, &[], p, c))
+        })
+        .collect();
+    for r in &mut rows {
+        r.detail = "not enough samples: phases keep totals and counts only, no per-occurrence \
+                    distribution: no interval"
+            .to_owned();
     }
+    rows
 }
 
-fn explain(t: &ShiftTest, center: &str, c: &Criteria) -> String {
-    let p = if t.p_value >= 0.001 {
-        format!("{:.3}", t.p_value)
-    } else {
-        format!("{:.1e}", t.p_value)
-    };
-    let (method, scale) = match t.method {
-        "z-test" => ("z-test of means", "noise: standard deviation"),
-        _ => (
-            "Mann-Whitney U",
-            "noise: scaled MAD, at least the binning error",
-        ),
-    };
-    let sign = if t.shift_ns < 0.0 { "-" } else { "+" };
-    format!(
-        "{method} on {} vs {} samples: p={p} (alpha {}), {center} shift {sign}{} vs noise floor {} ({}x the old run's {scale})",
-        t.samples.0,
-        t.samples.1,
-        c.alpha,
-        duration(t.shift_ns.abs()),
-        duration(t.noise_floor_ns),
-        c.noise_floor_mads
+fn steps_of(s: &RunSummary) -> Sample {
+    Sample::Values(
+        s.step_samples_ns.iter().map(|&x| (x as f64, 1)).collect(),
+        false,
     )
+}
+
+fn step_rows(
+    baselines: &[RunSummary],
+    new: &RunSummary,
+    c: &Criteria,
+    notes: &mut Vec<String>,
+) -> Option<RowDiff> {
+    if baselines.is_empty() {
+        return None;
+    }
+    if new.step_samples_ns.is_empty() || baselines.iter().any(|b| b.step_samples_ns.is_empty()) {
+        notes.push("step time not compared: a run has no step samples".to_owned());
+        return None;
+    }
+    let olds = baselines.iter().map(steps_of).collect();
+    Some(judge("step time", Metric::StepTime, olds, steps_of(new), c))
+}
+
+/// Tokens per second of each step, when the run counts tokens per step.
+fn throughput_of(s: &RunSummary) -> Option<Sample> {
+    if s.step_tokens.len() != s.step_samples_ns.len() || s.step_tokens.iter().all(|&t| t == 0) {
+        return None;
+    }
+    let values = s
+        .step_samples_ns
+        .iter()
+        .zip(&s.step_tokens)
+        .filter(|(ns, _)| **ns > 0)
+        .map(|(&ns, &t)| (t as f64 / (ns as f64 / 1e9), 1))
+        .collect();
+    Some(Sample::Values(values, false))
+}
+
+fn throughput_row(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Option<RowDiff> {
+    let olds: Vec<Sample> = baselines.iter().map(throughput_of).collect::<Option<_>>()?;
+    if olds.is_empty() {
+        return None;
+    }
+    Some(judge(
+        "throughput",
+        Metric::Throughput,
+        olds,
+        throughput_of(new)?,
+        c,
+    ))
+}
+
+/// Fewest bricks with an interval for a run-wide shift: with fewer, a
+/// brick's own change would be too much of it.
+const MIN_BRICKS_FOR_SHIFT: usize = 5;
+
+/// The run-wide shift: the median relative change of the bricks with an
+/// interval, each brick one vote (a brick that dominates the time must not
+/// set the machine's speed alone).
+fn run_shift(bricks: &[RowDiff]) -> Option<f64> {
+    let mut v: Vec<f64> = bricks
+        .iter()
+        .filter(|r| r.interval.is_some())
+        .filter_map(|r| r.relative)
+        .filter(|x| x.is_finite())
+        .collect();
+    if v.len() < MIN_BRICKS_FOR_SHIFT {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let m = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    };
+    (m > -1.0).then_some(m)
+}
+
+/// Restates a brick's change and interval relative to the run-wide shift
+/// `m` (`(1 + x) / (1 + m) - 1`), and judges it again.
+fn relative_to_run(r: &mut RowDiff, m: f64, runs: usize, c: &Criteria) {
+    let Some((lo, hi)) = r.interval else { return };
+    let rel = |x: f64| (1.0 + x) / (1.0 + m) - 1.0;
+    r.relative = r.relative.map(rel);
+    r.interval = Some((rel(lo), rel(hi)));
+    r.run_shift = Some(m);
+    decide(r, runs, c);
+}
+
+/// A step time or throughput that got worse with every brick alike: the
+/// machine slower as a whole, or a change that touches every brick; one
+/// comparison cannot tell which, so it is inconclusive, not failed.
+fn whole_run_moved(r: &mut RowDiff, m: f64, c: &Criteria) {
+    let worse_run = m > c.threshold;
+    if r.change == Change::Regression && worse_run {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(&format!(
+            "; but every brick moved alike (run-wide shift {}): a machine slower as a whole or a \
+             change that touches every brick, which one comparison cannot tell apart, so \
+             inconclusive (--strict fails it; more baselines tell them apart)",
+            signed_pct(m)
+        ));
+    }
+}
+
+/// Each baseline's machine speed against the first: the median, over the
+/// bricks in every run, of the brick's centre over its centre in the
+/// first baseline (1 for each with fewer than [`MIN_BRICKS_FOR_SHIFT`]
+/// bricks). Dividing by it keeps a baseline taken on a slower moment of
+/// the machine from widening the pool and the spread.
+fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str]) -> Vec<f64> {
+    let Some(first) = olds.first() else {
+        return Vec::new();
+    };
+    olds.iter()
+        .map(|o| {
+            let mut ratios: Vec<f64> = common
+                .iter()
+                .filter_map(|name| {
+                    let (a, b) = (
+                        Sample::of(first[name]).center(),
+                        Sample::of(o[name]).center(),
+                    );
+                    (a > 0.0 && b > 0.0).then(|| b / a)
+                })
+                .collect();
+            if ratios.len() < MIN_BRICKS_FOR_SHIFT {
+                return 1.0;
+            }
+            ratios.sort_by(f64::total_cmp);
+            ratios[ratios.len() / 2]
+        })
+        .collect()
+}
+
+/// The relative change of the bricks' time per step (each brick's centre
+/// times its calls per step, summed over the bricks in every run), new
+/// against the baselines' mean; `None` without steps or bricks.
+fn busy_change(
+    olds: &[HashMap<&str, &OpSummary>],
+    baselines: &[RunSummary],
+    news: &HashMap<&str, &OpSummary>,
+    new: &RunSummary,
+    common: &[&str],
+) -> Option<f64> {
+    let busy = |ops: &HashMap<&str, &OpSummary>, run: &RunSummary| -> Option<f64> {
+        let steps = run.steps.filter(|&s| s > 0)? as f64;
+        Some(
+            common
+                .iter()
+                .map(|name| {
+                    let op = ops[name];
+                    Sample::of(op).center() * op.calls.unwrap_or(0) as f64 / steps
+                })
+                .sum(),
+        )
+    };
+    let old: Vec<f64> = olds
+        .iter()
+        .zip(baselines)
+        .map(|(o, b)| busy(o, b))
+        .collect::<Option<_>>()?;
+    let old = old.iter().sum::<f64>() / old.len().max(1) as f64;
+    let new = busy(news, new)?;
+    (old > 0.0 && !common.is_empty()).then(|| new / old - 1.0)
+}
+
+/// A step time or throughput judged worse while the bricks' own time per
+/// step did not move beyond the threshold: the extra wall time is outside
+/// the bricks, in waits for a core on a loaded machine (which a brick's
+/// median call shrugs off) or in code no brick covers. One comparison
+/// cannot tell which, so it is inconclusive, not failed.
+fn outside_the_bricks(r: &mut RowDiff, busy: Option<f64>) {
+    let Some(busy) = busy else { return };
+    if r.change == Change::Regression && busy <= r.threshold {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(&format!(
+            "; but the bricks' time per step moved {} only: the extra time is outside the \
+             bricks (waits for a core on a loaded machine, or code no brick covers), so \
+             inconclusive (--strict fails it)",
+            signed_pct(busy)
+        ));
+    }
+}
+
+/// A step time or throughput judged worse against one baseline: wall time
+/// includes every wait for a core, which moves with the machine's load far
+/// more than a brick's median call, and one run cannot say how much. So it
+/// is inconclusive, not failed, until several baselines measure that spread.
+fn one_baseline(r: &mut RowDiff) {
+    if r.change == Change::Regression {
+        r.change = Change::Inconclusive;
+        r.severity = None;
+        r.detail.push_str(
+            "; but against one baseline: a step's wall time moves with the machine's load \
+             (every wait for a core counts) by more than one run shows, so inconclusive \
+             (--strict fails it); give several baselines (the last runs on main) to measure \
+             that spread",
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! Memory regressions: per brick and memory kind, bytes allocated per call,
-//! allocations per call and peak bytes before and after. Allocations are
+//! allocations per call and peak bytes before and after (against the
+//! baseline whose bytes per call are the median, when there are several). Allocations are
 //! counted exactly, so a change needs no significance test: it is flagged
 //! when beyond the time threshold and above a floor that one stray
 //! allocation cannot cross.
@@ -8,8 +9,9 @@ use profiler_core::alloc::BrickMemory;
 #[cfg(test)]
 use profiler_core::alloc::MemoryKind;
 
-use super::model::{Criteria, MemoryDiff, Verdict};
+use super::model::{Change, Criteria, MemoryDiff};
 use crate::analysis::scorecard::Severity;
+use crate::model::run::RunSummary;
 
 /// Increases smaller than this many bytes (per call, or of the peak) are
 /// never flagged.
@@ -24,16 +26,27 @@ fn measure(old: f64, new: f64, floor: f64) -> (Option<f64>, bool) {
     (change, (new - old).abs() >= floor)
 }
 
-/// Every brick and kind charged on both sides, most allocated first.
+/// Every brick and kind charged on both sides, most allocated first. With
+/// several baselines, each brick is compared against the baseline whose
+/// bytes per call are the median of theirs.
 pub(crate) fn memory_rows(
-    old: &[BrickMemory],
+    baselines: &[RunSummary],
     new: &[BrickMemory],
     criteria: &Criteria,
 ) -> Vec<MemoryDiff> {
-    let mut rows: Vec<MemoryDiff> = old
+    let mut rows: Vec<MemoryDiff> = new
         .iter()
-        .filter_map(|o| {
-            let n = new.iter().find(|n| n.name == o.name && n.kind == o.kind)?;
+        .filter_map(|n| {
+            let mut olds: Vec<&BrickMemory> = baselines
+                .iter()
+                .filter_map(|b| {
+                    b.memory
+                        .iter()
+                        .find(|o| o.name == n.name && o.kind == n.kind)
+                })
+                .collect();
+            olds.sort_by(|a, b| per_call(a).0.total_cmp(&per_call(b).0));
+            let o = olds.get(olds.len() / 2)?;
             Some(judge(o, n, criteria))
         })
         .collect();
@@ -71,7 +84,7 @@ fn judge(o: &BrickMemory, n: &BrickMemory, criteria: &Criteria) -> MemoryDiff {
     let (mut worse, mut better) = (Vec::new(), Vec::new());
     for (what, old, new, floor) in measures {
         let (c, clears) = measure(old, new, floor);
-        let beyond = c.is_none_or(|c| c.abs() > criteria.warning);
+        let beyond = c.is_none_or(|c| c.abs() > criteria.threshold);
         if new > old && clears && beyond {
             worse.push(format!("{what} {old:.1} -> {new:.1}"));
         } else if new < old && clears && beyond {
@@ -90,11 +103,11 @@ fn judge(o: &BrickMemory, n: &BrickMemory, criteria: &Criteria) -> MemoryDiff {
         } else {
             Severity::Warning
         };
-        (Verdict::Regression, Some(severity), worse.join(", "))
+        (Change::Regression, Some(severity), worse.join(", "))
     } else if !better.is_empty() {
-        (Verdict::Improvement, None, better.join(", "))
+        (Change::Improvement, None, better.join(", "))
     } else {
-        (Verdict::Unchanged, None, String::new())
+        (Change::NoChange, None, String::new())
     };
     MemoryDiff {
         name: o.name.clone(),
@@ -102,8 +115,8 @@ fn judge(o: &BrickMemory, n: &BrickMemory, criteria: &Criteria) -> MemoryDiff {
         bytes_per_call: (ob, nb),
         allocations_per_call: (oa, na),
         peak_bytes: (o.peak_bytes, n.peak_bytes),
-        change,
-        verdict,
+        relative: change,
+        change: verdict,
         severity,
         detail,
     }
@@ -129,25 +142,33 @@ mod tests {
         }
     }
 
+    /// One baseline run holding `memory`.
+    fn base(memory: BrickMemory) -> Vec<RunSummary> {
+        vec![RunSummary {
+            memory: vec![memory],
+            ..RunSummary::default()
+        }]
+    }
+
     fn criteria() -> Criteria {
         Criteria {
-            warning: 0.05,
+            threshold: 0.05,
             critical: 0.5,
             alpha: 0.01,
-            noise_floor_mads: 3.0,
             min_samples: 5,
+            relative_to_run: true,
         }
     }
 
     #[test]
     fn more_allocations_per_call_is_a_regression() {
         let rows = memory_rows(
-            &[brick(10, 10 * 8192, 10, 8192)],
+            &base(brick(10, 10 * 8192, 10, 8192)),
             &[brick(10, 10 * 8192, 30, 8192)],
             &criteria(),
         );
         assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0].verdict, Verdict::Regression);
+        assert_eq!(rows[0].change, Change::Regression);
         assert_eq!(rows[0].severity, Some(Severity::Critical));
         assert!(rows[0].detail.contains("allocations per call 1.0 -> 3.0"));
     }
@@ -155,26 +176,26 @@ mod tests {
     #[test]
     fn a_stray_allocation_or_same_memory_is_not_flagged() {
         let same = memory_rows(
-            &[brick(10, 80_000, 10, 8000)],
+            &base(brick(10, 80_000, 10, 8000)),
             &[brick(10, 80_000, 10, 8000)],
             &criteria(),
         );
-        assert_eq!(same[0].verdict, Verdict::Unchanged);
+        assert_eq!(same[0].change, Change::NoChange);
         let stray = memory_rows(
-            &[brick(10, 1000, 10, 100)],
+            &base(brick(10, 1000, 10, 100)),
             &[brick(10, 1100, 11, 200)],
             &criteria(),
         );
-        assert_eq!(stray[0].verdict, Verdict::Unchanged, "{:?}", stray[0]);
+        assert_eq!(stray[0].change, Change::NoChange, "{:?}", stray[0]);
     }
 
     #[test]
     fn less_peak_memory_is_an_improvement() {
         let rows = memory_rows(
-            &[brick(1, 0, 0, 1 << 20)],
+            &base(brick(1, 0, 0, 1 << 20)),
             &[brick(1, 0, 0, 1 << 10)],
             &criteria(),
         );
-        assert_eq!(rows[0].verdict, Verdict::Improvement);
+        assert_eq!(rows[0].change, Change::Improvement);
     }
 }

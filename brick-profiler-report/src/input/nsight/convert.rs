@@ -96,6 +96,7 @@ impl NsysReport {
                         None => Distribution::Unknown,
                     },
                     median_ns: None,
+                    flops_per_call: None,
                 })
                 .collect(),
             ..RunSummary::default()
@@ -184,6 +185,7 @@ pub fn full_profiles_to_run_summary(profiles: &[FullProfile], label: &str) -> Ru
                     total_ns: values.iter().map(|v| v.0).sum::<f64>().round() as u64,
                     distribution: Distribution::Weighted(values),
                     median_ns: None,
+                    flops_per_call: None,
                 })
             })
             .collect(),

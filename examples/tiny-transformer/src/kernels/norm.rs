@@ -13,6 +13,7 @@ pub const RMS_EPS: f32 = 1e-5;
 /// (square-accumulate, then two multiplies); bytes `4·(2·rows·dim + dim + rows)`.
 #[brick(RmsNorm, elements = x.len(), bytes = 4 * (2 * x.len() + dim + inv_rms.len()), flops = 4 * x.len())]
 pub fn rmsnorm_forward(x: &[f32], gain: &[f32], y: &mut [f32], inv_rms: &mut [f32], dim: usize) {
+    let started = std::time::Instant::now();
     let rows = x.len() / dim;
     assert_eq!(gain.len(), dim);
     assert_eq!(x.len(), rows * dim);
@@ -30,6 +31,7 @@ pub fn rmsnorm_forward(x: &[f32], gain: &[f32], y: &mut [f32], inv_rms: &mut [f3
             *yi = xi * r * gi;
         }
     }
+    crate::slowdown::pad("RmsNorm", started);
 }
 
 /// RMSNorm backward: `dx += ∂L/∂x`, `dgain += ∂L/∂gain` given `dy = ∂L/∂y`.
