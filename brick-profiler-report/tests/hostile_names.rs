@@ -15,7 +15,7 @@ use profiler_core::{
         TimelineEvent,
     },
 };
-use profiler_report::export::merge_ranks;
+use profiler_report::export::{merge_ranks, write_perfetto_trace_to};
 use profiler_report::{
     HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
     scorecard::{ScorecardBuilder, TrainingScorecard},
@@ -284,6 +284,38 @@ fn json_outputs_parse_and_keep_every_name_exactly() {
     let text = sc.to_json();
     json(&text, "scorecard JSON");
     assert_eq!(TrainingScorecard::from_json(&text).expect("round trip"), sc);
+}
+
+/// A protobuf string field: key (field 2, length-delimited), varint length,
+/// the bytes.
+fn proto_string(name: &str) -> Vec<u8> {
+    let mut out = vec![0x12];
+    let mut len = name.len();
+    while len >= 0x80 {
+        out.push((len as u8 & 0x7f) | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
+    out.extend_from_slice(name.as_bytes());
+    out
+}
+
+#[test]
+fn perfetto_trace_keeps_every_name_byte_for_byte() {
+    let mut bytes = Vec::new();
+    let written = write_perfetto_trace_to(&profile(), &mut bytes).expect("in memory");
+    assert!(
+        written.events > 0 && written.warnings.is_empty(),
+        "{written:?}"
+    );
+    // Each name is interned once, as `EventName.name` (field 2): its
+    // bytes unchanged (Perfetto's strings are raw UTF-8, no escaping).
+    for name in hostile() {
+        let field = proto_string(&name);
+        let found = bytes.windows(field.len()).any(|w| w == field.as_slice());
+        assert!(found, "pftrace lost {name:?}");
+    }
+    // Perfetto's own schema reads it in `integration/tests/perfetto.rs`.
 }
 
 // ---------------------------------------------------------------- folded

@@ -1,0 +1,81 @@
+//! A slice's args as debug annotations: the same args the Chrome trace
+//! writes (serialised once through `serde_json`, so both formats carry the
+//! same keys and values), with interned keys. Integers stay integers,
+//! floats doubles, arrays and objects nested annotations (empty ones as
+//! their JSON text, which nesting cannot tell from a missing value); a
+//! `null` (a NaN the JSON side cannot print) is a key without a value.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::proto::DebugAnnotation;
+use super::sequence::Interner;
+
+/// The debug annotations of `args` (an object of the Chrome trace's
+/// `args`); none for anything else.
+pub(super) fn annotations(interner: &mut Interner, args: &impl Serialize) -> Vec<DebugAnnotation> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(map)) => map
+            .iter()
+            .map(|(key, value)| interner.arg(key, annotation(value)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One value, without its key.
+fn annotation(value: &Value) -> DebugAnnotation {
+    let mut out = DebugAnnotation::default();
+    match value {
+        Value::Null => {}
+        Value::Bool(b) => out.bool_value = Some(*b),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.uint_value = Some(u);
+            } else if let Some(i) = n.as_i64() {
+                out.int_value = Some(i);
+            } else {
+                out.double_value = n.as_f64();
+            }
+        }
+        Value::String(s) => out.string_value = Some(s.clone()),
+        Value::Array(items) if items.is_empty() => out.legacy_json_value = Some("[]".into()),
+        Value::Object(map) if map.is_empty() => out.legacy_json_value = Some("{}".into()),
+        Value::Array(items) => out.array_values = items.iter().map(annotation).collect(),
+        Value::Object(map) => {
+            out.dict_entries = map
+                .iter()
+                .map(|(key, value)| DebugAnnotation {
+                    name: Some(key.clone()),
+                    ..annotation(value)
+                })
+                .collect();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_keep_their_type_and_arrays_nest() {
+        let mut interner = Interner::default();
+        let args = serde_json::json!({"bytes": 7, "rate": 2.5, "shape": [[2, 3]], "dir": "forward", "none": []});
+        let out = annotations(&mut interner, &args);
+        let mut find = |k: &str| {
+            let id = interner.key(k);
+            out.iter()
+                .find(|a| a.name_iid == Some(id))
+                .cloned()
+                .expect(k)
+        };
+        assert_eq!(find("bytes").uint_value, Some(7));
+        assert_eq!(find("rate").double_value, Some(2.5));
+        assert_eq!(find("dir").string_value.as_deref(), Some("forward"));
+        let shape = find("shape");
+        assert_eq!(shape.array_values[0].array_values[1].uint_value, Some(3));
+        assert_eq!(find("none").legacy_json_value.as_deref(), Some("[]"));
+    }
+}
