@@ -38,6 +38,7 @@ use clap::Parser;
 use profiler::hardware::{MemoryLevel, Precision};
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
+use profiler_report::export::TraceFormat;
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory
@@ -55,7 +56,8 @@ mod reports;
 use reports::{baselines, ceiling_peak, ceilings, parity, roofline, write_reports};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
-/// the training scorecard and write profile.json, trace.json, flamegraph.svg,
+/// the training scorecard and write profile.json, trace.json (or
+/// trace.pftrace, see --trace-format), flamegraph.svg,
 /// roofline.svg, report.html and scorecard.json (and parity.* with a
 /// baseline).
 #[derive(Debug, Clone, Parser)]
@@ -148,6 +150,11 @@ pub(crate) struct Args {
     /// 0.5 s, every step (a straggler to find).
     #[arg(long, value_name = "R")]
     pub(crate) slow_rank: Option<u32>,
+    /// Timeline file(s) to write: json (trace.json: HTA, chrome://tracing,
+    /// jq), perfetto (trace.pftrace: a fifth of the size, for long runs in
+    /// the Perfetto UI) or both.
+    #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
+    pub(crate) trace_format: TraceFormat,
 }
 
 /// Parses `NAME=LEVEL`.
@@ -322,6 +329,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         parity.as_ref(),
         &baselines,
         &args.out,
+        args.trace_format,
     )?;
     if let Ok(linger) = Duration::try_from_secs_f64(args.metrics_linger) {
         std::thread::sleep(linger);

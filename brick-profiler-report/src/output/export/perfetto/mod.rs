@@ -1,7 +1,9 @@
 //! Perfetto's native trace format (`trace.pftrace`): a `Trace` protobuf of
-//! track descriptors and track events, the format Perfetto's own SDK
-//! writes, streamed packet by packet as the profile is walked. It shows
-//! what the Chrome trace shows, in about a fifth of the bytes.
+//! track descriptors and track events as Perfetto's SDK writes them
+//! (interned names, one sequence per thread with an incremental clock),
+//! compressed in chunks as Perfetto's tracing service does, streamed as
+//! the profile is walked. It shows what the Chrome trace shows in a small
+//! fraction of the bytes (see `docs/PERFORMANCE.md`).
 
 mod args;
 mod proto;
@@ -15,7 +17,7 @@ use profiler_core::Profile;
 
 use super::run_facts::timeline_warning;
 use crate::output::error::ExportError;
-use sequence::Sequence;
+use sequence::Packets;
 use walk::Walk;
 
 /// What [`write_perfetto_trace`] wrote.
@@ -34,7 +36,7 @@ pub struct PerfettoTraceSummary {
 
 /// Writes `profile` as a Perfetto trace (the `Trace` protobuf,
 /// `trace.pftrace`) to `path` atomically, streamed: memory is the interning
-/// tables and one packet, never the whole trace.
+/// tables and one chunk of packets, never the whole trace.
 ///
 /// The file holds what [`chrome_trace_json`](crate::output::export::chrome::chrome_trace_json)
 /// holds, in Perfetto's track event format:
@@ -44,15 +46,25 @@ pub struct PerfettoTraceSummary {
 ///   timer timed the bricks;
 /// - steps, phases, layers and bricks as nested slices (`TYPE_SLICE_BEGIN`
 ///   and `TYPE_SLICE_END`, same nesting and clamping, same category), their
-///   args as debug annotations; `ProfilerStep#N` slices for a rank;
-/// - each device-timed brick's kernel on the stream track, linked by a flow
-///   (`flow_ids` on the brick, `terminating_flow_ids` on the kernel);
+///   args as debug annotations; `ProfilerStep#N` slices for a rank. The
+///   rates the Chrome trace derives for viewers that cannot compute
+///   (`gflop_per_s`, `gb_per_s`, `flop_per_byte`, `tokens_per_s`) are left
+///   out: Perfetto's SQL derives them from the slice (`flops / dur`);
+/// - each device-timed brick's kernel on a `stream 7 (device 0)` track of
+///   its launching thread (kernels of two threads never mis-nest), linked
+///   by a flow (`flow_ids` on the brick, `terminating_flow_ids` on the
+///   kernel);
 /// - `profiler::counter` values, live memory and op output sizes as
 ///   counter tracks;
 /// - warnings as instant events at time 0 on the process track.
 ///
-/// Event names, categories and arg keys are interned once on the one
-/// packet sequence. Times are ns since the run's start.
+/// Each timeline thread is one packet sequence (its track the default,
+/// timestamps deltas on Perfetto's incremental clock); descriptors,
+/// kernels, ops and counters are another. Event names, categories, arg keys
+/// and string values are interned once per sequence. Packets are written
+/// in zlib-compressed chunks (`compressed_packets`, as `traced` writes with
+/// `compression_type: COMPRESSION_TYPE_DEFLATE`); Perfetto's UI and trace
+/// processor inflate them. Times are ns since the run's start.
 ///
 /// ```no_run
 /// let written = profiler_report::write_perfetto_trace(&profiler::snapshot(), "trace.pftrace")?;
@@ -98,9 +110,9 @@ pub fn write_perfetto_trace_to(
     profile: &Profile,
     out: impl Write,
 ) -> std::io::Result<PerfettoTraceSummary> {
-    let seq = Walk::new(profile, Sequence::new(out)).run()?;
-    let (packets, events) = seq.counts();
-    seq.finish()?;
+    let written = Walk::new(profile, Packets::new(out)).run()?;
+    let (packets, events) = written.counts();
+    written.finish()?;
     Ok(PerfettoTraceSummary {
         packets,
         events,

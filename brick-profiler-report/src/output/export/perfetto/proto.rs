@@ -4,7 +4,8 @@
 //! (`protos/perfetto/trace/trace.proto`, `trace_packet.proto`,
 //! `track_event/{track_event,track_descriptor,debug_annotation,
 //! counter_descriptor,process_descriptor,thread_descriptor}.proto`,
-//! `interned_data/interned_data.proto`), so no `protoc` is needed to build.
+//! `interned_data/interned_data.proto`, `clock_snapshot.proto`,
+//! `trace_packet_defaults.proto`), so no `protoc` is needed to build.
 //!
 //! The schema is proto2: repeated scalars are written unpacked, as
 //! Perfetto's own writer (protozero) does and its readers expect. Fields of
@@ -42,7 +43,68 @@ pub(crate) struct TracePacket {
     /// Set on the first packet the sequence writes.
     #[prost(bool, optional, tag = "87")]
     pub(crate) first_packet_on_sequence: Option<bool>,
+    /// The clocks' values at one instant (here: the incremental clock's
+    /// base).
+    #[prost(message, optional, tag = "6")]
+    pub(crate) clock_snapshot: Option<ClockSnapshot>,
+    /// The clock of this packet's `timestamp`, when not the default.
+    #[prost(uint32, optional, tag = "58")]
+    pub(crate) timestamp_clock_id: Option<u32>,
+    /// Defaults for the sequence's later packets.
+    #[prost(message, optional, tag = "59")]
+    pub(crate) trace_packet_defaults: Option<TracePacketDefaults>,
+    /// Packets (a `Trace`, field 1 each), compressed with zlib.
+    #[prost(bytes = "vec", optional, tag = "50")]
+    pub(crate) compressed_packets: Option<Vec<u8>>,
 }
+
+/// `perfetto.protos.TracePacketDefaults`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct TracePacketDefaults {
+    /// The clock of packets that name none.
+    #[prost(uint32, optional, tag = "58")]
+    pub(crate) timestamp_clock_id: Option<u32>,
+    /// Defaults of track events.
+    #[prost(message, optional, tag = "11")]
+    pub(crate) track_event_defaults: Option<TrackEventDefaults>,
+}
+
+/// `perfetto.protos.TrackEventDefaults`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct TrackEventDefaults {
+    /// The track of events that name none.
+    #[prost(uint64, optional, tag = "11")]
+    pub(crate) track_uuid: Option<u64>,
+}
+
+/// `perfetto.protos.ClockSnapshot`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct ClockSnapshot {
+    /// The clocks.
+    #[prost(message, repeated, tag = "1")]
+    pub(crate) clocks: Vec<Clock>,
+}
+
+/// `perfetto.protos.ClockSnapshot.Clock`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct Clock {
+    /// `BuiltinClocks` id, or 64-127 for a clock of the sequence.
+    #[prost(uint32, optional, tag = "1")]
+    pub(crate) clock_id: Option<u32>,
+    /// Its value, ns.
+    #[prost(uint64, optional, tag = "2")]
+    pub(crate) timestamp: Option<u64>,
+    /// Timestamps in this clock are deltas from the previous one.
+    #[prost(bool, optional, tag = "3")]
+    pub(crate) is_incremental: Option<bool>,
+}
+
+/// `ClockSnapshot.Clock.BuiltinClocks.BOOTTIME`: the default clock of
+/// track events.
+pub(crate) const CLOCK_BOOTTIME: u32 = 6;
+/// The sequence's incremental clock (ids 64-127 belong to the sequence),
+/// as Perfetto's SDK defines it.
+pub(crate) const CLOCK_INCREMENTAL: u32 = 64;
 
 /// `TracePacket.SequenceFlags.SEQ_INCREMENTAL_STATE_CLEARED`.
 pub(crate) const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
@@ -108,6 +170,9 @@ pub(crate) struct DebugAnnotation {
     /// A string value.
     #[prost(string, optional, tag = "6")]
     pub(crate) string_value: Option<String>,
+    /// An interned string value (`debug_annotation_string_values` id).
+    #[prost(uint64, optional, tag = "17")]
+    pub(crate) string_value_iid: Option<u64>,
     /// A value as JSON text: the writer's empty arrays and objects, which
     /// `array_values` and `dict_entries` cannot tell from a missing value.
     #[prost(string, optional, tag = "9")]
@@ -203,6 +268,9 @@ pub(crate) struct InternedData {
     /// Debug annotation keys.
     #[prost(message, repeated, tag = "3")]
     pub(crate) debug_annotation_names: Vec<Interned>,
+    /// Debug annotation string values.
+    #[prost(message, repeated, tag = "29")]
+    pub(crate) debug_annotation_string_values: Vec<InternedString>,
 }
 
 impl InternedData {
@@ -211,6 +279,7 @@ impl InternedData {
         self.event_categories.is_empty()
             && self.event_names.is_empty()
             && self.debug_annotation_names.is_empty()
+            && self.debug_annotation_string_values.is_empty()
     }
 }
 
@@ -223,4 +292,16 @@ pub(crate) struct Interned {
     /// The string.
     #[prost(string, optional, tag = "2")]
     pub(crate) name: Option<String>,
+}
+
+/// `perfetto.protos.InternedString`: a string value with its id (bytes on
+/// the wire; the writer's are UTF-8).
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct InternedString {
+    /// The id.
+    #[prost(uint64, optional, tag = "1")]
+    pub(crate) iid: Option<u64>,
+    /// The string.
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub(crate) str: Option<Vec<u8>>,
 }

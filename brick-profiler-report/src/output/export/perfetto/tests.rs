@@ -10,12 +10,14 @@ use profiler_core::trace::{
     RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent,
 };
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
-use prost::Message as _;
 use serde_json::{Value, json};
 
+use super::args::DERIVED;
 use super::proto::{
-    DebugAnnotation, TYPE_COUNTER, TYPE_SLICE_BEGIN, TYPE_SLICE_END, Trace, TracePacket,
+    CLOCK_INCREMENTAL, DebugAnnotation, Interned, SEQ_INCREMENTAL_STATE_CLEARED, TYPE_COUNTER,
+    TYPE_SLICE_BEGIN, TYPE_SLICE_END, TracePacket,
 };
+use super::sequence::tests::inflate;
 use super::*;
 use crate::output::export::chrome::chrome_trace_json;
 
@@ -123,7 +125,7 @@ fn profile() -> Profile {
 fn decode(profile: &Profile) -> Vec<TracePacket> {
     let mut bytes = Vec::new();
     write_perfetto_trace_to(profile, &mut bytes).expect("in memory");
-    Trace::decode(bytes.as_slice()).expect("decodes").packet
+    inflate(&bytes)
 }
 
 /// An annotation's value as JSON (arrays and dicts nested).
@@ -162,10 +164,17 @@ struct Decoded {
     flows: Vec<((String, u64), (String, u64))>,
 }
 
+/// What a sequence's packets share: interned strings by kind (names,
+/// categories, keys, string values), default track, incremental clock.
+#[derive(Default)]
+struct SeqState {
+    interned: [HashMap<u64, String>; 4],
+    track: Option<u64>,
+    clock: Option<u64>,
+}
+
 fn perfetto_view(packets: &[TracePacket]) -> Decoded {
-    let mut names: HashMap<u64, String> = HashMap::new();
-    let mut cats: HashMap<u64, String> = HashMap::new();
-    let mut keys: HashMap<u64, String> = HashMap::new();
+    let mut seqs: HashMap<u32, SeqState> = HashMap::new();
     let mut tracks: HashMap<u64, String> = HashMap::new();
     let mut open: HashMap<u64, Vec<Slice>> = HashMap::new();
     let mut last_ts: HashMap<u64, u64> = HashMap::new();
@@ -176,17 +185,42 @@ fn perfetto_view(packets: &[TracePacket]) -> Decoded {
     };
     let (mut starts, mut ends) = (HashMap::new(), HashMap::new());
     for p in packets {
+        let seq = seqs
+            .entry(p.trusted_packet_sequence_id.expect("sequence"))
+            .or_default();
+        if p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            *seq = SeqState::default();
+        }
+        if let Some(d) = &p.trace_packet_defaults {
+            assert_eq!(d.timestamp_clock_id, Some(CLOCK_INCREMENTAL));
+            seq.track = d.track_event_defaults.as_ref().and_then(|t| t.track_uuid);
+        }
+        if let Some(c) = &p.clock_snapshot {
+            let clock = c
+                .clocks
+                .iter()
+                .find(|c| c.clock_id == Some(CLOCK_INCREMENTAL));
+            seq.clock = clock.and_then(|c| c.timestamp);
+            continue;
+        }
         if let Some(d) = &p.track_descriptor {
             let name = d.thread.as_ref().and_then(|t| t.thread_name.clone());
             let name = name.or_else(|| d.name.clone()).unwrap_or_default();
             tracks.insert(d.uuid.expect("uuid"), name);
         }
         if let Some(i) = &p.interned_data {
-            for (table, entries) in [
-                (&mut names, &i.event_names),
-                (&mut cats, &i.event_categories),
-                (&mut keys, &i.debug_annotation_names),
-            ] {
+            let values = i.debug_annotation_string_values.iter().map(|v| Interned {
+                iid: v.iid,
+                name: v.str.clone().map(|s| String::from_utf8(s).expect("UTF-8")),
+            });
+            let values: Vec<Interned> = values.collect();
+            let kinds = [
+                &i.event_names,
+                &i.event_categories,
+                &i.debug_annotation_names,
+                &values,
+            ];
+            for (table, entries) in seq.interned.iter_mut().zip(kinds) {
                 for e in entries {
                     let id = e.iid.expect("iid");
                     assert!(table.insert(id, e.name.clone().expect("name")).is_none());
@@ -194,8 +228,16 @@ fn perfetto_view(packets: &[TracePacket]) -> Decoded {
             }
         }
         let Some(e) = &p.track_event else { continue };
-        let ts = p.timestamp.expect("ts");
-        let track = e.track_uuid.expect("track");
+        let delta = p.timestamp.expect("ts");
+        let ts = match (seq.clock.as_mut(), p.timestamp_clock_id) {
+            (Some(clock), None) => {
+                *clock += delta;
+                *clock
+            }
+            _ => delta,
+        };
+        let track = e.track_uuid.or(seq.track).expect("track");
+        let [names, cats, keys, values] = &seq.interned;
         let stack = open.entry(track).or_default();
         let last = last_ts.entry(track).or_insert(0);
         if matches!(e.r#type, Some(TYPE_SLICE_BEGIN | TYPE_SLICE_END)) {
@@ -207,7 +249,13 @@ fn perfetto_view(packets: &[TracePacket]) -> Decoded {
                 let args: serde_json::Map<String, Value> = e
                     .debug_annotations
                     .iter()
-                    .map(|a| (keys[&a.name_iid.expect("key")].clone(), value(a)))
+                    .map(|a| {
+                        let v = match a.string_value_iid {
+                            Some(id) => json!(values[&id]),
+                            None => value(a),
+                        };
+                        (keys[&a.name_iid.expect("key")].clone(), v)
+                    })
                     .collect();
                 let args = if args.is_empty() {
                     Value::Null
@@ -280,15 +328,12 @@ fn chrome_view(profile: &Profile) -> Decoded {
                 }
                 let name = e["name"].as_str().expect("name").to_owned();
                 let cat = e["cat"].as_str().expect("cat").to_owned();
-                out.slices.push((
-                    track,
-                    name.clone(),
-                    cat,
-                    ts,
-                    dur,
-                    stack.len(),
-                    e["args"].clone(),
-                ));
+                let mut args = e["args"].clone();
+                if let Value::Object(map) = &mut args {
+                    map.retain(|k, _| !DERIVED.contains(&k.as_str()));
+                }
+                out.slices
+                    .push((track, name.clone(), cat, ts, dur, stack.len(), args));
                 slices_at
                     .entry(key(e))
                     .or_default()
@@ -371,24 +416,34 @@ fn slices_counters_and_flows_match_the_chrome_trace() {
 }
 
 #[test]
-fn names_survive_byte_for_byte_and_are_interned_once() {
+fn names_survive_byte_for_byte_and_are_interned_once_per_sequence() {
     let packets = decode(&profile());
-    let interned: Vec<&str> = packets
+    // (sequence, name) of every interned event name.
+    let interned: Vec<(u32, &str)> = packets
         .iter()
-        .filter_map(|p| p.interned_data.as_ref())
-        .flat_map(|i| &i.event_names)
-        .filter_map(|n| n.name.as_deref())
+        .filter_map(|p| Some((p.trusted_packet_sequence_id?, p.interned_data.as_ref()?)))
+        .flat_map(|(seq, i)| i.event_names.iter().map(move |n| (seq, n)))
+        .filter_map(|(seq, n)| Some((seq, n.name.as_deref()?)))
         .collect();
-    for name in ["Soft\0max", "MatMul", "step 1", "ProfilerStep#1"] {
-        assert_eq!(
-            interned.iter().filter(|n| **n == name).count(),
-            1,
-            "{name:?}"
-        );
+    // Thread 0 runs both; the process's sequence (1) names the kernels.
+    for (seq, name) in [
+        (2, "Soft\0max"),
+        (2, "MatMul"),
+        (1, "MatMul"),
+        (2, "step 1"),
+    ] {
+        let count = interned.iter().filter(|&&n| n == (seq, name)).count();
+        assert_eq!(count, 1, "{name:?} on sequence {seq}: {interned:?}");
     }
-    let process = packets[0]
-        .track_descriptor
-        .as_ref()
+    let ids: std::collections::BTreeSet<u32> = interned.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        [1, 2, 3],
+        "one per thread"
+    );
+    let process = packets
+        .iter()
+        .find_map(|p| p.track_descriptor.as_ref())
         .and_then(|d| d.process.as_ref());
     assert_eq!(
         process.and_then(|p| p.process_name.as_deref()),

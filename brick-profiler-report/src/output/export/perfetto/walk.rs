@@ -19,7 +19,7 @@ use super::proto::{
     TYPE_SLICE_BEGIN, TYPE_SLICE_END, ThreadDescriptor, TrackDescriptor, TrackEvent,
     UNIT_SIZE_BYTES,
 };
-use super::sequence::Sequence;
+use super::sequence::{Interner, Packets, Sequence};
 use crate::analysis::trace::nesting::{nest, sorted_events};
 use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat};
 use crate::output::export::chrome::kineto::{self, STREAM, STREAM_TID_BASE};
@@ -59,37 +59,44 @@ struct Begin<'a, A> {
     terminates: Option<u64>,
 }
 
-/// Writes `profile` to `seq` as one process.
+/// Writes `profile` to `out` as one process: descriptors, warnings, the
+/// device streams, ops and counters on one sequence, each timeline thread
+/// on its own.
 pub(super) struct Walk<'p, W: Write> {
     profile: &'p Profile,
-    seq: Sequence<W>,
+    out: Packets<W>,
+    seq: Sequence,
     pid: u32,
     process: u64,
     /// Counter tracks described so far (by their id).
     counters: u64,
+    /// The timeline thread being walked: its track and sequence.
+    thread: Option<(u64, Sequence)>,
 }
 
 impl<'p, W: Write> Walk<'p, W> {
-    pub(super) fn new(profile: &'p Profile, seq: Sequence<W>) -> Self {
+    pub(super) fn new(profile: &'p Profile, out: Packets<W>) -> Self {
         let pid = profile.run.pid;
         Self {
             profile,
-            seq,
+            out,
+            seq: Sequence::new(1),
             pid,
             process: uuid(pid, Role::Process, 0),
             counters: 0,
+            thread: None,
         }
     }
 
-    /// Writes the whole profile and returns the sequence.
-    pub(super) fn run(mut self) -> io::Result<Sequence<W>> {
+    /// Writes the whole profile and returns the packets' writer.
+    pub(super) fn run(mut self) -> io::Result<Packets<W>> {
         self.describe_tracks()?;
         self.warnings()?;
         self.timeline()?;
         self.ops()?;
         self.counters()?;
         self.memory()?;
-        Ok(self.seq)
+        Ok(self.out)
     }
 
     fn describe_tracks(&mut self) -> io::Result<()> {
@@ -99,15 +106,18 @@ impl<'p, W: Write> Walk<'p, W> {
         } else {
             profile.run.name.as_str()
         };
-        self.seq.track(TrackDescriptor {
-            uuid: Some(self.process),
-            process: Some(ProcessDescriptor {
-                pid: Some(self.pid as i32),
-                process_name: Some(name.to_owned()),
-            }),
-            child_ordering: Some(ORDER_EXPLICIT),
-            ..TrackDescriptor::default()
-        })?;
+        self.seq.track(
+            &mut self.out,
+            TrackDescriptor {
+                uuid: Some(self.process),
+                process: Some(ProcessDescriptor {
+                    pid: Some(self.pid as i32),
+                    process_name: Some(name.to_owned()),
+                }),
+                child_ordering: Some(ORDER_EXPLICIT),
+                ..TrackDescriptor::default()
+            },
+        )?;
         let mut tids: BTreeSet<u64> = profile
             .timeline
             .threads
@@ -121,17 +131,20 @@ impl<'p, W: Write> Walk<'p, W> {
         );
         for tid in tids {
             let (name, sort_index) = thread_name(profile, tid);
-            self.seq.track(TrackDescriptor {
-                uuid: Some(uuid(self.pid, Role::Thread, tid)),
-                parent_uuid: Some(self.process),
-                thread: Some(ThreadDescriptor {
-                    pid: Some(self.pid as i32),
-                    tid: Some(i64::try_from(tid).unwrap_or(i64::MAX)),
-                    thread_name: Some(name),
-                }),
-                sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
-                ..TrackDescriptor::default()
-            })?;
+            self.seq.track(
+                &mut self.out,
+                TrackDescriptor {
+                    uuid: Some(uuid(self.pid, Role::Thread, tid)),
+                    parent_uuid: Some(self.process),
+                    thread: Some(ThreadDescriptor {
+                        pid: Some(self.pid as i32),
+                        tid: Some(i64::try_from(tid).unwrap_or(i64::MAX)),
+                        thread_name: Some(name),
+                    }),
+                    sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
+                    ..TrackDescriptor::default()
+                },
+            )?;
         }
         // The device stream is no thread of the process: a named track per
         // launching thread, so kernels that threads launch at overlapping
@@ -143,13 +156,16 @@ impl<'p, W: Write> Walk<'p, W> {
                 if !thread.events.iter().any(|e| e.kind == EventKind::Brick) {
                     continue;
                 }
-                self.seq.track(TrackDescriptor {
-                    uuid: Some(uuid(self.pid, Role::Stream, u64::from(thread.thread))),
-                    parent_uuid: Some(self.process),
-                    name: Some(name.clone()),
-                    sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
-                    ..TrackDescriptor::default()
-                })?;
+                self.seq.track(
+                    &mut self.out,
+                    TrackDescriptor {
+                        uuid: Some(uuid(self.pid, Role::Stream, u64::from(thread.thread))),
+                        parent_uuid: Some(self.process),
+                        name: Some(name.clone()),
+                        sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
+                        ..TrackDescriptor::default()
+                    },
+                )?;
             }
         }
         Ok(())
@@ -160,18 +176,16 @@ impl<'p, W: Write> Walk<'p, W> {
         let process = self.process;
         if let Some(warning) = timeline_warning(self.profile) {
             let name = format!("warning: {warning}");
-            self.seq.event(0, |i| TrackEvent {
+            self.event(0, process, |i| TrackEvent {
                 r#type: Some(TYPE_INSTANT),
-                track_uuid: Some(process),
                 name_iid: Some(i.name(&name)),
                 category_iids: vec![i.category("warning")],
                 ..TrackEvent::default()
             })?;
         }
         for (warning, count) in warnings(self.profile) {
-            self.seq.event(0, |i| TrackEvent {
+            self.event(0, process, |i| TrackEvent {
                 r#type: Some(TYPE_INSTANT),
-                track_uuid: Some(process),
                 name_iid: Some(i.name(&warning)),
                 category_iids: vec![i.category("warning")],
                 debug_annotations: annotations(i, &Args::Count { count }),
@@ -181,10 +195,24 @@ impl<'p, W: Write> Walk<'p, W> {
         Ok(())
     }
 
+    /// Writes an event on `track`: on the walked thread's sequence when it
+    /// is that thread's track, else on the process's.
+    fn event(
+        &mut self,
+        ts: u64,
+        track: u64,
+        event: impl FnOnce(&mut Interner) -> TrackEvent,
+    ) -> io::Result<()> {
+        let seq = match &mut self.thread {
+            Some((own, seq)) if *own == track => seq,
+            _ => &mut self.seq,
+        };
+        seq.event(&mut self.out, (ts, track), event)
+    }
+
     fn begin<A: Serialize>(&mut self, ts: u64, b: Begin<'_, A>) -> io::Result<()> {
-        self.seq.event(ts, |i| TrackEvent {
+        self.event(ts, b.track, |i| TrackEvent {
             r#type: Some(TYPE_SLICE_BEGIN),
-            track_uuid: Some(b.track),
             name_iid: Some(i.name(b.name)),
             category_iids: vec![i.category(b.cat)],
             debug_annotations: b.args.map(|a| annotations(i, &a)).unwrap_or_default(),
@@ -195,9 +223,8 @@ impl<'p, W: Write> Walk<'p, W> {
     }
 
     fn end(&mut self, ts: u64, track: u64) -> io::Result<()> {
-        self.seq.event(ts, |_| TrackEvent {
+        self.event(ts, track, |_| TrackEvent {
             r#type: Some(TYPE_SLICE_END),
-            track_uuid: Some(track),
             ..TrackEvent::default()
         })
     }
@@ -225,11 +252,19 @@ impl<'p, W: Write> Walk<'p, W> {
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
         let mut correlation = 0u64;
-        for thread in &profile.timeline.threads {
+        for (k, thread) in profile.timeline.threads.iter().enumerate() {
             let track = uuid(self.pid, Role::Thread, u64::from(thread.thread));
+            // Sequence 1 is the process's; each thread's follows.
+            let id = u32::try_from(k + 2).unwrap_or(u32::MAX);
+            self.thread = Some((track, Sequence::thread(id, track)));
             let stream = uuid(self.pid, Role::Stream, u64::from(thread.thread));
             let events = sorted_events(&thread.events);
-            let starts = kineto::device_starts_in_order(&device_starts, thread);
+            // One slot per event, so only with a device timer.
+            let starts = if device {
+                kineto::device_starts_in_order(&device_starts, thread)
+            } else {
+                Vec::new()
+            };
             let mut open: Vec<u64> = Vec::new();
             for (item, event) in events.iter().enumerate() {
                 let start = event.start_ns;
@@ -298,6 +333,7 @@ impl<'p, W: Write> Walk<'p, W> {
             }
             self.close(&mut open, track, u64::MAX)?;
         }
+        self.thread = None;
         Ok(())
     }
 
@@ -344,20 +380,22 @@ impl<'p, W: Write> Walk<'p, W> {
     fn counter_track(&mut self, name: &str, unit: Option<i32>) -> io::Result<u64> {
         self.counters += 1;
         let track = uuid(self.pid, Role::Counter, self.counters);
-        self.seq.track(TrackDescriptor {
-            uuid: Some(track),
-            parent_uuid: Some(self.process),
-            name: Some(name.to_owned()),
-            counter: Some(CounterDescriptor { unit }),
-            ..TrackDescriptor::default()
-        })?;
+        self.seq.track(
+            &mut self.out,
+            TrackDescriptor {
+                uuid: Some(track),
+                parent_uuid: Some(self.process),
+                name: Some(name.to_owned()),
+                counter: Some(CounterDescriptor { unit }),
+                ..TrackDescriptor::default()
+            },
+        )?;
         Ok(track)
     }
 
     fn value(&mut self, track: u64, ts: u64, value: f64) -> io::Result<()> {
-        self.seq.event(ts, |_| TrackEvent {
+        self.event(ts, track, |_| TrackEvent {
             r#type: Some(TYPE_COUNTER),
-            track_uuid: Some(track),
             double_counter_value: Some(value),
             ..TrackEvent::default()
         })
