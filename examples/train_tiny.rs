@@ -151,8 +151,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "R")]
     pub(crate) slow_rank: Option<u32>,
     /// Timeline file(s) to write: json (trace.json: HTA, chrome://tracing,
-    /// jq), perfetto (trace.pftrace: a fifth of the size, for long runs in
-    /// the Perfetto UI) or both.
+    /// jq), perfetto (trace.pftrace: a twentieth of the size or less, for
+    /// long runs in the Perfetto UI) or both.
     #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
     pub(crate) trace_format: TraceFormat,
 }

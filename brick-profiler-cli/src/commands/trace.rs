@@ -57,7 +57,7 @@ enum TraceCommand {
         file: PathBuf,
     },
     /// Perfetto's protobuf trace (trace.pftrace): what `trace chrome`
-    /// writes, about a fifth of the size, streamed (for long runs).
+    /// writes, a twentieth of the size or less, streamed (for long runs).
     #[command(
         after_help = "Example:\n  brick-profiler trace perfetto target/profile/profile.json -o trace.pftrace"
     )]

@@ -10,8 +10,8 @@ use std::str::FromStr;
 /// JSON (`trace.json`, written by `write_chrome_trace`) is read by
 /// Holistic Trace Analysis, `chrome://tracing`, `jq` and Perfetto;
 /// Perfetto's protobuf format (`trace.pftrace`, written by
-/// `write_perfetto_trace`) is about a fifth of the size and suits long
-/// runs in the Perfetto UI.
+/// `write_perfetto_trace`) is a twentieth of the size or less and suits
+/// long runs in the Perfetto UI.
 ///
 /// ```
 /// use profiler_report::export::TraceFormat;
