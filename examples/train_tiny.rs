@@ -38,6 +38,7 @@ use clap::Parser;
 use profiler::hardware::{MemoryLevel, Precision};
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
+use profiler_report::export::TraceFormat;
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory
@@ -55,7 +56,8 @@ mod reports;
 use reports::{baselines, ceiling_peak, ceilings, parity, roofline, write_reports};
 
 /// Train a tiny transformer on the CPU with every kernel profiled, then print
-/// the training scorecard and write profile.json, trace.json, flamegraph.svg,
+/// the training scorecard and write profile.json, trace.json (or
+/// trace.pftrace, see --trace-format), flamegraph.svg,
 /// roofline.svg, report.html and scorecard.json (and parity.* with a
 /// baseline).
 #[derive(Debug, Clone, Parser)]
@@ -152,6 +154,11 @@ pub(crate) struct Args {
     /// long (e.g. RmsNorm=1.15), to test a performance gate.
     #[arg(long, value_name = "BRICK=FACTOR", value_parser = slowdown)]
     pub(crate) slow: Option<(String, f64)>,
+    /// Timeline file(s) to write: json (trace.json: HTA, chrome://tracing,
+    /// jq), perfetto (trace.pftrace: a twentieth of the size or less, for
+    /// long runs in the Perfetto UI) or both.
+    #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
+    pub(crate) trace_format: TraceFormat,
 }
 
 /// Parses `BRICK=FACTOR`.
@@ -341,6 +348,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         parity.as_ref(),
         &baselines,
         &args.out,
+        args.trace_format,
     )?;
     if let Ok(linger) = Duration::try_from_secs_f64(args.metrics_linger) {
         std::thread::sleep(linger);

@@ -84,6 +84,12 @@ use profiler_report::{
     run::RunSummary,
     trace::TraceSummary,
 };
+// Perfetto's protobuf trace, streamed, and the choice of trace format.
+use profiler::fs::write_atomic_streamed;
+use profiler_report::export::{
+    PerfettoTraceSummary, TraceFormat, UnknownTraceFormat, write_perfetto_trace_to,
+};
+use profiler_report::write_perfetto_trace;
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {

@@ -165,6 +165,37 @@ impl FileId {
 /// Whether `-o` names standard output. `/dev/stdout` is taken literally too:
 /// opened by path it is a link to a pipe or a file that the shell owns, and
 /// writing through our own handle is what the user meant.
+/// Writes what `write` produces to `path` atomically (streamed through a
+/// buffer, never one string in memory), or to stdout without one. Binary
+/// output (`binary`) is refused on a terminal.
+pub(crate) fn emit_streamed(
+    path: Option<&Path>,
+    binary: bool,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    use std::io::IsTerminal as _;
+    if let Some(path) = path.filter(|p| !is_stdout(p)) {
+        not_an_input(path)?;
+        return profiler_core::fs::write_atomic_streamed(path, write)
+            .map_err(|e| CliError::Output(format!("cannot write `{}`: {e}", path.display())));
+    }
+    let stdout = std::io::stdout();
+    if binary && stdout.is_terminal() {
+        return Err(CliError::Output(
+            "refusing to write a binary trace to a terminal: pass -o FILE or redirect stdout"
+                .to_owned(),
+        ));
+    }
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match write(&mut out).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Output(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn is_stdout(path: &Path) -> bool {
     path == Path::new("-") || path == Path::new("/dev/stdout")
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{golden, run};
 
-const SUBCOMMANDS: [&[&str]; 14] = [
+const SUBCOMMANDS: [&[&str]; 15] = [
     &["scorecard"],
     &["roofline"],
     &["parity"],
@@ -20,6 +20,7 @@ const SUBCOMMANDS: [&[&str]; 14] = [
     &["trace", "speedscope"],
     &["probe"],
     &["fleet"],
+    &["trace", "perfetto"],
 ];
 
 #[test]

@@ -63,6 +63,12 @@ fn every_command_that_writes_refuses_its_own_input() {
     );
     refused(
         d,
+        &["trace", "perfetto", "run.json", "-o", "run.json"],
+        "run.json",
+        &run,
+    );
+    refused(
+        d,
         &[
             "roofline",
             "run.json",

@@ -314,6 +314,14 @@ fn trace_summary_and_exports() {
     let chrome: serde_json::Value =
         serde_json::from_str(&run(&["trace", "chrome", PROFILE]).expect(0).stdout).unwrap();
     assert!(chrome["traceEvents"].as_array().unwrap().len() > 100);
+    // Perfetto's trace: the library's bytes, streamed to the file.
+    let dir = tempfile::tempdir().unwrap();
+    let pftrace = dir.path().join("trace.pftrace");
+    let out = pftrace.to_str().unwrap();
+    run(&["trace", "perfetto", PROFILE, "-o", out]).expect(0);
+    let mut expected = Vec::new();
+    profiler_report::export::write_perfetto_trace_to(&p, &mut expected).unwrap();
+    assert_eq!(std::fs::read(&pftrace).unwrap(), expected);
     let speedscope: serde_json::Value =
         serde_json::from_str(&run(&["trace", "speedscope", PROFILE]).expect(0).stdout).unwrap();
     assert!(!speedscope["profiles"].as_array().unwrap().is_empty());

@@ -3,7 +3,7 @@
 //! symlinks, refusing a read-only file unless asked), while a device, FIFO
 //! or socket is written in place and never replaced.
 
-use std::io::{Error, ErrorKind, Write as _};
+use std::io::{BufWriter, Error, ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -56,6 +56,42 @@ pub fn write_atomic_with(
     bytes: &[u8],
     overwrite_read_only: bool,
 ) -> std::io::Result<()> {
+    write_atomic_by(path, overwrite_read_only, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] for output produced piece by piece: `write` writes the
+/// contents into a buffered writer, so a large export never needs to be one
+/// string in memory. The same guarantees hold: readers see the old file or
+/// the whole new one; if `write` fails, the target is left unchanged.
+///
+/// # Errors
+/// As [`write_atomic`], and the error `write` returns.
+///
+/// # Examples
+/// ```
+/// use std::io::Write as _;
+/// let dir = std::env::temp_dir().join(format!("fs-stream-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("lines.txt");
+/// profiler_core::fs::write_atomic_streamed(&path, |out| {
+///     (0..3).try_for_each(|i| writeln!(out, "line {i}"))
+/// })?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "line 0\nline 1\nline 2\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_atomic_streamed(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_atomic_by(path, false, write)
+}
+
+fn write_atomic_by(
+    path: &Path,
+    overwrite_read_only: bool,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     // The kernel follows every link here, `/proc/self/fd/*` ones included,
     // which name pipes and sockets that no path can be resolved to.
     match std::fs::metadata(path) {
@@ -66,9 +102,9 @@ pub fn write_atomic_with(
         Ok(meta) if meta.permissions().readonly() && !overwrite_read_only => Err(read_only(path)),
         // Renaming over a device node would replace `/dev/null` with a
         // regular file; writing is what the caller asked for.
-        Ok(meta) if !meta.is_file() => write_in_place(path, bytes),
-        Ok(_) => replace(path, bytes, overwrite_read_only),
-        Err(e) if e.kind() == ErrorKind::NotFound => replace(path, bytes, overwrite_read_only),
+        Ok(meta) if !meta.is_file() => write_in_place(path, write),
+        Ok(_) => replace(path, write, overwrite_read_only),
+        Err(e) if e.kind() == ErrorKind::NotFound => replace(path, write, overwrite_read_only),
         Err(e) => Err(e),
     }
 }
@@ -76,10 +112,14 @@ pub fn write_atomic_with(
 /// Writes into an existing device, FIFO or socket: no truncation (devices
 /// ignore it, and a FIFO cannot be truncated), no rename, no sync (not
 /// every device supports it).
-fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
-    file.write_all(bytes)?;
-    file.flush()
+fn write_in_place(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new().write(true).open(path)?;
+    let mut out = BufWriter::new(file);
+    write(&mut out)?;
+    out.flush()
 }
 
 fn read_only(path: &Path) -> Error {
@@ -94,7 +134,11 @@ fn read_only(path: &Path) -> Error {
 
 /// Replaces the regular file `path` names (after following symlinks), or
 /// creates it.
-fn replace(path: &Path, bytes: &[u8], overwrite_read_only: bool) -> std::io::Result<()> {
+fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    overwrite_read_only: bool,
+) -> std::io::Result<()> {
     let target = resolve_links(path)?;
     let existing = match std::fs::metadata(&target) {
         Ok(meta) => Some(meta),
@@ -114,7 +158,7 @@ fn replace(path: &Path, bytes: &[u8], overwrite_read_only: bool) -> std::io::Res
             return Err(read_only(&target));
         }
         if !meta.is_file() {
-            return write_in_place(&target, bytes);
+            return write_in_place(&target, write);
         }
     }
     // Unique per call, so concurrent writers in one process never share a
@@ -137,11 +181,15 @@ fn replace(path: &Path, bytes: &[u8], overwrite_read_only: bool) -> std::io::Res
         NEXT.fetch_add(1, Relaxed)
     ));
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        file.write_all(bytes)?;
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         if let Some(meta) = &existing {
             // Set after writing: a read-only mode would refuse the write.

@@ -99,6 +99,7 @@ pub use output::error::ExportError;
 pub use output::export::chrome::{chrome_trace_json, write_chrome_trace};
 pub use output::export::flamegraph::flamegraph_svg;
 pub use output::export::folded::folded_stacks;
+pub use output::export::perfetto::write_perfetto_trace;
 pub use output::export::speedscope::speedscope_json;
 pub use output::html::report::{HtmlReport, write_html_report};
 pub use output::summary::{summary_json, summary_text};

@@ -7,15 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use profiler_core::{
-    BrickCategory, BrickStats, Direction, Profile,
-    profile::{LayerOp, LayerStats, PhaseStats, ThreadInfo},
-    trace::{
-        EventKind, RecordedExecutionTrace, RecordedTraceEntry, ThreadTimeline, Timeline,
-        TimelineEvent,
-    },
-};
-use profiler_report::export::merge_ranks;
+use profiler_core::{Profile, trace::Timeline};
+use profiler_report::export::{merge_ranks, write_perfetto_trace_to};
 use profiler_report::{
     HtmlReport, chrome_trace_json, flamegraph_svg, folded_stacks,
     scorecard::{ScorecardBuilder, TrainingScorecard},
@@ -24,45 +17,14 @@ use profiler_report::{
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 
+/// The names and the run that carries them.
+#[path = "hostile_names/fixture.rs"]
+mod fixture;
+use fixture::{hostile, profile};
+
 /// Parity and roofline outputs, read back the same way.
 #[path = "hostile_names/analyses.rs"]
 mod analyses;
-
-/// Names that broke an output once, or could.
-fn hostile() -> Vec<String> {
-    let mut names: Vec<String> = [
-        "microbatch 1",
-        "microbatch 2",
-        "x 123",
-        "x 1.5",
-        "evil\nfake_root 999999",
-        "gpu;0",
-        "a;b",
-        "<script>alert(1)</script>",
-        "\"quotes\"",
-        "'single'",
-        "a\\b",
-        "\u{202e}rtl override",
-        "emoji 🔥🚀",
-        "nul\0byte",
-        "\x1b[31mred",
-        "carriage\rreturn",
-        "tab\there",
-        "",
-        "   ",
-        "# comment",
-        "pipe | cell",
-        "*bold* _em_ `code` [link](x)",
-        "amp &amp; &lt;",
-        "\u{fffe}nonchar",
-        "c1\u{9b}31m",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    names.push("w".repeat(10_000));
-    names
-}
 
 /// How terminal, Markdown and HTML show a name: `(unnamed)` when blank,
 /// control, bidi and non-characters as visible escapes, the rest as is.
@@ -92,126 +54,6 @@ fn shown(name: &str) -> String {
         }
     }
     out
-}
-
-/// A run in which every hostile name is a brick, a phase, a layer op, a
-/// trace op and a device; the thread, run, host and hardware carry one too.
-fn profile() -> Profile {
-    let names = hostile();
-    let mut p = Profile::empty();
-    p.run.name = "<script>alert(1)</script>\0\x1b[31mrun".into();
-    p.run.host = "host\r\n<b>".into();
-    p.run.notes = vec!["note with \x1b[2J and <i>".into()];
-    let mut hw = profiler_core::hardware::Hardware::new("hw\n<script>");
-    hw.set_memory(
-        profiler_core::hardware::MemoryLevel::Dram,
-        profiler_core::hardware::Figure::new(100.0, profiler_core::hardware::Source::Given),
-    )
-    .unwrap();
-    p.run.hardware = Some(hw);
-    p.threads = vec![ThreadInfo {
-        thread: 1,
-        name: Some("thread\n;<x>".into()),
-        exited: false,
-    }];
-    p.steps.count = 2;
-    p.steps.tokens = 1_024;
-    p.steps.total_ns = 2_000_000_000;
-    p.steps.samples_ns = vec![1_000_000_000; 2];
-
-    let mut timeline_names = vec!["step 0".to_owned()];
-    let mut events = Vec::new();
-    let slot = 10_000u64; // ns per name
-    events.push(TimelineEvent {
-        kind: EventKind::Step,
-        name: 0,
-        start_ns: 0,
-        dur_ns: slot * names.len() as u64 + 1_000,
-        layer: None,
-        direction: None,
-        elements: 0,
-        bytes: 0,
-        flops: 0,
-    });
-    let mut trace = RecordedExecutionTrace::new();
-    for (i, name) in names.iter().enumerate() {
-        let mut brick = BrickStats::new(name, BrickCategory::Other);
-        brick.count = 2;
-        brick.total_ns = 1_000_000 * (i as u64 + 1);
-        brick.min_ns = 400_000;
-        brick.max_ns = 600_000;
-        p.bricks.push(brick);
-        p.phases.push(PhaseStats {
-            name: name.clone(),
-            count: 2,
-            total_ns: 2_000_000 * (i as u64 + 1),
-            min_ns: 1,
-            max_ns: 2,
-            in_steps_ns: 2_000_000 * (i as u64 + 1),
-        });
-        timeline_names.push(name.clone());
-        let id = u32::try_from(timeline_names.len() - 1).expect("few names");
-        let start = 1_000 + slot * i as u64;
-        events.push(TimelineEvent {
-            kind: EventKind::Phase,
-            name: id,
-            start_ns: start,
-            dur_ns: 8_000,
-            layer: None,
-            direction: None,
-            elements: 0,
-            bytes: 0,
-            flops: 0,
-        });
-        events.push(TimelineEvent {
-            kind: EventKind::Brick,
-            name: id,
-            start_ns: start + 1_000,
-            dur_ns: 5_000,
-            layer: None,
-            direction: None,
-            elements: 0,
-            bytes: 0,
-            flops: 0,
-        });
-        let mut entry = RecordedTraceEntry::new(i, name.as_str())
-            .with_device_id(name.as_str())
-            .with_output_shape(vec![2, 3]);
-        entry.duration_us = 3.0 + i as f64;
-        entry.start_us = Some(i as f64 * 10.0);
-        entry.thread = Some(1);
-        trace.add_entry(entry);
-    }
-    p.timeline = Timeline {
-        names: timeline_names,
-        threads: vec![ThreadTimeline {
-            thread: 1,
-            name: Some("thread\n;<x>".into()),
-            events,
-        }],
-        dropped: 0,
-        device_starts: Vec::new(),
-    };
-    p.trace = trace;
-    let ops: Vec<LayerOp> = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| LayerOp {
-            name: name.clone(),
-            count: 2,
-            total_ns: 1_000_000 * (i as u64 + 1),
-        })
-        .collect();
-    for direction in [Direction::Forward, Direction::Backward] {
-        p.layers.push(LayerStats {
-            index: 0,
-            direction,
-            scope_count: 2,
-            scope_ns: 200_000_000,
-            ops: ops.clone(),
-        });
-    }
-    p
 }
 
 fn scorecard(p: &Profile) -> TrainingScorecard {
@@ -284,6 +126,72 @@ fn json_outputs_parse_and_keep_every_name_exactly() {
     let text = sc.to_json();
     json(&text, "scorecard JSON");
     assert_eq!(TrainingScorecard::from_json(&text).expect("round trip"), sc);
+}
+
+/// A protobuf string field: key (field 2, length-delimited), varint length,
+/// the bytes.
+fn proto_string(name: &str) -> Vec<u8> {
+    let mut out = vec![0x12];
+    let mut len = name.len();
+    while len >= 0x80 {
+        out.push((len as u8 & 0x7f) | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
+    out.extend_from_slice(name.as_bytes());
+    out
+}
+
+/// A varint at `at`, and where it ends.
+fn varint(bytes: &[u8], mut at: usize) -> (usize, usize) {
+    let (mut value, mut shift) = (0usize, 0);
+    loop {
+        let b = bytes[at];
+        value |= usize::from(b & 0x7f) << shift;
+        at += 1;
+        if b < 0x80 {
+            return (value, at);
+        }
+        shift += 7;
+    }
+}
+
+/// The packets of a Perfetto trace, inflated: each `Trace.packet` (field 1)
+/// holds one `compressed_packets` (field 50), zlib of more packets.
+fn inflated_packets(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read as _;
+    let (mut at, mut out) = (0, Vec::new());
+    while at < bytes.len() {
+        assert_eq!(bytes[at], 0x0a, "Trace.packet at {at}");
+        let (len, start) = varint(bytes, at + 1);
+        let packet = &bytes[start..start + len];
+        assert_eq!(packet[..2], [0x92, 0x03], "compressed_packets");
+        let (zlen, zstart) = varint(packet, 2);
+        flate2::read::ZlibDecoder::new(&packet[zstart..zstart + zlen])
+            .read_to_end(&mut out)
+            .expect("zlib");
+        at = start + len;
+    }
+    out
+}
+
+#[test]
+fn perfetto_trace_keeps_every_name_byte_for_byte() {
+    let mut bytes = Vec::new();
+    let written = write_perfetto_trace_to(&profile(), &mut bytes).expect("in memory");
+    assert!(
+        written.events > 0 && written.warnings.is_empty(),
+        "{written:?}"
+    );
+    let packets = inflated_packets(&bytes);
+    // Each name is interned as `EventName.name` (field 2): its bytes
+    // unchanged (Perfetto's strings are raw UTF-8, no escaping).
+    for name in hostile() {
+        let field = proto_string(&name);
+        let found = packets.windows(field.len()).any(|w| w == field.as_slice());
+        assert!(found, "pftrace lost {name:?}");
+    }
+    // Perfetto's own schema reads it in `integration/tests/perfetto.rs`.
 }
 
 // ---------------------------------------------------------------- folded

@@ -244,7 +244,11 @@ fn a_trace_without_a_timeline_says_trace_mode_was_off() {
         written.warnings.is_empty() && written.events > 0,
         "{written:?}"
     );
-    let json: Value = serde_json::from_str(&chrome_trace_json(&golden)).expect("valid JSON");
+    let text = chrome_trace_json(&golden);
+    // The file is streamed event by event: the same bytes as the text.
+    let file = std::fs::read_to_string(dir.path().join("golden.json")).expect("read back");
+    assert_eq!(file, text);
+    let json: Value = serde_json::from_str(&text).expect("valid JSON");
     assert!(json["otherData"].get("warnings").is_none());
 }
 

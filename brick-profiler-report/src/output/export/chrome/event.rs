@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use profiler_core::trace::{EventKind, TimelineEvent};
+use profiler_core::trace::{EventKind, RecordedTraceEntry, TimelineEvent};
 use serde::Serialize;
 
 /// One event of the `traceEvents` array.
@@ -36,7 +36,7 @@ pub(super) struct Event<'a> {
 /// An event's `args` object.
 #[derive(Serialize)]
 #[serde(untagged)]
-pub(super) enum Args<'a> {
+pub(crate) enum Args<'a> {
     Name {
         name: Cow<'a, str>,
     },
@@ -75,21 +75,35 @@ pub(super) enum Args<'a> {
 
 /// A `#[trace_op]` entry's step, device and shapes.
 #[derive(Serialize)]
-pub(super) struct OpArgs<'a> {
-    pub(super) step: usize,
+pub(crate) struct OpArgs<'a> {
+    step: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) device: Option<&'a str>,
-    pub(super) input_shapes: &'a [Vec<usize>],
-    pub(super) output_shape: &'a [usize],
-    pub(super) output_elements: usize,
-    pub(super) memory_bytes: usize,
+    device: Option<&'a str>,
+    input_shapes: &'a [Vec<usize>],
+    output_shape: &'a [usize],
+    output_elements: usize,
+    memory_bytes: usize,
+}
+
+impl<'a> OpArgs<'a> {
+    /// The args of entry `e`.
+    pub(crate) fn of(e: &'a RecordedTraceEntry) -> Self {
+        Self {
+            step: e.step,
+            device: e.device_id.as_deref(),
+            input_shapes: &e.input_shapes,
+            output_shape: &e.output_shape,
+            output_elements: e.output_elements,
+            memory_bytes: e.memory_bytes,
+        }
+    }
 }
 
 /// What a timeline slice knows about itself. Fields that were not recorded
 /// are left out rather than written as 0, so an absent annotation never
 /// reads as a measured zero.
 #[derive(Serialize, Default)]
-pub(super) struct SpanArgs {
+pub(crate) struct SpanArgs {
     /// A step's index (from its name, `step N`).
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<u64>,
@@ -134,7 +148,7 @@ pub(super) struct SpanArgs {
 
 impl SpanArgs {
     /// `args` (or none) linked to device-side kernel `correlation`.
-    pub(super) fn correlated(args: Option<Self>, correlation: u64) -> Self {
+    pub(crate) fn correlated(args: Option<Self>, correlation: u64) -> Self {
         Self {
             correlation: Some(correlation),
             external_id: Some(correlation),
@@ -144,7 +158,7 @@ impl SpanArgs {
 
     /// The args of a timeline event named `name`; `category` is a brick's
     /// category name. `None` when there is nothing to say (a phase).
-    pub(super) fn of(
+    pub(crate) fn of(
         event: &TimelineEvent,
         name: &str,
         category: Option<&'static str>,
@@ -207,7 +221,7 @@ pub(super) fn us(ns: u64) -> f64 {
 }
 
 /// µs to ns; negative, NaN and infinite times become 0.
-pub(super) fn ns_of_us(us: f64) -> u64 {
+pub(crate) fn ns_of_us(us: f64) -> u64 {
     if us.is_finite() && us > 0.0 {
         (us * 1e3).round() as u64
     } else {
@@ -216,7 +230,7 @@ pub(super) fn ns_of_us(us: f64) -> u64 {
 }
 
 /// The `cat` of a timeline event.
-pub(super) fn kind_cat(kind: EventKind) -> &'static str {
+pub(crate) fn kind_cat(kind: EventKind) -> &'static str {
     match kind {
         EventKind::Step => "step",
         EventKind::Phase => "phase",

@@ -17,9 +17,9 @@ use super::event::{Args, Event, us};
 use crate::model::chrome_trace::PRODUCER_KEY;
 
 /// Tid of the device stream track (Kineto's default compute stream is 7).
-pub(super) const STREAM: u32 = 7;
+pub(crate) const STREAM: u32 = 7;
 /// Tid offset of a process's device stream track.
-pub(super) const STREAM_TID_BASE: u64 = 2_000_000;
+pub(crate) const STREAM_TID_BASE: u64 = 2_000_000;
 
 /// The top-level keys Kineto writes before `traceEvents`, each on its own
 /// line and ending with a comma; `None` for a single-process run without a
@@ -61,7 +61,7 @@ fn device_name(profile: &Profile) -> Option<String> {
 }
 
 /// `ProfilerStep#N` for a step slice named `step N`.
-pub(super) fn step_name(name: &str) -> Option<(u64, String)> {
+pub(crate) fn step_name(name: &str) -> Option<(u64, String)> {
     let n: u64 = name.strip_prefix("step ")?.parse().ok()?;
     Some((n, format!("ProfilerStep#{n}")))
 }
@@ -97,7 +97,7 @@ pub(super) const KERNEL_START: &str = "the brick's launch on the host (the timer
 /// Each of a thread's events' device start (ns), in the order the trace
 /// walks them: by start, longer first, coarser kind first (stable, as
 /// `sorted_events` orders them), so an index of the walk finds its start.
-pub(super) fn device_starts_in_order(
+pub(crate) fn device_starts_in_order(
     starts: &BTreeMap<u32, Vec<(u32, u64)>>,
     thread: &ThreadTimeline,
 ) -> Vec<Option<u64>> {
@@ -117,7 +117,7 @@ pub(super) fn device_starts_in_order(
 }
 
 /// The profile's device starts by thread: `(event index, start ns)`.
-pub(super) fn device_starts_by_thread(profile: &Profile) -> BTreeMap<u32, Vec<(u32, u64)>> {
+pub(crate) fn device_starts_by_thread(profile: &Profile) -> BTreeMap<u32, Vec<(u32, u64)>> {
     let mut by_thread: BTreeMap<u32, Vec<(u32, u64)>> = BTreeMap::new();
     for d in &profile.timeline.device_starts {
         by_thread
@@ -140,10 +140,7 @@ pub(super) fn device_side<'a>(
     (pid, tid): (u32, u64),
 ) -> [(u64, u64, Event<'a>); 3] {
     let stream_tid = STREAM_TID_BASE + u64::from(STREAM);
-    let ((start, end), from) = match kernel {
-        Some(span) => (span, KERNEL_START_DEVICE),
-        None => (brick, KERNEL_START),
-    };
+    let ((start, end), from) = kernel_span(brick, kernel);
     let flow = |ph: &'static str, at: u64, tid: u64, bp: Option<&'static str>| {
         let event = Event {
             name: Cow::Borrowed("ac2g"),
@@ -166,13 +163,7 @@ pub(super) fn device_side<'a>(
         dur: Some(us(end - start)),
         pid,
         tid: stream_tid,
-        args: Some(Args::Kernel {
-            device: 0,
-            stream: STREAM,
-            correlation,
-            external_id: correlation,
-            start: from,
-        }),
+        args: Some(kernel_args(correlation, from)),
         ..Event::default()
     };
     [
@@ -180,4 +171,28 @@ pub(super) fn device_side<'a>(
         flow("s", brick.0, tid, None),
         flow("f", start, stream_tid, Some("e")),
     ]
+}
+
+/// A kernel's span and where its start came from: its device span when the
+/// timer gave a device start, else its brick's span.
+pub(crate) fn kernel_span(
+    brick: (u64, u64),
+    kernel: Option<(u64, u64)>,
+) -> ((u64, u64), &'static str) {
+    match kernel {
+        Some(span) => (span, KERNEL_START_DEVICE),
+        None => (brick, KERNEL_START),
+    }
+}
+
+/// A kernel's args, as Kineto writes them; `start` says where its start
+/// came from.
+pub(crate) fn kernel_args(correlation: u64, start: &'static str) -> Args<'static> {
+    Args::Kernel {
+        device: 0,
+        stream: STREAM,
+        correlation,
+        external_id: correlation,
+        start,
+    }
 }

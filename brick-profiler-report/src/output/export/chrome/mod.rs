@@ -5,9 +5,9 @@
 //! per track with the rule of [`nesting`](crate::analysis::trace::nesting), then sorted and
 //! printed one event per line (diffable golden files).
 
-mod event;
-mod kineto;
-mod trace;
+pub(crate) mod event;
+pub(crate) mod kineto;
+pub(crate) mod trace;
 
 use std::path::Path;
 
@@ -15,7 +15,7 @@ use profiler_core::Profile;
 use serde::Serialize;
 
 use super::run_facts::{EXPORTER, RunFacts, timeline_warning};
-use crate::output::error::{ExportError, write_text};
+use crate::output::error::ExportError;
 pub(crate) use event::to_json;
 pub(crate) use trace::ChromeTrace;
 
@@ -87,8 +87,8 @@ pub fn chrome_trace_json(profile: &Profile) -> String {
     render(profile).0
 }
 
-/// The trace's JSON and its number of timed events.
-fn render(profile: &Profile) -> (String, usize) {
+/// The trace of `profile`, gathered and ready to print.
+fn gather(profile: &Profile) -> ChromeTrace<'_> {
     let mut trace = ChromeTrace::default();
     let name = if profile.run.name.is_empty() {
         "process".to_owned()
@@ -97,12 +97,21 @@ fn render(profile: &Profile) -> (String, usize) {
     };
     trace.add_profile(profile, (profile.run.pid, 0), name, None);
     trace.kineto_header(profile);
+    trace
+}
+
+/// The trace's JSON.
+fn render(profile: &Profile) -> (String, usize) {
+    let trace = gather(profile);
     let events = trace.timed_events();
-    let json = trace.finish(&SingleOther {
+    (trace.finish(&other(profile)), events)
+}
+
+fn other(profile: &Profile) -> SingleOther<'_> {
+    SingleOther {
         exporter: EXPORTER,
         facts: RunFacts::of(profile, None),
-    });
-    (json, events)
+    }
 }
 
 /// What [`write_chrome_trace`] wrote.
@@ -116,7 +125,8 @@ pub struct ChromeTraceSummary {
     pub warnings: Vec<String>,
 }
 
-/// Writes [`chrome_trace_json`] to `path` atomically, and says what it
+/// Writes [`chrome_trace_json`] to `path` atomically, streamed (the text is
+/// written event by event through a buffer), and says what it
 /// wrote: a profile recorded without trace mode gives a trace with no
 /// steps, phases, layers or bricks, and the returned warnings (and the
 /// file's own warning event) say so rather than leaving a silently empty
@@ -136,8 +146,14 @@ pub fn write_chrome_trace(
     profile: &Profile,
     path: impl AsRef<Path>,
 ) -> Result<ChromeTraceSummary, ExportError> {
-    let (json, events) = render(profile);
-    write_text(path.as_ref(), &json)?;
+    let path = path.as_ref();
+    let trace = gather(profile);
+    let events = trace.timed_events();
+    profiler_core::fs::write_atomic_streamed(path, |out| trace.write_to(out, &other(profile)))
+        .map_err(|source| ExportError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
     Ok(ChromeTraceSummary {
         events,
         warnings: timeline_warning(profile).into_iter().collect(),

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
 
 use profiler_core::Profile;
 use profiler_core::alloc::MemoryKind;
@@ -12,14 +13,14 @@ use serde::Serialize;
 
 use profiler_core::trace::EventKind;
 
-use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, ns_of_us, to_json, us};
+use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, ns_of_us, us};
 use super::kineto::{self, STREAM, STREAM_TID_BASE};
 use crate::analysis::trace::nesting::{event_spans, nest, sorted_events};
 use crate::output::export::run_facts::{timeline_warning, warnings};
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
-const OPS_TID_BASE: u64 = 1_000_000;
+pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 
 /// Events of one or more profiles, gathered before sorting and printing.
 #[derive(Default)]
@@ -197,34 +198,12 @@ impl<'a> ChromeTrace<'a> {
     fn add_ops(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
         let entries = &profile.trace.entries;
         let with_bytes = entries.iter().any(|e| e.memory_bytes > 0);
-        let mut tracks: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            tracks.entry(e.thread.unwrap_or(0)).or_default().push(i);
-        }
         let mut tids = BTreeSet::new();
-        for (thread, indices) in tracks {
+        for (thread, indices) in op_tracks(profile) {
             let tid = OPS_TID_BASE + u64::from(thread);
-            let mut cursor = 0u64;
-            let spans: Vec<(u64, u64, u8)> = indices
-                .iter()
-                .map(|&i| {
-                    let e = &entries[i];
-                    let start = e.start_us.map_or(cursor, ns_of_us);
-                    let end = start.saturating_add(ns_of_us(e.duration_us));
-                    cursor = end;
-                    (start, end, 0)
-                })
-                .collect();
-            for n in nest(&spans) {
+            for n in nest(&op_spans(profile, &indices)) {
                 let e = &entries[indices[n.item]];
-                let args = Args::Op(OpArgs {
-                    step: e.step,
-                    device: e.device_id.as_deref(),
-                    input_shapes: &e.input_shapes,
-                    output_shape: &e.output_shape,
-                    output_elements: e.output_elements,
-                    memory_bytes: e.memory_bytes,
-                });
+                let args = Args::Op(OpArgs::of(e));
                 let at = (n.start_ns, n.end_ns);
                 self.complete_with(&e.operation, "op", at, (pid, tid), Some(args));
                 if with_bytes {
@@ -233,8 +212,7 @@ impl<'a> ChromeTrace<'a> {
                         at,
                         0,
                         Event {
-                            // Counters are per process: one series per thread.
-                            name: Cow::Owned(format!("output bytes, thread {thread}")),
+                            name: Cow::Owned(output_bytes_name(thread)),
                             cat: Some("memory"),
                             ph: "C",
                             ts: Some(us(at)),
@@ -318,51 +296,9 @@ impl<'a> ChromeTrace<'a> {
 
     fn name_threads(&mut self, profile: &'a Profile, pid: u32, tids: &BTreeSet<u64>) {
         for &tid in tids {
-            if let Some(stream) = tid.checked_sub(STREAM_TID_BASE) {
-                let name = Cow::Owned(format!("stream {stream} (device 0)"));
-                self.meta("thread_name", pid, tid, Args::Name { name });
-                let sort_index = tid;
-                self.meta(
-                    "thread_sort_index",
-                    pid,
-                    tid,
-                    Args::SortIndex { sort_index },
-                );
-                continue;
-            }
-            let (thread, ops) = match tid.checked_sub(OPS_TID_BASE) {
-                Some(t) => (t, true),
-                None => (tid, false),
-            };
-            let known = profile
-                .threads
-                .iter()
-                .find(|t| u64::from(t.thread) == thread)
-                .and_then(|t| t.name.as_deref())
-                .or_else(|| {
-                    let t = profile.timeline.threads.iter();
-                    t.filter(|t| u64::from(t.thread) == thread)
-                        .find_map(|t| t.name.as_deref())
-                });
-            let base = match known {
-                Some(n) => format!("{n} (thread {thread})"),
-                None if ops && thread == 0 => "trace ops".to_owned(),
-                None => format!("thread {thread}"),
-            };
-            let name = if ops && thread > 0 {
-                format!("{base} ops")
-            } else {
-                base
-            };
-            self.meta(
-                "thread_name",
-                pid,
-                tid,
-                Args::Name {
-                    name: Cow::Owned(name),
-                },
-            );
-            let sort_index = 2 * thread + u64::from(ops);
+            let (name, sort_index) = thread_name(profile, tid);
+            let name = Cow::Owned(name);
+            self.meta("thread_name", pid, tid, Args::Name { name });
             self.meta(
                 "thread_sort_index",
                 pid,
@@ -384,23 +320,101 @@ impl<'a> ChromeTrace<'a> {
 
     /// The JSON text: metadata and warnings first, then timed events by ts,
     /// longer first (stable, so parents stay before equal children).
-    pub(crate) fn finish<T: Serialize>(mut self, other_data: &T) -> String {
+    pub(crate) fn finish<T: Serialize>(self, other_data: &T) -> String {
+        let mut out = Vec::new();
+        // Writing into a Vec cannot fail, and JSON text is UTF-8.
+        let _ = self.write_to(&mut out, other_data);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// [`finish`](Self::finish) into `out`, one event at a time: the text
+    /// is never held whole (the events are, to be sorted).
+    pub(crate) fn write_to<T: Serialize>(
+        mut self,
+        out: &mut dyn Write,
+        other_data: &T,
+    ) -> std::io::Result<()> {
         self.timed.sort_by_key(|(ts, dur, _)| (*ts, Reverse(*dur)));
-        let mut out = String::from("{");
+        out.write_all(b"{")?;
         if let Some(header) = &self.header {
-            out.push_str(header);
+            out.write_all(header.as_bytes())?;
         }
-        out.push_str("\"traceEvents\":[\n");
+        out.write_all(b"\"traceEvents\":[\n")?;
         let events = self.meta.iter().chain(self.timed.iter().map(|(_, _, e)| e));
         for (i, event) in events.enumerate() {
             if i > 0 {
-                out.push_str(",\n");
+                out.write_all(b",\n")?;
             }
-            out.push_str(&to_json(event));
+            serde_json::to_writer(&mut *out, event)?;
         }
-        out.push_str("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
-        out.push_str(&to_json(other_data));
-        out.push_str("\n}\n");
-        out
+        out.write_all(b"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":")?;
+        serde_json::to_writer(&mut *out, other_data)?;
+        out.write_all(b"\n}\n")
     }
+}
+
+/// The `#[trace_op]` entries by track: thread (0 for none) to the indices
+/// of its entries, in recording order.
+pub(crate) fn op_tracks(profile: &Profile) -> BTreeMap<u32, Vec<usize>> {
+    let mut tracks: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, e) in profile.trace.entries.iter().enumerate() {
+        tracks.entry(e.thread.unwrap_or(0)).or_default().push(i);
+    }
+    tracks
+}
+
+/// The spans (ns) of one op track's entries, for [`nest`]: an entry
+/// without `start_us` follows the previous entry on its track.
+pub(crate) fn op_spans(profile: &Profile, indices: &[usize]) -> Vec<(u64, u64, u8)> {
+    let mut cursor = 0u64;
+    indices
+        .iter()
+        .map(|&i| {
+            let e = &profile.trace.entries[i];
+            let start = e.start_us.map_or(cursor, ns_of_us);
+            let end = start.saturating_add(ns_of_us(e.duration_us));
+            cursor = end;
+            (start, end, 0)
+        })
+        .collect()
+}
+
+/// The counter of an op track's output sizes. Counters are per process:
+/// one series per thread.
+pub(crate) fn output_bytes_name(thread: u32) -> String {
+    format!("output bytes, thread {thread}")
+}
+
+/// A track's name and sort index: a timeline thread's (its name, or
+/// `thread N`), a thread's op track (`... ops`, `trace ops` for entries
+/// without a thread) or the device stream's.
+pub(crate) fn thread_name(profile: &Profile, tid: u64) -> (String, u64) {
+    if let Some(stream) = tid.checked_sub(STREAM_TID_BASE) {
+        return (format!("stream {stream} (device 0)"), tid);
+    }
+    let (thread, ops) = match tid.checked_sub(OPS_TID_BASE) {
+        Some(t) => (t, true),
+        None => (tid, false),
+    };
+    let known = profile
+        .threads
+        .iter()
+        .find(|t| u64::from(t.thread) == thread)
+        .and_then(|t| t.name.as_deref())
+        .or_else(|| {
+            let t = profile.timeline.threads.iter();
+            t.filter(|t| u64::from(t.thread) == thread)
+                .find_map(|t| t.name.as_deref())
+        });
+    let base = match known {
+        Some(n) => format!("{n} (thread {thread})"),
+        None if ops && thread == 0 => "trace ops".to_owned(),
+        None => format!("thread {thread}"),
+    };
+    let name = if ops && thread > 0 {
+        format!("{base} ops")
+    } else {
+        base
+    };
+    (name, 2 * thread + u64::from(ops))
 }
