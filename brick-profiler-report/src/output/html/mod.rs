@@ -19,5 +19,6 @@ mod run;
 mod sections;
 mod step_chart;
 mod steps;
+mod tokens;
 
 pub use crate::base::section::Section;
