@@ -13,7 +13,7 @@ use profiler_report::contracts::{Verdict, verify_contract};
 
 fn decode_profile(tokens: usize) -> profiler::Profile {
     let model = decode::Model::new(decode::Config::SMALL, 7);
-    let generated = decode::decode(&model, 3, tokens);
+    let generated = decode::decode(&model, &[3], tokens);
     assert_eq!(generated.len(), tokens);
     profiler::snapshot()
 }
