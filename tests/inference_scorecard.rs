@@ -167,10 +167,7 @@ fn a_prefill_decode_run_gets_the_inference_rows_and_no_backward_ones() {
     }
     assert!(row(&text, "TTFT").ends_with("over 2 requests"), "{text}");
     assert!(row(&text, "ITL").ends_with("over 22 token gaps"), "{text}");
-    assert!(
-        row(&text, "Decode vs bandwidth").starts_with("n/a: "),
-        "{text}"
-    );
+    assert!(row(&text, "Decode vs BW").starts_with("n/a: "), "{text}");
     assert_eq!(
         row(&text, "Bwd/Fwd ratio"),
         "n/a: prefill/decode run: no backward pass recorded"

@@ -197,10 +197,9 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     }
     let profile = profiler::snapshot();
     let scorecard = if generate > 0 {
-        let hardware = env_hardware
-            .clone()
-            .or_else(|| ceilings.as_ref().and_then(measured_peak));
-        inference_scorecard(&profile, hardware, &model, shape, generate)?
+        // Without PROFILER_HARDWARE the profile's recorded hardware (the
+        // measured peak) is used, with the probe's busy-machine mark.
+        inference_scorecard(&profile, env_hardware.clone(), &model, shape, generate)?
     } else {
         profiler_report::scorecard()
     };

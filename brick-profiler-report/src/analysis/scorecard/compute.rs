@@ -264,6 +264,7 @@ fn compute_ceiling(options: &ScorecardOptions) -> ComputeCeiling {
     ComputeCeiling {
         peak,
         flops_per_token,
+        busy: options.busy_ceilings.clone(),
     }
 }
 

@@ -67,6 +67,9 @@ pub(crate) struct ComputeCeiling {
     pub(crate) peak: Option<(f64, String)>,
     /// FLOPs per prompt token and how they were counted, when known.
     pub(crate) flops_per_token: Option<(f64, String)>,
+    /// Set when the peak was measured on a busy machine: why (the grade
+    /// is then withheld, as the decode one is).
+    pub(crate) busy: Option<String>,
 }
 
 /// The rows an inference scorecard adds; rows without data are `None`
@@ -202,6 +205,11 @@ fn prefill_use(
              ScorecardBuilder::model_shape"
         ));
     };
+    if let Some(why) = &c.busy {
+        return withheld(format!(
+            "the dense peak was measured on a busy machine ({why}), so it may be too low"
+        ));
+    }
     let e = measured / peak;
     if e > 1.0 {
         return withheld(format!(
@@ -243,6 +251,7 @@ mod tests {
         let c = ComputeCeiling {
             peak: Some((1e12, "given".to_owned())),
             flops_per_token: Some((2e8, "2 x parameters".to_owned())),
+            busy: None,
         };
         let rows = InferenceRows::of(&t, decode_use(), &c, &Thresholds::default());
         assert_eq!(rows.prefill_tok_s, Some(1000.0));
@@ -254,6 +263,19 @@ mod tests {
         assert!(rows.not_available.contains_key("decode_tok_s"));
         assert!(rows.not_available.contains_key("tpot"));
         assert_eq!(rows.decode_tok_s, None);
+
+        let busy = ComputeCeiling {
+            busy: Some("8 other tasks runnable".to_owned()),
+            ..c
+        };
+        let rows = InferenceRows::of(&t, decode_use(), &busy, &Thresholds::default());
+        let p = rows.prefill_vs_compute;
+        assert_eq!((p.efficiency, p.grade), (None, None));
+        assert!(
+            p.withheld
+                .unwrap()
+                .contains("busy machine (8 other tasks runnable)")
+        );
     }
 
     #[test]
@@ -266,6 +288,7 @@ mod tests {
         let c = ComputeCeiling {
             peak: Some((1e12, "measured on this machine".to_owned())),
             flops_per_token: None,
+            busy: None,
         };
         let rows = InferenceRows::of(&t, decode_use(), &c, &Thresholds::default());
         let p = rows.prefill_vs_compute;
@@ -283,6 +306,7 @@ mod tests {
         let c = ComputeCeiling {
             peak: None,
             flops_per_token: None,
+            busy: None,
         };
         let rows = InferenceRows::of(&t, decode_use(), &c, &Thresholds::default());
         assert_eq!(rows.decode_tok_s, None);

@@ -368,12 +368,9 @@ fn rate_text(rows: &InferenceRows, key: &str, rate: Option<f64>, tokens: u64) ->
 /// the ceilings' sources.
 pub(crate) fn inference_rows(rows: &InferenceRows) -> Vec<(&'static str, String)> {
     vec![
+        ("Decode vs BW", ceiling_use_text(&rows.decode_vs_bandwidth)),
         (
-            "Decode vs bandwidth",
-            ceiling_use_text(&rows.decode_vs_bandwidth),
-        ),
-        (
-            "Prefill vs compute",
+            "Prefill vs FLOPs",
             ceiling_use_text(&rows.prefill_vs_compute),
         ),
         (
