@@ -82,6 +82,11 @@ use profiler_report::{
     run::RunSummary,
     trace::TraceSummary,
 };
+// Token generation: prefill and decode occurrences, the inference rows.
+use profiler::profile::{GenerationLog, GenerationPhase, MAX_GENERATION_EVENTS, TokenEvent};
+use profiler_report::scorecard::{
+    CeilingUse, InferenceRows, MAX_LATENCY_SAMPLES, Percentiles, RunKind,
+};
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {
