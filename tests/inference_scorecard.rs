@@ -225,6 +225,13 @@ fn a_generation_run_passes_the_inference_contract_and_gdp() {
         profiler_report::contracts::verify_contract("inference-scorecard-v1", &doctored).unwrap();
     let failed: Vec<&str> = report.failures().map(|r| r.id.as_str()).collect();
     assert_eq!(failed, ["INF-002", "INF-006"], "{report}");
+    // A step without its decode phase: token latencies miss a token.
+    let mut missing = profile.clone();
+    missing.generation.events.pop();
+    let report =
+        profiler_report::contracts::verify_contract("gpu-decode-profiling-v1", &missing).unwrap();
+    let failed: Vec<&str> = report.failures().map(|r| r.id.as_str()).collect();
+    assert_eq!(failed, ["GDP-009"], "{report}");
     let sc = build(&doctored);
     let rows = sc.inference.unwrap();
     assert_eq!(rows.decode_tok_s, None);

@@ -59,7 +59,7 @@ pub(crate) fn cold_calls(profile: &Profile, per_step: f64) -> Vec<ColdCall> {
             Some((b.max_ns, call))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|c| std::cmp::Reverse(c.0));
     found.into_iter().map(|(_, c)| c).collect()
 }
 

@@ -229,7 +229,7 @@ impl<'a> HtmlReport<'a> {
                 framed: true,
                 ..Section::new(
                     "scorecard",
-                    &format!("{} Scorecard", sc.run_kind.noun()),
+                    format!("{} Scorecard", sc.run_kind.noun()),
                     sc.to_html_in_report(),
                 )
             });
