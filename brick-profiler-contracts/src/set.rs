@@ -25,6 +25,10 @@ pub const SHIPPED_SOURCES: [(&str, &str); 6] = [
         include_str!("../gpu-decode-profiling-v1.yaml"),
     ),
     (
+        "inference-scorecard-v1",
+        include_str!("../inference-scorecard-v1.yaml"),
+    ),
+    (
         "parity-profiling-v1",
         include_str!("../parity-profiling-v1.yaml"),
     ),
@@ -35,10 +39,6 @@ pub const SHIPPED_SOURCES: [(&str, &str); 6] = [
     (
         "training-step-scorecard-v1",
         include_str!("../training-step-scorecard-v1.yaml"),
-    ),
-    (
-        "inference-scorecard-v1",
-        include_str!("../inference-scorecard-v1.yaml"),
     ),
 ];
 
