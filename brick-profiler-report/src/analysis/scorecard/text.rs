@@ -318,8 +318,10 @@ fn percentiles_text(
             } else {
                 String::new()
             };
+            // `what` is singular: one request, 22 token gaps.
+            let plural = if p.samples == 1 { "" } else { "s" };
             format!(
-                "p50 {}, p90 {}{tail} over {} {what}",
+                "p50 {}, p90 {}{tail} over {} {what}{plural}",
                 ms(p.p50_ms),
                 ms(p.p90_ms),
                 p.samples
@@ -375,15 +377,15 @@ pub(crate) fn inference_rows(rows: &InferenceRows) -> Vec<(&'static str, String)
         ),
         (
             "TTFT",
-            percentiles_text(rows, "ttft", rows.ttft.as_ref(), false, "requests"),
+            percentiles_text(rows, "ttft", rows.ttft.as_ref(), false, "request"),
         ),
         (
             "TPOT",
-            percentiles_text(rows, "tpot", rows.tpot.as_ref(), true, "requests"),
+            percentiles_text(rows, "tpot", rows.tpot.as_ref(), true, "request"),
         ),
         (
             "ITL",
-            percentiles_text(rows, "itl", rows.itl.as_ref(), true, "token gaps"),
+            percentiles_text(rows, "itl", rows.itl.as_ref(), true, "token gap"),
         ),
         (
             "Prefill tok/s",
