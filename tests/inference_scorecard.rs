@@ -318,3 +318,56 @@ fn a_training_run_keeps_its_backward_rows_and_gets_no_token_rows() {
     assert!(v["per_layer_summary"][0]["bwd_ms"].as_f64().unwrap() > 0.0);
     assert!(sc.to_markdown().starts_with("## Training Scorecard"));
 }
+
+/// A brick of `n` calls of `ns` each, per `(ns, n)`, one exact histogram
+/// bucket each.
+fn brick_of(name: &str, calls: &[(u64, u64)]) -> profiler::BrickStats {
+    use profiler::stats::{HistBucket, LatencyHistogram};
+    let mut b = profiler::BrickStats::new(name, profiler::BrickCategory::Other);
+    b.count = calls.iter().map(|c| c.1).sum();
+    b.total_ns = calls.iter().map(|c| c.0 * c.1).sum();
+    b.min_ns = calls.iter().map(|c| c.0).min().unwrap_or(0);
+    b.max_ns = calls.iter().map(|c| c.0).max().unwrap_or(0);
+    b.latency = LatencyHistogram {
+        buckets: calls
+            .iter()
+            .map(|&(ns, count)| HistBucket {
+                lo_ns: ns,
+                hi_ns: ns + 1,
+                count,
+            })
+            .collect(),
+    };
+    b
+}
+
+#[test]
+fn one_cold_call_is_named_and_does_not_rank_a_hotspot() {
+    let mut p = Profile::empty();
+    // 199 calls of 4 us and one cold 12.6 ms call (13.4 ms in all), beside
+    // a brick of 200 calls of 20 us (4 ms in all).
+    p.bricks.push(brick_of(
+        "OutputProjection",
+        &[(4_000, 199), (12_600_000, 1)],
+    ));
+    p.bricks.push(brick_of("GateProjection", &[(20_000, 200)]));
+    let sc = build(&p);
+    let names: Vec<&str> = sc.hotspot_ops.iter().map(|h| h.0.as_str()).collect();
+    assert_eq!(names, ["GateProjection", "OutputProjection"], "{sc}");
+    // Ranked without the cold call's excess over p99: 199 x 4 us + 4 us.
+    assert!(
+        (sc.hotspot_ops[1].1 - 0.8).abs() < 0.01,
+        "{:?}",
+        sc.hotspot_ops
+    );
+    let warning = sc
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("`OutputProjection`"))
+        .unwrap_or_else(|| panic!("{:?}", sc.warnings));
+    assert!(
+        warning.contains("12.6 ms") && warning.contains("94.1%"),
+        "{warning}"
+    );
+    assert!(!sc.warnings.iter().any(|w| w.contains("GateProjection")));
+}
