@@ -1,5 +1,7 @@
-//! Inference decode loop, profiled the way a GPU decoder is: deferred sync
-//! mode with a device timer, one "sync" and `finalize` per token, then a
+//! Inference generation, profiled the way a GPU decoder is: deferred sync
+//! mode with a device timer, one "sync" and `finalize` per step; the prompt
+//! as one `prefill` step, then one `decode` step per token; then the
+//! inference scorecard (TTFT, TPOT, ITL, prefill and decode tokens/s) and a
 //! check against the `gpu-decode-profiling-v1` contract.
 //!
 //! A small transformer (embedding, layers of RMSNorm, QKV with a KV cache,
@@ -9,7 +11,7 @@
 //! `finalize(elapsed_ns())` resolves them after each token.
 //!
 //! ```text
-//! cargo run --release --example decode -- --tokens 64
+//! cargo run --release --example decode -- --tokens 64 --prompt 16
 //! ```
 
 use profiler::{
@@ -279,9 +281,13 @@ fn forward(m: &Model, cache: &mut [KvCache], token: usize, pos: usize) -> usize 
     argmax(&lm_head(&h, &m.lm_head))
 }
 
-/// Decodes `tokens` tokens after `prompt`, one step per token, in deferred
-/// sync mode with the CPU event timer; returns the generated tokens.
-pub fn decode(model: &Model, prompt: usize, tokens: usize) -> Vec<usize> {
+/// Generates `tokens` tokens after `prompt` in deferred sync mode with the
+/// CPU event timer: the prompt as one step of `prompt.len()` tokens in the
+/// `prefill` phase (its last position gives the first token), then one
+/// step of one token per further token in the `decode` phase. Returns the
+/// generated tokens. Every position runs the whole model, LM head
+/// included, so the LM head runs once per step token.
+pub fn decode(model: &Model, prompt: &[usize], tokens: usize) -> Vec<usize> {
     profiler::sync::set_sync_mode(SyncMode::Deferred);
     profiler::Config::new()
         .device_timer(CpuEventTimer::default())
@@ -293,44 +299,85 @@ pub fn decode(model: &Model, prompt: usize, tokens: usize) -> Vec<usize> {
         })
         .collect();
     let mut out = Vec::with_capacity(tokens);
-    let mut token = prompt % model.cfg.vocab;
-    for pos in 0..tokens {
-        let _step = profiler::step(1);
-        token = forward(model, &mut cache, token, pos);
+    if tokens == 0 {
+        return out;
+    }
+    let prompt = if prompt.is_empty() { &[0][..] } else { prompt };
+    let mut token = 0;
+    {
+        let _step = profiler::step(prompt.len() as u64);
+        let _prefill = profiler::phase("prefill");
+        for (pos, &t) in prompt.iter().enumerate() {
+            token = forward(model, &mut cache, t % model.cfg.vocab, pos);
+        }
         // On a GPU: synchronize the stream here, then resolve the events.
+        profiler::sync::finalize(profiler::sync::elapsed_ns());
+    }
+    out.push(token);
+    for pos in prompt.len()..prompt.len() + tokens - 1 {
+        let _step = profiler::step(1);
+        let _decode = profiler::phase("decode");
+        token = forward(model, &mut cache, token, pos);
         profiler::sync::finalize(profiler::sync::elapsed_ns());
         out.push(token);
     }
     out
 }
 
+/// The same model as plain forward passes, one step of one token each and
+/// no generation phase: a forward-only run (its scorecard has no token
+/// latencies). Returns the tokens.
+pub fn forward_steps(model: &Model, tokens: usize) -> Vec<usize> {
+    let mut cache: Vec<KvCache> = (0..model.cfg.layers)
+        .map(|_| KvCache {
+            k: Vec::new(),
+            v: Vec::new(),
+        })
+        .collect();
+    let mut token = 1;
+    (0..tokens)
+        .map(|pos| {
+            let _step = profiler::step(1);
+            token = forward(model, &mut cache, token, pos);
+            token
+        })
+        .collect()
+}
+
 #[allow(dead_code)] // `main` is unused where tests include this file as a module.
 fn main() {
-    let mut tokens = 64;
+    let (mut tokens, mut prompt_len) = (64, 16);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next().map(|v| v.parse::<usize>())) {
             ("--tokens", Some(Ok(n))) if n > 0 => tokens = n,
+            ("--prompt", Some(Ok(n))) if n > 0 => prompt_len = n,
             _ => {
-                eprintln!("usage: decode [--tokens N]   (N > 0, default 64)");
+                eprintln!(
+                    "usage: decode [--tokens N] [--prompt P]   (N, P > 0; defaults 64 and 16)"
+                );
                 std::process::exit(2);
             }
         }
     }
     let model = Model::new(Config::SMALL, 42);
+    let prompt: Vec<usize> = (1..=prompt_len).collect();
     profiler::enable();
-    let generated = decode(&model, 1, tokens);
+    let generated = decode(&model, &prompt, tokens);
     let profile = profiler::snapshot();
+    // The inference scorecard; hardware from PROFILER_HARDWARE and friends.
+    let scorecard = profiler_report::scorecard();
     profiler::disable();
 
     println!(
-        "decoded {} tokens ({} layers, vocab {}): {:?}...",
+        "generated {} tokens after a {prompt_len}-token prompt ({} layers, vocab {}): {:?}...",
         generated.len(),
         Config::SMALL.layers,
         Config::SMALL.vocab,
         &generated[..generated.len().min(8)]
     );
     println!("{}", profiler_report::summary_text(&profile));
+    println!("{scorecard}");
     match profiler_report::contracts::verify_contract("gpu-decode-profiling-v1", &profile) {
         Ok(report) => {
             print!("{report}");

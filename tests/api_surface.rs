@@ -90,6 +90,11 @@ use profiler_report::export::{
     PerfettoTraceSummary, TraceFormat, UnknownTraceFormat, write_perfetto_trace_to,
 };
 use profiler_report::write_perfetto_trace;
+// Token generation: prefill and decode occurrences, the inference rows.
+use profiler::profile::{GenerationLog, GenerationPhase, MAX_GENERATION_EVENTS, TokenEvent};
+use profiler_report::scorecard::{
+    CeilingUse, InferenceRows, MAX_LATENCY_SAMPLES, Percentiles, RunKind,
+};
 
 #[test]
 fn brick_id_and_category_constants_match_the_catalogue() {

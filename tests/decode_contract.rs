@@ -13,7 +13,7 @@ use profiler_report::contracts::{Verdict, verify_contract};
 
 fn decode_profile(tokens: usize) -> profiler::Profile {
     let model = decode::Model::new(decode::Config::SMALL, 7);
-    let generated = decode::decode(&model, 3, tokens);
+    let generated = decode::decode(&model, &[3], tokens);
     assert_eq!(generated.len(), tokens);
     profiler::snapshot()
 }
@@ -24,7 +24,7 @@ fn the_decode_run_passes_gpu_decode_profiling_v1() {
     let profile = decode_profile(24);
     let report = verify_contract("gpu-decode-profiling-v1", &profile).unwrap();
     assert!(report.passed(), "{report}");
-    assert_eq!(report.results.len(), 8);
+    assert_eq!(report.results.len(), 9);
     // Deferred mode: the Immediate-only rule does not apply.
     assert_eq!(report.result("GDP-003").unwrap().verdict, Verdict::Skipped);
     let tokens = report
@@ -37,6 +37,8 @@ fn the_decode_run_passes_gpu_decode_profiling_v1() {
         tokens.measured,
         profiler_report::contracts::Value::Num(24.0)
     );
+    // Prefill and decode are marked: every step is one of them.
+    assert_eq!(report.result("GDP-009").unwrap().verdict, Verdict::Pass);
     // The counting invariants hold on the same recording.
     let counting = verify_contract("brick-profiler-v1", &profile).unwrap();
     assert!(counting.passed(), "{counting}");

@@ -15,7 +15,7 @@ use profiler_suggest::{did_you_mean, suggest};
 ///
 /// The files live at the root of this package (the workspace's
 /// `contracts/` folder) and are embedded at compile time.
-pub const SHIPPED_SOURCES: [(&str, &str); 5] = [
+pub const SHIPPED_SOURCES: [(&str, &str); 6] = [
     (
         "brick-profiler-v1",
         include_str!("../brick-profiler-v1.yaml"),
@@ -23,6 +23,10 @@ pub const SHIPPED_SOURCES: [(&str, &str); 5] = [
     (
         "gpu-decode-profiling-v1",
         include_str!("../gpu-decode-profiling-v1.yaml"),
+    ),
+    (
+        "inference-scorecard-v1",
+        include_str!("../inference-scorecard-v1.yaml"),
     ),
     (
         "parity-profiling-v1",

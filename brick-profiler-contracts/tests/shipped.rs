@@ -26,7 +26,7 @@ fn every_yaml_file_in_the_folder_is_shipped() {
 #[test]
 fn shipped_contracts_parse_and_have_every_section() {
     let set = ContractSet::shipped();
-    assert_eq!(set.len(), 5);
+    assert_eq!(set.len(), 6);
     for c in set {
         assert!(!c.metadata.version.is_empty(), "{}", c.name);
         assert!(!c.metadata.description.is_empty(), "{}", c.name);

@@ -122,7 +122,8 @@ fn a_valid_decode_profile_passes() {
     let report = check("gpu-decode-profiling-v1", &decode_profile(16, 2, 0.95));
     assert!(report.passed(), "{report}");
     assert_eq!(report.count(Verdict::Pass), 7);
-    assert_eq!(report.count(Verdict::Skipped), 1);
+    // GDP-003 (not Immediate mode) and GDP-009 (no generation phases).
+    assert_eq!(report.count(Verdict::Skipped), 2);
     let (m, b) = measured(&report, "GDP-001");
     assert!((m.as_num().unwrap() - 0.95).abs() < 1e-6);
     assert_eq!(b, Value::Num(0.85));

@@ -1013,7 +1013,11 @@ fn live_scorecard_reads_the_global_profiler() {
     assert!(sc.throughput_tok_s > 0.0);
     assert!(sc.grade.is_some(), "{sc}");
     assert!(sc.wall_coverage > 0.5, "{sc}");
-    assert!(sc.to_string().starts_with("Training scorecard\n"));
+    // A `forward` phase and no backward work: a forward-only run.
+    assert!(
+        sc.to_string()
+            .starts_with("Forward scorecard (forward only run)\n")
+    );
 }
 
 #[test]

@@ -8,9 +8,9 @@ use std::marker::PhantomData;
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use super::scope::ScopeStart;
-use super::step::in_open_step;
+use super::step::{current_step, in_open_step};
 use crate::kernel_data::NodeKind;
-use crate::profile::EventKind;
+use crate::profile::{EventKind, GenerationPhase, MAX_GENERATION_EVENTS};
 use crate::record::scope_memory::{self, ScopeKey};
 use crate::record::uncharged::uncharged;
 
@@ -24,12 +24,28 @@ pub(crate) struct PhaseAgg {
     pub(crate) max: u64,
     /// Ticks of top-level occurrences inside recorded steps.
     pub(crate) in_steps: u64,
+    /// Set for `prefill` and `decode`, whose occurrences are kept one by one.
+    pub(crate) generation: Option<GenerationPhase>,
+}
+
+/// One occurrence of a generation phase, in ticks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawTokenEvent {
+    pub(crate) phase: GenerationPhase,
+    pub(crate) start: u64,
+    pub(crate) ticks: u64,
+    /// The step open on this thread when it ended, if any.
+    pub(crate) step: Option<u64>,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Phases {
     ids: HashMap<Cow<'static, str>, u32>,
     pub(crate) stats: Vec<PhaseAgg>,
+    /// Occurrences of generation phases, up to [`MAX_GENERATION_EVENTS`].
+    pub(crate) generation: Vec<RawTokenEvent>,
+    /// Generation phase occurrences beyond the cap.
+    pub(crate) generation_dropped: u64,
 }
 
 impl Phases {
@@ -39,6 +55,7 @@ impl Phases {
         }
         let id = self.stats.len() as u32;
         self.stats.push(PhaseAgg {
+            generation: GenerationPhase::of_name(&name),
             name: name.clone(),
             count: 0,
             ticks: 0,
@@ -60,8 +77,11 @@ impl Phases {
                 min: u64::MAX,
                 max: 0,
                 in_steps: 0,
+                generation: p.generation,
             };
         }
+        self.generation.clear();
+        self.generation_dropped = 0;
     }
 }
 
@@ -138,9 +158,11 @@ impl Drop for PhaseGuard {
             return;
         };
         PHASE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        let begin = start.start_ticks();
         let ticks = start.finish(EventKind::Phase, u64::from(self.id), [0; 3], |_, _| {});
         let in_step = in_open_step();
         let mut phases = phases();
+        let mut generation = None;
         if let Some(p) = phases.stats.get_mut(self.id as usize) {
             p.count += 1;
             p.ticks = p.ticks.saturating_add(ticks);
@@ -148,6 +170,21 @@ impl Drop for PhaseGuard {
             p.max = p.max.max(ticks);
             if self.top_level && in_step {
                 p.in_steps = p.in_steps.saturating_add(ticks);
+            }
+            generation = p.generation;
+        }
+        if let Some(phase) = generation {
+            // Capped like the step samples; the push's growth is the profiler's own.
+            if phases.generation.len() < MAX_GENERATION_EVENTS {
+                let event = RawTokenEvent {
+                    phase,
+                    start: begin,
+                    ticks,
+                    step: in_step.then(|| u64::try_from(current_step()).unwrap_or(u64::MAX)),
+                };
+                uncharged(|| phases.generation.push(event));
+            } else {
+                phases.generation_dropped += 1;
             }
         }
     }

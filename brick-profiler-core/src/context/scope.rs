@@ -37,6 +37,11 @@ impl ScopeStart {
         })
     }
 
+    /// The clock reading the scope opened at, in ticks.
+    pub(crate) fn start_ticks(&self) -> u64 {
+        self.start
+    }
+
     /// Drops the scope without recording it (closing its graph node).
     pub(crate) fn abandon(self) {
         nodes::close_scope(state::load(), self.graph);

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::counters::Counters;
+use super::generation::GenerationLog;
 use super::layer::{Direction, LayerStats};
 use super::memory::MemoryProfile;
 use super::run::{RunInfo, ThreadInfo};
@@ -77,6 +78,10 @@ pub struct Profile {
     /// (`None` when neither was installed; added in schema 1.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryProfile>,
+    /// Each occurrence of the `prefill` and `decode` phases, for token
+    /// latencies (empty when the run generated nothing).
+    #[serde(default, skip_serializing_if = "GenerationLog::is_empty")]
+    pub generation: GenerationLog,
 }
 
 impl Profile {
@@ -102,6 +107,7 @@ impl Profile {
             trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
             memory: None,
+            generation: GenerationLog::default(),
         }
     }
 

@@ -8,6 +8,7 @@
 mod aggregates;
 mod counters;
 pub(crate) mod data;
+mod generation;
 pub(crate) mod identity;
 mod io;
 pub(crate) mod layer;
@@ -24,6 +25,7 @@ pub use crate::level::{BrickLevel, UnknownBrickLevel};
 pub use aggregates::ProfileSummary;
 pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
+pub use generation::{GenerationLog, GenerationPhase, MAX_GENERATION_EVENTS, TokenEvent};
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`
 // (memory), `trace` (timeline, execution trace) and `sync` (`SyncMode`):
 // one public path each; the names stay usable here inside the crate.

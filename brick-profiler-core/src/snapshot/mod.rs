@@ -12,8 +12,8 @@ use crate::context::phase::phases;
 use crate::context::step::steps;
 use crate::kernel_data::{ChecksumLog, ExecutionGraph};
 use crate::profile::{
-    CategoryEntry, ClockInfo, Counters, PhaseStats, Profile, RankIdentity, RecordedExecutionTrace,
-    RunInfo, SCHEMA_VERSION, StepSummary, SyncMode,
+    CategoryEntry, ClockInfo, Counters, GenerationLog, PhaseStats, Profile, RankIdentity,
+    RecordedExecutionTrace, RunInfo, SCHEMA_VERSION, StepSummary, SyncMode, TokenEvent,
 };
 use crate::record::device::TIMER_PANICS;
 use crate::record::facts::{RunFacts, run_facts};
@@ -90,6 +90,25 @@ fn build_uncharged() -> Profile {
         trace,
         counters,
         memory: memory::collect(&metas, &conv),
+        generation: generation_log(&conv),
+    }
+}
+
+/// Every recorded prefill and decode occurrence, on the run's clock.
+fn generation_log(conv: &Conversion) -> GenerationLog {
+    let phases = phases();
+    GenerationLog {
+        events: phases
+            .generation
+            .iter()
+            .map(|e| TokenEvent {
+                phase: e.phase,
+                start_ns: conv.ns(e.start.saturating_sub(conv.origin_ticks)),
+                duration_ns: conv.ns(e.ticks),
+                step: e.step,
+            })
+            .collect(),
+        dropped: phases.generation_dropped,
     }
 }
 

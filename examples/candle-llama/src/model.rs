@@ -16,8 +16,9 @@ pub struct Model {
     llama: Llama,
     cache: Cache,
     /// Kept so the weights live as long as the model.
-    _weights: VarMap,
+    weights: VarMap,
     shape: Shape,
+    config: candle_transformers::models::llama::Config,
 }
 
 impl Model {
@@ -27,19 +28,62 @@ impl Model {
     /// # Errors
     /// A tensor candle cannot create.
     pub fn random(shape: Shape) -> Result<Self, CandleError> {
+        Self::with_positions(shape, shape.seq)
+    }
+
+    /// The model of `shape` for sequences of up to `positions` tokens
+    /// (prompt and generated ones), with a key/value cache when `positions`
+    /// exceeds the prompt: generation then runs a prefill and one decode
+    /// step per token.
+    ///
+    /// # Errors
+    /// A tensor candle cannot create.
+    pub fn with_positions(shape: Shape, positions: usize) -> Result<Self, CandleError> {
         let device = Device::Cpu;
         let weights = VarMap::new();
         let vb = VarBuilder::from_varmap(&weights, DType::F32, &device);
-        let config = shape.config();
+        let mut config = shape.config();
+        config.max_position_embeddings = config.max_position_embeddings.max(positions);
         let llama = Llama::load(vb, &config)?;
-        // No key/value cache: every pass sees the whole sequence.
-        let cache = Cache::new(false, DType::F32, &config, &device)?;
+        // Without generation every pass sees the whole sequence: no cache.
+        let cache = Cache::new(positions > shape.seq, DType::F32, &config, &device)?;
         Ok(Self {
             llama,
             cache,
-            _weights: weights,
+            weights,
             shape,
+            config,
         })
+    }
+
+    /// Bytes of all weights (f32), the embedding table included.
+    #[must_use]
+    pub fn weight_bytes(&self) -> u64 {
+        let elements: usize = self.weights.all_vars().iter().map(|v| v.elem_count()).sum();
+        4 * elements as u64
+    }
+
+    /// Prefill: runs the prompts `tokens` (`[batch, seq]`) from position 0
+    /// with a fresh key/value cache and returns the first generated token
+    /// of each sequence, `[batch]`.
+    ///
+    /// # Errors
+    /// A shape candle rejects.
+    pub fn prefill(&mut self, tokens: &Tensor) -> Result<Tensor, CandleError> {
+        self.cache = Cache::new(true, DType::F32, &self.config, &Device::Cpu)?;
+        self.forward(tokens)
+    }
+
+    /// One decode step: the tokens `next` (`[batch]`) at position `pos`
+    /// against the cache; returns the following token of each sequence.
+    ///
+    /// # Errors
+    /// A shape candle rejects.
+    pub fn decode(&mut self, next: &Tensor, pos: usize) -> Result<Tensor, CandleError> {
+        let logits = self
+            .llama
+            .forward(&next.unsqueeze(1)?, pos, &mut self.cache)?;
+        sample(&logits, self.shape.vocab)
     }
 
     /// Deterministic token ids of pass `pass`: `batch` sequences of `seq`.

@@ -10,6 +10,7 @@ use profiler::{Profile, Schedule, sync::SyncMode};
 use profiler_report::HtmlReport;
 use profiler_report::hardware::{measure, probe::ProbeOptions};
 use profiler_report::roofline::BrickRoofline;
+use profiler_report::scorecard::{ModelShape, ScorecardBuilder};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -54,6 +55,13 @@ pub struct Args {
     /// Sequences per pass.
     #[arg(long, default_value_t = 4)]
     pub batch: usize,
+    /// Tokens to generate per request: each pass is then a request, its
+    /// sequences the prompts (one `prefill` step), then one `decode` step
+    /// per further token, scored by the inference scorecard. 0: forward
+    /// passes over the whole sequence only (the roofline's work per call and
+    /// the PyTorch comparison need these).
+    #[arg(long, default_value_t = 16)]
+    pub generate: u64,
     /// Directory for the reports.
     #[arg(long, default_value = "target/candle-llama")]
     pub out: PathBuf,
@@ -90,6 +98,12 @@ impl Args {
             batch: self.batch,
         };
         shape.check()?;
+        if self.parity_trace.is_some() && self.generate > 0 {
+            return Err(
+                "--parity-trace compares forward passes over the whole sequence: add --generate 0"
+                    .to_owned(),
+            );
+        }
         if self.warmup >= self.passes {
             return Err(format!(
                 "--warmup ({}) must be below --passes ({})",
@@ -129,32 +143,48 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         Some(hw)
     };
 
+    let generate = args.generate;
     // Installed before the model is built: candle makes its spans then.
-    let _subscriber = tracing_subscriber::registry()
-        .with(work::brick_layer(&shape))
-        .set_default();
-    let mut model = Model::random(shape)?;
+    let layer = if generate > 0 {
+        work::generation_layer()
+    } else {
+        work::brick_layer(&shape)
+    };
+    let _subscriber = tracing_subscriber::registry().with(layer).set_default();
+    let positions = shape.seq + usize::try_from(generate).unwrap_or(usize::MAX);
+    let mut model = Model::with_positions(shape, positions)?;
     println!(
-        "candle-llama: {} blocks, width {}, {} heads ({} key/value), seq {}, batch {}, {} passes",
+        "candle-llama: {} blocks, width {}, {} heads ({} key/value), seq {}, batch {}, {} passes{}",
         shape.layers,
         shape.hidden,
         shape.heads,
         shape.kv_heads,
         shape.seq,
         shape.batch,
-        args.passes
+        args.passes,
+        if generate > 0 {
+            format!(", {generate} tokens generated per pass")
+        } else {
+            String::new()
+        }
     );
 
+    // Generation: each pass is as many steps as tokens it generates.
+    let steps_per_pass = generate.max(1);
     profiler::Config::new()
         .run_name("candle-llama")
         .sync_mode(SyncMode::None)
-        .schedule(Schedule::skip_warmup(args.warmup))
+        .schedule(Schedule::skip_warmup(args.warmup * steps_per_pass))
         .trace_mode(true)
         .enable();
     for pass in 0..args.passes {
         let tokens = model.tokens(pass)?;
-        let _step = profiler::step(shape.tokens() as u64);
-        model.forward(&tokens)?;
+        if generate > 0 {
+            generate_tokens(&mut model, &tokens, shape, generate)?;
+        } else {
+            let _step = profiler::step(shape.tokens() as u64);
+            model.forward(&tokens)?;
+        }
     }
     profiler::disable();
     profiler::Config::new().trace_mode(false).apply();
@@ -167,9 +197,15 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     {
         profiler::Config::new().hardware(info).apply();
     }
-    let scorecard = profiler_report::scorecard();
-    println!("\n{scorecard}");
     let profile = profiler::snapshot();
+    let scorecard = if generate > 0 {
+        // Without PROFILER_HARDWARE the profile's recorded hardware (the
+        // measured peak) is used, with the probe's busy-machine mark.
+        inference_scorecard(&profile, env_hardware.clone(), &model, shape, generate)?
+    } else {
+        profiler_report::scorecard()
+    };
+    println!("\n{scorecard}");
     let roofline = roofline(&profile, env_hardware.as_ref().or(ceilings.as_ref()));
     if let Some(r) = &roofline {
         println!("\n{r}");
@@ -196,6 +232,59 @@ pub fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         files,
         parity,
     })
+}
+
+/// One request: the prompts `tokens` as one `prefill` step of all their
+/// tokens, then `generate - 1` `decode` steps of one token per sequence.
+fn generate_tokens(
+    model: &mut Model,
+    tokens: &candle_core::Tensor,
+    shape: Shape,
+    generate: u64,
+) -> Result<(), Box<dyn Error>> {
+    let mut next = {
+        let _step = profiler::step(shape.tokens() as u64);
+        let _prefill = profiler::phase("prefill");
+        model.prefill(tokens)?
+    };
+    for i in 1..generate {
+        let _step = profiler::step(shape.batch as u64);
+        let _decode = profiler::phase("decode");
+        let pos = shape.seq + usize::try_from(i - 1).unwrap_or(usize::MAX);
+        next = model.decode(&next, pos)?;
+    }
+    Ok(())
+}
+
+/// The inference scorecard: decode graded against the DRAM bandwidth with
+/// the bytes a token reads (every weight once per step, shared by the
+/// batch, plus its key/value cache), prefill against the dense peak with
+/// the model's forward FLOPs per token.
+fn inference_scorecard(
+    profile: &Profile,
+    hardware: Option<Hardware>,
+    model: &Model,
+    shape: Shape,
+    generate: u64,
+) -> Result<profiler_report::scorecard::TrainingScorecard, Box<dyn Error>> {
+    let weights = model.weight_bytes();
+    let embedding = (shape.vocab * shape.hidden) as u64;
+    let u = |v: usize| v as u64;
+    let model_shape = ModelShape {
+        // The embedding is a lookup: no multiply-adds.
+        params: (weights / 4).saturating_sub(embedding),
+        layers: u(shape.layers),
+        heads: u(shape.heads),
+        head_dim: u(shape.head_dim()),
+        seq_len: u(shape.seq),
+    };
+    let mut builder = ScorecardBuilder::from_profile(profile)
+        .bytes_per_token(work::decode_bytes_per_token(&shape, weights, generate))
+        .model_shape(model_shape);
+    if let Some(hw) = hardware {
+        builder = builder.hardware(hw);
+    }
+    Ok(builder.build()?)
 }
 
 /// The scorecard's peak: the machine as measured, its FP32 peak (the

@@ -154,6 +154,32 @@ pub fn brick_layer(shape: &Shape) -> BrickLayer {
         .build()
 }
 
+/// The tracing layer for generation: the same bricks and layers as
+/// [`brick_layer`], without the work per call, which is derived for a
+/// pass over the whole sequence and would be wrong for a decode step.
+#[must_use]
+pub fn generation_layer() -> BrickLayer {
+    let mut builder = BrickLayer::builder().rule(SpanRule::named("block").layer_per_instance());
+    for name in ["attn", "attn-rot", "mlp", "rms-norm", "linear"] {
+        builder = builder.rule(SpanRule::named(name));
+    }
+    builder.build()
+}
+
+/// Bytes one generated token reads from memory at batch `shape.batch`:
+/// every weight once per decode step (shared by the batch), plus each
+/// sequence's key/value cache at the mean cache length of `generate`
+/// tokens after a prompt of `shape.seq`: `(weights + batch * kv) / batch`.
+#[must_use]
+pub fn decode_bytes_per_token(shape: &Shape, weight_bytes: u64, generate: u64) -> f64 {
+    let d = Dims::of(shape);
+    // Decode step i (1..generate) attends over seq + i cached positions.
+    let steps = generate.saturating_sub(1).max(1);
+    let mean_len = d.seq as f64 + (steps + 1) as f64 / 2.0;
+    let kv = (F32 * d.layers * 2 * d.kv_width()) as f64 * mean_len;
+    (weight_bytes as f64 + d.batch as f64 * kv) / d.batch as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +195,16 @@ mod tests {
             seq: 4,
             batch: 1,
         }
+    }
+
+    #[test]
+    fn decode_bytes_are_the_weights_per_token_plus_the_cache() {
+        let s = shape();
+        // Two decode steps attend over seq + 1 and seq + 2 positions.
+        let kv_per_pos = (4 * s.layers * 2 * s.kv_heads * s.head_dim()) as f64;
+        let mean = s.seq as f64 + 1.5;
+        let expected = (1000.0 + s.batch as f64 * kv_per_pos * mean) / s.batch as f64;
+        assert_eq!(decode_bytes_per_token(&s, 1000, 3), expected);
     }
 
     #[test]

@@ -38,6 +38,9 @@ fn candle_spans_become_bricks_per_block_per_pass() {
         "8",
         "--batch",
         "2",
+        // Forward passes: the work per call is derived for them.
+        "--generate",
+        "0",
         "--out",
         out.to_str().expect("utf-8 temp dir"),
         // Small probe arrays keep the test quick.

@@ -75,6 +75,9 @@ fn candle_and_pytorch_compare_the_mapped_bricks_call_for_call() {
         "--warmup",
         "1",
         "--no-ceilings",
+        // The PyTorch trace is of forward passes over the whole sequence.
+        "--generate",
+        "0",
         "--out",
         out.to_str().expect("utf-8 temp dir"),
         "--parity-trace",

@@ -145,6 +145,8 @@ impl Computation for ScorecardMetrics {
         // memory-bandwidth class is a default, not a finding.
         let stepped = !(sc.steps == 0 && sc.step_time_ms == 0.0 && sc.throughput_tok_s == 0.0);
         let measured = |x: f64| stepped.then_some(x);
+        // Rows the run has no data for (no phases, no backward pass).
+        let has = |key: &str| !sc.not_measured.contains_key(key);
         let bottleneck = (sc.grade.is_some() || sc.bottleneck != Bottleneck::MemoryBw)
             .then(|| sc.bottleneck.as_str());
         Ok(Metrics::new()
@@ -153,11 +155,17 @@ impl Computation for ScorecardMetrics {
             .with("throughput_tok_s", measured(sc.throughput_tok_s))
             .with("peak_tok_s", sc.peak_throughput_tok_s)
             .with("step_time_ms", measured(sc.step_time_ms))
-            .with("wall_coverage", measured(sc.wall_coverage))
+            .with(
+                "wall_coverage",
+                measured(sc.wall_coverage).filter(|_| has("wall_coverage")),
+            )
             .with("transfer_fraction", sc.transfer_fraction)
             .with("launch_overhead", sc.launch_overhead)
             .with("bottleneck", bottleneck)
-            .with("forward_backward_ratio", sc.forward_backward_ratio)
+            .with(
+                "forward_backward_ratio",
+                has("forward_backward_ratio").then_some(sc.forward_backward_ratio),
+            )
             .with("steps", sc.steps as u64)
             .with("hotspot_count", sc.hotspot_ops.len() as u64)
             .with("regression_count", sc.regressions.len() as u64))

@@ -6,6 +6,7 @@
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile, sync::SyncMode};
 
 use super::value::Value;
+use crate::analysis::scorecard::{TokenTimes, phase_rate, quantile};
 
 /// Why a name could not be evaluated.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +21,7 @@ pub(crate) enum Problem {
 }
 
 /// Every built-in profile metric with what it means, for docs and suggestions.
-pub(crate) const PROFILE_METRICS: [(&str, &str); 25] = [
+pub(crate) const PROFILE_METRICS: [(&str, &str); 40] = [
     (
         "wall_ns",
         "recorded step time, ns (run wall time without steps)",
@@ -70,6 +71,39 @@ pub(crate) const PROFILE_METRICS: [(&str, &str); 25] = [
     ("counters.sync_hook_panics", "sync-hook calls that panicked"),
     ("counters.trace_entries_dropped", "trace_op entries dropped"),
     ("counters.lost", "records that never became samples"),
+    ("prefills", "prefill phases recorded (one per request)"),
+    (
+        "decodes",
+        "decode phases recorded (one per generated token step)",
+    ),
+    ("requests", "requests: each prefill starts one"),
+    (
+        "generation_outside_steps",
+        "prefill and decode phases that ran outside every step (tokens unknown)",
+    ),
+    (
+        "generation.dropped",
+        "prefill and decode phases beyond the recording cap",
+    ),
+    (
+        "ttft_p50_ms",
+        "time to first token, median over requests, ms",
+    ),
+    ("ttft_p90_ms", "time to first token, 90th percentile, ms"),
+    (
+        "tpot_p50_ms",
+        "time per output token, median over requests, ms",
+    ),
+    ("tpot_p90_ms", "time per output token, 90th percentile, ms"),
+    ("tpot_p99_ms", "time per output token, 99th percentile, ms"),
+    (
+        "itl_p50_ms",
+        "inter-token latency, median over token gaps, ms",
+    ),
+    ("itl_p90_ms", "inter-token latency, 90th percentile, ms"),
+    ("itl_p99_ms", "inter-token latency, 99th percentile, ms"),
+    ("prefill_tok_s", "prompt tokens per second of prefill time"),
+    ("decode_tok_s", "generated tokens per second of decode time"),
 ];
 
 /// Fields of `brick(Name)` and of quantified bricks.
@@ -193,9 +227,49 @@ pub(crate) fn profile_metric(p: &Profile, name: &str) -> Option<Result<Value, Pr
         "counters.sync_hook_panics" => c.sync_hook_panics.into(),
         "counters.trace_entries_dropped" => c.trace_entries_dropped.into(),
         "counters.lost" => c.lost().into(),
-        _ => return None,
+        other => return generation_metric(p, other),
     };
     Some(Ok(value))
+}
+
+/// A token-latency metric of the `prefill` and `decode` phases; `None`
+/// when `name` is not one.
+fn generation_metric(p: &Profile, name: &str) -> Option<Result<Value, Problem>> {
+    let t = TokenTimes::of(&p.generation, &p.steps);
+    let percentile = |samples: &[f64], q: f64, what: &str| {
+        quantile(samples, q).map(Value::from).ok_or_else(|| {
+            Problem::Unmeasurable(format!(
+                "no {what} recorded: mark the prompt pass profiler::phase(\"prefill\") and each \
+                 token's profiler::phase(\"decode\")"
+            ))
+        })
+    };
+    let rate = |work, counts, phase| {
+        phase_rate(work, counts, phase)
+            .map(Value::from)
+            .map_err(Problem::Unmeasurable)
+    };
+    Some(match name {
+        "prefills" => Ok((t.prefills.0 as u64).into()),
+        "decodes" => Ok((t.decodes.0 as u64).into()),
+        "requests" => Ok((t.requests as u64).into()),
+        "generation_outside_steps" => {
+            let outside = t.prefills.0 - t.prefills.1 + t.decodes.0 - t.decodes.1;
+            Ok((outside as u64).into())
+        }
+        "generation.dropped" => Ok(p.generation.dropped.into()),
+        "ttft_p50_ms" => percentile(&t.ttft_ms, 0.5, "prefill"),
+        "ttft_p90_ms" => percentile(&t.ttft_ms, 0.9, "prefill"),
+        "tpot_p50_ms" => percentile(&t.tpot_ms, 0.5, "request of two tokens"),
+        "tpot_p90_ms" => percentile(&t.tpot_ms, 0.9, "request of two tokens"),
+        "tpot_p99_ms" => percentile(&t.tpot_ms, 0.99, "request of two tokens"),
+        "itl_p50_ms" => percentile(&t.itl_ms, 0.5, "token gap"),
+        "itl_p90_ms" => percentile(&t.itl_ms, 0.9, "token gap"),
+        "itl_p99_ms" => percentile(&t.itl_ms, 0.99, "token gap"),
+        "prefill_tok_s" => rate(t.prefill_work, t.prefills, "prefill"),
+        "decode_tok_s" => rate(t.decode_work, t.decodes, "decode"),
+        _ => return None,
+    })
 }
 
 /// The brick named `name` (built-in aliases resolve).

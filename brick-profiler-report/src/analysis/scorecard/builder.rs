@@ -15,7 +15,7 @@ use super::view::{Recorded, RunView};
 use crate::model::hardware::{from_env, recorded};
 use crate::model::scorecard_error::ScorecardError;
 use crate::model::step::StepProfilerInput;
-use profiler_core::hardware::Hardware;
+use profiler_core::hardware::{Hardware, MemoryLevel};
 
 /// Environment variable naming a baseline scorecard file for [`scorecard`].
 pub const ENV_BASELINE: &str = "PROFILER_BASELINE";
@@ -224,7 +224,7 @@ impl ScorecardBuilder {
         options.busy_ceilings = busy;
         let mut spec = hardware.as_ref().and_then(Ceiling::of);
         if let Some(spec) = spec.as_mut() {
-            let (bytes, source) = bytes_per_token(self.bytes_per_token, spec, recorded);
+            let (bytes, source) = bytes_per_token(self.bytes_per_token, spec, recorded, &mut notes);
             spec.bytes_per_token = bytes;
             options.bytes_per_token_source = Some(source);
         }
@@ -232,6 +232,17 @@ impl ScorecardBuilder {
             .peak_tflops
             .or(hardware.as_ref().and_then(Hardware::dense_peak_tflops))
             .map(|t| t * 1e12);
+        options.peak_flops_source = match self.peak_tflops {
+            Some(_) => Some("given".to_owned()),
+            None => hardware
+                .as_ref()
+                .and_then(Hardware::dense_peak)
+                .map(|f| f.source.to_string()),
+        };
+        options.bandwidth_source = hardware
+            .as_ref()
+            .and_then(|h| h.memory(MemoryLevel::Dram))
+            .map(|f| f.source.to_string());
         let mut sc = compute(&self.run, spec.as_ref(), self.baseline.as_ref(), &options);
         let estimated_peak = self.peak_tflops.is_none()
             && hardware
@@ -267,15 +278,29 @@ fn bytes_per_token(
     given: Option<f64>,
     spec: &Ceiling,
     recorded: Option<&Recorded>,
+    notes: &mut Vec<String>,
 ) -> (f64, BytesPerTokenSource) {
     if let Some(bytes) = given {
         return (bytes, BytesPerTokenSource::Given);
     }
     match BytesPerTokenSource::of_ceiling(spec) {
-        BytesPerTokenSource::Default => match recorded.and_then(|r| r.brick_bytes_per_token) {
-            Some(bytes) => (bytes, BytesPerTokenSource::Bricks),
-            None => (spec.bytes_per_token, BytesPerTokenSource::Default),
-        },
+        BytesPerTokenSource::Default => {
+            let from_bricks = recorded.and_then(|r| r.brick_bytes_per_token);
+            // Prompt tokens read the weights once per pass, not per token:
+            // the bricks' bytes over all tokens are not a decode token's.
+            let mixed = recorded.is_some_and(|r| r.tokens.prefills.0 > 0);
+            match from_bricks {
+                Some(_) if mixed => {
+                    notes.push(
+                        "decode bytes per token not taken from the bricks: their bytes mix                          prefill and decode; give them (weights read once plus the KV cache)                          with ScorecardBuilder::bytes_per_token or PROFILER_BYTES_PER_TOKEN"
+                            .to_owned(),
+                    );
+                    (spec.bytes_per_token, BytesPerTokenSource::Default)
+                }
+                Some(bytes) => (bytes, BytesPerTokenSource::Bricks),
+                None => (spec.bytes_per_token, BytesPerTokenSource::Default),
+            }
+        }
         source => (spec.bytes_per_token, source),
     }
 }

@@ -9,13 +9,16 @@ use std::collections::BTreeMap;
 use super::breakdown::{Sanitizer, add_ms, hotspots, layer_summaries};
 use super::ceiling::BytesPerTokenSource;
 use super::ceiling::Ceiling;
+use super::cold::ColdCall;
 use super::grade::{Grade, Withheld};
+use super::inference::{CeilingUse, ComputeCeiling, InferenceRows};
+use super::kind::RunKind;
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
 use super::shape::RunShape;
 use super::thresholds::{ScorecardOptions, Thresholds};
-use super::units::bytes;
+use super::units::{bytes, si};
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use super::view::{Coverage, RunView, Steps};
 use crate::model::step::StepProfilerInput;
@@ -105,7 +108,6 @@ pub(crate) fn compute(
     let tok_s = measured.throughput.as_ref().ok().copied();
     let step_time_ms = measured.step_time_ms;
     let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
-    let hotspot_ops = hotspots(op_totals, t.hotspot_count);
 
     let mut alerts = step_alerts(&run.steps);
     let (step_samples_ms, step_samples_tokens) = samples(&run.steps);
@@ -127,8 +129,41 @@ pub(crate) fn compute(
         run.device_timed(),
         t,
     );
-    let mfu = mfu(options, tok_s, &mut s);
+    let kind = run.kind;
+    let mut not_measured = BTreeMap::new();
+    let mfu = if kind == RunKind::Training {
+        mfu(options, tok_s, &mut s)
+    } else {
+        if options.model_shape.is_some() {
+            not_measured.insert(
+                "mfu".to_owned(),
+                format!("{kind} run: MFU counts training FLOPs (6N per token)"),
+            );
+        }
+        None
+    };
     let recorded = run.recorded.as_ref();
+    if !kind.has_backward() {
+        not_measured.insert(
+            "forward_backward_ratio".to_owned(),
+            format!("{kind} run: no backward pass recorded"),
+        );
+    }
+    if recorded.is_some() && run.phases.is_empty() {
+        not_measured.insert(
+            "wall_coverage".to_owned(),
+            "no phases recorded: wrap the parts of each step in profiler::phase(..)".to_owned(),
+        );
+    }
+    let mut warnings = s.warnings;
+    let cold = recorded.map_or(&[][..], |r| &r.cold_calls[..]);
+    warnings.extend(cold.iter().map(|c| c.warning.clone()));
+    let hotspot_ops = hotspots(without_cold_excess(op_totals, cold), t.hotspot_count);
+    let inference = recorded.filter(|_| kind == RunKind::Generation).map(|r| {
+        let decode = decode_use(&graded, hw, options);
+        let compute = compute_ceiling(options);
+        InferenceRows::of(&r.tokens, decode, &compute, t)
+    });
 
     TrainingScorecard {
         grade: graded.grade,
@@ -161,9 +196,75 @@ pub(crate) fn compute(
         vs_baseline,
         shape: Some(shape),
         alerts,
-        warnings: s.warnings,
+        warnings,
+        run_kind: kind,
+        inference,
+        not_measured,
         memory_peaks: recorded.map(|r| r.memory_peaks.clone()).unwrap_or_default(),
         launch_gap: recorded.and_then(|r| r.launch_gap),
+    }
+}
+
+/// Op totals with each cold brick's slowest-call excess left out, so one
+/// cold call does not rank a hotspot.
+fn without_cold_excess(
+    mut totals: BTreeMap<String, f64>,
+    cold: &[ColdCall],
+) -> BTreeMap<String, f64> {
+    for c in cold {
+        if let Some(ms) = totals.get_mut(&c.name) {
+            *ms = (*ms - c.excess_ms).max(0.0);
+        }
+    }
+    totals
+}
+
+/// Decode against the bandwidth ceiling, from the scorecard's verdict
+/// (a generation run is graded on its decode tokens/s).
+fn decode_use(graded: &Graded, hw: Option<&Ceiling>, options: &ScorecardOptions) -> CeilingUse {
+    let basis = match hw {
+        Some(c) => format!(
+            "memory bandwidth: DRAM {} GB/s ({}) / {} per token ({}: weights read once plus KV cache)",
+            si(c.peak_bw_gb_s),
+            options
+                .bandwidth_source
+                .as_deref()
+                .unwrap_or("source unknown"),
+            bytes(c.bytes_per_token),
+            graded
+                .bytes_per_token_source
+                .map_or("source unknown", BytesPerTokenSource::describe)
+        ),
+        None => "memory bandwidth: unknown (no hardware)".to_owned(),
+    };
+    CeilingUse {
+        efficiency: graded.efficiency,
+        grade: graded.grade,
+        ceiling_tok_s: graded.peak,
+        basis,
+        withheld: graded.withheld.as_ref().map(ToString::to_string),
+    }
+}
+
+/// The compute ceiling prefill is graded against: the dense peak, and the
+/// FLOPs per token from the model shape (`2N + 2LHQT`, the forward pass).
+fn compute_ceiling(options: &ScorecardOptions) -> ComputeCeiling {
+    let peak = options
+        .peak_flops_per_s
+        .filter(|p| p.is_finite() && *p > 0.0)
+        .map(|p| {
+            let src = options.peak_flops_source.clone();
+            (p, src.unwrap_or_else(|| "given".to_owned()))
+        });
+    let flops_per_token = options.model_shape.map(|m| {
+        let attention = m.layers * m.heads * m.head_dim * m.seq_len;
+        let f = 2.0 * m.params as f64 + 2.0 * attention as f64;
+        (f, "2N + 2LHQT from the model shape".to_owned())
+    });
+    ComputeCeiling {
+        peak,
+        flops_per_token,
+        busy: options.busy_ceilings.clone(),
     }
 }
 

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
-    launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
-    values_text, wall_coverage_text, withheld_text,
+    inference_rows, launch_gap_text, launch_text, not_measured, ratio_text, show_transfer,
+    step_time_text, throughput_text, values_text, wall_coverage_text, withheld_text,
 };
 use super::units::pct;
 use crate::base::escape;
@@ -67,7 +67,11 @@ fn metric_name(metric: Metric, name: &str, embedding: Embedding) -> String {
 /// The whole fragment: alerts, metrics, the baseline comparison, the
 /// tables (standalone only), recommendations and warnings.
 fn render(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std::fmt::Result {
-    s.push_str("<section class=\"training-scorecard\">\n<h2>Training Scorecard</h2>\n");
+    writeln!(
+        s,
+        "<section class=\"training-scorecard\">\n<h2>{} Scorecard</h2>",
+        sc.run_kind.noun()
+    )?;
     alerts(s, sc)?;
     metrics(s, sc, embedding)?;
     baseline(s, sc)?;
@@ -111,26 +115,34 @@ fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std:
         None => format!("<strong>{}</strong>", e(&grade_text(sc))),
     };
     row("Grade".to_owned(), grade)?;
-    row(
-        defined(Metric::Efficiency, "Efficiency"),
-        e(&efficiency_text(sc)),
-    )?;
-    if let Some(ceiling) = ceiling_text(sc, escape::html) {
-        row("Ceiling".to_owned(), ceiling)?;
+    if let Some(rows) = &sc.inference {
+        for (name, text) in inference_rows(rows) {
+            row(name.to_owned(), e(&text))?;
+        }
+    } else {
+        row(
+            defined(Metric::Efficiency, "Efficiency"),
+            e(&efficiency_text(sc)),
+        )?;
+        if let Some(ceiling) = ceiling_text(sc, escape::html) {
+            row("Ceiling".to_owned(), ceiling)?;
+        }
     }
     row("Bottleneck".to_owned(), e(&bottleneck_explained(sc)))?;
-    row(
-        defined(Metric::Throughput, "Throughput"),
-        e(&throughput_text(sc)),
-    )?;
+    if sc.inference.is_none() {
+        row(
+            defined(Metric::Throughput, "Throughput"),
+            e(&throughput_text(sc)),
+        )?;
+    }
     row(
         defined(Metric::StepTime, "Step time"),
         e(&step_time_text(sc)),
     )?;
-    row(defined(Metric::BwdFwd, "Bwd/Fwd ratio"), ratio_text(sc))?;
+    row(defined(Metric::BwdFwd, "Bwd/Fwd ratio"), e(&ratio_text(sc)))?;
     row(
         defined(Metric::WallCoverage, "Wall coverage"),
-        wall_coverage_text(sc),
+        e(&wall_coverage_text(sc)),
     )?;
     if show_transfer(sc) {
         row(
@@ -149,6 +161,8 @@ fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std:
     }
     if let Some(mfu) = sc.mfu {
         row(defined(Metric::Mfu, "MFU"), pct(mfu))?;
+    } else if let Some(na) = not_measured(sc, "mfu") {
+        row(defined(Metric::Mfu, "MFU"), e(&na))?;
     }
     for peak in &sc.memory_peaks {
         let label = format!("Peak {} memory", peak.kind.name());
@@ -175,7 +189,12 @@ fn layers(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         .iter()
         .any(|l| l.allocated_bytes.is_some());
     let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
-    s.push_str("<tr><th>Layer</th><th>Fwd ms</th><th>Bwd ms</th><th>Bwd/Fwd</th><th>Top op</th><th>Share</th>");
+    let backward = sc.run_kind.has_backward();
+    s.push_str("<tr><th>Layer</th><th>Fwd ms</th>");
+    if backward {
+        s.push_str("<th>Bwd ms</th><th>Bwd/Fwd</th>");
+    }
+    s.push_str("<th>Top op</th><th>Share</th>");
     if memory {
         s.push_str("<th>Allocated</th><th>Peak</th>");
     }
@@ -186,13 +205,13 @@ fn layers(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         } else {
             ""
         };
+        write!(s, "<tr{class}><td>{}</td><td>{:.2}</td>", l.layer, l.fwd_ms)?;
+        if backward {
+            write!(s, "<td>{:.2}</td><td>{:.2}</td>", l.bwd_ms, l.ratio)?;
+        }
         write!(
             s,
-            "<tr{class}><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.1}%</td>",
-            l.layer,
-            l.fwd_ms,
-            l.bwd_ms,
-            l.ratio,
+            "<td>{}</td><td>{:.1}%</td>",
             escape::html(&l.top_op),
             l.top_op_pct
         )?;

@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, launch_gap_text,
-    ratio_text, regression_summary, step_time_text, throughput_text, wall_coverage_text,
-    withheld_text,
+    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, inference_rows,
+    launch_gap_text, not_measured, ratio_text, regression_summary, step_time_text, throughput_text,
+    wall_coverage_text, withheld_text,
 };
 use crate::base::escape;
 
@@ -30,7 +30,7 @@ impl TrainingScorecard {
 /// The whole document: alerts, the metrics table, then the sections that
 /// have something to say.
 fn render(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
-    s.push_str("## Training Scorecard\n\n");
+    writeln!(s, "## {} Scorecard\n", sc.run_kind.noun())?;
     for alert in &sc.alerts {
         writeln!(s, "> **Warning:** {}\n", escape::markdown(alert))?;
     }
@@ -73,16 +73,25 @@ fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         )?,
         _ => {}
     }
-    match sc.efficiency {
-        Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
-        None => s.push_str("| Efficiency | n/a |\n"),
-    }
-    if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
-        writeln!(s, "| Ceiling | {ceiling} |")?;
+    if let Some(rows) = &sc.inference {
+        for (name, text) in inference_rows(rows) {
+            writeln!(s, "| {name} | {} |", escape::markdown(&text))?;
+        }
+    } else {
+        match sc.efficiency {
+            Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
+            None => s.push_str("| Efficiency | n/a |\n"),
+        }
+        if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
+            writeln!(s, "| Ceiling | {ceiling} |")?;
+        }
     }
     writeln!(s, "| Bottleneck | {} |", bottleneck_text(sc))?;
-    writeln!(s, "| Throughput | {} |", throughput_text(sc))?;
+    if sc.inference.is_none() {
+        writeln!(s, "| Throughput | {} |", throughput_text(sc))?;
+    }
     writeln!(s, "| Step time | {} |", step_time_text(sc))?;
+    // Fixed texts and numbers: nothing from the user to escape.
     writeln!(s, "| Bwd/Fwd ratio | {} |", ratio_text(sc))?;
     writeln!(s, "| Wall coverage | {} |", wall_coverage_text(sc))?;
     if let Some(gap) = &sc.launch_gap {
@@ -90,6 +99,8 @@ fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     }
     if let Some(mfu) = sc.mfu {
         writeln!(s, "| MFU | {:.1}% |", mfu * 100.0)?;
+    } else if let Some(na) = not_measured(sc, "mfu") {
+        writeln!(s, "| MFU | {} |", escape::markdown(&na))?;
     }
     for peak in &sc.memory_peaks {
         let text = peak.text(escape::markdown);

@@ -2,12 +2,15 @@
 //! [`TrainingScorecard`] itself. Field names and serialised forms are
 //! stable, so scorecards saved by earlier versions still load.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
+use super::inference::InferenceRows;
+use super::kind::RunKind;
 use super::memory::MemoryPeak;
 use super::shape::RunShape;
 use profiler_core::profile::LaunchGap;
@@ -19,9 +22,12 @@ pub struct LayerSummary {
     pub layer: usize,
     /// Forward time, ms.
     pub fwd_ms: f64,
-    /// Backward time, ms.
+    /// Backward time, ms (`null` in JSON when the run has no backward pass).
+    #[serde(deserialize_with = "null_as_zero")]
     pub bwd_ms: f64,
-    /// `bwd_ms / fwd_ms` (0 when forward is 0).
+    /// `bwd_ms / fwd_ms` (0 when forward is 0; `null` in JSON when the run
+    /// has no backward pass).
+    #[serde(deserialize_with = "null_as_zero")]
     pub ratio: f64,
     /// The op with the most time in this layer (empty when none).
     pub top_op: String,
@@ -135,9 +141,13 @@ pub struct TrainingScorecard {
     pub step_time_ms: f64,
     /// Mean **backward/forward** time ratio (`bwd_ms / fwd_ms`) over layers
     /// with both times; shown as "Bwd/Fwd ratio". The key keeps its
-    /// v1 name, `forward_backward_ratio`.
+    /// v1 name, `forward_backward_ratio`; `null` in JSON when the run has
+    /// no backward pass.
+    #[serde(deserialize_with = "null_as_zero")]
     pub forward_backward_ratio: f64,
-    /// Share of step time inside phases, `[0, 1]`.
+    /// Share of step time inside phases, `[0, 1]`; `null` in JSON when no
+    /// phases were recorded.
+    #[serde(deserialize_with = "null_as_zero")]
     pub wall_coverage: f64,
     /// Per-layer summaries, in input order.
     pub per_layer_summary: Vec<LayerSummary>,
@@ -225,13 +235,53 @@ pub struct TrainingScorecard {
     /// while the device waits for work, large while launches run ahead of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_gap: Option<LaunchGap>,
+    /// Training, prefill/decode generation or forward only: it picks the
+    /// rows (files without it are training scorecards).
+    #[serde(default)]
+    pub run_kind: RunKind,
+    /// Token latencies, prefill and decode rates and their ceilings, for a
+    /// generation run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<InferenceRows>,
+    /// Rows the run has no data for, by JSON key, each with why: their
+    /// values are `null` in JSON and `n/a` with the reason in every view.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_measured: BTreeMap<String, String>,
+}
+
+/// Reads `null` (a row without data) as 0, the value the struct keeps.
+fn null_as_zero<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(0.0))
 }
 
 impl TrainingScorecard {
-    /// Pretty JSON (every float is finite, so this always succeeds).
+    /// Pretty JSON (every float is finite, so this always succeeds). Rows
+    /// the run has no data for (`not_measured`, and the per-layer backward
+    /// columns of a run without a backward pass) are `null`.
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        let Ok(mut value) = serde_json::to_value(self) else {
+            return String::new();
+        };
+        for key in self.not_measured.keys() {
+            if let Some(v) = value.get_mut(key.as_str()) {
+                *v = serde_json::Value::Null;
+            }
+        }
+        if !self.run_kind.has_backward()
+            && let Some(layers) = value
+                .get_mut("per_layer_summary")
+                .and_then(|l| l.as_array_mut())
+        {
+            for layer in layers {
+                for key in ["bwd_ms", "ratio"] {
+                    if let Some(v) = layer.get_mut(key) {
+                        *v = serde_json::Value::Null;
+                    }
+                }
+            }
+        }
+        serde_json::to_string_pretty(&value).unwrap_or_default()
     }
 
     /// Parses scorecard JSON, including v1 files from other tools and older

@@ -8,11 +8,12 @@
 
 use std::fmt::{self, Display, Formatter};
 
+use super::kind::RunKind;
 use super::model::TrainingScorecard;
 use super::text::{
     bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
-    launch_gap_text, launch_text, ratio_text, show_transfer, step_time_text, throughput_text,
-    values_text, wall_coverage_text,
+    inference_rows, launch_gap_text, launch_text, not_measured, ratio_text, show_transfer,
+    step_time_text, throughput_text, values_text, wall_coverage_text,
 };
 use super::units::pct;
 use crate::base::escape::visible;
@@ -20,7 +21,10 @@ use crate::base::textfmt::{self, DASH};
 
 impl Display for TrainingScorecard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Training scorecard")?;
+        match self.run_kind {
+            RunKind::Training => writeln!(f, "Training scorecard")?,
+            kind => writeln!(f, "{} scorecard ({kind} run)", kind.noun())?,
+        }
         for alert in &self.alerts {
             writeln!(f, "  !! {}", visible(alert))?;
         }
@@ -37,12 +41,20 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let row =
         |f: &mut Formatter<'_>, name: &str, value: String| writeln!(f, "  {name:<16} {value}");
     row(f, "Grade", visible(&grade_line(sc)).into_owned())?;
-    row(f, "Efficiency", efficiency_text(sc))?;
-    if let Some(ceiling) = ceiling_text(sc, |n| visible(n).into_owned()) {
-        row(f, "Ceiling", ceiling)?;
+    if let Some(rows) = &sc.inference {
+        for (name, text) in inference_rows(rows) {
+            row(f, name, visible(&text).into_owned())?;
+        }
+    } else {
+        row(f, "Efficiency", efficiency_text(sc))?;
+        if let Some(ceiling) = ceiling_text(sc, |n| visible(n).into_owned()) {
+            row(f, "Ceiling", ceiling)?;
+        }
     }
     row(f, "Bottleneck", bottleneck_explained(sc))?;
-    row(f, "Throughput", throughput_text(sc))?;
+    if sc.inference.is_none() {
+        row(f, "Throughput", throughput_text(sc))?;
+    }
     row(f, "Step time", step_time_text(sc))?;
     row(f, "Bwd/Fwd ratio", ratio_text(sc))?;
     row(f, "Wall coverage", wall_coverage_text(sc))?;
@@ -61,6 +73,8 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     }
     if let Some(mfu) = sc.mfu {
         row(f, "MFU", pct(mfu))?;
+    } else if let Some(na) = not_measured(sc, "mfu") {
+        row(f, "MFU", na)?;
     }
     for peak in &sc.memory_peaks {
         let name = format!("Peak {} mem", peak.kind.name());
@@ -141,11 +155,12 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         .iter()
         .any(|l| l.allocated_bytes.is_some());
     let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
-    write!(
-        f,
-        "  {:>5}  {:>10}  {:>10}  {:>7}  {:<op_width$}  {:>6}",
-        "layer", "fwd ms", "bwd ms", "bwd/fwd", "top op", "share"
-    )?;
+    let backward = sc.run_kind.has_backward();
+    write!(f, "  {:>5}  {:>10}", "layer", "fwd ms")?;
+    if backward {
+        write!(f, "  {:>10}  {:>7}", "bwd ms", "bwd/fwd")?;
+    }
+    write!(f, "  {:<op_width$}  {:>6}", "top op", "share")?;
     if memory {
         write!(f, "  {:>10}  {:>10}", "allocated", "peak")?;
     }
@@ -156,13 +171,13 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         } else {
             ""
         };
+        write!(f, "  {:>5}  {:>10.2}", l.layer, l.fwd_ms)?;
+        if backward {
+            write!(f, "  {:>10.2}  {:>7.2}", l.bwd_ms, l.ratio)?;
+        }
         write!(
             f,
-            "  {:>5}  {:>10.2}  {:>10.2}  {:>7.2}  {:<op_width$}  {:>5.1}%",
-            l.layer,
-            l.fwd_ms,
-            l.bwd_ms,
-            l.ratio,
+            "  {:<op_width$}  {:>5.1}%",
             visible(&l.top_op),
             l.top_op_pct
         )?;

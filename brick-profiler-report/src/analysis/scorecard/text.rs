@@ -6,6 +6,7 @@
 
 use super::ceiling::BytesPerTokenSource;
 use super::grade::{Bottleneck, Grade, Withheld};
+use super::inference::{CeilingUse, InferenceRows, Percentiles};
 use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::units::{bytes, ms, pct, si, signed_pct, signed_pts, tok_s};
 use crate::base::textfmt;
@@ -169,12 +170,17 @@ pub(crate) fn step_time_text(sc: &TrainingScorecard) -> String {
     }
 }
 
+/// `n/a: <reason>` for a row the run has no data for (`key` as in JSON).
+pub(crate) fn not_measured(sc: &TrainingScorecard, key: &str) -> Option<String> {
+    sc.not_measured.get(key).map(|why| format!("n/a: {why}"))
+}
+
 /// The share of step time inside phases.
 pub(crate) fn wall_coverage_text(sc: &TrainingScorecard) -> String {
     if no_steps(sc) {
         return NO_STEPS.to_owned();
     }
-    pct(sc.wall_coverage)
+    not_measured(sc, "wall_coverage").unwrap_or_else(|| pct(sc.wall_coverage))
 }
 
 /// Throughput with a caveat when empty steps are in it.
@@ -194,7 +200,9 @@ pub(crate) fn throughput_text(sc: &TrainingScorecard) -> String {
 
 /// The mean backward/forward ratio, or why there is none.
 pub(crate) fn ratio_text(sc: &TrainingScorecard) -> String {
-    if sc.forward_backward_ratio > 0.0 {
+    if let Some(na) = not_measured(sc, "forward_backward_ratio") {
+        na
+    } else if sc.forward_backward_ratio > 0.0 {
         format!("{:.2}", sc.forward_backward_ratio)
     } else {
         "n/a (no layer has both forward and backward times)".to_owned()
@@ -292,4 +300,105 @@ pub(crate) fn regression_summary(sc: &TrainingScorecard) -> String {
         .map(|r| format!("{}: {} {}", r.severity, r.label(), delta_text(r)))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// `p50 12.1 ms, p90 13.0 ms, p99 13.2 ms over 4 requests`, or
+/// `n/a: <reason>`; `p99` only where asked.
+fn percentiles_text(
+    rows: &InferenceRows,
+    key: &str,
+    p: Option<&Percentiles>,
+    p99: bool,
+    what: &str,
+) -> String {
+    match p {
+        Some(p) => {
+            let tail = if p99 {
+                format!(", p99 {}", ms(p.p99_ms))
+            } else {
+                String::new()
+            };
+            // `what` is singular: one request, 22 token gaps.
+            let plural = if p.samples == 1 { "" } else { "s" };
+            format!(
+                "p50 {}, p90 {}{tail} over {} {what}{plural}",
+                ms(p.p50_ms),
+                ms(p.p90_ms),
+                p.samples
+            )
+        }
+        None => na_text(rows, key),
+    }
+}
+
+fn na_text(rows: &InferenceRows, key: &str) -> String {
+    rows.not_available
+        .get(key)
+        .map_or_else(|| "n/a".to_owned(), |why| format!("n/a: {why}"))
+}
+
+/// `12.3% (grade F) of the 1.20 k tok/s ceiling; memory bandwidth: ...`,
+/// or `n/a: <why>; <ceiling>`.
+fn ceiling_use_text(u: &CeilingUse) -> String {
+    match (u.efficiency, u.ceiling_tok_s) {
+        (Some(e), Some(peak)) => format!(
+            "{} (grade {}) of the {} ceiling; {}",
+            pct(e),
+            u.grade.map_or_else(|| "n/a".to_owned(), |g| g.to_string()),
+            tok_s(peak),
+            u.basis
+        ),
+        _ => format!(
+            "n/a: {}; {}",
+            u.withheld.as_deref().unwrap_or("no ceiling"),
+            u.basis
+        ),
+    }
+}
+
+/// A rate row: `1.23 k tok/s (4096 tokens)` or `n/a: <reason>`.
+fn rate_text(rows: &InferenceRows, key: &str, rate: Option<f64>, tokens: u64) -> String {
+    rate.map_or_else(
+        || na_text(rows, key),
+        |r| format!("{} ({tokens} tokens)", tok_s(r)),
+    )
+}
+
+/// The rows of an inference scorecard as `(label, text)`, in the order
+/// every renderer shows them; names as serving benchmarks use them. Text
+/// is plain and needs escaping only for the hardware and file names in
+/// the ceilings' sources.
+pub(crate) fn inference_rows(rows: &InferenceRows) -> Vec<(&'static str, String)> {
+    vec![
+        ("Decode vs BW", ceiling_use_text(&rows.decode_vs_bandwidth)),
+        (
+            "Prefill vs FLOPs",
+            ceiling_use_text(&rows.prefill_vs_compute),
+        ),
+        (
+            "TTFT",
+            percentiles_text(rows, "ttft", rows.ttft.as_ref(), false, "request"),
+        ),
+        (
+            "TPOT",
+            percentiles_text(rows, "tpot", rows.tpot.as_ref(), true, "request"),
+        ),
+        (
+            "ITL",
+            percentiles_text(rows, "itl", rows.itl.as_ref(), true, "token gap"),
+        ),
+        (
+            "Prefill tok/s",
+            rate_text(
+                rows,
+                "prefill_tok_s",
+                rows.prefill_tok_s,
+                rows.prefill_tokens,
+            ),
+        ),
+        (
+            "Decode tok/s",
+            rate_text(rows, "decode_tok_s", rows.decode_tok_s, rows.decode_tokens),
+        ),
+    ]
 }

@@ -218,6 +218,10 @@ pub(crate) struct ScorecardOptions {
     /// Set when the ceiling was measured on a busy machine: why. The grade
     /// is then withheld.
     pub(crate) busy_ceilings: Option<String>,
+    /// Where the DRAM bandwidth figure came from (the hardware's `Source`).
+    pub(crate) bandwidth_source: Option<String>,
+    /// Where the dense peak came from.
+    pub(crate) peak_flops_source: Option<String>,
 }
 
 impl Grade {

@@ -10,8 +10,11 @@ use profiler_core::sync::SyncMode;
 use profiler_core::{Direction, Profile};
 
 use super::ceiling::bytes_per_token_from_bricks;
+use super::cold::{ColdCall, cold_calls};
+use super::kind::RunKind;
 use super::measured::{measured_throughput, timed_a_device};
 use super::memory::{LayerBytes, MemoryPeak, layer_bytes};
+use super::tokens::{TokenTimes, phase_rate};
 use crate::model::step::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 
 /// How the share of step time outside phases is known, which decides how
@@ -81,6 +84,10 @@ pub(crate) struct Recorded {
     /// The wait from launch to device start of the device-timed bricks,
     /// when the device timer placed their work on the host clock.
     pub(crate) launch_gap: Option<LaunchGap>,
+    /// Token latencies of the `prefill` and `decode` phases.
+    pub(crate) tokens: TokenTimes,
+    /// Bricks whose time is dominated by one slow call.
+    pub(crate) cold_calls: Vec<ColdCall>,
 }
 
 /// Everything the scorecard computation reads about a run.
@@ -104,6 +111,8 @@ pub(crate) struct RunView {
     pub(crate) ops: BTreeMap<String, f64>,
     /// Facts only a recorded profile has; `None` for a trainer's log.
     pub(crate) recorded: Option<Recorded>,
+    /// Training, generation or forward only (a trainer's log is training).
+    pub(crate) kind: RunKind,
 }
 
 impl RunView {
@@ -128,6 +137,7 @@ impl RunView {
             layers: input.per_layer.clone(),
             ops: input.ops.clone(),
             recorded: None,
+            kind: RunKind::Training,
         }
     }
 
@@ -146,7 +156,8 @@ impl RunView {
         let ms = |ns: u64| ns as f64 / 1e6 / per_step;
         let mut notes = profile.counters.warnings();
         notes.extend(profile.run.notes.iter().cloned());
-        Self {
+        let tokens = TokenTimes::of(&profile.generation, steps);
+        let mut view = Self {
             throughput: measured_throughput(profile),
             steps: Steps {
                 count: usize::try_from(steps.count).unwrap_or(usize::MAX),
@@ -169,19 +180,33 @@ impl RunView {
             phases: phases(profile, &ms),
             layers: layers(profile, &ms),
             ops: ops_outside_layers(profile, &ms),
-            recorded: Some(Recorded {
-                device_timed: timed_a_device(profile),
-                sync_mode: profile.run.sync_mode,
-                hardware: profile.run.hardware.clone(),
-                brick_bytes_per_token: bytes_per_token_from_bricks(profile),
-                times_per_step: steps.count > 0,
-                notes,
-                memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
-                launch_gap: profile.run.launch_gap,
-                layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
-                busy_ceilings: profile.run.hardware.as_ref().and_then(|h| h.busy.clone()),
-            }),
+            recorded: None,
+            kind: RunKind::Forward,
+        };
+        view.kind = RunKind::of(
+            view.layers.iter().any(|l| l.bwd_ms > 0.0),
+            view.phases.keys().map(String::as_str),
+            tokens.generated(),
+        );
+        if view.kind == RunKind::Generation {
+            // Graded on decode: the steps mix prompt and generated tokens.
+            view.throughput = phase_rate(tokens.decode_work, tokens.decodes, "decode");
         }
+        view.recorded = Some(Recorded {
+            device_timed: timed_a_device(profile),
+            sync_mode: profile.run.sync_mode,
+            hardware: profile.run.hardware.clone(),
+            brick_bytes_per_token: bytes_per_token_from_bricks(profile),
+            times_per_step: steps.count > 0,
+            notes,
+            memory_peaks: MemoryPeak::of(profile.memory.as_ref()),
+            launch_gap: profile.run.launch_gap,
+            layer_memory: layer_bytes(profile.memory.as_ref(), steps.count),
+            busy_ceilings: profile.run.hardware.as_ref().and_then(|h| h.busy.clone()),
+            cold_calls: cold_calls(profile, per_step),
+            tokens,
+        });
+        view
     }
 
     /// The same data in the trainer-log shape (recorded facts dropped).

@@ -318,17 +318,22 @@ pub(crate) fn bar_cell(percent: f64) -> String {
     )
 }
 
-/// The per-layer table: fwd ms, bwd ms, bwd/fwd and the top op.
+/// The per-layer table: fwd ms, bwd ms, bwd/fwd and the top op; the
+/// backward columns only when some layer ran backward (a forward-only run
+/// has no backward data to show).
 pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
     let cell = |ns: Option<u64>| ns.map_or_else(|| DASH.to_owned(), |ns| num(ms(ns)));
     // Memory columns only when some layer's memory was tracked.
     let memory = rows.iter().any(|r| r.allocated_bytes.is_some());
+    let backward = rows.iter().any(|r| r.bwd_ns.is_some());
     let bytes = |b: Option<u64>| b.map_or_else(|| DASH.to_owned(), |b| textfmt::bytes(b as f64));
     let mut s = String::from(
-        "<table class=\"data\">\n<thead><tr><th>Layer</th><th class=\"num\">Fwd ms</th>\
-         <th class=\"num\">Bwd ms</th><th class=\"num\">Bwd/Fwd</th><th>Top op</th>\
-         <th class=\"num\">Top op share</th>",
+        "<table class=\"data\">\n<thead><tr><th>Layer</th><th class=\"num\">Fwd ms</th>",
     );
+    if backward {
+        s.push_str("<th class=\"num\">Bwd ms</th><th class=\"num\">Bwd/Fwd</th>");
+    }
+    s.push_str("<th>Top op</th><th class=\"num\">Top op share</th>");
     if memory {
         s.push_str("<th class=\"num\">Allocated</th><th class=\"num\">Peak</th>");
     }
@@ -347,12 +352,18 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
         );
         let _ = write!(
             s,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{ratio}</td><td>{top}</td><td class=\"num\">{share}</td>",
+            "<tr><td>{}</td><td class=\"num\">{}</td>",
             row.index,
-            cell(row.fwd_ns),
-            cell(row.bwd_ns)
+            cell(row.fwd_ns)
         );
+        if backward {
+            let _ = write!(
+                s,
+                "<td class=\"num\">{}</td><td class=\"num\">{ratio}</td>",
+                cell(row.bwd_ns)
+            );
+        }
+        let _ = write!(s, "<td>{top}</td><td class=\"num\">{share}</td>");
         if memory {
             let _ = write!(
                 s,
@@ -368,12 +379,19 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
     } else {
         DASH.to_owned()
     };
+    let backward_totals = if backward {
+        format!(
+            "<td class=\"num\">{}</td><td class=\"num\">{total_ratio}</td>",
+            num(ms(bwd_total))
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "</tbody>\n<tfoot><tr><th>Total</th><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{total_ratio}</td><td></td><td></td>{}</tr></tfoot>\n</table>",
+        "</tbody>\n<tfoot><tr><th>Total</th><td class=\"num\">{}</td>{backward_totals}\
+         <td></td><td></td>{}</tr></tfoot>\n</table>",
         num(ms(fwd_total)),
-        num(ms(bwd_total)),
         if memory { "<td></td><td></td>" } else { "" }
     );
     s
@@ -382,6 +400,30 @@ pub(crate) fn layer_table(rows: &[LayerRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_forward_only_layer_table_has_no_backward_columns() {
+        let row = |index, bwd_ns| LayerRow {
+            index,
+            fwd_ns: Some(2_000_000),
+            bwd_ns,
+            ..LayerRow::default()
+        };
+        let forward = layer_table(&[row(0, None), row(1, None)]);
+        assert!(!forward.contains("Bwd"), "{forward}");
+        // Every row and the total have the same cells as the header.
+        let cells = |line: &str| line.matches("<td").count() + line.matches("<th>").count();
+        let header_cells = 4;
+        for line in forward
+            .lines()
+            .filter(|l| l.starts_with("<tr>") || l.contains("<tfoot>"))
+        {
+            assert_eq!(cells(line), header_cells, "{line}");
+        }
+        let training = layer_table(&[row(0, Some(4_000_000))]);
+        assert!(training.contains("<th class=\"num\">Bwd ms</th>"));
+        assert!(training.contains(">2.00</td>"), "bwd/fwd: {training}");
+    }
 
     #[test]
     fn axis_steps_are_round() {

@@ -70,13 +70,27 @@ fn decade(ns: f64) -> String {
 
 /// The chart of `bricks` (see [`shown`]); `None` when there is none.
 pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
+    distribution_chart(
+        bricks,
+        "Per-call time of the bricks with the most total time (log scale)",
+        "time per call (log scale)",
+    )
+}
+
+/// One row per distribution in `rows` (bricks, or token latencies read as
+/// the calls of a brick named after them), titled `label`, its time axis
+/// named `axis_label`; `None` when there is none.
+pub(crate) fn distribution_chart(
+    bricks: &[&BrickStats],
+    label: &str,
+    axis_label: &str,
+) -> Option<String> {
     let lo = bricks.iter().map(|b| b.min_ns.max(1)).min()?;
     let hi = bricks.iter().map(|b| b.max_ns).max()?;
     let height = TOP_PAD + ROW * bricks.len() as f64 + BOTTOM;
     let x = LogAxis::covering(lo as f64, hi as f64, 1, LEFT, WIDTH - RIGHT);
-    let label = "Per-call time of the bricks with the most total time (log scale)";
     let mut svg = Svg::new(WIDTH, height, "chart latency-chart", label, "");
-    axis(&mut svg, &x, height);
+    axis(&mut svg, &x, height, axis_label);
     legend(&mut svg);
     for (row, b) in bricks.iter().enumerate() {
         brick_row(&mut svg, &x, TOP_PAD + ROW * row as f64, b);
@@ -85,7 +99,7 @@ pub(crate) fn latency_chart(bricks: &[&BrickStats]) -> Option<String> {
 }
 
 /// Grid and axis: every decade labelled in its unit, 2x and 5x faint.
-fn axis(svg: &mut Svg, x: &LogAxis, height: f64) {
+fn axis(svg: &mut Svg, x: &LogAxis, height: f64, axis_label: &str) {
     let plot_bottom = height - BOTTOM;
     for v in x.minor() {
         if x.contains(v) {
@@ -103,7 +117,7 @@ fn axis(svg: &mut Svg, x: &LogAxis, height: f64) {
         height - 6.0,
         Anchor::Middle,
         "axis-label",
-        "time per call (log scale)",
+        axis_label,
     );
 }
 

@@ -21,6 +21,7 @@ mod run;
 mod sections;
 mod step_chart;
 mod steps;
+mod tokens;
 
 pub use crate::base::section::Section;
 pub use fleet::FleetPage;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
-use super::{bricks, definitions, kernels, memory, page, run, sections, steps};
+use super::{bricks, definitions, kernels, memory, page, run, sections, steps, tokens};
 use crate::analysis::contracts::{ContractReport, contracts_section};
 use crate::analysis::parity::{
     compute_parity_comparison, compute_parity_multi, parity_multi_section, parity_section,
@@ -228,7 +228,11 @@ impl<'a> HtmlReport<'a> {
         if let Some(sc) = self.scorecard {
             list.push(Section {
                 framed: true,
-                ..Section::new("scorecard", "Training Scorecard", sc.to_html_in_report())
+                ..Section::new(
+                    "scorecard",
+                    format!("{} Scorecard", sc.run_kind.noun()),
+                    sc.to_html_in_report(),
+                )
             });
         }
         list.push(Section::new("steps", "Steps", steps::steps(p)));
@@ -238,6 +242,13 @@ impl<'a> HtmlReport<'a> {
             "Hotspots",
             sections::hotspots(p, self.scorecard),
         ));
+        if tokens::generated(&p.generation) {
+            list.push(Section::new(
+                "token-latency",
+                "Token latency",
+                tokens::token_latency(p),
+            ));
+        }
         list.push(Section::new(
             "latency",
             "Latency per brick",

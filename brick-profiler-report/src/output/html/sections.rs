@@ -10,7 +10,7 @@ use super::charts::{bar_cell, layer_chart, layer_rows, layer_table};
 use super::counters::counter_charts;
 use super::latency::{TOP, latency_chart, shown};
 use super::parts::{note, sorted_bricks, th};
-use crate::analysis::scorecard::TrainingScorecard;
+use crate::analysis::scorecard::{TrainingScorecard, cold_calls};
 use crate::base::escape;
 use crate::base::glossary::Metric;
 use crate::base::textfmt::{ms, num, pct};
@@ -117,8 +117,20 @@ pub(crate) fn latency(profile: &Profile) -> String {
     let Some(svg) = latency_chart(&bricks) else {
         return note("No brick calls recorded.");
     };
+    let cold: String = cold_calls(profile, profile.steps.count.max(1) as f64)
+        .iter()
+        .map(|c| format!("<li>{}</li>", escape::html(&c.warning)))
+        .collect();
+    let cold = if cold.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<div class=\"alert\">\n<p><strong>Cold calls:</strong> these bricks spent most of \
+             their time in one call; their mean is not their typical cost.</p>\n<ul>{cold}</ul>\n</div>\n"
+        )
+    };
     format!(
-        "<figure class=\"chart-box\">\n{svg}<figcaption>Time per call of the \
+        "{cold}<figure class=\"chart-box\">\n{svg}<figcaption>Time per call of the \
          {} brick{} with the most total time, on one logarithmic axis: bars are calls per time \
          bin (relative to each brick's tallest bin; a rare bin still shows as a sliver), marks \
          are p50, p90, p99 and the slowest call (percentiles within 3.1%). Two groups of bars \
