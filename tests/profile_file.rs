@@ -24,7 +24,7 @@ fn a_newer_major_version_is_rejected_with_a_clear_error() {
     let err = Profile::from_json(r#"{"schema_version": "2.0"}"#).unwrap_err();
     assert!(matches!(err, ProfileError::NewerSchema { ref found, .. } if found == "2.0"));
     assert!(
-        err.to_string().contains("newer than the supported 1.3"),
+        err.to_string().contains("newer than the supported 1.4"),
         "{err}"
     );
 }

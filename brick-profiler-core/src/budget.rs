@@ -18,7 +18,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::Profile;
+use crate::profile::Profile;
 use crate::hardware::Precision;
 
 /// One limit on one brick.
