@@ -14,6 +14,7 @@
 //! second ([`REANCHOR_NS`]); the trace then draws the kernel where it ran.
 
 mod anchor;
+pub mod attribution;
 mod error;
 pub mod pool;
 mod pool_stats;

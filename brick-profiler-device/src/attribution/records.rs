@@ -1,0 +1,152 @@
+//! What the attribution reads: launch records taken on the launching
+//! thread when the runtime or driver launch call is entered, and activity
+//! records (kernel, memcpy, memset) the device reports later, tied to
+//! their launch by CUPTI's correlation id.
+
+/// The deepest brick nesting a launch remembers; outer bricks past it are
+/// cut off and the path says so.
+pub const MAX_PATH: usize = 8;
+
+/// The bricks open on the launching thread, innermost first, in a fixed
+/// array (taking one never allocates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BrickPath {
+    ids: [u32; MAX_PATH],
+    len: u8,
+    truncated: bool,
+}
+
+impl BrickPath {
+    /// No brick open.
+    pub const EMPTY: Self = Self {
+        ids: [0; MAX_PATH],
+        len: 0,
+        truncated: false,
+    };
+
+    /// The path from brick ids listed innermost first; ids past
+    /// [`MAX_PATH`] (the outermost ones) are dropped and
+    /// [`BrickPath::is_truncated`] says so.
+    pub fn innermost_first(ids: &[u32]) -> Self {
+        let mut path = Self::EMPTY;
+        for &id in ids.iter().take(MAX_PATH) {
+            path.ids[usize::from(path.len)] = id;
+            path.len += 1;
+        }
+        path.truncated = ids.len() > MAX_PATH;
+        path
+    }
+
+    /// The innermost open brick, if any.
+    pub fn innermost(&self) -> Option<u32> {
+        self.as_slice().first().copied()
+    }
+
+    /// The open bricks, innermost first.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.ids[..usize::from(self.len)]
+    }
+
+    /// Whether outer bricks were cut off (their totals then miss this
+    /// launch).
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
+impl Default for BrickPath {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Where a launch happened in the run: the bricks, layer, phase and step
+/// open on the launching thread when the launch call was entered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaunchContext {
+    /// The open bricks, innermost first (empty: outside every brick).
+    pub bricks: BrickPath,
+    /// The innermost layer scope's packed context, if any.
+    pub layer: Option<u32>,
+    /// The innermost phase's id, if any.
+    pub phase: Option<u32>,
+    /// The step begun last, if any.
+    pub step: Option<u64>,
+}
+
+/// One launch call (kernel launch, memcpy, memset), taken on the launching
+/// thread when the call was entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// CUPTI's correlation id of the call: every activity it caused carries it.
+    pub correlation: u32,
+    /// The launching thread (the profiler's thread index or the OS id).
+    pub thread: u64,
+    /// When the call was entered, on the activity records' clock (CUPTI's
+    /// timestamp), so the launch-to-start gap is a difference of two
+    /// readings of one clock.
+    pub api_ns: u64,
+    /// Where in the run the call was made.
+    pub context: LaunchContext,
+}
+
+/// What a device activity did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActivityKind {
+    /// A kernel (CUPTI's concurrent-kernel record).
+    Kernel,
+    /// A memory copy.
+    Memcpy,
+    /// A memory set.
+    Memset,
+}
+
+impl ActivityKind {
+    /// The category Kineto writes in `trace.json` (`kernel`, `gpu_memcpy`,
+    /// `gpu_memset`).
+    pub fn kineto_category(self) -> &'static str {
+        match self {
+            Self::Kernel => "kernel",
+            Self::Memcpy => "gpu_memcpy",
+            Self::Memset => "gpu_memset",
+        }
+    }
+}
+
+/// One activity record as the device reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activity {
+    /// Kernel, memcpy or memset.
+    pub kind: ActivityKind,
+    /// The kernel's (mangled) name as CUPTI gives it, or Kineto's name for
+    /// a copy or set (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`).
+    pub name: String,
+    /// Device start, on CUPTI's clock (ns).
+    pub start_ns: u64,
+    /// Device end, on CUPTI's clock (ns).
+    pub end_ns: u64,
+    /// The device ordinal.
+    pub device: u32,
+    /// CUPTI's stream id.
+    pub stream: u32,
+    /// The correlation id of the launch call.
+    pub correlation: u32,
+    /// Grid dimensions (kernels; zeros otherwise).
+    pub grid: [u32; 3],
+    /// Block dimensions (kernels; zeros otherwise).
+    pub block: [u32; 3],
+    /// Registers per thread (kernels).
+    pub registers: u16,
+    /// Shared memory per block, static plus dynamic, in bytes (kernels).
+    pub shared_bytes: u32,
+    /// Bytes copied or set (memcpy, memset).
+    pub bytes: u64,
+}
+
+impl Activity {
+    /// Device time, or `None` when the record ends before it starts (a
+    /// record CUPTI could not complete: it is counted, never summed).
+    pub fn duration_ns(&self) -> Option<u64> {
+        self.end_ns.checked_sub(self.start_ns)
+    }
+}
