@@ -240,6 +240,14 @@ impl Drop for StepGuard {
     }
 }
 
+/// The index of the outermost step open on the calling thread (the one
+/// that counts), if any.
+pub(crate) fn thread_step() -> Option<u64> {
+    OPEN.try_with(|open| open.borrow().first().map(|&(_, index, _)| index))
+        .ok()
+        .flatten()
+}
+
 /// Whether a recorded step is open on the calling thread.
 pub(crate) fn in_open_step() -> bool {
     OPEN_STEPS.with(Cell::get) > 0

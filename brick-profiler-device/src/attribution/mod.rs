@@ -6,7 +6,8 @@
 //! apart. Needs no GPU: the CUPTI capture (feature `cupti`) feeds it.
 //!
 //! ```
-//! use profiler_device::attribution::{Activity, ActivityKind, Attributor, BrickPath, Launch, LaunchContext};
+//! use profiler_core::kernel::{BrickPath, LaunchContext};
+//! use profiler_device::attribution::{Activity, ActivityKind, Attributor, Launch};
 //! let mut attribution = Attributor::new();
 //! let context = LaunchContext { bricks: BrickPath::innermost_first(&[7]), ..LaunchContext::default() };
 //! attribution.launch(Launch { correlation: 1, thread: 0, api_ns: 100, context });
@@ -24,7 +25,7 @@ mod records;
 mod summary;
 
 pub use attribute::{Attributed, Attributor};
-pub use records::{Activity, ActivityKind, BrickPath, Launch, LaunchContext, MAX_PATH};
+pub use records::{Activity, ActivityKind, Launch};
 pub use summary::{
     BrickDevice, DeviceAttribution, GapStats, KernelList, KernelStats, StepDevice, Unattributed,
 };

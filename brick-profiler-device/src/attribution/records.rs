@@ -3,76 +3,7 @@
 //! records (kernel, memcpy, memset) the device reports later, tied to
 //! their launch by CUPTI's correlation id.
 
-/// The deepest brick nesting a launch remembers; outer bricks past it are
-/// cut off and the path says so.
-pub const MAX_PATH: usize = 8;
-
-/// The bricks open on the launching thread, innermost first, in a fixed
-/// array (taking one never allocates).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BrickPath {
-    ids: [u32; MAX_PATH],
-    len: u8,
-    truncated: bool,
-}
-
-impl BrickPath {
-    /// No brick open.
-    pub const EMPTY: Self = Self {
-        ids: [0; MAX_PATH],
-        len: 0,
-        truncated: false,
-    };
-
-    /// The path from brick ids listed innermost first; ids past
-    /// [`MAX_PATH`] (the outermost ones) are dropped and
-    /// [`BrickPath::is_truncated`] says so.
-    pub fn innermost_first(ids: &[u32]) -> Self {
-        let mut path = Self::EMPTY;
-        for &id in ids.iter().take(MAX_PATH) {
-            path.ids[usize::from(path.len)] = id;
-            path.len += 1;
-        }
-        path.truncated = ids.len() > MAX_PATH;
-        path
-    }
-
-    /// The innermost open brick, if any.
-    pub fn innermost(&self) -> Option<u32> {
-        self.as_slice().first().copied()
-    }
-
-    /// The open bricks, innermost first.
-    pub fn as_slice(&self) -> &[u32] {
-        &self.ids[..usize::from(self.len)]
-    }
-
-    /// Whether outer bricks were cut off (their totals then miss this
-    /// launch).
-    pub fn is_truncated(&self) -> bool {
-        self.truncated
-    }
-}
-
-impl Default for BrickPath {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-/// Where a launch happened in the run: the bricks, layer, phase and step
-/// open on the launching thread when the launch call was entered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LaunchContext {
-    /// The open bricks, innermost first (empty: outside every brick).
-    pub bricks: BrickPath,
-    /// The innermost layer scope's packed context, if any.
-    pub layer: Option<u32>,
-    /// The innermost phase's id, if any.
-    pub phase: Option<u32>,
-    /// The step begun last, if any.
-    pub step: Option<u64>,
-}
+use profiler_core::kernel::LaunchContext;
 
 /// One launch call (kernel launch, memcpy, memset), taken on the launching
 /// thread when the call was entered.

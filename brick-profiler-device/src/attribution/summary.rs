@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use super::records::{Activity, ActivityKind, MAX_PATH};
+use profiler_core::kernel::MAX_PATH;
+
+use super::records::{Activity, ActivityKind};
 
 /// Launch-to-start gaps: from entering the launch call on the host to the
 /// activity's start on the device.

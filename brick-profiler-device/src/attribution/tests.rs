@@ -1,6 +1,8 @@
 //! Attribution driven by synthetic CUPTI records: out of order, late,
 //! from several threads, nested, outside every brick, with a dropped buffer.
 
+use profiler_core::kernel::{BrickPath, LaunchContext, MAX_PATH};
+
 use super::*;
 
 const BLOCK: u32 = 1;
