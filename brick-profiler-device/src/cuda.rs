@@ -1,6 +1,6 @@
 //! [`CudaTimer`]: brick times from CUDA events recorded on the user's
-//! stream, an NVTX range per brick, and host timing (with a note) when no
-//! CUDA driver is found. The driver is loaded at run time.
+//! stream, an NVTX range per brick (feature `nvtx`), and host timing (with
+//! a note) when no CUDA driver is found. The driver is loaded at run time.
 
 use std::sync::Arc;
 
@@ -86,8 +86,10 @@ enum Backend {
 
 /// A [`DeviceTimer`] over CUDA events: a bounded pool of timing events
 /// recorded on the user's stream, resolved by `finalize` once complete
-/// (queried first, so nothing blocks), and an NVTX range per brick when
-/// `libnvToolsExt` is present, so Nsight Systems shows the brick names.
+/// (queried first, so nothing blocks), and, with feature `nvtx`, an NVTX
+/// range per brick when `libnvToolsExt` is present, so Nsight Systems
+/// shows the brick names and `ncu --nvtx --nvtx-include` filters by them.
+/// Without the feature no brick's name is looked up.
 ///
 /// Device starts: when a brick starts on an idle stream (after the
 /// previous sync, typically) and no anchor was taken in the last second
@@ -203,9 +205,10 @@ pub fn default_stream(ordinal: usize) -> Result<Arc<CudaStream>, DeviceError> {
     Ok(context.default_stream())
 }
 
+/// Whether bricks push NVTX ranges: feature `nvtx` on and the library found.
 fn nvtx_present() -> bool {
     // SAFETY: only tries to open the library by its usual names.
-    unsafe { cudarc::nvtx::sys::is_culib_present() }
+    cfg!(feature = "nvtx") && unsafe { cudarc::nvtx::sys::is_culib_present() }
 }
 
 impl DeviceTimer for CudaTimer {

@@ -21,6 +21,8 @@ mod pool_stats;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+#[cfg(feature = "cupti")]
+pub mod cupti;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 

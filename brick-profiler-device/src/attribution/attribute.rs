@@ -49,10 +49,19 @@ impl Attributor {
         let mut list: Vec<_> = self
             .activities
             .iter()
-            .map(|a| (a, self.launches.get(&a.correlation)))
+            .map(|a| (a, self.launch_of(a)))
             .collect();
         list.sort_by_key(|(a, _)| (a.start_ns, a.end_ns, a.device, a.stream));
         list
+    }
+
+    /// The launch call that made `activity`, if it was captured.
+    fn launch_of(&self, activity: &Activity) -> Option<&Launch> {
+        self.launches.get(&activity.correlation).or_else(|| {
+            activity
+                .runtime_correlation
+                .and_then(|id| self.launches.get(&id))
+        })
     }
 
     /// Device time per brick and step from everything received so far.

@@ -13,7 +13,7 @@
 //! attribution.launch(Launch { correlation: 1, thread: 0, api_ns: 100, context });
 //! attribution.activity(Activity {
 //!     kind: ActivityKind::Kernel, name: "gemm".into(), start_ns: 110, end_ns: 150,
-//!     device: 0, stream: 7, correlation: 1, grid: [4, 1, 1], block: [128, 1, 1],
+//!     device: 0, stream: 7, correlation: 1, runtime_correlation: None, grid: [4, 1, 1], block: [128, 1, 1],
 //!     registers: 32, shared_bytes: 0, bytes: 0,
 //! });
 //! let summary = attribution.summarize();

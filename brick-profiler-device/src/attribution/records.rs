@@ -60,8 +60,13 @@ pub struct Activity {
     pub device: u32,
     /// CUPTI's stream id.
     pub stream: u32,
-    /// The correlation id of the launch call.
+    /// The correlation id of the launch call (for a copy: of the driver
+    /// call that made it).
     pub correlation: u32,
+    /// For a copy made through the runtime API, the runtime call's
+    /// correlation id: the launch is looked up by it when `correlation`
+    /// finds none.
+    pub runtime_correlation: Option<u32>,
     /// Grid dimensions (kernels; zeros otherwise).
     pub grid: [u32; 3],
     /// Block dimensions (kernels; zeros otherwise).

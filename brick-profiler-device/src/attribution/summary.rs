@@ -235,6 +235,11 @@ pub struct DeviceAttribution {
     pub dropped_buffers: u64,
     /// Activity records CUPTI reported as dropped.
     pub dropped_records: u64,
+    /// Launch records dropped because the launch queue was full: their
+    /// activities show under `unknown_launch`.
+    pub dropped_launches: u64,
+    /// The last flush failed: records CUPTI still held are missing.
+    pub unflushed: bool,
     /// Distinct launching threads seen.
     pub threads: usize,
     /// Device time of every valid activity (ns): bricks' self times,
@@ -246,7 +251,11 @@ impl DeviceAttribution {
     /// Whether anything was lost (dropped buffers or records, invalid
     /// records): device times are then lower bounds.
     pub fn is_partial(&self) -> bool {
-        self.dropped_buffers > 0 || self.dropped_records > 0 || self.invalid > 0
+        self.dropped_buffers > 0
+            || self.dropped_records > 0
+            || self.dropped_launches > 0
+            || self.invalid > 0
+            || self.unflushed
     }
 
     /// Profile notes: what was lost or left outside bricks, none when clean.
@@ -258,6 +267,16 @@ impl DeviceAttribution {
                  per brick are lower bounds",
                 self.dropped_buffers, self.dropped_records
             ));
+        }
+        if self.dropped_launches > 0 {
+            notes.push(format!(
+                "{} launch record(s) dropped (the launch queue was full): their kernels are \
+                 listed without a brick",
+                self.dropped_launches
+            ));
+        }
+        if self.unflushed {
+            notes.push("the last CUPTI flush failed: records it still held are missing".into());
         }
         if self.invalid > 0 {
             notes.push(format!(

@@ -32,6 +32,7 @@ fn kernel(correlation: u32, name: &str, start_ns: u64, end_ns: u64, stream: u32)
         device: 0,
         stream,
         correlation,
+        runtime_correlation: None,
         grid: [4, 1, 1],
         block: [128, 1, 1],
         registers: 32,
@@ -300,4 +301,17 @@ fn idle_is_per_device_and_a_start_before_the_launch_is_not_summed() {
         (gap.count, gap.before_launch, gap.total_ns),
         (2, 1, 50 + 100)
     );
+}
+
+#[test]
+fn a_copy_made_through_the_runtime_is_found_by_its_runtime_correlation() {
+    let mut a = Attributor::new();
+    a.launch(launch(40, 0, 0, &[MLP], 0));
+    let mut copy = kernel(41, "Memcpy HtoD (Pageable -> Device)", 10, 30, 0);
+    copy.kind = ActivityKind::Memcpy;
+    copy.runtime_correlation = Some(40);
+    a.activity(copy);
+    let s = a.summarize();
+    assert_eq!(s.bricks[&MLP].self_ns, 20);
+    assert_eq!(s.unknown_launch.activities, 0);
 }
