@@ -118,6 +118,9 @@ enum Backend {
 pub struct CudaTimer {
     backend: Arc<Backend>,
     nvtx: bool,
+    /// The kernel capture reported at each snapshot, if any.
+    #[cfg(feature = "cupti")]
+    capture: Option<crate::cupti::CuptiCapture>,
 }
 
 impl std::fmt::Debug for CudaTimer {
@@ -145,6 +148,8 @@ impl CudaTimer {
                 events,
             )))),
             nvtx: nvtx_present(),
+            #[cfg(feature = "cupti")]
+            capture: None,
         }
     }
 
@@ -166,7 +171,30 @@ impl CudaTimer {
                 why,
             }),
             nvtx: false,
+            #[cfg(feature = "cupti")]
+            capture: None,
         }
+    }
+
+    /// Also reports every kernel, copy and set `capture` records, under
+    /// the brick that launched it: the profile's `device_kernels`, read
+    /// (after a flush) at each snapshot.
+    ///
+    /// ```no_run
+    /// use profiler_device::cuda::CudaTimer;
+    /// use profiler_device::cupti::{CuptiCapture, CuptiConfig};
+    /// let mut timer = CudaTimer::on_device(0);
+    /// match CuptiCapture::start(CuptiConfig::default()) {
+    ///     Ok(capture) => timer = timer.with_capture(capture),
+    ///     Err(why) => eprintln!("no kernel capture: {why}"),
+    /// }
+    /// profiler_core::Config::new().device_timer(timer).enable();
+    /// ```
+    #[cfg(feature = "cupti")]
+    #[must_use]
+    pub fn with_capture(mut self, capture: crate::cupti::CuptiCapture) -> Self {
+        self.capture = Some(capture);
+        self
     }
 
     /// Why bricks are timed on the host, or `None` when CUDA events time them.
@@ -254,6 +282,14 @@ impl DeviceTimer for CudaTimer {
 
     fn brick_ended(&self) {
         cudarc::nvtx::result::range_pop();
+    }
+
+    fn kernels(&self) -> Option<profiler_core::profile::DeviceKernels> {
+        #[cfg(feature = "cupti")]
+        if let Some(capture) = &self.capture {
+            return Some(capture.summarize());
+        }
+        None
     }
 
     fn notes(&self) -> Vec<String> {

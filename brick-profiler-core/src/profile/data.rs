@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::counters::Counters;
+use super::device::DeviceKernels;
 use super::layer::{Direction, LayerStats};
 use super::memory::MemoryProfile;
 use super::run::{RunInfo, ThreadInfo};
@@ -77,6 +78,11 @@ pub struct Profile {
     /// (`None` when neither was installed; added in schema 1.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryProfile>,
+    /// Kernels, copies and sets captured on the device, under the bricks
+    /// that launched them (`None` unless a capture such as CUPTI ran;
+    /// added in schema 1.3, absent from files without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_kernels: Option<DeviceKernels>,
 }
 
 impl Profile {
@@ -102,6 +108,7 @@ impl Profile {
             trace: RecordedExecutionTrace::default(),
             counters: Counters::default(),
             memory: None,
+            device_kernels: None,
         }
     }
 

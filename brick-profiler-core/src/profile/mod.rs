@@ -9,6 +9,7 @@ mod aggregates;
 mod ceilings;
 mod counters;
 pub(crate) mod data;
+mod device;
 pub(crate) mod identity;
 mod io;
 pub(crate) mod layer;
@@ -26,6 +27,9 @@ pub use aggregates::ProfileSummary;
 pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, MeasuredCeilings};
 pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
+pub use device::{
+    ActivityKind, BrickKernels, DeviceKernels, KernelGroup, KernelRow, LaunchGaps, StepDevice,
+};
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`
 // (memory), `trace` (timeline, execution trace) and `sync` (`SyncMode`):
 // one public path each; the names stay usable here inside the crate.

@@ -68,6 +68,13 @@ pub trait DeviceTimer: Send + Sync + 'static {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The kernels, copies and sets captured on the device (e.g. through
+    /// CUPTI), under the bricks that launched them: the profile's
+    /// `device_kernels`. Asked at every snapshot, outside the profiler's
+    /// locks; `None` (the default) when the timer captures no kernels.
+    fn kernels(&self) -> Option<crate::profile::DeviceKernels> {
+        None
+    }
 }
 
 /// A [`DeviceTimer`] over the host clock: an event is "now" on the

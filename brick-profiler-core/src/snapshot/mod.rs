@@ -58,7 +58,11 @@ fn build_uncharged() -> Profile {
     let settings = state::settings();
     let device = DeviceFacts::of(&settings);
     let graph_on = settings.graph;
+    let timer = settings.device_timer;
     drop(settings);
+    // Outside the settings lock: a capture flushes and names bricks.
+    let device_kernels =
+        timer.and_then(|t| crate::record::device::guarded(|| t.kernels()).flatten());
     let checksums = log();
     let run = run_info(totals, &facts, identity, clock, device);
     drop(facts);
@@ -90,6 +94,7 @@ fn build_uncharged() -> Profile {
         trace,
         counters,
         memory: memory::collect(&metas, &conv),
+        device_kernels,
     }
 }
 

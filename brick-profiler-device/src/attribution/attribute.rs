@@ -3,8 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use profiler_core::kernel::brick_name;
+use profiler_core::profile::{DeviceKernels, StepDevice};
+
 use super::records::{Activity, Launch};
-use super::summary::{BrickDevice, DeviceAttribution, StepDevice};
+use super::summary::{BrickSums, GroupSums};
 
 /// Launch and activity records gathered so far. Records may come in any
 /// order and late (a buffer completed after a snapshot): each
@@ -19,6 +22,18 @@ pub struct Attributor {
 
 /// An activity with its launch, when one was captured.
 pub type Attributed<'a> = (&'a Activity, Option<&'a Launch>);
+
+/// Sums while summarizing.
+#[derive(Default)]
+struct Sums {
+    bricks: BTreeMap<u32, BrickSums>,
+    steps: BTreeMap<u64, StepDevice>,
+    outside: GroupSums,
+    unknown: GroupSums,
+    truncated: u64,
+}
+
+type Valid<'a> = (&'a Activity, Option<&'a Launch>, u64);
 
 impl Attributor {
     /// An empty attributor.
@@ -44,6 +59,15 @@ impl Attributor {
         self.dropped_records += records;
     }
 
+    /// The launch call that made `activity`, if it was captured.
+    fn launch_of(&self, activity: &Activity) -> Option<&Launch> {
+        self.launches.get(&activity.correlation).or_else(|| {
+            activity
+                .runtime_correlation
+                .and_then(|id| self.launches.get(&id))
+        })
+    }
+
     /// Each activity received, in device start order, with its launch.
     pub fn attributed(&self) -> Vec<Attributed<'_>> {
         let mut list: Vec<_> = self
@@ -55,63 +79,81 @@ impl Attributor {
         list
     }
 
-    /// The launch call that made `activity`, if it was captured.
-    fn launch_of(&self, activity: &Activity) -> Option<&Launch> {
-        self.launches.get(&activity.correlation).or_else(|| {
-            activity
-                .runtime_correlation
-                .and_then(|id| self.launches.get(&id))
+    /// Device time per brick and step from everything received so far,
+    /// bricks named by the profiler's brick table.
+    pub fn summarize(&self) -> DeviceKernels {
+        self.summarize_with(|slot| {
+            brick_name(slot).map_or_else(|| format!("brick #{slot}"), |n| n.to_string())
         })
     }
 
-    /// Device time per brick and step from everything received so far.
-    pub fn summarize(&self) -> DeviceAttribution {
-        let mut out = DeviceAttribution {
-            dropped_buffers: self.dropped_buffers,
-            dropped_records: self.dropped_records,
-            ..DeviceAttribution::default()
-        };
-        let mut threads = BTreeSet::new();
-        let valid: Vec<_> = self
+    /// [`Attributor::summarize`] with bricks named by `name`.
+    pub fn summarize_with(&self, name: impl Fn(u32) -> String) -> DeviceKernels {
+        let valid: Vec<Valid<'_>> = self
             .attributed()
             .into_iter()
             .filter_map(|(a, l)| a.duration_ns().map(|ns| (a, l, ns)))
             .collect();
-        out.invalid = (self.activities.len() - valid.len()) as u64;
+        let mut sums = Sums::default();
+        let mut threads = BTreeSet::new();
+        let mut device_ns = 0u64;
         for &(activity, launch, ns) in &valid {
-            out.device_ns += ns;
-            let Some(launch) = launch else {
-                out.unknown_launch.add(activity, ns);
-                continue;
-            };
-            threads.insert(launch.thread);
-            charge(&mut out, activity, launch, ns);
+            device_ns = device_ns.saturating_add(ns);
+            match launch {
+                Some(launch) => {
+                    threads.insert(launch.thread);
+                    charge(&mut sums, activity, launch, ns);
+                }
+                None => sums.unknown.add(activity, ns),
+            }
         }
-        out.threads = threads.len();
-        idle_between(&mut out, &valid);
-        step_spans(&mut out, &valid);
-        out
+        idle_between(&mut sums, &valid);
+        step_spans(&mut sums, &valid);
+        let mut bricks: Vec<_> = sums
+            .bricks
+            .into_iter()
+            .map(|(slot, brick)| brick.into_row(name(slot)))
+            .collect();
+        bricks.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.brick.cmp(&b.brick)));
+        DeviceKernels {
+            source: "cupti".to_owned(),
+            bricks,
+            steps: sums.steps.into_values().collect(),
+            outside_bricks: sums.outside.into_group(),
+            unknown_launch: sums.unknown.into_group(),
+            device_ns,
+            threads: threads.len() as u64,
+            truncated_paths: sums.truncated,
+            invalid: (self.activities.len() - valid.len()) as u64,
+            dropped_buffers: self.dropped_buffers,
+            dropped_records: self.dropped_records,
+            dropped_launches: 0,
+            unflushed: false,
+        }
     }
 }
 
 /// Charges one activity to its bricks (self to the innermost, total to
 /// every distinct open brick) and its step's counts.
-fn charge(out: &mut DeviceAttribution, activity: &Activity, launch: &Launch, ns: u64) {
+fn charge(sums: &mut Sums, activity: &Activity, launch: &Launch, ns: u64) {
     let path = launch.context.bricks;
     if let Some(step) = launch.context.step {
-        let step = out.steps.entry(step).or_default();
-        step.activities += 1;
-        step.launch_gap.add(launch.api_ns, activity.start_ns);
+        let entry = sums.steps.entry(step).or_insert_with(|| StepDevice {
+            step,
+            ..StepDevice::default()
+        });
+        entry.activities += 1;
+        entry.launch_gap.add(launch.api_ns, activity.start_ns);
     }
     let Some(innermost) = path.innermost() else {
-        out.outside_bricks.add(activity, ns);
+        sums.outside.add(activity, ns);
         return;
     };
     if path.is_truncated() {
-        out.truncated_paths += 1;
+        sums.truncated += 1;
     }
-    let brick = out.bricks.entry(innermost).or_default();
-    brick.self_ns += ns;
+    let brick = sums.bricks.entry(innermost).or_default();
+    brick.self_ns = brick.self_ns.saturating_add(ns);
     brick.activities += 1;
     brick.kernels.add(activity, ns);
     brick.launch_gap.add(launch.api_ns, activity.start_ns);
@@ -120,12 +162,11 @@ fn charge(out: &mut DeviceAttribution, activity: &Activity, launch: &Launch, ns:
         // A recursive brick appears twice in the path: its total counts
         // the activity once.
         if !ids[..at].contains(&id) {
-            out.bricks.entry(id).or_default().total_ns += ns;
+            let total = &mut sums.bricks.entry(id).or_default().total_ns;
+            *total = total.saturating_add(ns);
         }
     }
 }
-
-type Valid<'a> = (&'a Activity, Option<&'a Launch>, u64);
 
 /// The innermost brick of an activity's launch.
 fn innermost(launch: Option<&Launch>) -> Option<u32> {
@@ -135,51 +176,49 @@ fn innermost(launch: Option<&Launch>) -> Option<u32> {
 /// Idle gaps of each device between busy stretches: a gap whose two
 /// neighbours (the activity ending last before it, the one starting first
 /// after it) were launched with the same brick innermost is that brick's.
-fn idle_between(out: &mut DeviceAttribution, valid: &[Valid<'_>]) {
-    // (busy until, the innermost brick of the activity ending there)
+fn idle_between(sums: &mut Sums, valid: &[Valid<'_>]) {
+    // Per device: (busy until, the innermost brick of the activity ending there).
     let mut busy: HashMap<u32, (u64, Option<u32>)> = HashMap::new();
     for &(activity, launch, _) in valid {
         let brick = innermost(launch);
-        match busy.get_mut(&activity.device) {
-            Some((until, last)) if activity.start_ns < *until => {
-                if activity.end_ns > *until {
-                    *until = activity.end_ns;
-                    *last = brick;
-                }
-            }
-            Some((until, last)) => {
-                let gap = activity.start_ns - *until;
-                if gap > 0
-                    && let (Some(before), Some(after)) = (*last, brick)
-                    && before == after
-                {
-                    let entry: &mut BrickDevice = out.bricks.entry(after).or_default();
-                    entry.idle_ns += gap;
-                    entry.idle_gaps += 1;
-                }
+        let Some((until, last)) = busy.get_mut(&activity.device) else {
+            busy.insert(activity.device, (activity.end_ns, brick));
+            continue;
+        };
+        if activity.start_ns < *until {
+            if activity.end_ns > *until {
                 *until = activity.end_ns;
                 *last = brick;
             }
-            None => {
-                busy.insert(activity.device, (activity.end_ns, brick));
-            }
+            continue;
         }
+        let gap = activity.start_ns - *until;
+        if gap > 0
+            && let (Some(before), Some(after)) = (*last, brick)
+            && before == after
+        {
+            let entry = sums.bricks.entry(after).or_default();
+            entry.idle_ns = entry.idle_ns.saturating_add(gap);
+            entry.idle_gaps += 1;
+        }
+        *until = activity.end_ns;
+        *last = brick;
     }
 }
 
 /// Each step's span, busy and idle time per device, summed over devices.
-fn step_spans(out: &mut DeviceAttribution, valid: &[Valid<'_>]) {
+fn step_spans(sums: &mut Sums, valid: &[Valid<'_>]) {
     // (step, device) -> (first start, merged busy so far, busy until)
     let mut spans: BTreeMap<(u64, u32), (u64, u64, u64)> = BTreeMap::new();
     for &(activity, launch, _) in valid {
         let Some(step) = launch.and_then(|l| l.context.step) else {
             continue;
         };
-        let key = (step, activity.device);
-        let span = spans
-            .entry(key)
-            .or_insert((activity.start_ns, 0, activity.start_ns));
-        let (_, merged, until) = span;
+        let (_, merged, until) = spans.entry((step, activity.device)).or_insert((
+            activity.start_ns,
+            0,
+            activity.start_ns,
+        ));
         // Activities come in start order: only the part past `until` is new.
         if activity.end_ns > *until {
             *merged += activity.end_ns - activity.start_ns.max(*until);
@@ -187,7 +226,10 @@ fn step_spans(out: &mut DeviceAttribution, valid: &[Valid<'_>]) {
         }
     }
     for ((step, _), (first, merged, until)) in spans {
-        let entry: &mut StepDevice = out.steps.entry(step).or_default();
+        let entry = sums.steps.entry(step).or_insert_with(|| StepDevice {
+            step,
+            ..StepDevice::default()
+        });
         let span = until - first;
         entry.span_ns += span;
         entry.busy_ns += merged;

@@ -4,6 +4,7 @@
 //! their launch by CUPTI's correlation id.
 
 use profiler_core::kernel::LaunchContext;
+use profiler_core::profile::ActivityKind;
 
 /// One launch call (kernel launch, memcpy, memset), taken on the launching
 /// thread when the call was entered.
@@ -19,29 +20,6 @@ pub struct Launch {
     pub api_ns: u64,
     /// Where in the run the call was made.
     pub context: LaunchContext,
-}
-
-/// What a device activity did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ActivityKind {
-    /// A kernel (CUPTI's concurrent-kernel record).
-    Kernel,
-    /// A memory copy.
-    Memcpy,
-    /// A memory set.
-    Memset,
-}
-
-impl ActivityKind {
-    /// The category Kineto writes in `trace.json` (`kernel`, `gpu_memcpy`,
-    /// `gpu_memset`).
-    pub fn kineto_category(self) -> &'static str {
-        match self {
-            Self::Kernel => "kernel",
-            Self::Memcpy => "gpu_memcpy",
-            Self::Memset => "gpu_memset",
-        }
-    }
 }
 
 /// One activity record as the device reported it.

@@ -2,6 +2,7 @@
 //! from several threads, nested, outside every brick, with a dropped buffer.
 
 use profiler_core::kernel::{BrickPath, LaunchContext, MAX_PATH};
+use profiler_core::profile::{ActivityKind, BrickKernels, DeviceKernels, KernelRow};
 
 use super::*;
 
@@ -23,7 +24,7 @@ fn launch(correlation: u32, thread: u64, api_ns: u64, bricks: &[u32], step: u64)
     }
 }
 
-fn kernel(correlation: u32, name: &str, start_ns: u64, end_ns: u64, stream: u32) -> Activity {
+fn record(correlation: u32, name: &str, start_ns: u64, end_ns: u64, stream: u32) -> Activity {
     Activity {
         kind: ActivityKind::Kernel,
         name: name.into(),
@@ -57,42 +58,63 @@ fn launches() -> Vec<Launch> {
 }
 
 fn activities() -> Vec<Activity> {
-    let mut copy = kernel(4, "Memcpy DtoH (Device -> Pageable)", 350, 360, 7);
+    let mut copy = record(4, "Memcpy DtoH (Device -> Pageable)", 350, 360, 7);
     copy.kind = ActivityKind::Memcpy;
     copy.grid = [0; 3];
     copy.block = [0; 3];
-    let mut wide = kernel(6, "attn_qk", 520, 560, 7);
+    let mut wide = record(6, "attn_qk", 520, 560, 7);
     wide.grid = [8, 1, 1];
     vec![
-        kernel(1, "attn_qk", 120, 170, 7),
-        kernel(2, "attn_qk", 180, 230, 7),
-        kernel(3, "mlp_up", 230, 330, 7),
-        kernel(7, "mlp_down", 300, 340, 8),
+        record(1, "attn_qk", 120, 170, 7),
+        record(2, "attn_qk", 180, 230, 7),
+        record(3, "mlp_up", 230, 330, 7),
+        record(7, "mlp_down", 300, 340, 8),
         copy,
-        kernel(5, "init_weights", 420, 440, 7),
+        record(5, "init_weights", 420, 440, 7),
         wide,
-        kernel(99, "mystery", 600, 605, 7),
-        kernel(8, "broken", 700, 690, 7),
+        record(99, "mystery", 600, 605, 7),
+        record(8, "broken", 700, 690, 7),
     ]
 }
 
-fn in_order() -> DeviceAttribution {
+fn name(slot: u32) -> String {
+    match slot {
+        BLOCK => "Block".into(),
+        ATTENTION => "Attention".into(),
+        MLP => "Mlp".into(),
+        other => format!("b{other}"),
+    }
+}
+
+fn summarize(a: &Attributor) -> DeviceKernels {
+    a.summarize_with(name)
+}
+
+fn brick(s: &DeviceKernels, slot: u32) -> &BrickKernels {
+    s.brick(&name(slot)).expect("the brick launched something")
+}
+
+fn kernel<'a>(rows: &'a [KernelRow], kind: ActivityKind, wanted: &str) -> Option<&'a KernelRow> {
+    rows.iter().find(|k| k.kind == kind && k.name == wanted)
+}
+
+fn in_order() -> DeviceKernels {
     let mut a = Attributor::new();
     launches().into_iter().for_each(|l| a.launch(l));
     activities().into_iter().for_each(|x| a.activity(x));
     a.dropped(1, 12);
-    a.summarize()
+    summarize(&a)
 }
 
 #[test]
 fn self_and_total_device_time_per_nested_brick() {
     let s = in_order();
-    let attention = &s.bricks[&ATTENTION];
+    let attention = &brick(&s, ATTENTION);
     assert_eq!((attention.self_ns, attention.total_ns), (50 + 50 + 40, 140));
     assert_eq!(attention.activities, 3);
-    let mlp = &s.bricks[&MLP];
+    let mlp = &brick(&s, MLP);
     assert_eq!((mlp.self_ns, mlp.total_ns), (100 + 40, 140));
-    let block = &s.bricks[&BLOCK];
+    let block = &brick(&s, BLOCK);
     assert_eq!(block.self_ns, 10, "its own copy only");
     assert_eq!(block.total_ns, 10 + 140 + 140, "its own and its children's");
     assert_eq!(s.threads, 2);
@@ -101,11 +123,9 @@ fn self_and_total_device_time_per_nested_brick() {
 #[test]
 fn kernels_per_brick_keep_name_calls_times_and_shape() {
     let s = in_order();
-    let attention = &s.bricks[&ATTENTION].kernels;
+    let attention = &brick(&s, ATTENTION).kernels;
     assert_eq!(attention.len(), 1);
-    let qk = attention
-        .get(ActivityKind::Kernel, "attn_qk")
-        .expect("attn_qk");
+    let qk = kernel(attention, ActivityKind::Kernel, "attn_qk").expect("attn_qk");
     assert_eq!(
         (qk.calls, qk.total_ns, qk.min_ns, qk.max_ns),
         (3, 140, 40, 50)
@@ -114,32 +134,33 @@ fn kernels_per_brick_keep_name_calls_times_and_shape() {
     assert_eq!(qk.grid, None, "grids differed between calls");
     assert_eq!(qk.block, Some([128, 1, 1]));
     assert_eq!((qk.registers, qk.shared_bytes), (Some(32), Some(1024)));
-    let mlp: Vec<_> = s.bricks[&MLP]
+    let mlp: Vec<_> = brick(&s, MLP)
         .kernels
-        .heaviest_first()
         .iter()
         .map(|k| (k.name.as_str(), k.total_ns))
         .collect();
     assert_eq!(mlp, [("mlp_up", 100), ("mlp_down", 40)]);
-    let copy = s.bricks[&BLOCK]
-        .kernels
-        .get(ActivityKind::Memcpy, "Memcpy DtoH (Device -> Pageable)")
-        .expect("the copy");
+    let copy = kernel(
+        &brick(&s, BLOCK).kernels,
+        ActivityKind::Memcpy,
+        "Memcpy DtoH (Device -> Pageable)",
+    )
+    .expect("the copy");
     assert_eq!((copy.calls, copy.total_ns), (1, 10));
 }
 
 #[test]
 fn launch_to_start_gaps_per_brick_and_step() {
     let s = in_order();
-    let gap = s.bricks[&ATTENTION].launch_gap;
+    let gap = brick(&s, ATTENTION).launch_gap;
     assert_eq!((gap.count, gap.total_ns, gap.max_ns), (3, 20 + 70 + 20, 70));
-    let gap = s.bricks[&MLP].launch_gap;
+    let gap = brick(&s, MLP).launch_gap;
     assert_eq!((gap.count, gap.total_ns, gap.max_ns), (2, 100 + 150, 150));
-    let gap = s.steps[&0].launch_gap;
+    let gap = s.step(0).expect("the step").launch_gap;
     assert_eq!(gap.count, 6);
     assert_eq!(gap.total_ns, 20 + 70 + 100 + 150 + 210 + 20);
     assert_eq!(gap.max_ns, 210);
-    assert_eq!(s.steps[&1].launch_gap.total_ns, 20);
+    assert_eq!(s.step(1).expect("the step").launch_gap.total_ns, 20);
 }
 
 #[test]
@@ -147,21 +168,21 @@ fn idle_between_kernels_per_brick_and_step() {
     let s = in_order();
     // attn_qk 120..170 then 180..230: the device waited 10 ns inside attention.
     assert_eq!(
-        (s.bricks[&ATTENTION].idle_ns, s.bricks[&ATTENTION].idle_gaps),
+        (brick(&s, ATTENTION).idle_ns, brick(&s, ATTENTION).idle_gaps),
         (10, 1)
     );
     // mlp_up and mlp_down overlap on two streams: no idle inside the MLP;
     // the gaps between bricks belong to no brick.
-    assert_eq!(s.bricks[&MLP].idle_ns, 0);
-    assert_eq!(s.bricks[&BLOCK].idle_ns, 0);
-    let step = s.steps[&0];
+    assert_eq!(brick(&s, MLP).idle_ns, 0);
+    assert_eq!(brick(&s, BLOCK).idle_ns, 0);
+    let step = s.step(0).expect("the step");
     assert_eq!(step.activities, 6);
     assert_eq!(step.span_ns, 440 - 120);
     // Busy: 120..170, 180..230, 230..340 (two streams, counted once), 350..360, 420..440.
     assert_eq!(step.busy_ns, 50 + 50 + 110 + 10 + 20);
     assert_eq!(step.idle_ns, 10 + 10 + 60);
     assert_eq!(step.idle_share(), Some(80.0 / 320.0));
-    let step = s.steps[&1];
+    let step = s.step(1).expect("the step");
     assert_eq!((step.span_ns, step.busy_ns, step.idle_ns), (40, 40, 0));
 }
 
@@ -173,23 +194,20 @@ fn kernels_outside_bricks_and_unknown_launches_are_counted_apart_and_named() {
         (1, 20)
     );
     assert!(
-        s.outside_bricks
-            .kernels
-            .get(ActivityKind::Kernel, "init_weights")
-            .is_some()
+        kernel(
+            &s.outside_bricks.kernels,
+            ActivityKind::Kernel,
+            "init_weights"
+        )
+        .is_some()
     );
     assert_eq!(
         (s.unknown_launch.activities, s.unknown_launch.device_ns),
         (1, 5)
     );
-    assert!(
-        s.unknown_launch
-            .kernels
-            .get(ActivityKind::Kernel, "mystery")
-            .is_some()
-    );
+    assert!(kernel(&s.unknown_launch.kernels, ActivityKind::Kernel, "mystery").is_some());
     assert_eq!(s.invalid, 1, "the record ending before its start");
-    let self_sum: u64 = s.bricks.values().map(|b| b.self_ns).sum();
+    let self_sum: u64 = s.bricks.iter().map(|b| b.self_ns).sum();
     assert_eq!(
         s.device_ns,
         self_sum + 20 + 5,
@@ -217,7 +235,7 @@ fn records_out_of_order_give_the_same_numbers() {
     activities().into_iter().rev().for_each(|x| a.activity(x));
     launches().into_iter().rev().for_each(|l| a.launch(l));
     a.dropped(1, 12);
-    assert_eq!(a.summarize(), in_order());
+    assert_eq!(summarize(&a), in_order());
 }
 
 #[test]
@@ -227,34 +245,34 @@ fn a_late_buffer_joins_the_next_summary() {
     let all = activities();
     let (early, late) = (all[..3].to_vec(), all[3..].to_vec());
     early.into_iter().for_each(|x| a.activity(x));
-    let first = a.summarize();
-    assert_eq!(first.bricks[&ATTENTION].self_ns, 100);
-    assert_eq!(first.bricks[&BLOCK].total_ns, 200);
+    let first = summarize(&a);
+    assert_eq!(brick(&first, ATTENTION).self_ns, 100);
+    assert_eq!(brick(&first, BLOCK).total_ns, 200);
     late.into_iter().for_each(|x| a.activity(x));
     a.dropped(1, 12);
-    assert_eq!(a.summarize(), in_order());
+    assert_eq!(summarize(&a), in_order());
 }
 
 #[test]
 fn a_launch_record_arriving_after_its_kernel_is_still_matched() {
     let mut a = Attributor::new();
-    a.activity(kernel(1, "attn_qk", 120, 170, 7));
-    assert_eq!(a.summarize().unknown_launch.activities, 1);
+    a.activity(record(1, "attn_qk", 120, 170, 7));
+    assert_eq!(summarize(&a).unknown_launch.activities, 1);
     a.launch(launch(1, 10, 100, &[ATTENTION, BLOCK], 0));
-    let s = a.summarize();
+    let s = summarize(&a);
     assert_eq!(s.unknown_launch.activities, 0);
-    assert_eq!(s.bricks[&ATTENTION].self_ns, 50);
+    assert_eq!(brick(&s, ATTENTION).self_ns, 50);
 }
 
 #[test]
 fn a_recursive_brick_counts_a_kernel_once_in_its_total() {
     let mut a = Attributor::new();
     a.launch(launch(1, 0, 0, &[5, 5, 4], 0));
-    a.activity(kernel(1, "k", 10, 30, 0));
-    let s = a.summarize();
-    assert_eq!((s.bricks[&5].self_ns, s.bricks[&5].total_ns), (20, 20));
-    assert_eq!(s.bricks[&4].total_ns, 20);
-    assert_eq!(s.bricks[&4].self_ns, 0);
+    a.activity(record(1, "k", 10, 30, 0));
+    let s = summarize(&a);
+    assert_eq!((brick(&s, 5).self_ns, brick(&s, 5).total_ns), (20, 20));
+    assert_eq!(brick(&s, 4).total_ns, 20);
+    assert_eq!(brick(&s, 4).self_ns, 0);
 }
 
 #[test]
@@ -273,11 +291,11 @@ fn a_path_deeper_than_the_limit_is_cut_and_counted() {
             ..LaunchContext::default()
         },
     });
-    a.activity(kernel(1, "k", 1, 2, 0));
-    let s = a.summarize();
+    a.activity(record(1, "k", 1, 2, 0));
+    let s = summarize(&a);
     assert_eq!(s.truncated_paths, 1);
-    assert!(!s.bricks.contains_key(&(MAX_PATH as u32)), "cut off");
-    assert_eq!(s.bricks[&(MAX_PATH as u32 - 1)].total_ns, 1);
+    assert!(s.brick(&name(MAX_PATH as u32)).is_none(), "cut off");
+    assert_eq!(brick(&s, MAX_PATH as u32 - 1).total_ns, 1);
 }
 
 #[test]
@@ -286,17 +304,21 @@ fn idle_is_per_device_and_a_start_before_the_launch_is_not_summed() {
     a.launch(launch(1, 0, 50, &[ATTENTION], 0));
     a.launch(launch(2, 0, 50, &[ATTENTION], 0));
     a.launch(launch(3, 0, 200, &[ATTENTION], 0));
-    a.activity(kernel(1, "k", 100, 200, 0));
-    let mut other = kernel(2, "k", 150, 250, 0);
+    a.activity(record(1, "k", 100, 200, 0));
+    let mut other = record(2, "k", 150, 250, 0);
     other.device = 1;
     a.activity(other);
-    a.activity(kernel(3, "k", 190, 300, 0));
-    let s = a.summarize();
+    a.activity(record(3, "k", 190, 300, 0));
+    let s = summarize(&a);
     // Device 0: 100..200 overlaps 190..300, device 1 alone: no idle anywhere.
-    assert_eq!(s.bricks[&ATTENTION].idle_ns, 0);
-    assert_eq!(s.steps[&0].span_ns, 200 + 100, "summed over devices");
-    assert_eq!(s.steps[&0].idle_ns, 0);
-    let gap = s.bricks[&ATTENTION].launch_gap;
+    assert_eq!(brick(&s, ATTENTION).idle_ns, 0);
+    assert_eq!(
+        s.step(0).expect("the step").span_ns,
+        200 + 100,
+        "summed over devices"
+    );
+    assert_eq!(s.step(0).expect("the step").idle_ns, 0);
+    let gap = brick(&s, ATTENTION).launch_gap;
     assert_eq!(
         (gap.count, gap.before_launch, gap.total_ns),
         (2, 1, 50 + 100)
@@ -307,11 +329,11 @@ fn idle_is_per_device_and_a_start_before_the_launch_is_not_summed() {
 fn a_copy_made_through_the_runtime_is_found_by_its_runtime_correlation() {
     let mut a = Attributor::new();
     a.launch(launch(40, 0, 0, &[MLP], 0));
-    let mut copy = kernel(41, "Memcpy HtoD (Pageable -> Device)", 10, 30, 0);
+    let mut copy = record(41, "Memcpy HtoD (Pageable -> Device)", 10, 30, 0);
     copy.kind = ActivityKind::Memcpy;
     copy.runtime_correlation = Some(40);
     a.activity(copy);
-    let s = a.summarize();
-    assert_eq!(s.bricks[&MLP].self_ns, 20);
+    let s = summarize(&a);
+    assert_eq!(brick(&s, MLP).self_ns, 20);
     assert_eq!(s.unknown_launch.activities, 0);
 }

@@ -14,7 +14,9 @@ use cudarc::cupti::sys::{
     CUpti_ActivityKernel4, CUpti_ActivityKind, CUpti_ActivityMemcpy, CUpti_ActivityMemset,
 };
 
-use crate::attribution::{Activity, ActivityKind};
+use profiler_core::profile::ActivityKind;
+
+use crate::attribution::Activity;
 
 /// Reads one record; `None` for a kind this capture does not keep.
 ///

@@ -24,7 +24,9 @@ use cudarc::cupti::result::{enable_callback, get_callback_name, subscribe};
 use cudarc::cupti::sys::{self, CUpti_ActivityFlag, CUpti_ActivityKind, CUpti_CallbackDomain};
 
 use self::callbacks::{SHARED, Shared, api_callback, buffer_completed, buffer_requested};
-use crate::attribution::{Attributor, DeviceAttribution};
+use profiler_core::profile::DeviceKernels;
+
+use crate::attribution::Attributor;
 use crate::error::DeviceError;
 
 /// How much the capture holds between drains.
@@ -183,7 +185,7 @@ impl CuptiCapture {
     /// Flushes, then attributes everything captured so far. A failed flush
     /// leaves the buffers CUPTI still holds out (their records come with a
     /// later call) and is noted in the summary's counts.
-    pub fn summarize(&self) -> DeviceAttribution {
+    pub fn summarize(&self) -> DeviceKernels {
         let flushed = self.flush();
         let mut summary = self.shared.attributor().summarize();
         let stats = self.stats();
