@@ -8,6 +8,7 @@ mod bricks;
 mod charts;
 mod counters;
 mod definitions;
+mod device_kernels;
 mod embed;
 mod kernels;
 mod latency;
