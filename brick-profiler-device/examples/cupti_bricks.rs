@@ -187,6 +187,7 @@ fn run(stream: Arc<CudaStream>) -> Result<Vec<String>, Failure> {
         .enable();
     let with = launch_loop(&mut gpu)?;
     profiler::reset();
+    capture.clear();
     // Launched before any brick: counted apart, by name.
     gpu.saxpy(SAXPY_N)?;
     for tokens in 0..STEPS {

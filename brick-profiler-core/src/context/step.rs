@@ -243,9 +243,15 @@ impl Drop for StepGuard {
 /// The index of the outermost step open on the calling thread (the one
 /// that counts), if any.
 pub(crate) fn thread_step() -> Option<u64> {
-    OPEN.try_with(|open| open.borrow().first().map(|&(_, index, _)| index))
-        .ok()
-        .flatten()
+    // `try_borrow`: a device launch callback never panics, even if it ran
+    // while the thread's steps were being changed.
+    OPEN.try_with(|open| {
+        open.try_borrow()
+            .ok()
+            .and_then(|open| open.first().map(|&(_, index, _)| index))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Whether a recorded step is open on the calling thread.

@@ -59,6 +59,11 @@ impl Attributor {
         self.dropped_records += records;
     }
 
+    /// Forgets every record and count so far (a profiler reset).
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
     /// The launch call that made `activity`, if it was captured.
     fn launch_of(&self, activity: &Activity) -> Option<&Launch> {
         self.launches.get(&activity.correlation).or_else(|| {

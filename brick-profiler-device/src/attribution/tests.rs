@@ -337,3 +337,16 @@ fn a_copy_made_through_the_runtime_is_found_by_its_runtime_correlation() {
     assert_eq!(brick(&s, MLP).self_ns, 20);
     assert_eq!(s.unknown_launch.activities, 0);
 }
+
+#[test]
+fn clear_forgets_records_and_counts() {
+    let mut a = Attributor::new();
+    launches().into_iter().for_each(|l| a.launch(l));
+    activities().into_iter().for_each(|x| a.activity(x));
+    a.dropped(1, 2);
+    a.clear();
+    a.activity(record(1, "attn_qk", 120, 170, 7));
+    let s = summarize(&a);
+    assert_eq!(s.bricks.len(), 0, "the launch was forgotten too");
+    assert_eq!((s.unknown_launch.activities, s.dropped_buffers), (1, 0));
+}

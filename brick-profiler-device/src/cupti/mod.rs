@@ -196,6 +196,16 @@ impl CuptiCapture {
         summary
     }
 
+    /// Forgets the records captured so far (call it with
+    /// `profiler::reset`); later summaries start from here. The capture's
+    /// counts ([`CuptiCapture::stats`]) keep running.
+    pub fn clear(&self) {
+        // Records CUPTI still holds belong before the reset: flushed first
+        // (a failed flush leaves them to count after it).
+        let _ = self.flush();
+        self.shared.attributor().clear();
+    }
+
     /// Reads the captured records (each activity with its launch) without
     /// flushing: for the trace and the kernel tables.
     pub fn with_records<R>(&self, f: impl FnOnce(&Attributor) -> R) -> R {
