@@ -29,11 +29,13 @@ fn names(path: &BrickPath) -> Vec<String> {
 fn a_launch_sees_its_bricks_layer_phase_and_step() {
     let _lock = common::exclusive();
     profiler::Config::new().enable();
+    let outside = launch_context();
     assert_eq!(
-        launch_context(),
-        LaunchContext::default(),
+        (outside.bricks, outside.layer, outside.phase, outside.step),
+        (BrickPath::EMPTY, None, None, None),
         "outside everything"
     );
+    assert!(outside.thread.is_some(), "the thread is always known");
     let mut seen = Vec::new();
     let (outer_phase, step);
     {
@@ -69,6 +71,12 @@ fn a_launch_sees_its_bricks_layer_phase_and_step() {
             "the innermost phase"
         );
     }
-    assert_eq!(launch_context(), LaunchContext::default(), "all closed");
+    let after = launch_context();
+    assert_eq!(
+        (after.bricks, after.layer, after.phase, after.step),
+        (BrickPath::EMPTY, None, None, None),
+        "all closed"
+    );
+    assert_eq!(after.thread, outside.thread, "one thread, one number");
     profiler::disable();
 }

@@ -9,7 +9,8 @@ use crate::profile::Direction;
 use crate::record::amounts::NO_LAYER;
 use crate::record::layers::unpack;
 use crate::record::site::name_of;
-use crate::record::thread::{PATH_DEPTH, current_layer, open_bricks};
+use crate::record::state;
+use crate::record::thread::{PATH_DEPTH, current_layer, open_bricks, with_slab};
 
 /// The deepest brick nesting a [`BrickPath`] names; deeper launches keep
 /// the innermost brick and the outermost ones and say so.
@@ -81,6 +82,8 @@ pub struct LaunchContext {
     pub phase: Option<u32>,
     /// The outermost step open on the thread.
     pub step: Option<u64>,
+    /// The profiler's number for the launching thread (its trace track).
+    pub thread: Option<u32>,
 }
 
 /// Where the calling thread is now: call it when a device launch call is
@@ -96,6 +99,7 @@ pub fn launch_context() -> LaunchContext {
         layer: (layer != NO_LAYER).then(|| unpack(layer)),
         phase: current_phase(),
         step: thread_step(),
+        thread: with_slab(state::load(), |slab, _| slab.thread),
     }
 }
 

@@ -157,6 +157,38 @@ pub struct KernelGroup {
     pub kernels: Vec<KernelRow>,
 }
 
+/// One activity as it ran, for the trace: its device span and, when its
+/// launch was captured, where it was launched from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelEvent {
+    /// The name, as in [`KernelRow::name`].
+    pub name: String,
+    /// Kernel, copy or set.
+    pub kind: ActivityKind,
+    /// The device ordinal.
+    pub device: u32,
+    /// CUPTI's stream id (one trace track per stream).
+    pub stream: u32,
+    /// CUPTI's correlation id of the launch call.
+    pub correlation: u32,
+    /// Device start, ns on the profile's timeline (since the run's start;
+    /// a device timer reports it on the host clock and the snapshot moves
+    /// it to the timeline).
+    pub start_ns: u64,
+    /// Device time (ns).
+    pub dur_ns: u64,
+    /// The innermost brick open at the launch, if any.
+    pub brick: Option<String>,
+    /// The profiler's thread that launched it, when the launch was captured.
+    pub thread: Option<u32>,
+    /// When the launch call was entered, on the same clock as `start_ns`.
+    pub launch_ns: Option<u64>,
+    /// Grid dimensions (kernels; zeros otherwise).
+    pub grid: [u32; 3],
+    /// Block dimensions (kernels; zeros otherwise).
+    pub block: [u32; 3],
+}
+
 /// Everything the device did, tied to bricks and steps.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceKernels {
@@ -190,9 +222,19 @@ pub struct DeviceKernels {
     pub dropped_launches: u64,
     /// The last flush failed: records CUPTI still held are missing.
     pub unflushed: bool,
+    /// Each activity as it ran, in start order, for the trace (at most
+    /// [`DeviceKernels::MAX_EVENTS`]; the first ones are kept).
+    #[serde(default)]
+    pub events: Vec<KernelEvent>,
+    /// Activities left out of `events` past the limit.
+    #[serde(default)]
+    pub events_omitted: u64,
 }
 
 impl DeviceKernels {
+    /// The most activities [`DeviceKernels::events`] keeps.
+    pub const MAX_EVENTS: usize = 200_000;
+
     /// The device side of brick `name`, if it launched anything.
     pub fn brick(&self, name: &str) -> Option<&BrickKernels> {
         self.bricks.iter().find(|b| b.brick == name)
@@ -250,6 +292,13 @@ impl DeviceKernels {
             notes.push(format!(
                 "{} device activit(ies) without a captured launch ({} ns), listed apart",
                 self.unknown_launch.activities, self.unknown_launch.device_ns
+            ));
+        }
+        if self.events_omitted > 0 {
+            notes.push(format!(
+                "the trace shows the first {} device activities; {} more are counted but not drawn",
+                self.events.len(),
+                self.events_omitted
             ));
         }
         if self.truncated_paths > 0 {

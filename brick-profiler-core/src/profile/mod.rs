@@ -28,7 +28,8 @@ pub use ceilings::{BandwidthCeiling, CacheSize, Contention, FlopsCeiling, Measur
 pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
 pub use device::{
-    ActivityKind, BrickKernels, DeviceKernels, KernelGroup, KernelRow, LaunchGaps, StepDevice,
+    ActivityKind, BrickKernels, DeviceKernels, KernelEvent, KernelGroup, KernelRow, LaunchGaps,
+    StepDevice,
 };
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`
 // (memory), `trace` (timeline, execution trace) and `sync` (`SyncMode`):

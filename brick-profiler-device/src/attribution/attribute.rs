@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use profiler_core::kernel::brick_name;
-use profiler_core::profile::{DeviceKernels, StepDevice};
+use profiler_core::profile::{DeviceKernels, KernelEvent, StepDevice};
 
 use super::records::{Activity, Launch};
 use super::summary::{BrickSums, GroupSums};
@@ -18,6 +18,8 @@ pub struct Attributor {
     activities: Vec<Activity>,
     dropped_buffers: u64,
     dropped_records: u64,
+    /// (records' clock, host clock) read together, if given.
+    anchor: Option<(u64, u64)>,
 }
 
 /// An activity with its launch, when one was captured.
@@ -59,9 +61,32 @@ impl Attributor {
         self.dropped_records += records;
     }
 
-    /// Forgets every record and count so far (a profiler reset).
+    /// Forgets every record and count so far (a profiler reset); the
+    /// clock anchor stays.
     pub fn clear(&mut self) {
-        *self = Self::default();
+        *self = Self {
+            anchor: self.anchor,
+            ..Self::default()
+        };
+    }
+
+    /// A reading of the records' clock (CUPTI's) and the profiler's host
+    /// clock (`profiler::sync::host_now_ns`) taken together: the summary's
+    /// events are placed on the host clock through the latest one. Without
+    /// one, the records' clock is taken as the host clock.
+    pub fn anchor(&mut self, records_ns: u64, host_ns: u64) {
+        self.anchor = Some((records_ns, host_ns));
+    }
+
+    /// `records_ns` on the host clock.
+    fn to_host(&self, records_ns: u64) -> u64 {
+        match self.anchor {
+            Some((records, host)) if records_ns >= records => {
+                host.saturating_add(records_ns - records)
+            }
+            Some((records, host)) => host.saturating_sub(records - records_ns),
+            None => records_ns,
+        }
     }
 
     /// The launch call that made `activity`, if it was captured.
@@ -106,7 +131,9 @@ impl Attributor {
             device_ns = device_ns.saturating_add(ns);
             match launch {
                 Some(launch) => {
-                    threads.insert(launch.thread);
+                    if let Some(thread) = launch.context.thread {
+                        threads.insert(thread);
+                    }
                     charge(&mut sums, activity, launch, ns);
                 }
                 None => sums.unknown.add(activity, ns),
@@ -120,6 +147,11 @@ impl Attributor {
             .map(|(slot, brick)| brick.into_row(name(slot)))
             .collect();
         bricks.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.brick.cmp(&b.brick)));
+        let events = valid
+            .iter()
+            .take(DeviceKernels::MAX_EVENTS)
+            .map(|&(activity, launch, ns)| self.event(activity, launch, ns, &name))
+            .collect();
         DeviceKernels {
             source: "cupti".to_owned(),
             bricks,
@@ -134,6 +166,32 @@ impl Attributor {
             dropped_records: self.dropped_records,
             dropped_launches: 0,
             unflushed: false,
+            events,
+            events_omitted: valid.len().saturating_sub(DeviceKernels::MAX_EVENTS) as u64,
+        }
+    }
+
+    /// One activity for the trace, its times on the host clock.
+    fn event(
+        &self,
+        activity: &Activity,
+        launch: Option<&Launch>,
+        ns: u64,
+        name: &impl Fn(u32) -> String,
+    ) -> KernelEvent {
+        KernelEvent {
+            name: activity.name.clone(),
+            kind: activity.kind,
+            device: activity.device,
+            stream: activity.stream,
+            correlation: activity.correlation,
+            start_ns: self.to_host(activity.start_ns),
+            dur_ns: ns,
+            brick: innermost(launch).map(name),
+            thread: launch.and_then(|l| l.context.thread),
+            launch_ns: launch.map(|l| self.to_host(l.api_ns)),
+            grid: activity.grid,
+            block: activity.block,
         }
     }
 }

@@ -12,7 +12,7 @@
 //! use profiler_device::attribution::{Activity, Attributor, Launch};
 //! let mut attribution = Attributor::new();
 //! let context = LaunchContext { bricks: BrickPath::innermost_first(&[7]), ..LaunchContext::default() };
-//! attribution.launch(Launch { correlation: 1, thread: 0, api_ns: 100, context });
+//! attribution.launch(Launch { correlation: 1, api_ns: 100, context });
 //! attribution.activity(Activity {
 //!     kind: ActivityKind::Kernel, name: "gemm".into(), start_ns: 110, end_ns: 150,
 //!     device: 0, stream: 7, correlation: 1, runtime_correlation: None, grid: [4, 1, 1], block: [128, 1, 1],

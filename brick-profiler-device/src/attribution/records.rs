@@ -12,13 +12,11 @@ use profiler_core::profile::ActivityKind;
 pub struct Launch {
     /// CUPTI's correlation id of the call: every activity it caused carries it.
     pub correlation: u32,
-    /// The launching thread (the profiler's thread index or the OS id).
-    pub thread: u64,
     /// When the call was entered, on the activity records' clock (CUPTI's
     /// timestamp), so the launch-to-start gap is a difference of two
     /// readings of one clock.
     pub api_ns: u64,
-    /// Where in the run the call was made.
+    /// Where in the run the call was made (the launching thread included).
     pub context: LaunchContext,
 }
 

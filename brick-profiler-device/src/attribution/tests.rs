@@ -10,16 +10,16 @@ const BLOCK: u32 = 1;
 const ATTENTION: u32 = 2;
 const MLP: u32 = 3;
 
-fn launch(correlation: u32, thread: u64, api_ns: u64, bricks: &[u32], step: u64) -> Launch {
+fn launch(correlation: u32, thread: u32, api_ns: u64, bricks: &[u32], step: u64) -> Launch {
     Launch {
         correlation,
-        thread,
         api_ns,
         context: LaunchContext {
             bricks: BrickPath::innermost_first(bricks),
             layer: None,
             phase: None,
             step: Some(step),
+            thread: Some(thread),
         },
     }
 }
@@ -284,7 +284,6 @@ fn a_path_deeper_than_the_limit_is_cut_and_counted() {
     let mut a = Attributor::new();
     a.launch(Launch {
         correlation: 1,
-        thread: 0,
         api_ns: 0,
         context: LaunchContext {
             bricks: path,
@@ -349,4 +348,34 @@ fn clear_forgets_records_and_counts() {
     let s = summarize(&a);
     assert_eq!(s.bricks.len(), 0, "the launch was forgotten too");
     assert_eq!((s.unknown_launch.activities, s.dropped_buffers), (1, 0));
+}
+
+#[test]
+fn events_come_in_start_order_on_the_host_clock_with_their_launch() {
+    let mut a = Attributor::new();
+    launches().into_iter().for_each(|l| a.launch(l));
+    activities().into_iter().rev().for_each(|x| a.activity(x));
+    // The records' clock reads 1000 when the host clock reads 50_000.
+    a.anchor(1_000, 50_000);
+    let s = summarize(&a);
+    assert_eq!(s.events.len(), 8, "every valid activity");
+    assert_eq!(s.events_omitted, 0);
+    let first = &s.events[0];
+    assert_eq!((first.name.as_str(), first.correlation), ("attn_qk", 1));
+    assert_eq!(first.start_ns, 50_000 - 1_000 + 120);
+    assert_eq!(first.dur_ns, 50);
+    assert_eq!(first.launch_ns, Some(50_000 - 1_000 + 100));
+    assert_eq!(first.thread, Some(10));
+    assert_eq!(first.brick.as_deref(), Some("Attention"));
+    assert_eq!(first.grid, [4, 1, 1]);
+    let starts: Vec<u64> = s.events.iter().map(|e| e.start_ns).collect();
+    assert!(starts.is_sorted(), "{starts:?}");
+    let mystery = s.events.iter().find(|e| e.name == "mystery").expect("kept");
+    assert_eq!((mystery.brick.as_ref(), mystery.launch_ns), (None, None));
+    let outside = s
+        .events
+        .iter()
+        .find(|e| e.name == "init_weights")
+        .expect("kept");
+    assert_eq!((outside.brick.as_ref(), outside.thread), (None, Some(10)));
 }

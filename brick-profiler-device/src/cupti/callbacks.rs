@@ -3,7 +3,6 @@
 //! allocation), and the buffer callbacks (on CUPTI's threads or the
 //! flushing one: where records are read and attributed).
 
-use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr::addr_of;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -59,6 +58,17 @@ impl Shared {
         attributor
     }
 
+    /// Reads CUPTI's clock and the profiler's host clock together, so the
+    /// summary's events land on the host clock.
+    pub(crate) fn anchor_now(&self) {
+        let mut records_ns = 0;
+        // SAFETY: writes one u64 through a valid pointer.
+        if unsafe { get_timestamp(&mut records_ns) }.is_ok() {
+            let host_ns = profiler_core::sync::host_now_ns();
+            self.attributor().anchor(records_ns, host_ns);
+        }
+    }
+
     /// Adds the activities of one completed buffer.
     pub(crate) fn add(&self, activities: Vec<Activity>) {
         self.activities.fetch_add(activities.len() as u64, Relaxed);
@@ -69,22 +79,6 @@ impl Shared {
 
 /// The capture's state, set once by the first start.
 pub(crate) static SHARED: OnceLock<Shared> = OnceLock::new();
-
-/// Numbers the threads that launch, in the order they first do.
-static NEXT_THREAD: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static THREAD: Cell<u64> = const { Cell::new(u64::MAX) };
-}
-
-fn thread_index() -> u64 {
-    THREAD.with(|t| {
-        if t.get() == u64::MAX {
-            t.set(NEXT_THREAD.fetch_add(1, Relaxed));
-        }
-        t.get()
-    })
-}
 
 /// Called by CUPTI on entry to and exit from each enabled launch, copy and
 /// set call, on the calling thread: records where in the run the call was
@@ -121,7 +115,6 @@ pub(crate) unsafe extern "C" fn api_callback(
     }
     shared.launches.push(Launch {
         correlation,
-        thread: thread_index(),
         api_ns,
         context: launch_context(),
     });

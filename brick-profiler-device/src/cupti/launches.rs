@@ -54,7 +54,6 @@ mod tests {
     fn launch(correlation: u32) -> Launch {
         Launch {
             correlation,
-            thread: 1,
             api_ns: u64::from(correlation) * 10,
             context: LaunchContext::default(),
         }

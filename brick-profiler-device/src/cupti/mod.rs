@@ -166,6 +166,7 @@ impl CuptiCapture {
         ] {
             activity::enable(kind).map_err(|e| failed("cuptiActivityEnable", e))?;
         }
+        shared.anchor_now();
         *started = true;
         Ok(Self { shared })
     }
@@ -187,6 +188,7 @@ impl CuptiCapture {
     /// later call) and is noted in the summary's counts.
     pub fn summarize(&self) -> DeviceKernels {
         let flushed = self.flush();
+        self.shared.anchor_now();
         let mut summary = self.shared.attributor().summarize();
         let stats = self.stats();
         summary.dropped_buffers = stats.buffers_refused;
