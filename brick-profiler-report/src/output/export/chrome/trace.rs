@@ -93,6 +93,7 @@ impl<'a> ChromeTrace<'a> {
             self.meta("process_sort_index", pid, 0, Args::SortIndex { sort_index });
         }
         let mut tids = self.add_timeline(profile, pid);
+        tids.extend(self.add_kernels(profile, pid));
         tids.extend(self.add_ops(profile, pid));
         self.add_counters(profile, pid);
         self.add_memory(profile, pid);
@@ -111,7 +112,12 @@ impl<'a> ChromeTrace<'a> {
             .collect();
         let mut tids: BTreeSet<u64> = BTreeSet::new();
         let ranked = profile.run.rank.is_some();
-        let device = profile.run.device_timer;
+        // Captured kernels replace the one slice per brick a timer gives.
+        let device = profile.run.device_timer
+            && profile
+                .device_kernels
+                .as_ref()
+                .is_none_or(|k| k.events.is_empty());
         let device_starts = kineto::device_starts_by_thread(profile);
         for thread in &profile.timeline.threads {
             let events = sorted_events(&thread.events);
@@ -154,6 +160,22 @@ impl<'a> ChromeTrace<'a> {
                 );
             }
             tids.insert(tid);
+        }
+        tids
+    }
+
+    /// Captured kernels, copies and sets on one track per device stream,
+    /// each with its flow from the launching brick. Returns the tids used.
+    fn add_kernels(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
+        let mut tids = BTreeSet::new();
+        let Some(kernels) = &profile.device_kernels else {
+            return tids;
+        };
+        for event in &kernels.events {
+            self.correlation += 1;
+            let sides = kineto::captured(event, self.correlation, (pid, self.offset_ns));
+            tids.insert(kineto::stream_tid(event.device, event.stream));
+            self.timed.extend(sides);
         }
         tids
     }
@@ -318,8 +340,9 @@ impl<'a> ChromeTrace<'a> {
 
     fn name_threads(&mut self, profile: &'a Profile, pid: u32, tids: &BTreeSet<u64>) {
         for &tid in tids {
-            if let Some(stream) = tid.checked_sub(STREAM_TID_BASE) {
-                let name = Cow::Owned(format!("stream {stream} (device 0)"));
+            if let Some(offset) = tid.checked_sub(STREAM_TID_BASE) {
+                let (device, stream) = kineto::stream_of(offset);
+                let name = Cow::Owned(format!("stream {stream} (device {device})"));
                 self.meta("thread_name", pid, tid, Args::Name { name });
                 let sort_index = tid;
                 self.meta(
