@@ -87,9 +87,10 @@ enum Backend {
 /// A [`DeviceTimer`] over CUDA events: a bounded pool of timing events
 /// recorded on the user's stream, resolved by `finalize` once complete
 /// (queried first, so nothing blocks), and, with feature `nvtx`, an NVTX
-/// range per brick when `libnvToolsExt` is present, so Nsight Systems
-/// shows the brick names and `ncu --nvtx --nvtx-include` filters by them.
-/// Without the feature no brick's name is looked up.
+/// range per brick, step (`step N`), phase and layer (`layer 3 fwd`) when
+/// `libnvToolsExt` is present, so Nsight Systems shows them and
+/// `ncu --nvtx --nvtx-include` filters by them. Without the feature no
+/// name is looked up or made.
 ///
 /// Device starts: when a brick starts on an idle stream (after the
 /// previous sync, typically) and no anchor was taken in the last second

@@ -115,7 +115,9 @@ pub struct PhaseGuard {
 /// ```
 pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
     let name = name.into();
-    let Some(start) = ScopeStart::now(|| NodeKind::function(name.as_ref())) else {
+    let Some(start) = ScopeStart::now(|| NodeKind::function(name.as_ref()))
+        .map(|start| start.named(|| name.to_string()))
+    else {
         return PhaseGuard {
             id: 0,
             top_level: false,

@@ -136,7 +136,8 @@ pub fn step(tokens: u64) -> StepGuard {
     set_paused(!recorded);
     let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
     let _ = OPEN.try_with(|open| open.borrow_mut().push((token, index, recorded)));
-    let start = ScopeStart::now(|| NodeKind::Step { index });
+    let start = ScopeStart::now(|| NodeKind::Step { index })
+        .map(|start| start.named(|| format!("step {index}")));
     let mut activity = 0;
     if start.is_some() {
         crate::record::ledger::begin_step();
