@@ -82,3 +82,36 @@ fn a_timer_without_the_hooks_adds_no_notes() {
     let notes = profiler::snapshot().run.notes;
     assert!(!notes.iter().any(|n| n.contains("timer:")), "{notes:?}");
 }
+
+#[test]
+fn steps_phases_and_layers_open_named_ranges_around_their_bricks() {
+    let _lock = common::exclusive();
+    let timer = NamingTimer::default();
+    let log = Arc::clone(&timer.log);
+    profiler::Config::new().device_timer(timer).apply();
+    {
+        let step = profiler::step(8);
+        let phase = profiler::phase("forward");
+        let layer = profiler::layer(2u32, profiler::Direction::Forward);
+        inner();
+        drop(layer);
+        drop(phase);
+        let index = step.index();
+        drop(step);
+        sync::finalize(sync::elapsed_ns());
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                format!("push step {index}"),
+                "push forward".into(),
+                "push layer 2 fwd".into(),
+                "push inner_kernel".into(),
+                "pop".into(),
+                "pop".into(),
+                "pop".into(),
+                "pop".into(),
+            ]
+        );
+    }
+    profiler::disable();
+}

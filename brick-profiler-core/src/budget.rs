@@ -18,8 +18,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::profile::Profile;
 use crate::hardware::Precision;
+use crate::profile::Profile;
 
 /// One limit on one brick.
 #[derive(Debug, Clone, PartialEq)]

@@ -54,6 +54,9 @@ pub mod trace;
 /// `Config::execution_graph`); a `Profile` carries what they recorded in
 /// `tiles`, `checksums`, `graph` and `ptx`.
 pub mod kernel {
+    pub use crate::context::launch::{
+        BrickPath, LaunchContext, MAX_PATH, brick_name, launch_context,
+    };
     pub use crate::kernel_data::{
         CHECKSUM_FLOATS, ChecksumLog, CriticalPath, DEFAULT_CHECKSUM_CAPACITY, DEFAULT_EDGE_WEIGHT,
         DEFAULT_GRAPH_EDGES, DEFAULT_GRAPH_NODES, DivergenceInfo, DivergenceReport, EdgeKind,

@@ -1,6 +1,6 @@
 //! [`CudaTimer`]: brick times from CUDA events recorded on the user's
-//! stream, an NVTX range per brick, and host timing (with a note) when no
-//! CUDA driver is found. The driver is loaded at run time.
+//! stream, an NVTX range per brick (feature `nvtx`), and host timing (with
+//! a note) when no CUDA driver is found. The driver is loaded at run time.
 
 use std::sync::Arc;
 
@@ -86,8 +86,11 @@ enum Backend {
 
 /// A [`DeviceTimer`] over CUDA events: a bounded pool of timing events
 /// recorded on the user's stream, resolved by `finalize` once complete
-/// (queried first, so nothing blocks), and an NVTX range per brick when
-/// `libnvToolsExt` is present, so Nsight Systems shows the brick names.
+/// (queried first, so nothing blocks), and, with feature `nvtx`, an NVTX
+/// range per brick, step (`step N`), phase and layer (`layer 3 fwd`) when
+/// `libnvToolsExt` is present, so Nsight Systems shows them and
+/// `ncu --nvtx --nvtx-include` filters by them. Without the feature no
+/// name is looked up or made.
 ///
 /// Device starts: when a brick starts on an idle stream (after the
 /// previous sync, typically) and no anchor was taken in the last second
@@ -116,6 +119,9 @@ enum Backend {
 pub struct CudaTimer {
     backend: Arc<Backend>,
     nvtx: bool,
+    /// The kernel capture reported at each snapshot, if any.
+    #[cfg(feature = "cupti")]
+    capture: Option<crate::cupti::CuptiCapture>,
 }
 
 impl std::fmt::Debug for CudaTimer {
@@ -143,6 +149,8 @@ impl CudaTimer {
                 events,
             )))),
             nvtx: nvtx_present(),
+            #[cfg(feature = "cupti")]
+            capture: None,
         }
     }
 
@@ -164,7 +172,30 @@ impl CudaTimer {
                 why,
             }),
             nvtx: false,
+            #[cfg(feature = "cupti")]
+            capture: None,
         }
+    }
+
+    /// Also reports every kernel, copy and set `capture` records, under
+    /// the brick that launched it: the profile's `device_kernels`, read
+    /// (after a flush) at each snapshot.
+    ///
+    /// ```no_run
+    /// use profiler_device::cuda::CudaTimer;
+    /// use profiler_device::cupti::{CuptiCapture, CuptiConfig};
+    /// let mut timer = CudaTimer::on_device(0);
+    /// match CuptiCapture::start(CuptiConfig::default()) {
+    ///     Ok(capture) => timer = timer.with_capture(capture),
+    ///     Err(why) => eprintln!("no kernel capture: {why}"),
+    /// }
+    /// profiler_core::Config::new().device_timer(timer).enable();
+    /// ```
+    #[cfg(feature = "cupti")]
+    #[must_use]
+    pub fn with_capture(mut self, capture: crate::cupti::CuptiCapture) -> Self {
+        self.capture = Some(capture);
+        self
     }
 
     /// Why bricks are timed on the host, or `None` when CUDA events time them.
@@ -203,9 +234,10 @@ pub fn default_stream(ordinal: usize) -> Result<Arc<CudaStream>, DeviceError> {
     Ok(context.default_stream())
 }
 
+/// Whether bricks push NVTX ranges: feature `nvtx` on and the library found.
 fn nvtx_present() -> bool {
     // SAFETY: only tries to open the library by its usual names.
-    unsafe { cudarc::nvtx::sys::is_culib_present() }
+    cfg!(feature = "nvtx") && unsafe { cudarc::nvtx::sys::is_culib_present() }
 }
 
 impl DeviceTimer for CudaTimer {
@@ -251,6 +283,14 @@ impl DeviceTimer for CudaTimer {
 
     fn brick_ended(&self) {
         cudarc::nvtx::result::range_pop();
+    }
+
+    fn kernels(&self) -> Option<profiler_core::profile::DeviceKernels> {
+        #[cfg(feature = "cupti")]
+        if let Some(capture) = &self.capture {
+            return Some(capture.summarize());
+        }
+        None
     }
 
     fn notes(&self) -> Vec<String> {

@@ -14,12 +14,15 @@
 //! second ([`REANCHOR_NS`]); the trace then draws the kernel where it ran.
 
 mod anchor;
+pub mod attribution;
 mod error;
 pub mod pool;
 mod pool_stats;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+#[cfg(feature = "cupti")]
+pub mod cupti;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 

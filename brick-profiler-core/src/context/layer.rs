@@ -72,6 +72,12 @@ pub fn layer(index: impl IntoLayerIndex, direction: Direction) -> LayerGuard {
         token,
         start: ScopeStart::now(|| NodeKind::Layer {
             index: unpack(ctx).0,
+        })
+        .map(|start| {
+            start.named(|| {
+                let (index, direction) = unpack(ctx);
+                format!("layer {index} {}", direction.short_name())
+            })
         }),
         memory: scope_memory::open(ScopeKey::Layer(ctx)),
         _thread_bound: PhantomData,

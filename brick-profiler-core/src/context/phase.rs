@@ -91,8 +91,19 @@ pub(crate) fn phases() -> MutexGuard<'static, Phases> {
     PHASES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// No phase is open on the thread.
+const NO_PHASE: u32 = u32::MAX;
+
 thread_local! {
     static PHASE_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The innermost recorded phase open on this thread (`NO_PHASE`).
+    static CURRENT: Cell<u32> = const { Cell::new(NO_PHASE) };
+}
+
+/// The id of the innermost phase open on the calling thread, if any.
+pub(crate) fn current_phase() -> Option<u32> {
+    let id = CURRENT.with(Cell::get);
+    (id != NO_PHASE).then_some(id)
 }
 
 /// An open phase; dropping it ends the phase. Tied to the thread that
@@ -104,6 +115,8 @@ thread_local! {
 pub struct PhaseGuard {
     id: u32,
     top_level: bool,
+    /// The phase this one is nested in (restored at drop).
+    outer: u32,
     start: Option<ScopeStart>,
     /// The phase's mark of the memory ledger, when memory is tracked.
     memory: Option<u64>,
@@ -122,10 +135,13 @@ pub struct PhaseGuard {
 /// ```
 pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
     let name = name.into();
-    let Some(start) = ScopeStart::now(|| NodeKind::function(name.as_ref())) else {
+    let Some(start) = ScopeStart::now(|| NodeKind::function(name.as_ref()))
+        .map(|start| start.named(|| name.to_string()))
+    else {
         return PhaseGuard {
             id: 0,
             top_level: false,
+            outer: NO_PHASE,
             start: None,
             memory: None,
             _thread_bound: PhantomData,
@@ -134,9 +150,11 @@ pub fn phase(name: impl Into<Cow<'static, str>>) -> PhaseGuard {
     // Interning is the profiler's own allocation, not the caller's.
     let id = uncharged(|| phases().intern(name));
     let top_level = PHASE_DEPTH.with(|d| d.replace(d.get() + 1)) == 0;
+    let outer = CURRENT.with(|c| c.replace(id));
     PhaseGuard {
         id,
         top_level,
+        outer,
         start: Some(start),
         memory: scope_memory::open(ScopeKey::Phase(id)),
         _thread_bound: PhantomData,
@@ -159,6 +177,7 @@ impl Drop for PhaseGuard {
         };
         PHASE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         let begin = start.start_ticks();
+        CURRENT.with(|c| c.set(self.outer));
         let ticks = start.finish(EventKind::Phase, u64::from(self.id), [0; 3], |_, _| {});
         let in_step = in_open_step();
         let mut phases = phases();

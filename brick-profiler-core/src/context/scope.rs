@@ -5,6 +5,7 @@
 use crate::counter::bump;
 use crate::kernel_data::{NodeKind, ScopeHandle};
 use crate::profile::EventKind;
+use crate::record::device::guarded;
 use crate::record::events::RawEvent;
 use crate::record::nodes;
 use crate::record::slab::ThreadSlab;
@@ -18,6 +19,8 @@ pub(crate) struct ScopeStart {
     raw: bool,
     start: u64,
     graph: Option<ScopeHandle>,
+    /// A named device range (NVTX) is open over the scope.
+    range: bool,
 }
 
 impl ScopeStart {
@@ -34,6 +37,7 @@ impl ScopeStart {
             raw,
             start: crate::clock::now(raw),
             graph,
+            range: false,
         })
     }
 
@@ -42,8 +46,31 @@ impl ScopeStart {
         self.start
     }
 
+    /// Opens a range named `name()` on an installed device timer that names
+    /// bricks (NVTX ranges for Nsight), closed with the scope; the name is
+    /// only made for such a timer.
+    pub(crate) fn named(mut self, name: impl FnOnce() -> String) -> Self {
+        if let Some(timer) = state::device_timer()
+            && guarded(|| timer.names_bricks()) == Some(true)
+        {
+            let name = name();
+            self.range = guarded(|| timer.brick_started(&name)).is_some();
+        }
+        self
+    }
+
+    /// Closes the range [`ScopeStart::named`] opened.
+    fn close_range(&self) {
+        if self.range
+            && let Some(timer) = state::device_timer()
+        {
+            guarded(|| timer.brick_ended());
+        }
+    }
+
     /// Drops the scope without recording it (closing its graph node).
     pub(crate) fn abandon(self) {
+        self.close_range();
         nodes::close_scope(state::load(), self.graph);
     }
 
@@ -59,6 +86,7 @@ impl ScopeStart {
         record: impl FnOnce(&ThreadSlab, u64),
     ) -> u64 {
         let end = crate::clock::now(self.raw);
+        self.close_range();
         let ticks = end.saturating_sub(self.start);
         let state = state::load();
         with_slab(state, |slab, _| {

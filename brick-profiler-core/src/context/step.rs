@@ -136,7 +136,8 @@ pub fn step(tokens: u64) -> StepGuard {
     set_paused(!recorded);
     let token = NEXT_TOKEN.with(|t| t.replace(t.get().wrapping_add(1)));
     let _ = OPEN.try_with(|open| open.borrow_mut().push((token, index, recorded)));
-    let start = ScopeStart::now(|| NodeKind::Step { index });
+    let start = ScopeStart::now(|| NodeKind::Step { index })
+        .map(|start| start.named(|| format!("step {index}")));
     let mut activity = 0;
     if start.is_some() {
         crate::record::ledger::begin_step();
@@ -238,6 +239,20 @@ impl Drop for StepGuard {
             steps.samples_dropped += 1;
         }
     }
+}
+
+/// The index of the outermost step open on the calling thread (the one
+/// that counts), if any.
+pub(crate) fn thread_step() -> Option<u64> {
+    // `try_borrow`: a device launch callback never panics, even if it ran
+    // while the thread's steps were being changed.
+    OPEN.try_with(|open| {
+        open.try_borrow()
+            .ok()
+            .and_then(|open| open.first().map(|&(_, index, _)| index))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Whether a recorded step is open on the calling thread.

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::counters::Counters;
+use super::device::DeviceKernels;
 use super::generation::GenerationLog;
 use super::layer::{Direction, LayerStats};
 use super::memory::MemoryProfile;
@@ -82,6 +83,11 @@ pub struct Profile {
     /// latencies (empty when the run generated nothing).
     #[serde(default, skip_serializing_if = "GenerationLog::is_empty")]
     pub generation: GenerationLog,
+    /// Kernels, copies and sets captured on the device, under the bricks
+    /// that launched them (`None` unless a capture such as CUPTI ran;
+    /// added in schema 1.3, absent from files without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_kernels: Option<DeviceKernels>,
 }
 
 impl Profile {
@@ -108,6 +114,7 @@ impl Profile {
             counters: Counters::default(),
             memory: None,
             generation: GenerationLog::default(),
+            device_kernels: None,
         }
     }
 

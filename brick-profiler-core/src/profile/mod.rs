@@ -8,6 +8,7 @@
 mod aggregates;
 mod counters;
 pub(crate) mod data;
+mod device;
 mod generation;
 pub(crate) mod identity;
 mod io;
@@ -25,6 +26,10 @@ pub use crate::level::{BrickLevel, UnknownBrickLevel};
 pub use aggregates::ProfileSummary;
 pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
+pub use device::{
+    ActivityKind, BrickKernels, DeviceKernels, KernelEvent, KernelGroup, KernelRow, LaunchGaps,
+    StepDevice,
+};
 pub use generation::{GenerationLog, GenerationPhase, MAX_GENERATION_EVENTS, TokenEvent};
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`
 // (memory), `trace` (timeline, execution trace) and `sync` (`SyncMode`):

@@ -68,6 +68,15 @@ pub trait DeviceTimer: Send + Sync + 'static {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The kernels, copies and sets captured on the device (e.g. through
+    /// CUPTI), under the bricks that launched them: the profile's
+    /// `device_kernels`, with its events' times on the profiler's host
+    /// clock (as [`DeviceTimer::host_time_ns`]; the snapshot moves them to
+    /// the timeline). Asked at every snapshot, outside the profiler's
+    /// locks; `None` (the default) when the timer captures no kernels.
+    fn kernels(&self) -> Option<crate::profile::DeviceKernels> {
+        None
+    }
 }
 
 /// A [`DeviceTimer`] over the host clock: an event is "now" on the

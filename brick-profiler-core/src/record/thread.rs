@@ -96,7 +96,16 @@ struct Fast {
     layer: Cell<u32>,
     /// Slot of the innermost brick open on this thread (`NO_BRICK` when none).
     brick: Cell<u32>,
+    /// How many nested bricks are open on this thread.
+    depth: Cell<u32>,
+    /// The open bricks, outermost first, as deep as [`PATH_DEPTH`]: what a
+    /// device launch made now was launched under (read by
+    /// [`open_bricks`], written by two stores per call).
+    path: [Cell<u32>; PATH_DEPTH],
 }
+
+/// How many open bricks [`open_bricks`] can name.
+pub(crate) const PATH_DEPTH: usize = 8;
 
 /// No brick is open on the thread.
 pub(crate) const NO_BRICK: u32 = u32::MAX;
@@ -111,6 +120,8 @@ thread_local! {
             slab: Cell::new(std::ptr::null()),
             layer: Cell::new(NO_LAYER),
             brick: Cell::new(NO_BRICK),
+            depth: Cell::new(0),
+            path: [const { Cell::new(NO_BRICK) }; PATH_DEPTH],
         }
     };
     static OWNER: Owner = Owner::register();
@@ -220,7 +231,14 @@ pub(crate) fn current_layer() -> u32 {
 /// one it is nested in (`NO_BRICK` when none).
 #[inline(always)]
 pub(crate) fn enter_brick(slot: u32) -> u32 {
-    FAST.with(|f| f.brick.replace(slot))
+    FAST.with(|f| {
+        let depth = f.depth.get();
+        if let Some(cell) = f.path.get(depth as usize) {
+            cell.set(slot);
+        }
+        f.depth.set(depth.saturating_add(1));
+        f.brick.replace(slot)
+    })
 }
 
 /// Closes the brick `slot` opened over `parent`: the parent is innermost
@@ -231,8 +249,35 @@ pub(crate) fn exit_brick(slot: u32, parent: u32) {
     FAST.with(|f| {
         if f.brick.get() == slot {
             f.brick.set(parent);
+            f.depth.set(f.depth.get().saturating_sub(1));
         }
     });
+}
+
+/// The bricks open on the calling thread, innermost first: the slots, how
+/// many are valid, and whether some were left out (nesting deeper than
+/// [`PATH_DEPTH`]: the innermost is kept, the ones just outside it go).
+pub(crate) fn open_bricks() -> ([u32; PATH_DEPTH], usize, bool) {
+    FAST.with(|f| {
+        let depth = f.depth.get() as usize;
+        let mut out = [NO_BRICK; PATH_DEPTH];
+        if depth == 0 || f.brick.get() == NO_BRICK {
+            return (out, 0, false);
+        }
+        let truncated = depth > PATH_DEPTH;
+        // Past the stack's depth only the innermost is known (`brick`);
+        // the stack's outer entries follow it.
+        let (first, outer) = if truncated {
+            out[0] = f.brick.get();
+            (1, PATH_DEPTH - 1)
+        } else {
+            (0, depth)
+        };
+        for (at, level) in (0..outer).rev().enumerate() {
+            out[first + at] = f.path[level].get();
+        }
+        (out, first + outer, truncated)
+    })
 }
 
 /// Replaces the calling thread's layer context, returning the previous one.

@@ -8,8 +8,8 @@ use crate::catalogue::BrickBottleneck;
 use crate::context::phase::phase_name;
 use crate::kernel_data::{TileLevel, TileStats};
 use crate::profile::{
-    CounterSample, CounterTrack, DeviceStart, EventKind, LayerOp, LayerStats, ThreadTimeline,
-    Timeline, TimelineEvent,
+    CounterSample, CounterTrack, DeviceKernels, DeviceStart, EventKind, LayerOp, LayerStats,
+    ThreadTimeline, Timeline, TimelineEvent,
 };
 use crate::record::amounts::NO_LAYER;
 use crate::record::events::RawEvent;
@@ -19,6 +19,7 @@ use crate::record::series;
 use crate::record::site::SlotMeta;
 use crate::record::totals::Totals;
 use crate::stats::{BrickStats, LatencyHistogram};
+use crate::sync::host_to_ticks;
 use crate::tools::tiles::{tile_slots, tile_stats};
 
 /// How to turn ticks into reported nanoseconds.
@@ -351,4 +352,20 @@ pub(crate) fn tiles(totals: &Totals, conv: &Conversion) -> Vec<TileStats> {
             })
         })
         .collect()
+}
+
+/// Moves captured kernels' events from the profiler's host clock to the
+/// timeline (ns since the run's start), with a reading of both clocks
+/// taken together now.
+pub(crate) fn kernels_on_timeline(kernels: &mut DeviceKernels, conv: &Conversion) {
+    let now_ticks = crate::clock::now(crate::clock::init());
+    let now_host = crate::clock::host_ns();
+    let at = |host: u64| {
+        let ticks = host_to_ticks(host, (now_host, now_ticks), conv.ns_per_tick);
+        conv.ns(ticks.saturating_sub(conv.origin_ticks))
+    };
+    for event in &mut kernels.events {
+        event.start_ns = at(event.start_ns);
+        event.launch_ns = event.launch_ns.map(at);
+    }
 }

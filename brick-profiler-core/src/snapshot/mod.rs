@@ -25,7 +25,9 @@ use crate::record::totals::Totals;
 use crate::sync::{DEVICE_FALLBACKS, LAUNCH_TO_SYNC};
 use crate::tools::checksums::log;
 use crate::tools::graph::ptx;
-use convert::{Conversion, brick_stats, counter_tracks, layers, tiles, timeline};
+use convert::{
+    Conversion, brick_stats, counter_tracks, kernels_on_timeline, layers, tiles, timeline,
+};
 
 /// Merges everything recorded so far into a [`Profile`]. The snapshot's
 /// own allocations are not charged to the calling thread.
@@ -58,7 +60,14 @@ fn build_uncharged() -> Profile {
     let settings = state::settings();
     let device = DeviceFacts::of(&settings);
     let graph_on = settings.graph;
+    let timer = settings.device_timer;
     drop(settings);
+    // Outside the settings lock: a capture flushes and names bricks.
+    let mut device_kernels =
+        timer.and_then(|t| crate::record::device::guarded(|| t.kernels()).flatten());
+    if let Some(kernels) = &mut device_kernels {
+        kernels_on_timeline(kernels, &conv);
+    }
     let checksums = log();
     let run = run_info(totals, &facts, identity, clock, device);
     drop(facts);
@@ -91,6 +100,7 @@ fn build_uncharged() -> Profile {
         counters,
         memory: memory::collect(&metas, &conv),
         generation: generation_log(&conv),
+        device_kernels,
     }
 }
 

@@ -28,6 +28,8 @@
 
 mod launch;
 
+pub(crate) use launch::host_to_ticks;
+
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::catalogue::{BrickCategory, BrickId};

@@ -9,6 +9,7 @@ mod bricks;
 mod charts;
 mod counters;
 mod definitions;
+mod device_kernels;
 mod embed;
 mod fleet;
 mod kernels;

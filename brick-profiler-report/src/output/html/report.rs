@@ -8,7 +8,9 @@ use std::path::Path;
 
 use profiler_core::Profile;
 
-use super::{bricks, definitions, kernels, memory, page, run, sections, steps, tokens};
+use super::{
+    bricks, definitions, device_kernels, kernels, memory, page, run, sections, steps, tokens,
+};
 use crate::analysis::contracts::{ContractReport, contracts_section};
 use crate::analysis::parity::{
     compute_parity_comparison, compute_parity_multi, parity_multi_section, parity_section,
@@ -267,6 +269,7 @@ impl<'a> HtmlReport<'a> {
             list.push(Section::new("memory", "Memory", memory::memory(p)));
         }
         list.extend(kernels::sections(p, self.checksum_reference));
+        list.extend(device_kernels::section(p));
         list.extend(self.analyses());
         list.extend(self.extra.iter().cloned());
         list.push(Section::new(

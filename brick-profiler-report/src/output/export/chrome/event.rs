@@ -66,6 +66,12 @@ pub(crate) enum Args<'a> {
         /// to the host clock, or, when the timer gave only a duration, the
         /// brick's launch on the host.
         start: &'static str,
+        /// A captured kernel's grid, as Kineto writes it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        grid: Option<[u32; 3]>,
+        /// A captured kernel's block, as Kineto writes it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        block: Option<[u32; 3]>,
     },
     /// `distributedInfo`-style facts on a `ProfilerStep#N` slice.
     Step {

@@ -10,6 +10,7 @@ use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use profiler_core::Profile;
+use profiler_core::profile::{ActivityKind, KernelEvent};
 use profiler_core::trace::{ThreadTimeline, TimelineEvent};
 use serde_json::json;
 
@@ -18,8 +19,23 @@ use crate::model::chrome_trace::PRODUCER_KEY;
 
 /// Tid of the device stream track (Kineto's default compute stream is 7).
 pub(crate) const STREAM: u32 = 7;
-/// Tid offset of a process's device stream track.
+/// Tid offset of a process's device stream tracks: the device ordinal
+/// above [`STREAM_BITS`] bits, the stream below.
 pub(crate) const STREAM_TID_BASE: u64 = 2_000_000;
+/// Bits of a stream track's tid offset that hold the stream.
+pub(crate) const STREAM_BITS: u32 = 20;
+
+/// The track of `stream` on `device`.
+pub(crate) fn stream_tid(device: u32, stream: u32) -> u64 {
+    STREAM_TID_BASE
+        + (u64::from(device) << STREAM_BITS)
+        + u64::from(stream & ((1 << STREAM_BITS) - 1))
+}
+
+/// The device and stream of a stream track's tid offset.
+pub(crate) fn stream_of(offset: u64) -> (u64, u64) {
+    (offset >> STREAM_BITS, offset & ((1 << STREAM_BITS) - 1))
+}
 
 /// The top-level keys Kineto writes before `traceEvents`, each on its own
 /// line and ending with a comma; `None` for a single-process run without a
@@ -194,5 +210,62 @@ pub(crate) fn kernel_args(correlation: u64, start: &'static str) -> Args<'static
         correlation,
         external_id: correlation,
         start,
+        grid: None,
+        block: None,
     }
+}
+
+/// What a captured kernel slice's start is.
+pub(super) const KERNEL_START_CAPTURED: &str =
+    "device clock as CUPTI recorded it, anchored to the host clock when the profile was taken";
+
+/// A captured activity as Kineto writes it, each event with its ts and dur
+/// (ns, `offset` added) for sorting: the slice on its device stream's
+/// track and, when its launch was captured, the `ac2g` flow from the
+/// launching thread (inside the brick that launched it) to the slice.
+pub(super) fn captured<'a>(
+    event: &'a KernelEvent,
+    id: u64,
+    (pid, offset): (u32, u64),
+) -> Vec<(u64, u64, Event<'a>)> {
+    let tid = stream_tid(event.device, event.stream);
+    let start = event.start_ns.saturating_add(offset);
+    let shape = (event.kind == ActivityKind::Kernel).then_some((event.grid, event.block));
+    let slice = Event {
+        name: Cow::Borrowed(&event.name),
+        cat: Some(event.kind.kineto_category()),
+        ph: "X",
+        ts: Some(us(start)),
+        dur: Some(us(event.dur_ns)),
+        pid,
+        tid,
+        args: Some(Args::Kernel {
+            device: event.device,
+            stream: event.stream,
+            correlation: id,
+            external_id: id,
+            start: KERNEL_START_CAPTURED,
+            grid: shape.map(|s| s.0),
+            block: shape.map(|s| s.1),
+        }),
+        ..Event::default()
+    };
+    let mut out = vec![(start, event.dur_ns, slice)];
+    if let (Some(thread), Some(launch)) = (event.thread, event.launch_ns) {
+        let flow = |ph: &'static str, at: u64, tid: u64, bp: Option<&'static str>| Event {
+            name: Cow::Borrowed("ac2g"),
+            cat: Some("ac2g"),
+            ph,
+            ts: Some(us(at)),
+            pid,
+            tid,
+            id: Some(id),
+            bp,
+            ..Event::default()
+        };
+        let launch = launch.saturating_add(offset);
+        out.push((launch, 0, flow("s", launch, u64::from(thread), None)));
+        out.push((start, 0, flow("f", start, tid, Some("e"))));
+    }
+    out
 }

@@ -94,6 +94,7 @@ impl<'a> ChromeTrace<'a> {
             self.meta("process_sort_index", pid, 0, Args::SortIndex { sort_index });
         }
         let mut tids = self.add_timeline(profile, pid);
+        tids.extend(self.add_kernels(profile, pid));
         tids.extend(self.add_ops(profile, pid));
         self.add_counters(profile, pid);
         self.add_memory(profile, pid);
@@ -112,7 +113,12 @@ impl<'a> ChromeTrace<'a> {
             .collect();
         let mut tids: BTreeSet<u64> = BTreeSet::new();
         let ranked = profile.run.rank.is_some();
-        let device = profile.run.device_timer;
+        // Captured kernels replace the one slice per brick a timer gives.
+        let device = profile.run.device_timer
+            && profile
+                .device_kernels
+                .as_ref()
+                .is_none_or(|k| k.events.is_empty());
         let device_starts = kineto::device_starts_by_thread(profile);
         for thread in &profile.timeline.threads {
             let events = sorted_events(&thread.events);
@@ -155,6 +161,22 @@ impl<'a> ChromeTrace<'a> {
                 );
             }
             tids.insert(tid);
+        }
+        tids
+    }
+
+    /// Captured kernels, copies and sets on one track per device stream,
+    /// each with its flow from the launching brick. Returns the tids used.
+    fn add_kernels(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
+        let mut tids = BTreeSet::new();
+        let Some(kernels) = &profile.device_kernels else {
+            return tids;
+        };
+        for event in &kernels.events {
+            self.correlation += 1;
+            let sides = kineto::captured(event, self.correlation, (pid, self.offset_ns));
+            tids.insert(kineto::stream_tid(event.device, event.stream));
+            self.timed.extend(sides);
         }
         tids
     }
@@ -389,8 +411,9 @@ pub(crate) fn output_bytes_name(thread: u32) -> String {
 /// `thread N`), a thread's op track (`... ops`, `trace ops` for entries
 /// without a thread) or the device stream's.
 pub(crate) fn thread_name(profile: &Profile, tid: u64) -> (String, u64) {
-    if let Some(stream) = tid.checked_sub(STREAM_TID_BASE) {
-        return (format!("stream {stream} (device 0)"), tid);
+    if let Some(offset) = tid.checked_sub(STREAM_TID_BASE) {
+        let (device, stream) = kineto::stream_of(offset);
+        return (format!("stream {stream} (device {device})"), tid);
     }
     let (thread, ops) = match tid.checked_sub(OPS_TID_BASE) {
         Some(t) => (t, true),
