@@ -85,7 +85,7 @@ pub struct Profile {
     pub generation: GenerationLog,
     /// Kernels, copies and sets captured on the device, under the bricks
     /// that launched them (`None` unless a capture such as CUPTI ran;
-    /// added in schema 1.3, absent from files without it).
+    /// added in schema 1.4, absent from files without it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_kernels: Option<DeviceKernels>,
 }
