@@ -103,6 +103,12 @@ fn phases_give_wall_coverage_and_nested_phases_count_once() {
     let forward = &profile.phases[0];
     assert_eq!(forward.count, 2);
     assert!(forward.min_ns >= 2_000_000 && forward.min_ns <= forward.max_ns);
+    // Each occurrence lands in the phase's histogram, between its extremes.
+    assert_eq!(forward.latency.count(), 2);
+    let first = forward.latency.buckets.first().expect("a bucket");
+    let last = forward.latency.buckets.last().expect("a bucket");
+    assert!(first.lo_ns <= forward.min_ns, "{:?}", forward.latency);
+    assert!(last.lo_ns <= forward.max_ns, "{:?}", forward.latency);
     assert_eq!(
         profile.phases[1].in_steps_ns, 0,
         "nested phases are not top-level"

@@ -500,3 +500,57 @@ fn a_machine_slower_as_a_whole_flags_no_brick_but_one_brick_against_the_rest_doe
     assert_eq!(d.run_shift, None);
     assert_eq!(d.count(Change::Regression), names.len() + 1, "{d}");
 }
+
+/// A phase whose occurrences took `values` (with their histogram), or, with
+/// `histogram` false, as profiles before schema 1.4 kept it: totals only.
+fn phase(name: &str, values: &[u64], histogram: bool) -> profiler_core::profile::PhaseStats {
+    let b = brick(name, values);
+    profiler_core::profile::PhaseStats {
+        name: name.to_owned(),
+        count: b.count,
+        total_ns: b.total_ns,
+        min_ns: b.min_ns,
+        max_ns: b.max_ns,
+        in_steps_ns: b.total_ns,
+        latency: if histogram {
+            b.latency
+        } else {
+            LatencyHistogram::default()
+        },
+    }
+}
+
+#[test]
+fn phases_are_judged_by_their_occurrences_and_old_profiles_say_they_cannot_be() {
+    let run = |forward: f64, seed: u64| {
+        let mut p = profile(
+            vec![brick("Gemm", &samples(100_000.0, 0.02, 500, seed))],
+            samples(10e6, 0.02, 50, seed + 1),
+        );
+        p.phases = vec![
+            phase("forward", &samples(forward, 0.02, 200, seed + 2), true),
+            phase("optimizer", &samples(2e6, 0.02, 200, seed + 3), true),
+            phase("loss", &samples(1e6, 0.02, 200, seed + 4), false),
+        ];
+        p
+    };
+    let d = diff(&run(4e6, 1), &run(5e6, 11));
+    let row = |name: &str| {
+        d.phases
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no row for {name}: {:?}", d.phases))
+    };
+    let forward = row("forward");
+    assert_eq!(forward.metric, Metric::Phase);
+    assert_eq!(forward.change, Change::Regression, "{}", forward.detail);
+    assert_eq!(forward.samples, (200, 200));
+    let (lo, hi) = forward.interval.expect("an interval over 200 occurrences");
+    assert!(lo > 0.15 && hi < 0.35, "{lo} {hi}");
+    let optimizer = row("optimizer");
+    assert_eq!(optimizer.change, Change::NoChange, "{}", optimizer.detail);
+    // Totals and counts only: no interval, and the row says why.
+    let loss = row("loss");
+    assert_eq!(loss.change, Change::NotEnoughSamples, "{}", loss.detail);
+    assert!(loss.interval.is_none());
+}

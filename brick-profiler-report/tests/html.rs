@@ -74,6 +74,7 @@ fn phase(name: &str, count: u64, total_ms: u64) -> PhaseStats {
         min_ns: 0,
         max_ns: 0,
         in_steps_ns: total_ms * 1_000_000,
+        latency: Default::default(),
     }
 }
 

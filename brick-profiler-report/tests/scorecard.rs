@@ -568,6 +568,7 @@ fn hand_built_profile() -> Profile {
             min_ns: 0,
             max_ns: 0,
             in_steps_ns: ns,
+            latency: Default::default(),
         });
     }
     let op = |name: &str, ns| LayerOp {

@@ -95,6 +95,7 @@ fn profile(b: &mut Bytes<'_>, dir_rank: u32) -> Profile {
             min_ns: 0,
             max_ns: 0,
             in_steps_ns: 0,
+            latency: Default::default(),
         });
     }
     p

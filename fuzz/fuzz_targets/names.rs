@@ -66,6 +66,7 @@ fn profile(names: &[String]) -> Profile {
             min_ns: 2_000_000 * n,
             max_ns: 2_000_000 * n,
             in_steps_ns: 2_000_000 * n,
+            latency: Default::default(),
         });
         ops.push(LayerOp {
             name: name.clone(),

@@ -262,6 +262,7 @@ fn generated(rank: u32, ranks: u32, steps: u64) -> Profile {
                 min_ns: 0,
                 max_ns: 0,
                 in_steps_ns: ns,
+                latency: Default::default(),
             }
         })
         .collect();

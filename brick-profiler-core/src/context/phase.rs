@@ -13,6 +13,7 @@ use crate::kernel_data::NodeKind;
 use crate::profile::{EventKind, GenerationPhase, MAX_GENERATION_EVENTS};
 use crate::record::scope_memory::{self, ScopeKey};
 use crate::record::uncharged::uncharged;
+use crate::stats::{TickCounts, bucket};
 
 /// Accumulated time of one phase.
 #[derive(Debug, Clone)]
@@ -26,6 +27,9 @@ pub(crate) struct PhaseAgg {
     pub(crate) in_steps: u64,
     /// Set for `prefill` and `decode`, whose occurrences are kept one by one.
     pub(crate) generation: Option<GenerationPhase>,
+    /// Each occurrence's duration, in the bricks' latency buckets: a
+    /// phase's distribution, for comparing runs.
+    pub(crate) hist: TickCounts,
 }
 
 /// One occurrence of a generation phase, in ticks.
@@ -62,6 +66,7 @@ impl Phases {
             min: u64::MAX,
             max: 0,
             in_steps: 0,
+            hist: TickCounts::default(),
         });
         self.ids.insert(name, id);
         id
@@ -78,6 +83,7 @@ impl Phases {
                 max: 0,
                 in_steps: 0,
                 generation: p.generation,
+                hist: TickCounts::default(),
             };
         }
         self.generation.clear();
@@ -187,6 +193,7 @@ impl Drop for PhaseGuard {
             p.ticks = p.ticks.saturating_add(ticks);
             p.min = p.min.min(ticks);
             p.max = p.max.max(ticks);
+            p.hist.add(bucket(ticks), 1);
             if self.top_level && in_step {
                 p.in_steps = p.in_steps.saturating_add(ticks);
             }

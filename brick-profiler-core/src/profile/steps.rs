@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::LatencyHistogram;
+
 /// Canonical training phase names, in step order.
 pub const TRAINING_PHASES: [&str; 11] = [
     "embed",
@@ -160,6 +162,10 @@ pub struct PhaseStats {
     /// Time of top-level occurrences inside recorded steps, ns (wall coverage).
     #[serde(default)]
     pub in_steps_ns: u64,
+    /// Each occurrence's duration, in the bricks' latency buckets (absent
+    /// from profiles before schema 1.4).
+    #[serde(default, skip_serializing_if = "LatencyHistogram::is_empty")]
+    pub latency: LatencyHistogram,
 }
 
 impl PhaseStats {

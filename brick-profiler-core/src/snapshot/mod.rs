@@ -22,6 +22,7 @@ use crate::record::site::{OVERFLOW_SLOT, all_slots};
 use crate::record::state::{self, HOOK_PANICS, Settings};
 use crate::record::thread::{LOST_AT_EXIT, collect};
 use crate::record::totals::Totals;
+use crate::stats::LatencyHistogram;
 use crate::sync::{DEVICE_FALLBACKS, LAUNCH_TO_SYNC};
 use crate::tools::checksums::log;
 use crate::tools::graph::ptx;
@@ -247,6 +248,7 @@ fn phase_stats(conv: &Conversion) -> Vec<PhaseStats> {
             min_ns: conv.ns(p.min),
             max_ns: conv.ns(p.max),
             in_steps_ns: conv.ns(p.in_steps),
+            latency: LatencyHistogram::from_ticks(&p.hist, conv.ns_per_tick),
         })
         .collect()
 }

@@ -152,6 +152,12 @@ impl LatencyHistogram {
         Self { buckets }
     }
 
+    /// Whether no sample was recorded.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
+    }
+
     /// Total samples.
     #[must_use]
     pub fn count(&self) -> u64 {

@@ -102,6 +102,7 @@ pub(crate) fn profile() -> Profile {
             min_ns: 1,
             max_ns: 2,
             in_steps_ns: 2_000_000 * (i as u64 + 1),
+            latency: Default::default(),
         });
         timeline_names.push(name.clone());
         let id = u32::try_from(timeline_names.len() - 1).expect("few names");

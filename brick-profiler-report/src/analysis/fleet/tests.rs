@@ -35,6 +35,7 @@ fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {
         min_ns: 0,
         max_ns: 0,
         in_steps_ns: 0,
+        latency: Default::default(),
     }];
     p
 }

@@ -33,6 +33,7 @@ fn phases_and_layers_convert_to_ms() {
         min_ns: 0,
         max_ns: 0,
         in_steps_ns: 50_000_000,
+        latency: Default::default(),
     });
     p.layers.push(layer(
         0,

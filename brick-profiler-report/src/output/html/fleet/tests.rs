@@ -33,6 +33,7 @@ fn profile(rank: u32, world: u32, step_ns: u64, steps: u64, host: &str, brick: &
             min_ns: 0,
             max_ns: 0,
             in_steps_ns: total * share / 100,
+            latency: Default::default(),
         })
         .collect();
     let mut b = BrickStats::new(brick, BrickCategory::Ffn);
