@@ -10,7 +10,6 @@
 use profiler_core::alloc::BrickMemory;
 use profiler_core::hardware::Precision;
 use profiler_core::profile::{PhaseStats, ProfileSummary, RunInfo, StepSummary};
-use profiler_core::stats::LatencyHistogram;
 use profiler_core::{BrickStats, Profile};
 use serde::{Deserialize, Serialize};
 
@@ -84,27 +83,18 @@ impl OpSummary {
 
     /// A brick's calls, total and distribution.
     fn of_brick(b: &BrickStats) -> Self {
-        let calls = Calls::of(&b.latency, b.count, b.total_ns, b.min_ns, b.max_ns);
+        let median_ns = (b.latency.count() > 0).then(|| {
+            let min = if b.min_ns == u64::MAX { 0 } else { b.min_ns };
+            b.latency.quantile_ns(0.5, min, b.max_ns.max(min)) as f64
+        });
         Self {
             name: b.name.clone(),
             calls: Some(b.count),
             total_ns: b.total_ns,
-            distribution: calls_distribution(&calls),
-            median_ns: calls.median_ns(),
+            distribution: brick_distribution(b),
+            median_ns,
             flops_per_call: (b.total_flops > 0 && b.count > 0)
                 .then(|| b.total_flops as f64 / b.count as f64),
-        }
-    }
-
-    /// A phase: its occurrences' histogram is its distribution (profiles
-    /// before schema 1.4 have none: totals only).
-    fn of_phase(p: &PhaseStats) -> Self {
-        let calls = Calls::of(&p.latency, p.count, p.total_ns, p.min_ns, p.max_ns);
-        Self {
-            calls: Some(p.count),
-            distribution: calls_distribution(&calls),
-            median_ns: calls.median_ns(),
-            ..Self::total(p.name.clone(), p.total_ns)
         }
     }
 }
@@ -272,7 +262,13 @@ impl RunSummary {
             host: known(&run.host),
             run_id: known(&run.run_id),
             ops: bricks.iter().map(OpSummary::of_brick).collect(),
-            phases: phases.iter().map(OpSummary::of_phase).collect(),
+            phases: phases
+                .iter()
+                .map(|p| OpSummary {
+                    calls: Some(p.count),
+                    ..OpSummary::total(p.name.clone(), p.total_ns)
+                })
+                .collect(),
             steps: (count > 0).then_some(count),
             step_samples_ns: steps.samples_ns.clone(),
             step_index: steps.samples_index.clone(),
@@ -320,49 +316,7 @@ fn step_notes(steps: &StepSummary) -> Vec<String> {
 /// A brick's histogram as bucket ranges narrowed by the exact extremes.
 /// Without a histogram, a single call or calls that all took the same time
 /// are still exact.
-/// What a latency histogram, a count, a total and the exact extremes say
-/// about the calls (a brick's or a phase's occurrences).
-struct Calls<'a> {
-    latency: &'a LatencyHistogram,
-    count: u64,
-    total_ns: u64,
-    min_ns: u64,
-    max_ns: u64,
-}
-
-impl<'a> Calls<'a> {
-    fn of(
-        latency: &'a LatencyHistogram,
-        count: u64,
-        total_ns: u64,
-        min_ns: u64,
-        max_ns: u64,
-    ) -> Self {
-        Self {
-            latency,
-            count,
-            total_ns,
-            min_ns,
-            max_ns,
-        }
-    }
-
-    /// The histogram's median, narrowed by the extremes.
-    fn median_ns(&self) -> Option<f64> {
-        (self.latency.count() > 0).then(|| {
-            let min = if self.min_ns == u64::MAX {
-                0
-            } else {
-                self.min_ns
-            };
-            self.latency.quantile_ns(0.5, min, self.max_ns.max(min)) as f64
-        })
-    }
-}
-
-/// The calls' distribution: the histogram's buckets narrowed by the
-/// extremes, every call alike, or unknown.
-fn calls_distribution(b: &Calls<'_>) -> Distribution {
+fn brick_distribution(b: &BrickStats) -> Distribution {
     let (min, max) = (b.min_ns.min(b.max_ns), b.max_ns);
     if !b.latency.buckets.is_empty() {
         let ranges: Vec<(f64, f64, u64)> = b
@@ -416,17 +370,17 @@ mod tests {
                 },
             ],
         };
-        let Distribution::Histogram { buckets } = OpSummary::of_brick(&b).distribution else {
+        let Distribution::Histogram { buckets } = brick_distribution(&b) else {
             panic!("histogram")
         };
         // [80, 101) and [120, 141), narrowed to the extremes 90 and 130.
         assert_eq!(buckets, [(90.0, 100.0, 3), (120.0, 130.0, 2)]);
         b.latency = LatencyHistogram::default();
-        assert_eq!(OpSummary::of_brick(&b).distribution, Distribution::Unknown);
+        assert_eq!(brick_distribution(&b), Distribution::Unknown);
         b.min_ns = 100;
         b.max_ns = 100;
         assert_eq!(
-            OpSummary::of_brick(&b).distribution,
+            brick_distribution(&b),
             Distribution::Weighted(vec![(100.0, 5)])
         );
     }

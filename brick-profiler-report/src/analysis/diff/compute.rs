@@ -78,7 +78,7 @@ pub fn compute_diff(
             row
         })
         .collect();
-    let mut phases = phase_rows(baselines, new, &speeds, &c);
+    let phases = phase_rows(baselines, new, &c);
     let mut step_time = step_rows(baselines, new, &c, &mut notes);
     let mut throughput = throughput_row(baselines, new, &c);
     let busy = busy_change(&olds, baselines, &news, new, &common);
@@ -90,7 +90,7 @@ pub fn compute_diff(
     }
     let run_shift = c.relative_to_run.then(|| run_shift(&bricks)).flatten();
     if let Some(m) = run_shift {
-        for r in bricks.iter_mut().chain(&mut phases) {
+        for r in &mut bricks {
             relative_to_run(r, m, baselines.len(), &c);
         }
         for r in step_time.iter_mut().chain(&mut throughput) {
@@ -151,17 +151,11 @@ fn calls_per_step_note(
     }
 }
 
-/// Phases in the new run and every baseline, judged like bricks: their
-/// occurrences' histograms, each baseline brought to the new run's speed.
-/// Profiles written before phases kept a histogram have a mean only, and
-/// their rows say there are not enough samples.
-fn phase_rows(
-    baselines: &[RunSummary],
-    new: &RunSummary,
-    speeds: &[f64],
-    c: &Criteria,
-) -> Vec<RowDiff> {
-    new.phases
+/// Phases in the new run and every baseline. Phases keep totals and counts
+/// only, so they get a mean and no interval.
+fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<RowDiff> {
+    let mut rows: Vec<RowDiff> = new
+        .phases
         .iter()
         .filter(|p| p.calls.unwrap_or(0) > 0)
         .filter_map(|p| {
@@ -173,9 +167,15 @@ fn phase_rows(
                         .find(|q| q.name == p.name && q.calls.unwrap_or(0) > 0)
                 })
                 .collect::<Option<_>>()?;
-            (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, speeds, p, c))
+            (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, &[], p, c))
         })
-        .collect()
+        .collect();
+    for r in &mut rows {
+        r.detail = "not enough samples: phases keep totals and counts only, no per-occurrence \
+                    distribution: no interval"
+            .to_owned();
+    }
+    rows
 }
 
 fn steps_of(s: &RunSummary) -> Sample {
