@@ -155,7 +155,7 @@ pub(super) fn device_side<'a>(
     (brick, kernel): ((u64, u64), Option<(u64, u64)>),
     (pid, tid): (u32, u64),
 ) -> [(u64, u64, Event<'a>); 3] {
-    let stream_tid = STREAM_TID_BASE + u64::from(STREAM);
+    let stream_tid = stream_tid(0, STREAM);
     let ((start, end), from) = kernel_span(brick, kernel);
     let flow = |ph: &'static str, at: u64, tid: u64, bp: Option<&'static str>| {
         let event = Event {

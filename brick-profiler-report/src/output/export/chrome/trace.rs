@@ -150,7 +150,7 @@ impl<'a> ChromeTrace<'a> {
                     let spans = (at, kernel);
                     let sides = kineto::device_side(name, self.correlation, spans, (pid, tid));
                     self.timed.extend(sides);
-                    tids.insert(STREAM_TID_BASE + u64::from(STREAM));
+                    tids.insert(kineto::stream_tid(0, STREAM));
                 }
                 self.complete_with(
                     name,

@@ -22,7 +22,7 @@ use super::proto::{
 use super::sequence::{Interner, Packets, Sequence};
 use crate::analysis::trace::nesting::{nest, sorted_events};
 use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat};
-use crate::output::export::chrome::kineto::{self, STREAM, STREAM_TID_BASE};
+use crate::output::export::chrome::kineto::{self, STREAM};
 use crate::output::export::chrome::trace::{
     OPS_TID_BASE, op_spans, op_tracks, output_bytes_name, thread_name,
 };
@@ -150,7 +150,7 @@ impl<'p, W: Write> Walk<'p, W> {
         // launching thread, so kernels that threads launch at overlapping
         // times never mis-nest (slice ends close the track's last begin).
         if profile.run.device_timer {
-            let stream = STREAM_TID_BASE + u64::from(STREAM);
+            let stream = kineto::stream_tid(0, STREAM);
             let (name, sort_index) = thread_name(profile, stream);
             for thread in &profile.timeline.threads {
                 if !thread.events.iter().any(|e| e.kind == EventKind::Brick) {
