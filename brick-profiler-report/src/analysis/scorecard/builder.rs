@@ -10,7 +10,7 @@ use super::ceiling::{BytesPerTokenSource, Ceiling};
 use super::compute::compute;
 use super::measured::cpu_run_on_a_device;
 use super::model::TrainingScorecard;
-use super::thresholds::{ModelShape, ScorecardOptions, Thresholds};
+use super::thresholds::{CacheCeiling, ModelShape, ScorecardOptions, Thresholds};
 use super::view::{Recorded, RunView};
 use crate::model::hardware::{from_env, recorded};
 use crate::model::scorecard_error::ScorecardError;
@@ -243,6 +243,7 @@ impl ScorecardBuilder {
             .as_ref()
             .and_then(|h| h.memory(MemoryLevel::Dram))
             .map(|f| f.source.to_string());
+        options.caches = hardware.as_ref().map(cache_ceilings).unwrap_or_default();
         let mut sc = compute(&self.run, spec.as_ref(), self.baseline.as_ref(), &options);
         let estimated_peak = self.peak_tflops.is_none()
             && hardware
@@ -316,4 +317,21 @@ fn recorded_hardware(run: Option<&Recorded>, notes: &mut Vec<String>) -> Option<
         ));
     }
     config
+}
+
+/// `hw`'s caches that have both a size and a bandwidth, smallest first.
+fn cache_ceilings(hw: &Hardware) -> Vec<CacheCeiling> {
+    let mut caches: Vec<CacheCeiling> = hw
+        .cache_sizes()
+        .filter_map(|(level, size)| {
+            let bw = hw.memory(level)?.value;
+            (size.value > 0.0 && bw > 0.0).then_some(CacheCeiling {
+                name: level.name(),
+                bytes: size.value,
+                gb_s: bw,
+            })
+        })
+        .collect();
+    caches.sort_by(|a, b| a.bytes.total_cmp(&b.bytes));
+    caches
 }

@@ -17,8 +17,9 @@ use super::model::{BaselineComparison, Regression, TrainingScorecard};
 use super::recommend::recommend;
 use super::regression::{Current, detect_regressions};
 use super::shape::RunShape;
-use super::thresholds::{ScorecardOptions, Thresholds};
-use super::units::{bytes, si};
+use super::thresholds::{CacheCeiling, ScorecardOptions, Thresholds};
+use super::tokens::TokenTimes;
+use super::units::{bytes, pct, si};
 use super::verdict::{Verdict, step_alerts, unknown_peak_note, verdict};
 use super::view::{Coverage, RunView, Steps};
 use crate::model::step::StepProfilerInput;
@@ -160,7 +161,7 @@ pub(crate) fn compute(
     warnings.extend(cold.iter().map(|c| c.warning.clone()));
     let hotspot_ops = hotspots(without_cold_excess(op_totals, cold), t.hotspot_count);
     let inference = recorded.filter(|_| kind == RunKind::Generation).map(|r| {
-        let decode = decode_use(&graded, hw, options);
+        let decode = decode_use(&graded, hw, options, &r.tokens);
         let compute = compute_ceiling(options);
         InferenceRows::of(&r.tokens, decode, &compute, t)
     });
@@ -220,9 +221,17 @@ fn without_cold_excess(
 }
 
 /// Decode against the bandwidth ceiling, from the scorecard's verdict
-/// (a generation run is graded on its decode tokens/s).
-fn decode_use(graded: &Graded, hw: Option<&Ceiling>, options: &ScorecardOptions) -> CeilingUse {
-    let basis = match hw {
+/// (a generation run is graded on its decode tokens/s). When the bytes a
+/// decode step reads fit in a cache, the basis says so and gives the
+/// efficiency against that cache's bandwidth too: the weights can then stay
+/// cache-resident, and DRAM bandwidth need not bound decode.
+fn decode_use(
+    graded: &Graded,
+    hw: Option<&Ceiling>,
+    options: &ScorecardOptions,
+    tokens: &TokenTimes,
+) -> CeilingUse {
+    let mut basis = match hw {
         Some(c) => format!(
             "memory bandwidth: DRAM {} GB/s ({}) / {} per token ({}: weights read once plus KV cache)",
             si(c.peak_bw_gb_s),
@@ -237,6 +246,9 @@ fn decode_use(graded: &Graded, hw: Option<&Ceiling>, options: &ScorecardOptions)
         ),
         None => "memory bandwidth: unknown (no hardware)".to_owned(),
     };
+    if let (Some(c), Some(e)) = (hw, graded.efficiency) {
+        basis.push_str(&cache_resident(c, e, &options.caches, tokens).unwrap_or_default());
+    }
     CeilingUse {
         efficiency: graded.efficiency,
         grade: graded.grade,
@@ -244,6 +256,34 @@ fn decode_use(graded: &Graded, hw: Option<&Ceiling>, options: &ScorecardOptions)
         basis,
         withheld: graded.withheld.as_ref().map(ToString::to_string),
     }
+}
+
+/// `"; the N a decode step reads fit in L3 (...)..."` when the bytes of a
+/// decode step (bytes per token times the tokens of a step) fit in one of
+/// `caches` (smallest first), with `efficiency` (against DRAM) restated
+/// against that cache's bandwidth; `None` when none holds them or the
+/// tokens per step are unknown.
+fn cache_resident(
+    c: &Ceiling,
+    efficiency: f64,
+    caches: &[CacheCeiling],
+    tokens: &TokenTimes,
+) -> Option<String> {
+    let (decoded, in_steps) = (tokens.decode_work.0, tokens.decodes.1);
+    if decoded == 0 || in_steps == 0 {
+        return None;
+    }
+    let per_step = c.bytes_per_token * decoded as f64 / in_steps as f64;
+    let cache = caches.iter().find(|k| per_step <= k.bytes)?;
+    Some(format!(
+        "; the {} a decode step reads fit in {} ({}), so the weights can stay there: against {}'s {} GB/s decode is {}",
+        bytes(per_step),
+        cache.name,
+        bytes(cache.bytes),
+        cache.name,
+        si(cache.gb_s),
+        pct(efficiency * c.peak_bw_gb_s / cache.gb_s),
+    ))
 }
 
 /// The compute ceiling prefill is graded against: the dense peak, and the
@@ -547,5 +587,62 @@ mod tests {
         );
         assert!(sc.alerts[0].starts_with("10 of 10 recorded steps were empty"));
         assert!(sc.alerts[0].contains("let _ = profiler::step(n);"));
+    }
+
+    fn caches() -> Vec<CacheCeiling> {
+        vec![
+            CacheCeiling {
+                name: "L2",
+                bytes: 2e6,
+                gb_s: 140.0,
+            },
+            CacheCeiling {
+                name: "L3",
+                bytes: 270e6,
+                gb_s: 55.0,
+            },
+        ]
+    }
+
+    fn decodes(tokens: u64, steps: usize) -> TokenTimes {
+        TokenTimes {
+            decodes: (steps, steps),
+            decode_work: (tokens, 1_000_000),
+            ..TokenTimes::default()
+        }
+    }
+
+    #[test]
+    fn a_decode_step_that_fits_in_a_cache_is_restated_against_it() {
+        // 1 MB a token, 4 tokens a step: 4 MB, past L2 (2 MB), in L3.
+        let c = Ceiling {
+            peak_bw_gb_s: 26.0,
+            bytes_per_token: 1e6,
+        };
+        let note = cache_resident(&c, 0.10, &caches(), &decodes(40, 10)).expect("fits in L3");
+        // 10% of 26 GB/s is 2.6 GB/s: 4.7% of L3's 55 GB/s.
+        assert!(note.contains("fit in L3"), "{note}");
+        assert!(note.ends_with("decode is 4.7%"), "{note}");
+        // One token a step: 1 MB fits in L2, the smallest that holds it.
+        let note = cache_resident(&c, 0.10, &caches(), &decodes(10, 10)).expect("fits in L2");
+        assert!(
+            note.contains("fit in L2") && note.ends_with("decode is 1.9%"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_decode_step_past_every_cache_or_of_unknown_tokens_adds_nothing() {
+        let big = Ceiling {
+            peak_bw_gb_s: 26.0,
+            bytes_per_token: 1e9,
+        };
+        assert_eq!(cache_resident(&big, 0.5, &caches(), &decodes(4, 1)), None);
+        let c = Ceiling {
+            peak_bw_gb_s: 26.0,
+            bytes_per_token: 1e6,
+        };
+        assert_eq!(cache_resident(&c, 0.5, &caches(), &decodes(0, 0)), None);
+        assert_eq!(cache_resident(&c, 0.5, &[], &decodes(4, 1)), None);
     }
 }

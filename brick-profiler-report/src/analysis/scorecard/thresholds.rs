@@ -222,6 +222,20 @@ pub(crate) struct ScorecardOptions {
     pub(crate) bandwidth_source: Option<String>,
     /// Where the dense peak came from.
     pub(crate) peak_flops_source: Option<String>,
+    /// The caches with both a size and a bandwidth, smallest first: to say
+    /// when the bytes a decode step reads fit in one.
+    pub(crate) caches: Vec<CacheCeiling>,
+}
+
+/// A cache level the hardware gives both a capacity and a bandwidth for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CacheCeiling {
+    /// The level's name, e.g. `L3`.
+    pub(crate) name: &'static str,
+    /// Capacity, bytes.
+    pub(crate) bytes: f64,
+    /// Bandwidth, GB/s.
+    pub(crate) gb_s: f64,
 }
 
 impl Grade {
