@@ -3,11 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use profiler_core::Direction;
 use profiler_core::kernel::brick_name;
 use profiler_core::profile::{DeviceKernels, KernelEvent, StepDevice};
 
 use super::records::{Activity, Launch};
-use super::summary::{BrickSums, GroupSums};
+use super::summary::{BrickSums, GroupSums, LayerSums};
 
 /// Launch and activity records gathered so far. Records may come in any
 /// order and late (a buffer completed after a snapshot): each
@@ -30,6 +31,7 @@ pub type Attributed<'a> = (&'a Activity, Option<&'a Launch>);
 struct Sums {
     bricks: BTreeMap<u32, BrickSums>,
     steps: BTreeMap<u64, StepDevice>,
+    layers: BTreeMap<(u32, Direction), LayerSums>,
     outside: GroupSums,
     unknown: GroupSums,
     truncated: u64,
@@ -156,6 +158,11 @@ impl Attributor {
             source: "cupti".to_owned(),
             bricks,
             steps: sums.steps.into_values().collect(),
+            layers: sums
+                .layers
+                .into_iter()
+                .map(|(key, layer)| layer.into_row(key, &name))
+                .collect(),
             outside_bricks: sums.outside.into_group(),
             unknown_launch: sums.unknown.into_group(),
             device_ns,
@@ -207,6 +214,12 @@ fn charge(sums: &mut Sums, activity: &Activity, launch: &Launch, ns: u64) {
         });
         entry.activities += 1;
         entry.launch_gap.add(launch.api_ns, activity.start_ns);
+    }
+    if let Some(key) = launch.context.layer {
+        sums.layers
+            .entry(key)
+            .or_default()
+            .add(path.innermost(), ns);
     }
     let Some(innermost) = path.innermost() else {
         sums.outside.add(activity, ns);

@@ -379,3 +379,44 @@ fn events_come_in_start_order_on_the_host_clock_with_their_launch() {
         .expect("kept");
     assert_eq!((outside.brick.as_ref(), outside.thread), (None, Some(10)));
 }
+
+#[test]
+fn device_time_per_layer_and_direction_with_its_bricks_self_time() {
+    use profiler_core::Direction::{Backward, Forward};
+    let mut a = Attributor::new();
+    let in_layer = |correlation, bricks: &[u32], layer| {
+        let mut l = launch(correlation, 10, 0, bricks, 0);
+        l.context.layer = layer;
+        l
+    };
+    a.launch(in_layer(1, &[ATTENTION, BLOCK], Some((0, Forward))));
+    a.launch(in_layer(2, &[MLP, BLOCK], Some((0, Forward))));
+    a.launch(in_layer(3, &[], Some((0, Forward))));
+    a.launch(in_layer(4, &[MLP, BLOCK], Some((0, Backward))));
+    a.launch(in_layer(5, &[ATTENTION], Some((1, Forward))));
+    a.launch(in_layer(6, &[ATTENTION], None));
+    for (correlation, start, end) in [(1, 10, 40), (2, 40, 100), (3, 100, 105), (4, 200, 290)] {
+        a.activity(record(correlation, "k", start, end, 7));
+    }
+    a.activity(record(5, "k", 300, 307, 7));
+    a.activity(record(6, "k", 400, 1400, 7));
+    let s = summarize(&a);
+    let fwd0 = s.layer(0, Forward).expect("layer 0 forward");
+    assert_eq!((fwd0.activities, fwd0.device_ns), (3, 30 + 60 + 5));
+    assert_eq!(
+        fwd0.bricks,
+        vec![(name(MLP), 60), (name(ATTENTION), 30)],
+        "self time per innermost brick; the kernel outside bricks is only in the layer's total"
+    );
+    let bwd0 = s.layer(0, Backward).expect("layer 0 backward");
+    assert_eq!(
+        (bwd0.device_ns, bwd0.bricks.clone()),
+        (90, vec![(name(MLP), 90)])
+    );
+    assert_eq!(s.layer(1, Forward).map(|l| l.device_ns), Some(7));
+    assert_eq!(
+        s.layers.len(),
+        3,
+        "a launch outside every layer makes no row"
+    );
+}
