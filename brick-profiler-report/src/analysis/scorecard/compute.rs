@@ -158,7 +158,14 @@ pub(crate) fn compute(
     let mut warnings = s.warnings;
     let cold = recorded.map_or(&[][..], |r| &r.cold_calls[..]);
     warnings.extend(cold.iter().map(|c| c.warning.clone()));
-    let hotspot_ops = hotspots(without_cold_excess(op_totals, cold), t.hotspot_count);
+    // A cold call is a host-time outlier: device times keep every kernel.
+    let base = &run.time_base;
+    let host_cold: Vec<ColdCall> = cold
+        .iter()
+        .filter(|c| !base.is_device() || base.on_host(&c.name))
+        .cloned()
+        .collect();
+    let hotspot_ops = hotspots(without_cold_excess(op_totals, &host_cold), t.hotspot_count);
     let inference = recorded.filter(|_| kind == RunKind::Generation).map(|r| {
         let decode = decode_use(&graded, hw, options);
         let compute = compute_ceiling(options);
@@ -199,6 +206,7 @@ pub(crate) fn compute(
         warnings,
         run_kind: kind,
         inference,
+        time_base: run.time_base.clone(),
         not_measured,
         memory_peaks: recorded.map(|r| r.memory_peaks.clone()).unwrap_or_default(),
         launch_gap: recorded.and_then(|r| r.launch_gap),

@@ -402,3 +402,9 @@ pub(crate) fn inference_rows(rows: &InferenceRows) -> Vec<(&'static str, String)
         ),
     ]
 }
+
+/// ` (host)` after a time, op or layer that kept host time in a
+/// device-time scorecard; nothing otherwise.
+pub(crate) fn host_mark(on_host: bool) -> &'static str {
+    if on_host { " (host)" } else { "" }
+}
