@@ -239,8 +239,9 @@ pub struct DeviceKernels {
     pub dropped_buffers: u64,
     /// Activity records CUPTI reported as dropped.
     pub dropped_records: u64,
-    /// Launch records dropped because the launch queue was full: their
-    /// activities show under `unknown_launch`.
+    /// Launch records dropped because the launch queue was full, or let go
+    /// past the attribution's bound: their activities show under
+    /// `unknown_launch`.
     pub dropped_launches: u64,
     /// The last flush failed: records CUPTI still held are missing.
     pub unflushed: bool,
@@ -304,8 +305,8 @@ impl DeviceKernels {
         }
         if self.dropped_launches > 0 {
             notes.push(format!(
-                "{} launch record(s) dropped (the launch queue was full): their kernels are \
-                 listed without a brick",
+                "{} launch record(s) dropped (the launch queue was full, or past the bound \
+                 on launches held): their kernels are listed without a brick",
                 self.dropped_launches
             ));
         }

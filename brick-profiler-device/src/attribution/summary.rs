@@ -12,7 +12,7 @@ use profiler_core::profile::{
 use super::records::Activity;
 
 /// Kernels grouped by (kind, name).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Kernels {
     by_name: BTreeMap<(ActivityKind, String), KernelRow>,
 }
@@ -63,7 +63,7 @@ impl Kernels {
 }
 
 /// One brick slot's sums.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct BrickSums {
     pub(crate) self_ns: u64,
     pub(crate) total_ns: u64,
@@ -90,7 +90,7 @@ impl BrickSums {
 }
 
 /// Activities counted apart (outside bricks, or without a launch).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct GroupSums {
     activities: u64,
     device_ns: u64,
@@ -114,7 +114,7 @@ impl GroupSums {
 }
 
 /// One layer scope's sums in one direction.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct LayerSums {
     activities: u64,
     device_ns: u64,
