@@ -4,9 +4,10 @@
 //! row, and keeps (and marks) host time for bricks and layers that launched
 //! nothing. Every number is checked against the synthetic capture.
 
+use profiler_core::hardware::{Figure, Hardware, MemoryLevel, Source};
 use profiler_core::profile::{
     ActivityKind, BrickKernels, DeviceKernels, KernelGroup, KernelRow, LayerKernels, LayerOp,
-    LayerStats,
+    LayerStats, StepDevice,
 };
 use profiler_core::stats::{HistBucket, LatencyHistogram};
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
@@ -281,5 +282,75 @@ fn a_cold_host_call_is_not_taken_off_a_bricks_device_time() {
     assert!(
         host_ms < 1.0,
         "on host time the ~2.5 ms/step excess is left out: {host_ms}"
+    );
+}
+
+/// `captured()` with 2000 tokens over its 40 ms of steps (50 000 tok/s)
+/// and each step's devices busy `busy_ms`.
+fn with_busy_steps(busy_ms: u64) -> Profile {
+    let mut p = captured();
+    p.steps.tokens = 2_000;
+    if let Some(d) = p.device_kernels.as_mut() {
+        d.steps = (0..STEPS)
+            .map(|step| StepDevice {
+                step,
+                activities: 3,
+                span_ns: 20 * MS,
+                busy_ns: busy_ms * MS,
+                idle_ns: (20 - busy_ms.min(20)) * MS,
+                ..StepDevice::default()
+            })
+            .collect();
+    }
+    p
+}
+
+/// 100 GB/s over 1 MB per token: a ceiling of 100 000 tok/s.
+fn graded(p: &Profile) -> TrainingScorecard {
+    let mut hw = Hardware::new("reference");
+    hw.set_memory(MemoryLevel::Dram, Figure::new(100.0, Source::Given))
+        .expect("memory");
+    ScorecardBuilder::from_profile(p)
+        .hardware(hw)
+        .bytes_per_token(1e6)
+        .build()
+        .expect("default thresholds")
+}
+
+#[test]
+fn device_efficiency_is_the_throughput_over_the_devices_busy_time() {
+    let sc = graded(&with_busy_steps(16));
+    assert_eq!(sc.efficiency, Some(0.5), "the grade stays on wall time");
+    assert_eq!(sc.device_busy_ms, Some(16.0));
+    // 50 000 tok/s over 20 ms steps is 62 500 tok/s over 16 ms busy.
+    let device = sc.device_efficiency.expect("graded and busy");
+    assert!(close(device, 0.625), "{device}");
+    let line = "62.5% of the ceiling over 16.00 ms of device busy time per step";
+    assert!(sc.to_string().contains(line), "{sc}");
+    assert!(sc.to_html().contains(line));
+    assert!(sc.to_markdown().contains(line));
+}
+
+#[test]
+fn a_device_efficiency_past_the_ceiling_or_the_step_is_withheld_and_warned() {
+    let fast = graded(&with_busy_steps(8));
+    assert_eq!(fast.device_efficiency, None, "1.25 of the ceiling");
+    assert!(
+        fast.warnings
+            .iter()
+            .any(|w| w.contains("125.0% of the ceiling"))
+    );
+    let summed = graded(&with_busy_steps(25));
+    assert_eq!(summed.device_efficiency, None);
+    assert!(
+        summed
+            .warnings
+            .iter()
+            .any(|w| w.contains("several devices"))
+    );
+    assert_eq!(
+        scorecard(&with_busy_steps(16)).device_efficiency,
+        None,
+        "no grade"
     );
 }

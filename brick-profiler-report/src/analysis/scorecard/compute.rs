@@ -107,6 +107,8 @@ pub(crate) fn compute(
     let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
     let tok_s = measured.throughput.as_ref().ok().copied();
     let step_time_ms = measured.step_time_ms;
+    let device_efficiency =
+        device_efficiency(run.device_busy_ms, graded.efficiency, step_time_ms, &mut s);
     let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
 
     let mut alerts = step_alerts(&run.steps);
@@ -207,10 +209,43 @@ pub(crate) fn compute(
         run_kind: kind,
         inference,
         time_base: run.time_base.clone(),
+        device_busy_ms: run.device_busy_ms,
+        device_efficiency,
         not_measured,
         memory_peaks: recorded.map(|r| r.memory_peaks.clone()).unwrap_or_default(),
         launch_gap: recorded.and_then(|r| r.launch_gap),
     }
+}
+
+/// The efficiency over the devices' busy time: `efficiency` times step
+/// time over busy time. Withheld, with a warning, when the busy time
+/// passes the step time (several devices or streams summed) or the result
+/// passes the ceiling.
+fn device_efficiency(
+    busy_ms: Option<f64>,
+    efficiency: Option<f64>,
+    step_time_ms: f64,
+    s: &mut Sanitizer,
+) -> Option<f64> {
+    let busy_ms = busy_ms.filter(|b| b.is_finite() && *b > 0.0)?;
+    let efficiency = efficiency?;
+    if busy_ms > step_time_ms {
+        s.warnings.push(format!(
+            "device busy time per step ({busy_ms:.3} ms) is above the step time \
+             ({step_time_ms:.3} ms): several devices are summed; device efficiency withheld"
+        ));
+        return None;
+    }
+    let device = efficiency * step_time_ms / busy_ms;
+    if !device.is_finite() || device > 1.0 {
+        s.warnings.push(format!(
+            "throughput over the device's busy time would be {:.1}% of the ceiling: the \
+             ceiling is too low for these kernels; device efficiency withheld",
+            device * 100.0
+        ));
+        return None;
+    }
+    Some(device)
 }
 
 /// Op totals with each cold brick's slowest-call excess left out, so one

@@ -17,6 +17,9 @@ pub(crate) struct DeviceTimes {
     pub(crate) layers: Vec<PerLayerData>,
     pub(crate) ops: BTreeMap<String, f64>,
     pub(crate) base: TimeBase,
+    /// The devices' busy time inside steps (ns, over the run), when steps
+    /// launched anything.
+    pub(crate) busy_ns: Option<u64>,
 }
 
 /// Host time of one layer scope in one direction, and its bricks' times.
@@ -130,6 +133,7 @@ pub(crate) fn device_times(profile: &Profile, ms: &impl Fn(u64) -> f64) -> Optio
     }
 
     let (kernels, copies) = counts(device);
+    let busy_ns: u64 = device.steps.iter().map(|s| s.busy_ns).sum();
     Some(DeviceTimes {
         layers: layers.into_values().collect(),
         ops,
@@ -141,6 +145,7 @@ pub(crate) fn device_times(profile: &Profile, ms: &impl Fn(u64) -> f64) -> Optio
             host_layers,
             partial: device.is_partial(),
         },
+        busy_ns: (busy_ns > 0).then_some(busy_ns),
     })
 }
 

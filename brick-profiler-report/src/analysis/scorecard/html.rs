@@ -9,9 +9,10 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
-    host_mark, inference_rows, launch_gap_text, launch_text, not_measured, ratio_text,
-    show_transfer, step_time_text, throughput_text, values_text, wall_coverage_text, withheld_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, device_efficiency_text,
+    efficiency_text, grade_text, host_mark, inference_rows, launch_gap_text, launch_text,
+    not_measured, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    wall_coverage_text, withheld_text,
 };
 use super::units::pct;
 use crate::base::escape;
@@ -124,6 +125,9 @@ fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std:
             defined(Metric::Efficiency, "Efficiency"),
             e(&efficiency_text(sc)),
         )?;
+        if let Some(device) = device_efficiency_text(sc) {
+            row("Device efficiency".to_owned(), e(&device))?;
+        }
         if let Some(ceiling) = ceiling_text(sc, escape::html) {
             row("Ceiling".to_owned(), ceiling)?;
         }

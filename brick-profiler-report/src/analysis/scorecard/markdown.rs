@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, host_mark,
-    inference_rows, launch_gap_text, not_measured, ratio_text, regression_summary, step_time_text,
-    throughput_text, wall_coverage_text, withheld_text,
+    bottleneck_text, ceiling_text, comparison_text, delta_text, device_efficiency_text, grade_text,
+    host_mark, inference_rows, launch_gap_text, not_measured, ratio_text, regression_summary,
+    step_time_text, throughput_text, wall_coverage_text, withheld_text,
 };
 use crate::base::escape;
 
@@ -81,6 +81,9 @@ fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         match sc.efficiency {
             Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
             None => s.push_str("| Efficiency | n/a |\n"),
+        }
+        if let Some(device) = device_efficiency_text(sc) {
+            writeln!(s, "| Device efficiency | {device} |")?;
         }
         if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
             writeln!(s, "| Ceiling | {ceiling} |")?;

@@ -11,9 +11,10 @@ use std::fmt::{self, Display, Formatter};
 use super::kind::RunKind;
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
-    host_mark, inference_rows, launch_gap_text, launch_text, not_measured, ratio_text,
-    show_transfer, step_time_text, throughput_text, values_text, wall_coverage_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, device_efficiency_text,
+    efficiency_text, grade_line, host_mark, inference_rows, launch_gap_text, launch_text,
+    not_measured, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    wall_coverage_text,
 };
 use super::units::pct;
 use crate::base::escape::visible;
@@ -47,6 +48,9 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         }
     } else {
         row(f, "Efficiency", efficiency_text(sc))?;
+        if let Some(device) = device_efficiency_text(sc) {
+            row(f, "Device eff.", device)?;
+        }
         if let Some(ceiling) = ceiling_text(sc, |n| visible(n).into_owned()) {
             row(f, "Ceiling", ceiling)?;
         }

@@ -118,6 +118,9 @@ pub(crate) struct RunView {
     /// The clock of `layers` and `ops`: device time when the profile
     /// captured kernels.
     pub(crate) time_base: TimeBase,
+    /// The devices' busy time per step, ms, when kernels were captured
+    /// inside steps.
+    pub(crate) device_busy_ms: Option<f64>,
 }
 
 impl RunView {
@@ -144,6 +147,7 @@ impl RunView {
             recorded: None,
             kind: RunKind::Training,
             time_base: TimeBase::default(),
+            device_busy_ms: None,
         }
     }
 
@@ -189,6 +193,7 @@ impl RunView {
             recorded: None,
             kind: RunKind::Forward,
             time_base: TimeBase::default(),
+            device_busy_ms: None,
         };
         // The run's kind is read from host times: a backward pass is one
         // whether or not it launched kernels.
@@ -201,6 +206,7 @@ impl RunView {
             view.layers = device.layers;
             view.ops = device.ops;
             view.time_base = device.base;
+            view.device_busy_ms = device.busy_ns.filter(|_| steps.count > 0).map(ms);
         }
         if view.kind == RunKind::Generation {
             // Graded on decode: the steps mix prompt and generated tokens.
