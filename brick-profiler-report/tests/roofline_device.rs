@@ -186,3 +186,25 @@ fn without_captured_kernels_there_are_no_device_points() {
     assert!(!r.to_json().contains("\"device\""));
     assert!(!r.to_markdown().contains("On device time"));
 }
+
+#[test]
+fn hostile_kernel_names_stay_escaped() {
+    let hostile = "void k<\"a\"&b>(|)";
+    let mut p = profile();
+    if let Some(d) = p.device_kernels.as_mut() {
+        d.bricks[0].kernels[0].name = hostile.to_owned();
+    }
+    let r = roofline(&p);
+    assert_eq!(r.device[0].kernel.as_deref(), Some(hostile));
+    let html = profiler_report::HtmlReport::new(&p)
+        .section(roofline_section(&r))
+        .render();
+    assert!(
+        html.contains("<td>void k&lt;&quot;a&quot;&amp;b&gt;(|)</td>"),
+        "{html}"
+    );
+    assert!(
+        !r.to_markdown().contains("(|)"),
+        "the pipe is escaped in Markdown"
+    );
+}

@@ -354,3 +354,23 @@ fn a_device_efficiency_past_the_ceiling_or_the_step_is_withheld_and_warned() {
         "no grade"
     );
 }
+
+#[test]
+fn hostile_brick_names_stay_escaped_with_their_host_mark() {
+    let hostile = "<script>alert(\"x\")</script>&|";
+    let mut p = captured();
+    p.bricks[4].name = hostile.to_owned();
+    let sc = scorecard(&p);
+    assert!(sc.time_base.on_host(hostile));
+    let html = sc.to_html();
+    assert!(!html.contains("<script>"), "{html}");
+    assert!(
+        html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;| (host)"),
+        "{html}"
+    );
+    let md = sc.to_markdown();
+    assert!(
+        !md.contains("</script>&|"),
+        "the pipe and tags escaped: {md}"
+    );
+}
