@@ -220,8 +220,9 @@ impl CuptiCapture {
         self.shared.attributor().clear();
     }
 
-    /// Reads the captured records (each activity with its launch) without
-    /// flushing: for the trace and the kernel tables.
+    /// Reads the records held (each activity with its launch; as many as
+    /// [`CuptiConfig::retention`] keeps, none in aggregate mode) without
+    /// flushing.
     pub fn with_records<R>(&self, f: impl FnOnce(&Attributor) -> R) -> R {
         f(&self.shared.attributor())
     }
