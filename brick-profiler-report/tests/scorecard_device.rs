@@ -374,3 +374,32 @@ fn hostile_brick_names_stay_escaped_with_their_host_mark() {
         "the pipe and tags escaped: {md}"
     );
 }
+
+#[test]
+fn the_runs_shape_names_its_bricks_whatever_clock_timed_them() {
+    let device = scorecard(&captured());
+    let mut p = captured();
+    p.device_kernels = None;
+    let host = scorecard(&p);
+    let ops = device.shape.as_ref().and_then(|s| s.ops.clone());
+    assert_eq!(ops, host.shape.and_then(|s| s.ops), "no false shape alert");
+    assert!(
+        ops.is_some_and(
+            |o| o.contains(&"Block".to_owned()) && !o.iter().any(|n| n.starts_with('('))
+        )
+    );
+    // Graded against a host-time baseline of the same run: no shape alert.
+    let base = ScorecardBuilder::from_profile(&p).build().expect("host");
+    let against = ScorecardBuilder::from_profile(&captured())
+        .baseline(base)
+        .build()
+        .expect("device");
+    assert!(
+        !against
+            .alerts
+            .iter()
+            .any(|a| a.contains("differently shaped")),
+        "{:?}",
+        against.alerts
+    );
+}

@@ -475,7 +475,11 @@ fn run_shape(
     layers.dedup();
     RunShape {
         layers,
-        ops: Some(op_totals.keys().cloned().collect()),
+        ops: Some(
+            run.host_op_names
+                .clone()
+                .unwrap_or_else(|| op_totals.keys().cloned().collect()),
+        ),
         tokens_per_step: tok_s
             .map(|t| t * step_time_ms / 1e3)
             .filter(|t| t.is_finite() && *t > 0.0),

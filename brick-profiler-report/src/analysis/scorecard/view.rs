@@ -121,6 +121,10 @@ pub(crate) struct RunView {
     /// The devices' busy time per step, ms, when kernels were captured
     /// inside steps.
     pub(crate) device_busy_ms: Option<f64>,
+    /// The ops' names on host time, when device time replaced them: the
+    /// run's shape names its bricks whatever clock timed them, so a
+    /// baseline on the other clock is not of another shape.
+    pub(crate) host_op_names: Option<Vec<String>>,
 }
 
 impl RunView {
@@ -148,6 +152,7 @@ impl RunView {
             kind: RunKind::Training,
             time_base: TimeBase::default(),
             device_busy_ms: None,
+            host_op_names: None,
         }
     }
 
@@ -194,6 +199,7 @@ impl RunView {
             kind: RunKind::Forward,
             time_base: TimeBase::default(),
             device_busy_ms: None,
+            host_op_names: None,
         };
         // The run's kind is read from host times: a backward pass is one
         // whether or not it launched kernels.
@@ -203,6 +209,13 @@ impl RunView {
             tokens.generated(),
         );
         if let Some(device) = device_times(profile, &ms) {
+            let names: std::collections::BTreeSet<&String> = view
+                .layers
+                .iter()
+                .flat_map(|l| l.ops.keys())
+                .chain(view.ops.keys())
+                .collect();
+            view.host_op_names = Some(names.into_iter().cloned().collect());
             view.layers = device.layers;
             view.ops = device.ops;
             view.time_base = device.base;
