@@ -88,9 +88,10 @@ enum Backend {
 /// recorded on the user's stream, resolved by `finalize` once complete
 /// (queried first, so nothing blocks), and, with feature `nvtx`, an NVTX
 /// range per brick, step (`step N`), phase and layer (`layer 3 fwd`) when
-/// `libnvToolsExt` is present, so Nsight Systems shows them and
-/// `ncu --nvtx --nvtx-include` filters by them. Without the feature no
-/// name is looked up or made.
+/// an NVTX tool is attached (see [`crate::nvtx`]), so Nsight Systems shows
+/// them and `ncu --nvtx --nvtx-include` filters by them; on the host
+/// fallback too (the ranges are host annotations). Without the feature, or
+/// without a tool, no name is looked up or made and no NVTX call is made.
 ///
 /// Device starts: when a brick starts on an idle stream (after the
 /// previous sync, typically) and no anchor was taken in the last second
@@ -118,7 +119,6 @@ enum Backend {
 #[derive(Clone)]
 pub struct CudaTimer {
     backend: Arc<Backend>,
-    nvtx: bool,
     /// The kernel capture reported at each snapshot, if any.
     #[cfg(feature = "cupti")]
     capture: Option<crate::cupti::CuptiCapture>,
@@ -128,7 +128,7 @@ impl std::fmt::Debug for CudaTimer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CudaTimer")
             .field("device", &self.fallback().is_none())
-            .field("nvtx", &self.nvtx)
+            .field("nvtx", &crate::nvtx::ranges_on())
             .finish_non_exhaustive()
     }
 }
@@ -143,12 +143,12 @@ impl CudaTimer {
     /// [`CudaTimer::on_stream`] with at most `events` pooled events; past
     /// them a brick falls back to launch-to-sync time, counted.
     pub fn with_capacity(stream: Arc<CudaStream>, events: usize) -> Self {
+        crate::nvtx::decide();
         Self {
             backend: Arc::new(Backend::Cuda(Box::new(EventPool::new(
                 CudaEvents::new(stream),
                 events,
             )))),
-            nvtx: nvtx_present(),
             #[cfg(feature = "cupti")]
             capture: None,
         }
@@ -166,12 +166,12 @@ impl CudaTimer {
 
     /// A timer on the host clock, saying why in the profile's notes.
     pub fn host(why: DeviceError) -> Self {
+        crate::nvtx::decide();
         Self {
             backend: Arc::new(Backend::Host {
                 timer: CpuEventTimer::default(),
                 why,
             }),
-            nvtx: false,
             #[cfg(feature = "cupti")]
             capture: None,
         }
@@ -234,12 +234,6 @@ pub fn default_stream(ordinal: usize) -> Result<Arc<CudaStream>, DeviceError> {
     Ok(context.default_stream())
 }
 
-/// Whether bricks push NVTX ranges: feature `nvtx` on and the library found.
-fn nvtx_present() -> bool {
-    // SAFETY: only tries to open the library by its usual names.
-    cfg!(feature = "nvtx") && unsafe { cudarc::nvtx::sys::is_culib_present() }
-}
-
 impl DeviceTimer for CudaTimer {
     fn record_event(&self) -> DeviceEvent {
         match &*self.backend {
@@ -269,20 +263,15 @@ impl DeviceTimer for CudaTimer {
     }
 
     fn names_bricks(&self) -> bool {
-        self.nvtx
+        crate::nvtx::ranges_on()
     }
 
     fn brick_started(&self, name: &str) {
-        // NVTX takes a C string: a NUL inside a run-time name is replaced.
-        if name.contains('\0') {
-            cudarc::nvtx::result::range_push(name.replace('\0', "?"));
-        } else {
-            cudarc::nvtx::result::range_push(name);
-        }
+        crate::nvtx::push(name);
     }
 
     fn brick_ended(&self) {
-        cudarc::nvtx::result::range_pop();
+        crate::nvtx::pop();
     }
 
     fn kernels(&self) -> Option<profiler_core::profile::DeviceKernels> {
@@ -300,5 +289,42 @@ impl DeviceTimer for CudaTimer {
             }
             Backend::Cuda(pool) => pool.stats().notes("CUDA"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvtx::calls;
+
+    /// Both paths in one test: it installs the process's profiler.
+    #[test]
+    fn nvtx_ranges_are_pushed_only_while_a_tool_is_attached() {
+        let timer = CudaTimer::host(DeviceError::NoDriver {
+            api: "CUDA",
+            reason: "test".into(),
+        });
+        profiler_core::Config::new()
+            .device_timer(timer.clone())
+            .enable();
+        let scopes = || {
+            let _step = profiler_core::phase("forward");
+            let _layer = profiler_core::layer(0, profiler_core::Direction::Forward);
+        };
+        calls::set_ranges(false);
+        let before = calls::counts();
+        scopes();
+        assert!(!timer.names_bricks());
+        assert_eq!(calls::counts(), before, "no tool: no NVTX call");
+        calls::set_ranges(true);
+        scopes();
+        let (pushes, pops) = calls::counts();
+        assert_eq!(
+            (pushes - before.0, pops - before.1),
+            (2, 2),
+            "a tool: one range per phase and layer scope"
+        );
+        calls::set_ranges(false);
+        profiler_core::disable();
     }
 }

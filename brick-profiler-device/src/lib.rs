@@ -23,6 +23,8 @@ mod pool_stats;
 pub mod cuda;
 #[cfg(feature = "cupti")]
 pub mod cupti;
+#[cfg(feature = "cuda")]
+pub mod nvtx;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 

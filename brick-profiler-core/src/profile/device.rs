@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::layer::Direction;
+
 /// What a device activity did, in Kineto's categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -146,6 +148,23 @@ impl StepDevice {
     }
 }
 
+/// One layer scope's device side, in one direction: the activities
+/// launched while it was the innermost layer open on the launching thread.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerKernels {
+    /// The layer's index.
+    pub layer: u32,
+    /// Forward or backward.
+    pub direction: Direction,
+    /// Activities launched inside the layer.
+    pub activities: u64,
+    /// Their device time (ns), those outside every brick included.
+    pub device_ns: u64,
+    /// Device self time per innermost brick inside the layer (ns), most
+    /// first (ties by name); activities outside every brick are not here.
+    pub bricks: Vec<(String, u64)>,
+}
+
 /// Activities that belong to no brick: counted apart and named.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelGroup {
@@ -198,6 +217,9 @@ pub struct DeviceKernels {
     pub bricks: Vec<BrickKernels>,
     /// Per step, in step order.
     pub steps: Vec<StepDevice>,
+    /// Per layer scope and direction, in (layer, direction) order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerKernels>,
     /// Activities launched while no brick was open on the launching thread.
     pub outside_bricks: KernelGroup,
     /// Activities whose launch call was never seen (launched before capture
@@ -217,8 +239,9 @@ pub struct DeviceKernels {
     pub dropped_buffers: u64,
     /// Activity records CUPTI reported as dropped.
     pub dropped_records: u64,
-    /// Launch records dropped because the launch queue was full: their
-    /// activities show under `unknown_launch`.
+    /// Launch records dropped because the launch queue was full, or let go
+    /// past the attribution's bound: their activities show under
+    /// `unknown_launch`.
     pub dropped_launches: u64,
     /// The last flush failed: records CUPTI still held are missing.
     pub unflushed: bool,
@@ -238,6 +261,20 @@ impl DeviceKernels {
     /// The device side of brick `name`, if it launched anything.
     pub fn brick(&self, name: &str) -> Option<&BrickKernels> {
         self.bricks.iter().find(|b| b.brick == name)
+    }
+
+    /// The device side of layer `layer` in `direction`, if it launched anything.
+    pub fn layer(&self, layer: u32, direction: Direction) -> Option<&LayerKernels> {
+        self.layers
+            .iter()
+            .find(|l| l.layer == layer && l.direction == direction)
+    }
+
+    /// Activities captured and attributed (bricks' own, outside every
+    /// brick and without a launch; invalid records not counted).
+    pub fn activities(&self) -> u64 {
+        let bricks: u64 = self.bricks.iter().map(|b| b.activities).sum();
+        bricks + self.outside_bricks.activities + self.unknown_launch.activities
     }
 
     /// The device side of step `step`, if it launched anything.
@@ -268,8 +305,8 @@ impl DeviceKernels {
         }
         if self.dropped_launches > 0 {
             notes.push(format!(
-                "{} launch record(s) dropped (the launch queue was full): their kernels are \
-                 listed without a brick",
+                "{} launch record(s) dropped (the launch queue was full, or past the bound \
+                 on launches held): their kernels are listed without a brick",
                 self.dropped_launches
             ));
         }

@@ -28,7 +28,7 @@ pub use counters::Counters;
 pub use data::{CategoryEntry, SCHEMA_VERSION};
 pub use device::{
     ActivityKind, BrickKernels, DeviceKernels, KernelEvent, KernelGroup, KernelRow, LaunchGaps,
-    StepDevice,
+    LayerKernels, StepDevice,
 };
 pub use generation::{GenerationLog, GenerationPhase, MAX_GENERATION_EVENTS, TokenEvent};
 // Public at the crate root (`Profile`, `Direction`, `Schedule`), in `alloc`

@@ -24,10 +24,12 @@
 
 mod attribute;
 mod records;
+mod retention;
 mod summary;
 
 pub use attribute::{Attributed, Attributor};
 pub use records::{Activity, Launch};
+pub use retention::Retention;
 
 #[cfg(test)]
 mod tests;

@@ -4,12 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use profiler_core::profile::{ActivityKind, BrickKernels, KernelGroup, KernelRow, LaunchGaps};
+use profiler_core::Direction;
+use profiler_core::profile::{
+    ActivityKind, BrickKernels, KernelGroup, KernelRow, LaunchGaps, LayerKernels,
+};
 
 use super::records::Activity;
 
 /// Kernels grouped by (kind, name).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Kernels {
     by_name: BTreeMap<(ActivityKind, String), KernelRow>,
 }
@@ -60,7 +63,7 @@ impl Kernels {
 }
 
 /// One brick slot's sums.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct BrickSums {
     pub(crate) self_ns: u64,
     pub(crate) total_ns: u64,
@@ -87,7 +90,7 @@ impl BrickSums {
 }
 
 /// Activities counted apart (outside bricks, or without a launch).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct GroupSums {
     activities: u64,
     device_ns: u64,
@@ -106,6 +109,46 @@ impl GroupSums {
             activities: self.activities,
             device_ns: self.device_ns,
             kernels: self.kernels.into_rows(),
+        }
+    }
+}
+
+/// One layer scope's sums in one direction.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LayerSums {
+    activities: u64,
+    device_ns: u64,
+    /// Self time per innermost brick slot.
+    bricks: BTreeMap<u32, u64>,
+}
+
+impl LayerSums {
+    pub(crate) fn add(&mut self, innermost: Option<u32>, ns: u64) {
+        self.activities += 1;
+        self.device_ns = self.device_ns.saturating_add(ns);
+        if let Some(slot) = innermost {
+            let entry = self.bricks.entry(slot).or_default();
+            *entry = entry.saturating_add(ns);
+        }
+    }
+
+    pub(crate) fn into_row(
+        self,
+        (layer, direction): (u32, Direction),
+        name: &impl Fn(u32) -> String,
+    ) -> LayerKernels {
+        let mut bricks: Vec<(String, u64)> = self
+            .bricks
+            .into_iter()
+            .map(|(slot, ns)| (name(slot), ns))
+            .collect();
+        bricks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        LayerKernels {
+            layer,
+            direction,
+            activities: self.activities,
+            device_ns: self.device_ns,
+            bricks,
         }
     }
 }

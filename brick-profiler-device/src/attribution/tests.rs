@@ -379,3 +379,164 @@ fn events_come_in_start_order_on_the_host_clock_with_their_launch() {
         .expect("kept");
     assert_eq!((outside.brick.as_ref(), outside.thread), (None, Some(10)));
 }
+
+#[test]
+fn device_time_per_layer_and_direction_with_its_bricks_self_time() {
+    use profiler_core::Direction::{Backward, Forward};
+    let mut a = Attributor::new();
+    let in_layer = |correlation, bricks: &[u32], layer| {
+        let mut l = launch(correlation, 10, 0, bricks, 0);
+        l.context.layer = layer;
+        l
+    };
+    a.launch(in_layer(1, &[ATTENTION, BLOCK], Some((0, Forward))));
+    a.launch(in_layer(2, &[MLP, BLOCK], Some((0, Forward))));
+    a.launch(in_layer(3, &[], Some((0, Forward))));
+    a.launch(in_layer(4, &[MLP, BLOCK], Some((0, Backward))));
+    a.launch(in_layer(5, &[ATTENTION], Some((1, Forward))));
+    a.launch(in_layer(6, &[ATTENTION], None));
+    for (correlation, start, end) in [(1, 10, 40), (2, 40, 100), (3, 100, 105), (4, 200, 290)] {
+        a.activity(record(correlation, "k", start, end, 7));
+    }
+    a.activity(record(5, "k", 300, 307, 7));
+    a.activity(record(6, "k", 400, 1400, 7));
+    let s = summarize(&a);
+    let fwd0 = s.layer(0, Forward).expect("layer 0 forward");
+    assert_eq!((fwd0.activities, fwd0.device_ns), (3, 30 + 60 + 5));
+    assert_eq!(
+        fwd0.bricks,
+        vec![(name(MLP), 60), (name(ATTENTION), 30)],
+        "self time per innermost brick; the kernel outside bricks is only in the layer's total"
+    );
+    let bwd0 = s.layer(0, Backward).expect("layer 0 backward");
+    assert_eq!(
+        (bwd0.device_ns, bwd0.bricks.clone()),
+        (90, vec![(name(MLP), 90)])
+    );
+    assert_eq!(s.layer(1, Forward).map(|l| l.device_ns), Some(7));
+    assert_eq!(
+        s.layers.len(),
+        3,
+        "a launch outside every layer makes no row"
+    );
+}
+
+fn without_events(mut s: DeviceKernels) -> DeviceKernels {
+    s.events.clear();
+    s.events_omitted = 0;
+    s
+}
+
+#[test]
+fn aggregate_retention_holds_no_record_and_gives_the_same_numbers() {
+    let mut a = Attributor::with_retention(Retention::Aggregate);
+    launches().into_iter().for_each(|l| a.launch(l));
+    activities().into_iter().for_each(|x| a.activity(x));
+    a.dropped(1, 12);
+    assert_eq!(a.records_held().0, 0, "every activity folded and dropped");
+    let s = summarize(&a);
+    assert!(s.events.is_empty());
+    assert_eq!(
+        s.events_omitted, 8,
+        "every valid activity counted, none drawn"
+    );
+    assert_eq!(s.invalid, 1);
+    assert_eq!(without_events(s), without_events(in_order()));
+}
+
+#[test]
+fn aggregate_retention_stays_bounded_over_a_long_run() {
+    let mut a = Attributor::with_retention(Retention::Aggregate);
+    let names = ["gemm", "softmax", "norm"];
+    for i in 0..30_000u32 {
+        a.launch(launch(
+            i,
+            10,
+            u64::from(i) * 10,
+            &[ATTENTION],
+            u64::from(i / 1000),
+        ));
+        a.activities(vec![record(
+            i,
+            names[i as usize % 3],
+            u64::from(i) * 10 + 2,
+            u64::from(i) * 10 + 7,
+            7,
+        )]);
+    }
+    assert_eq!(a.records_held().0, 0);
+    let s = summarize(&a);
+    let attention = brick(&s, ATTENTION);
+    assert_eq!(attention.kernels.len(), 3, "one aggregate per kernel name");
+    for row in &attention.kernels {
+        assert_eq!(
+            (row.calls, row.total_ns, row.min_ns, row.max_ns),
+            (10_000, 50_000, 5, 5)
+        );
+        assert_eq!(row.grid, Some([4, 1, 1]));
+    }
+    assert_eq!((attention.self_ns, s.device_ns), (150_000, 150_000));
+    // 5 ns idle between each pair of consecutive kernels, all Attention's.
+    assert_eq!(
+        (attention.idle_ns, attention.idle_gaps),
+        (5 * 29_999, 29_999)
+    );
+    assert_eq!(s.steps.len(), 30);
+    assert_eq!(
+        s.step(0).map(|st| (st.span_ns, st.busy_ns)),
+        Some((9_995, 5_000))
+    );
+}
+
+#[test]
+fn trace_retention_keeps_records_up_to_its_bound_and_counts_the_rest() {
+    let mut a = Attributor::with_retention(Retention::Trace { max_records: 3 });
+    launches().into_iter().for_each(|l| a.launch(l));
+    activities().into_iter().for_each(|x| a.activity(x));
+    a.dropped(1, 12);
+    assert_eq!(a.records_held().0, 3);
+    let s = summarize(&a);
+    let drawn: Vec<&str> = s.events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(drawn, ["attn_qk", "attn_qk", "mlp_up"]);
+    assert_eq!(s.events_omitted, 5, "the valid records past the bound");
+    assert!(s.notes().iter().any(|n| n.contains("5 more are counted")));
+    let full = in_order();
+    assert_eq!(s.bricks.len(), full.bricks.len());
+    for b in &full.bricks {
+        let got = s.brick(&b.brick).expect("same bricks");
+        assert_eq!(
+            (got.self_ns, got.total_ns, got.activities, &got.kernels),
+            (b.self_ns, b.total_ns, b.activities, &b.kernels),
+            "{}",
+            b.brick
+        );
+    }
+    assert_eq!(
+        (s.device_ns, s.invalid, &s.outside_bricks, &s.unknown_launch),
+        (
+            full.device_ns,
+            full.invalid,
+            &full.outside_bricks,
+            &full.unknown_launch
+        )
+    );
+}
+
+#[test]
+fn launches_past_the_bound_let_the_oldest_go_and_count_them() {
+    let mut a = Attributor::new();
+    let extra = 2u32;
+    for i in 0..Attributor::MAX_LAUNCHES as u32 + extra {
+        a.launch(launch(i, 10, 0, &[ATTENTION], 0));
+    }
+    assert_eq!(a.records_held().1, Attributor::MAX_LAUNCHES);
+    a.activity(record(0, "evicted", 10, 20, 7));
+    a.activity(record(extra, "kept", 30, 40, 7));
+    let s = summarize(&a);
+    assert_eq!(s.dropped_launches, u64::from(extra));
+    assert_eq!(
+        s.unknown_launch.activities, 1,
+        "the evicted launch's kernel"
+    );
+    assert_eq!(brick(&s, ATTENTION).self_ns, 10);
+}

@@ -20,7 +20,7 @@ use profiler_core::kernel::launch_context;
 use super::buffers::BufferPool;
 use super::convert::activity;
 use super::launches::LaunchLog;
-use crate::attribution::{Activity, Attributor, Launch};
+use crate::attribution::{Activity, Attributor, Launch, Retention};
 
 /// What the callbacks share with the capture handle; lives for the process.
 #[derive(Debug)]
@@ -37,11 +37,16 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(buffers: usize, buffer_bytes: usize, launches: usize) -> Self {
+    pub(crate) fn new(
+        buffers: usize,
+        buffer_bytes: usize,
+        launches: usize,
+        retention: Retention,
+    ) -> Self {
         Self {
             buffers: BufferPool::new(buffers, buffer_bytes),
             launches: LaunchLog::new(launches),
-            attributor: Mutex::new(Attributor::new()),
+            attributor: Mutex::new(Attributor::with_retention(retention)),
             completed: AtomicU64::new(0),
             records_dropped: AtomicU64::new(0),
             activities: AtomicU64::new(0),
@@ -72,8 +77,7 @@ impl Shared {
     /// Adds the activities of one completed buffer.
     pub(crate) fn add(&self, activities: Vec<Activity>) {
         self.activities.fetch_add(activities.len() as u64, Relaxed);
-        let mut attributor = self.attributor();
-        activities.into_iter().for_each(|a| attributor.activity(a));
+        self.attributor().activities(activities);
     }
 }
 

@@ -26,7 +26,7 @@ use cudarc::cupti::sys::{self, CUpti_ActivityFlag, CUpti_ActivityKind, CUpti_Cal
 use self::callbacks::{SHARED, Shared, api_callback, buffer_completed, buffer_requested};
 use profiler_core::profile::DeviceKernels;
 
-use crate::attribution::Attributor;
+use crate::attribution::{Attributor, Retention};
 use crate::error::DeviceError;
 
 /// How much the capture holds between drains.
@@ -38,16 +38,21 @@ pub struct CuptiConfig {
     pub buffer_bytes: usize,
     /// Launch records held between drains (each ~100 bytes).
     pub launches: usize,
+    /// Activity records held for the trace; past them activities are
+    /// folded into per-brick, per-kernel sums and dropped.
+    pub retention: Retention,
 }
 
 impl Default for CuptiConfig {
-    /// 16 buffers of 4 MiB (about 170 000 kernel records) and 65 536
-    /// launches between drains.
+    /// 16 buffers of 4 MiB (about 170 000 kernel records), 65 536
+    /// launches between drains, and as many records held as the trace
+    /// draws ([`Retention::default`]).
     fn default() -> Self {
         Self {
             buffers: 16,
             buffer_bytes: 4 << 20,
             launches: 1 << 16,
+            retention: Retention::default(),
         }
     }
 }
@@ -144,8 +149,14 @@ impl CuptiCapture {
                     .into(),
             });
         }
-        let shared = SHARED
-            .get_or_init(|| Shared::new(config.buffers, config.buffer_bytes, config.launches));
+        let shared = SHARED.get_or_init(|| {
+            Shared::new(
+                config.buffers,
+                config.buffer_bytes,
+                config.launches,
+                config.retention,
+            )
+        });
         let mut subscriber: sys::CUpti_SubscriberHandle = std::ptr::null_mut();
         // SAFETY: `subscriber` is a valid out-pointer; the callback is a
         // plain function that lives for the process.
@@ -193,7 +204,8 @@ impl CuptiCapture {
         let stats = self.stats();
         summary.dropped_buffers = stats.buffers_refused;
         summary.dropped_records = stats.records_dropped;
-        summary.dropped_launches = stats.launches_dropped;
+        // The attribution's own count is of launches let go past its bound.
+        summary.dropped_launches += stats.launches_dropped;
         summary.unflushed = flushed.is_err();
         summary
     }
@@ -208,8 +220,9 @@ impl CuptiCapture {
         self.shared.attributor().clear();
     }
 
-    /// Reads the captured records (each activity with its launch) without
-    /// flushing: for the trace and the kernel tables.
+    /// Reads the records held (each activity with its launch; as many as
+    /// [`CuptiConfig::retention`] keeps, none in aggregate mode) without
+    /// flushing.
     pub fn with_records<R>(&self, f: impl FnOnce(&Attributor) -> R) -> R {
         f(&self.shared.attributor())
     }

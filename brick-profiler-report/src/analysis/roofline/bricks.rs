@@ -9,6 +9,7 @@ use profiler_core::Profile;
 use profiler_core::hardware::{Hardware, MemoryLevel, Precision};
 use serde::{Deserialize, Serialize};
 
+use super::device::{DevicePoint, device_points};
 use super::error::RooflineError;
 use super::hierarchy::Hierarchy;
 use super::kernel::{classify, compute, memory, ridge_point};
@@ -96,6 +97,11 @@ pub struct BrickRoofline {
     pub not_annotated: Vec<NotAnnotated>,
     /// Caveats: roof choices made for the caller, points above the roof.
     pub notes: Vec<String>,
+    /// The annotated bricks on device time, when the profile captured
+    /// kernels: each brick's one kernel, or the brick as a whole with its
+    /// kernels listed; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device: Vec<DevicePoint>,
     /// Imported ncu kernels at every memory level the export measured
     /// (see [`BrickRoofline::with_levels_of`]); empty otherwise.
     #[serde(default, skip_serializing_if = "Hierarchy::is_empty")]
@@ -173,6 +179,18 @@ impl BrickRoofline {
                 .cmp(&a.total_ns)
                 .then_with(|| a.name.cmp(&b.name))
         });
+        let device = match &profile.device_kernels {
+            Some(kernels) => device_points(
+                &profile.bricks,
+                &kernels.bricks,
+                hardware,
+                precision,
+                |name| points.iter().find(|p| p.name == name).map(|p| p.level),
+                &mut impossible,
+            )?,
+            None => Vec::new(),
+        };
+        notes.extend(device_note(&device));
         notes.extend(above_roof_note(&points, precision, level, by_working_set));
         if !impossible.is_empty() {
             notes.push(format!(
@@ -207,6 +225,7 @@ impl BrickRoofline {
             points,
             not_annotated,
             notes,
+            device,
             hierarchy: Hierarchy::default(),
         })
     }
@@ -356,6 +375,19 @@ fn counted_precision(launches: &[FullProfile]) -> Option<Precision> {
     });
     let first = counted.next()??;
     counted.all(|p| p == Some(first)).then_some(first)
+}
+
+/// What the device points are, when there are any.
+fn device_note(device: &[DevicePoint]) -> Option<String> {
+    if device.is_empty() {
+        return None;
+    }
+    let one = device.iter().filter(|d| d.kernel.is_some()).count();
+    Some(format!(
+        "on device time from the captured kernels: {one} brick(s) placed by their one kernel per \
+         call, {} as a whole (several kernels per call: their FLOPs and bytes are not split)",
+        device.len() - one
+    ))
 }
 
 /// The finding for bricks above their roof: with one level for all, the

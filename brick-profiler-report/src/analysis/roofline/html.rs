@@ -190,6 +190,7 @@ pub fn roofline_section(roofline: &BrickRoofline) -> Section {
         }
         s.push_str("</tbody>\n</table>\n</div>\n");
     }
+    device_table(&mut s, roofline);
     if !roofline.not_annotated.is_empty() {
         let names: Vec<String> = roofline
             .not_annotated
@@ -212,6 +213,43 @@ pub fn roofline_section(roofline: &BrickRoofline) -> Section {
         let _ = writeln!(s, "<p class=\"note\">{}</p>", escape::html(n));
     }
     Section::new("roofline", "Roofline", s)
+}
+
+/// The bricks on device time: each one kernel, or the brick as a whole.
+fn device_table(s: &mut String, roofline: &BrickRoofline) {
+    if roofline.device.is_empty() {
+        return;
+    }
+    let op = roofline.precision.operation();
+    let _ = write!(
+        s,
+        "<h3>On device time</h3>\n<div class=\"scroll\">\n<table class=\"data sortable\">\n<thead><tr><th>Brick</th>\
+         <th>Placed</th><th class=\"num\">Calls</th><th class=\"num\">Device ms</th>\
+         <th class=\"num\">{op}/byte</th><th class=\"num\">G{op}/s</th><th class=\"num\">Roof G{op}/s</th>\
+         <th class=\"num\">% of roof</th><th>Bound</th></tr></thead>\n<tbody>\n",
+    );
+    for d in &roofline.device {
+        let above = if d.above_roof {
+            " (above the roof)"
+        } else {
+            ""
+        };
+        let calls = d.calls;
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\" data-v=\"{calls}\">{calls}</td>{}{}{}{}{}<td>{}, {}{above}</td></tr>",
+            escape::html(&d.brick),
+            escape::html(&d.placed()),
+            num_cell(d.device_ns as f64 / 1e6),
+            num_cell(d.arithmetic_intensity),
+            num_cell(d.achieved_gflops),
+            num_cell(d.attainable_gflops),
+            num_cell(d.roof_pct),
+            d.bound,
+            d.level
+        );
+    }
+    s.push_str("</tbody>\n</table>\n</div>\n");
 }
 
 #[cfg(test)]

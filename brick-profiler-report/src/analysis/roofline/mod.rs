@@ -8,6 +8,7 @@
 
 mod analytical;
 mod bricks;
+mod device;
 mod error;
 mod hierarchy;
 mod html;
@@ -25,6 +26,7 @@ pub use analytical::{
     OPS_PER_TOKEN, ROOFLINE_CONTRACT_ID, RooflineBottleneck, RooflineResult, compute_roofline,
 };
 pub use bricks::{BrickPoint, BrickRoofline, NotAnnotated};
+pub use device::DevicePoint;
 pub use error::RooflineError;
 pub use hierarchy::{Hierarchy, KernelLevels, LevelMark, LevelRoof};
 pub use html::roofline_section;

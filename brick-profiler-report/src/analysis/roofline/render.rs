@@ -248,6 +248,32 @@ impl BrickRoofline {
                 );
             }
         }
+        if !self.device.is_empty() {
+            let op = self.precision.operation();
+            let _ = writeln!(
+                s,
+                "\n### On device time\n\n\
+                 | Brick | Placed | Calls | Device ms | {op}/byte | G{op}/s | Roof (G{op}/s) | % of roof | Bound |\n\
+                 |---|---|---:|---:|---:|---:|---:|---:|---|",
+            );
+            for d in &self.device {
+                let above = if d.above_roof { " (above roof)" } else { "" };
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} | {} | {}{above} | {}, {} |",
+                    markdown(&d.brick),
+                    markdown(&d.placed()),
+                    d.calls,
+                    num(d.device_ns as f64 / 1e6),
+                    num(d.arithmetic_intensity),
+                    num(d.achieved_gflops),
+                    num(d.attainable_gflops),
+                    pct(d.roof_pct),
+                    d.bound,
+                    d.level
+                );
+            }
+        }
         if !self.not_annotated.is_empty() {
             s.push_str("\n### Not annotated\n\n");
             for n in &self.not_annotated {
@@ -301,6 +327,23 @@ impl fmt::Display for BrickRoofline {
                 pct(p.roof_pct),
                 if p.above_roof { "!" } else { " " },
                 self.bound_text(p)
+            )?;
+        }
+        for d in &self.device {
+            writeln!(
+                f,
+                "device: {} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}{} {}, {}  {}",
+                fit(&d.brick, 20),
+                d.calls,
+                num(d.device_ns as f64 / 1e6),
+                num(d.arithmetic_intensity),
+                num(d.achieved_gflops),
+                num(d.attainable_gflops),
+                pct(d.roof_pct),
+                if d.above_roof { "!" } else { " " },
+                d.bound,
+                d.level,
+                visible(&d.placed())
             )?;
         }
         if !self.not_annotated.is_empty() {

@@ -108,6 +108,8 @@ pub(crate) fn compute(
     let (forward_backward_ratio, per_layer_summary, op_totals) = layer_summaries(run, &mut s);
     let tok_s = measured.throughput.as_ref().ok().copied();
     let step_time_ms = measured.step_time_ms;
+    let device_efficiency =
+        device_efficiency(run.device_busy_ms, graded.efficiency, step_time_ms, &mut s);
     let shape = run_shape(run, &op_totals, tok_s, step_time_ms);
 
     let mut alerts = step_alerts(&run.steps);
@@ -159,7 +161,14 @@ pub(crate) fn compute(
     let mut warnings = s.warnings;
     let cold = recorded.map_or(&[][..], |r| &r.cold_calls[..]);
     warnings.extend(cold.iter().map(|c| c.warning.clone()));
-    let hotspot_ops = hotspots(without_cold_excess(op_totals, cold), t.hotspot_count);
+    // A cold call is a host-time outlier: device times keep every kernel.
+    let base = &run.time_base;
+    let host_cold: Vec<ColdCall> = cold
+        .iter()
+        .filter(|c| !base.is_device() || base.on_host(&c.name))
+        .cloned()
+        .collect();
+    let hotspot_ops = hotspots(without_cold_excess(op_totals, &host_cold), t.hotspot_count);
     let inference = recorded.filter(|_| kind == RunKind::Generation).map(|r| {
         let decode = decode_use(&graded, hw, options, &r.tokens);
         let compute = compute_ceiling(options);
@@ -200,10 +209,44 @@ pub(crate) fn compute(
         warnings,
         run_kind: kind,
         inference,
+        time_base: run.time_base.clone(),
+        device_busy_ms: run.device_busy_ms,
+        device_efficiency,
         not_measured,
         memory_peaks: recorded.map(|r| r.memory_peaks.clone()).unwrap_or_default(),
         launch_gap: recorded.and_then(|r| r.launch_gap),
     }
+}
+
+/// The efficiency over the devices' busy time: `efficiency` times step
+/// time over busy time. Withheld, with a warning, when the busy time
+/// passes the step time (several devices or streams summed) or the result
+/// passes the ceiling.
+fn device_efficiency(
+    busy_ms: Option<f64>,
+    efficiency: Option<f64>,
+    step_time_ms: f64,
+    s: &mut Sanitizer,
+) -> Option<f64> {
+    let busy_ms = busy_ms.filter(|b| b.is_finite() && *b > 0.0)?;
+    let efficiency = efficiency?;
+    if busy_ms > step_time_ms {
+        s.warnings.push(format!(
+            "device busy time per step ({busy_ms:.3} ms) is above the step time \
+             ({step_time_ms:.3} ms): several devices are summed; device efficiency withheld"
+        ));
+        return None;
+    }
+    let device = efficiency * step_time_ms / busy_ms;
+    if !device.is_finite() || device > 1.0 {
+        s.warnings.push(format!(
+            "throughput over the device's busy time would be {:.1}% of the ceiling: the \
+             ceiling is too low for these kernels; device efficiency withheld",
+            device * 100.0
+        ));
+        return None;
+    }
+    Some(device)
 }
 
 /// Op totals with each cold brick's slowest-call excess left out, so one
@@ -472,7 +515,11 @@ fn run_shape(
     layers.dedup();
     RunShape {
         layers,
-        ops: Some(op_totals.keys().cloned().collect()),
+        ops: Some(
+            run.host_op_names
+                .clone()
+                .unwrap_or_else(|| op_totals.keys().cloned().collect()),
+        ),
         tokens_per_step: tok_s
             .map(|t| t * step_time_ms / 1e3)
             .filter(|t| t.is_finite() && *t > 0.0),

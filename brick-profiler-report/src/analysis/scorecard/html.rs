@@ -9,9 +9,10 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_text,
-    inference_rows, launch_gap_text, launch_text, not_measured, ratio_text, show_transfer,
-    step_time_text, throughput_text, values_text, wall_coverage_text, withheld_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, device_efficiency_text,
+    efficiency_text, grade_text, host_mark, inference_rows, launch_gap_text, launch_text,
+    not_measured, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    wall_coverage_text, withheld_text,
 };
 use super::units::pct;
 use crate::base::escape;
@@ -124,6 +125,9 @@ fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std:
             defined(Metric::Efficiency, "Efficiency"),
             e(&efficiency_text(sc)),
         )?;
+        if let Some(device) = device_efficiency_text(sc) {
+            row("Device efficiency".to_owned(), e(&device))?;
+        }
         if let Some(ceiling) = ceiling_text(sc, escape::html) {
             row("Ceiling".to_owned(), ceiling)?;
         }
@@ -144,6 +148,7 @@ fn metrics(s: &mut String, sc: &TrainingScorecard, embedding: Embedding) -> std:
         defined(Metric::WallCoverage, "Wall coverage"),
         e(&wall_coverage_text(sc)),
     )?;
+    row("Times".to_owned(), e(&sc.time_base.to_string()))?;
     if show_transfer(sc) {
         row(
             defined(Metric::Transfer, "Transfer"),
@@ -205,14 +210,28 @@ fn layers(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
         } else {
             ""
         };
-        write!(s, "<tr{class}><td>{}</td><td>{:.2}</td>", l.layer, l.fwd_ms)?;
+        let on_host = |short| host_mark(sc.time_base.layer_on_host(l.layer, short));
+        write!(
+            s,
+            "<tr{class}><td>{}</td><td>{:.2}{}</td>",
+            l.layer,
+            l.fwd_ms,
+            on_host("fwd")
+        )?;
         if backward {
-            write!(s, "<td>{:.2}</td><td>{:.2}</td>", l.bwd_ms, l.ratio)?;
+            write!(
+                s,
+                "<td>{:.2}{}</td><td>{:.2}</td>",
+                l.bwd_ms,
+                on_host("bwd"),
+                l.ratio
+            )?;
         }
         write!(
             s,
-            "<td>{}</td><td>{:.1}%</td>",
+            "<td>{}{}</td><td>{:.1}%</td>",
             escape::html(&l.top_op),
+            host_mark(sc.time_base.on_host(&l.top_op)),
             l.top_op_pct
         )?;
         if memory {
@@ -244,8 +263,9 @@ fn hotspots(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     for (op, ms, pct) in &sc.hotspot_ops {
         writeln!(
             s,
-            "<tr><td>{}</td><td>{ms:.1}</td><td>{pct:.1}%</td></tr>",
-            escape::html(op)
+            "<tr><td>{}{}</td><td>{ms:.1}</td><td>{pct:.1}%</td></tr>",
+            escape::html(op),
+            host_mark(sc.time_base.on_host(op))
         )?;
     }
     s.push_str("</table>\n");

@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_text, ceiling_text, comparison_text, delta_text, grade_text, inference_rows,
-    launch_gap_text, not_measured, ratio_text, regression_summary, step_time_text, throughput_text,
-    wall_coverage_text, withheld_text,
+    bottleneck_text, ceiling_text, comparison_text, delta_text, device_efficiency_text, grade_text,
+    host_mark, inference_rows, launch_gap_text, not_measured, ratio_text, regression_summary,
+    step_time_text, throughput_text, wall_coverage_text, withheld_text,
 };
 use crate::base::escape;
 
@@ -82,6 +82,9 @@ fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
             Some(e) => writeln!(s, "| Efficiency | {:.1}% |", e * 100.0)?,
             None => s.push_str("| Efficiency | n/a |\n"),
         }
+        if let Some(device) = device_efficiency_text(sc) {
+            writeln!(s, "| Device efficiency | {device} |")?;
+        }
         if let Some(ceiling) = ceiling_text(sc, escape::markdown) {
             writeln!(s, "| Ceiling | {ceiling} |")?;
         }
@@ -94,6 +97,14 @@ fn metrics(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     // Fixed texts and numbers: nothing from the user to escape.
     writeln!(s, "| Bwd/Fwd ratio | {} |", ratio_text(sc))?;
     writeln!(s, "| Wall coverage | {} |", wall_coverage_text(sc))?;
+    // Host time is the v1 layout's own: the row appears for device time.
+    if sc.time_base.is_device() {
+        writeln!(
+            s,
+            "| Times | {} |",
+            escape::markdown(&sc.time_base.to_string())
+        )?;
+    }
     if let Some(gap) = &sc.launch_gap {
         writeln!(s, "| Launch gap | {} |", launch_gap_text(gap))?;
     }
@@ -117,7 +128,12 @@ fn hotspots(s: &mut String, sc: &TrainingScorecard) -> std::fmt::Result {
     s.push_str("\n### Hotspot Operations\n\n");
     s.push_str("| Op | Total ms | % |\n|-----|---------|---|\n");
     for (op, ms, pct) in &sc.hotspot_ops {
-        writeln!(s, "| {} | {ms:.1} | {pct:.1}% |", escape::markdown(op))?;
+        writeln!(
+            s,
+            "| {}{} | {ms:.1} | {pct:.1}% |",
+            escape::markdown(op),
+            host_mark(sc.time_base.on_host(op))
+        )?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ use super::inference::InferenceRows;
 use super::kind::RunKind;
 use super::memory::MemoryPeak;
 use super::shape::RunShape;
+use super::time_base::TimeBase;
 use profiler_core::profile::LaunchGap;
 
 /// One layer's forward/backward summary.
@@ -243,6 +244,21 @@ pub struct TrainingScorecard {
     /// generation run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference: Option<InferenceRows>,
+    /// The devices' busy time per step, ms, when kernels were captured
+    /// inside steps (summed over devices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_busy_ms: Option<f64>,
+    /// Throughput over the devices' busy time instead of the step's wall
+    /// time, as a share of the same ceiling: how well the kernels use the
+    /// hardware while they run. The grade stays on `efficiency` (wall
+    /// time: what the run delivers). `None` without captured kernels or
+    /// without a grade, or when it would pass the ceiling (warned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_efficiency: Option<f64>,
+    /// The clock of the per-layer and hotspot times: host time, or device
+    /// time from the captured kernels with what stayed on host time.
+    #[serde(default)]
+    pub time_base: TimeBase,
     /// Rows the run has no data for, by JSON key, each with why: their
     /// values are `null` in JSON and `n/a` with the reason in every view.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

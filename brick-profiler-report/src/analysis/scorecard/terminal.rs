@@ -11,9 +11,10 @@ use std::fmt::{self, Display, Formatter};
 use super::kind::RunKind;
 use super::model::TrainingScorecard;
 use super::text::{
-    bottleneck_explained, ceiling_text, comparison_text, delta_text, efficiency_text, grade_line,
-    inference_rows, launch_gap_text, launch_text, not_measured, ratio_text, show_transfer,
-    step_time_text, throughput_text, values_text, wall_coverage_text,
+    bottleneck_explained, ceiling_text, comparison_text, delta_text, device_efficiency_text,
+    efficiency_text, grade_line, host_mark, inference_rows, launch_gap_text, launch_text,
+    not_measured, ratio_text, show_transfer, step_time_text, throughput_text, values_text,
+    wall_coverage_text,
 };
 use super::units::pct;
 use crate::base::escape::visible;
@@ -47,6 +48,9 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         }
     } else {
         row(f, "Efficiency", efficiency_text(sc))?;
+        if let Some(device) = device_efficiency_text(sc) {
+            row(f, "Device eff.", device)?;
+        }
         if let Some(ceiling) = ceiling_text(sc, |n| visible(n).into_owned()) {
             row(f, "Ceiling", ceiling)?;
         }
@@ -58,6 +62,7 @@ fn metrics(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     row(f, "Step time", step_time_text(sc))?;
     row(f, "Bwd/Fwd ratio", ratio_text(sc))?;
     row(f, "Wall coverage", wall_coverage_text(sc))?;
+    row(f, "Times", visible(&sc.time_base.to_string()).into_owned())?;
     if show_transfer(sc) {
         row(
             f,
@@ -136,7 +141,9 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let op_width = sc
         .per_layer_summary
         .iter()
-        .map(|l| visible(&l.top_op).chars().count())
+        .map(|l| {
+            visible(&l.top_op).chars().count() + host_mark(sc.time_base.on_host(&l.top_op)).len()
+        })
         .max()
         .unwrap_or(0)
         .max(6);
@@ -171,16 +178,23 @@ fn layers(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
         } else {
             ""
         };
-        write!(f, "  {:>5}  {:>10.2}", l.layer, l.fwd_ms)?;
+        let on_host = |short| host_mark(sc.time_base.layer_on_host(l.layer, short));
+        write!(f, "  {:>5}  {:>10.2}{}", l.layer, l.fwd_ms, on_host("fwd"))?;
         if backward {
-            write!(f, "  {:>10.2}  {:>7.2}", l.bwd_ms, l.ratio)?;
+            write!(
+                f,
+                "  {:>10.2}{}  {:>7.2}",
+                l.bwd_ms,
+                on_host("bwd"),
+                l.ratio
+            )?;
         }
-        write!(
-            f,
-            "  {:<op_width$}  {:>5.1}%",
+        let top = format!(
+            "{}{}",
             visible(&l.top_op),
-            l.top_op_pct
-        )?;
+            host_mark(sc.time_base.on_host(&l.top_op))
+        );
+        write!(f, "  {top:<op_width$}  {:>5.1}%", l.top_op_pct)?;
         if memory {
             write!(
                 f,
@@ -201,7 +215,7 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let width = sc
         .hotspot_ops
         .iter()
-        .map(|(n, _, _)| visible(n).chars().count())
+        .map(|(n, _, _)| visible(n).chars().count() + host_mark(sc.time_base.on_host(n)).len())
         .max()
         .unwrap_or(0)
         .max(2);
@@ -216,11 +230,8 @@ fn hotspots(sc: &TrainingScorecard, f: &mut Formatter<'_>) -> fmt::Result {
     let top = sc.hotspot_ops.first().map_or(0.0, |h| h.1);
     let decimals = if top >= 1.0 { 1 } else { 3 };
     for (name, ms, pct) in &sc.hotspot_ops {
-        writeln!(
-            f,
-            "  {:<width$}  {ms:>10.decimals$}  {pct:>5.1}%",
-            visible(name)
-        )?;
+        let name = format!("{}{}", visible(name), host_mark(sc.time_base.on_host(name)));
+        writeln!(f, "  {name:<width$}  {ms:>10.decimals$}  {pct:>5.1}%")?;
     }
     Ok(())
 }

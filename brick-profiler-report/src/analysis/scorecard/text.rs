@@ -46,6 +46,16 @@ pub(crate) fn efficiency_text(sc: &TrainingScorecard) -> String {
     }
 }
 
+/// `62.0% of the ceiling over 41.2 ms of device busy time per step`,
+/// when kernels were captured and a grade exists.
+pub(crate) fn device_efficiency_text(sc: &TrainingScorecard) -> Option<String> {
+    let (e, busy) = (sc.device_efficiency?, sc.device_busy_ms?);
+    Some(format!(
+        "{} of the ceiling over {busy:.2} ms of device busy time per step",
+        pct(e)
+    ))
+}
+
 /// How the ceiling was made: `1.15 M tok/s = 256 GB/s (RTX 4060 Laptop) /
 /// 222 KB per token (from brick annotations)`; `None` without hardware.
 /// `name` escapes the hardware name for the output format; the rest is
@@ -401,4 +411,10 @@ pub(crate) fn inference_rows(rows: &InferenceRows) -> Vec<(&'static str, String)
             rate_text(rows, "decode_tok_s", rows.decode_tok_s, rows.decode_tokens),
         ),
     ]
+}
+
+/// ` (host)` after a time, op or layer that kept host time in a
+/// device-time scorecard; nothing otherwise.
+pub(crate) fn host_mark(on_host: bool) -> &'static str {
+    if on_host { " (host)" } else { "" }
 }

@@ -11,9 +11,11 @@ use profiler_core::{Direction, Profile};
 
 use super::ceiling::bytes_per_token_from_bricks;
 use super::cold::{ColdCall, cold_calls};
+use super::device_time::device_times;
 use super::kind::RunKind;
 use super::measured::{measured_throughput, timed_a_device};
 use super::memory::{LayerBytes, MemoryPeak, layer_bytes};
+use super::time_base::TimeBase;
 use super::tokens::{TokenTimes, phase_rate};
 use crate::model::step::{MAX_STEP_SAMPLES, PerLayerData, PhaseData, StepProfilerInput, stride};
 
@@ -113,6 +115,16 @@ pub(crate) struct RunView {
     pub(crate) recorded: Option<Recorded>,
     /// Training, generation or forward only (a trainer's log is training).
     pub(crate) kind: RunKind,
+    /// The clock of `layers` and `ops`: device time when the profile
+    /// captured kernels.
+    pub(crate) time_base: TimeBase,
+    /// The devices' busy time per step, ms, when kernels were captured
+    /// inside steps.
+    pub(crate) device_busy_ms: Option<f64>,
+    /// The ops' names on host time, when device time replaced them: the
+    /// run's shape names its bricks whatever clock timed them, so a
+    /// baseline on the other clock is not of another shape.
+    pub(crate) host_op_names: Option<Vec<String>>,
 }
 
 impl RunView {
@@ -138,6 +150,9 @@ impl RunView {
             ops: input.ops.clone(),
             recorded: None,
             kind: RunKind::Training,
+            time_base: TimeBase::default(),
+            device_busy_ms: None,
+            host_op_names: None,
         }
     }
 
@@ -182,12 +197,30 @@ impl RunView {
             ops: ops_outside_layers(profile, &ms),
             recorded: None,
             kind: RunKind::Forward,
+            time_base: TimeBase::default(),
+            device_busy_ms: None,
+            host_op_names: None,
         };
+        // The run's kind is read from host times: a backward pass is one
+        // whether or not it launched kernels.
         view.kind = RunKind::of(
             view.layers.iter().any(|l| l.bwd_ms > 0.0),
             view.phases.keys().map(String::as_str),
             tokens.generated(),
         );
+        if let Some(device) = device_times(profile, &ms) {
+            let names: std::collections::BTreeSet<&String> = view
+                .layers
+                .iter()
+                .flat_map(|l| l.ops.keys())
+                .chain(view.ops.keys())
+                .collect();
+            view.host_op_names = Some(names.into_iter().cloned().collect());
+            view.layers = device.layers;
+            view.ops = device.ops;
+            view.time_base = device.base;
+            view.device_busy_ms = device.busy_ns.filter(|_| steps.count > 0).map(ms);
+        }
         if view.kind == RunKind::Generation {
             // Graded on decode: the steps mix prompt and generated tokens.
             view.throughput = phase_rate(tokens.decode_work, tokens.decodes, "decode");
