@@ -70,6 +70,24 @@ impl StragglerRule {
     /// threshold they were judged by.
     #[must_use]
     pub fn step_stragglers(&self, medians: &[(u32, f64)]) -> (Threshold, Vec<Straggler>) {
+        self.stragglers_in(medians, &StragglerIn::Step)
+    }
+
+    /// The ranks whose own work stands out among `own` (`(rank, median
+    /// step less its wait at collectives, ns)`): with a synchronous
+    /// collective every rank's step lasts as long as the slowest's, and
+    /// only the time a rank did not spend waiting for the others tells it
+    /// apart.
+    #[must_use]
+    pub fn own_work_stragglers(&self, own: &[(u32, f64)]) -> (Threshold, Vec<Straggler>) {
+        self.stragglers_in(own, &StragglerIn::OwnWork)
+    }
+
+    fn stragglers_in(
+        &self,
+        medians: &[(u32, f64)],
+        what: &StragglerIn,
+    ) -> (Threshold, Vec<Straggler>) {
         let values: Vec<f64> = medians.iter().map(|&(_, m)| m).collect();
         let threshold = self.threshold(&values);
         let mut out: Vec<Straggler> = medians
@@ -77,7 +95,7 @@ impl StragglerRule {
             .filter(|&&(_, m)| threshold.exceeded_by(m))
             .map(|&(rank, m)| Straggler {
                 rank,
-                what: StragglerIn::Step,
+                what: what.clone(),
                 value_ns: m,
                 threshold,
                 excess: threshold.excess(m),
@@ -94,6 +112,9 @@ impl StragglerRule {
 pub enum StragglerIn {
     /// Its median step time.
     Step,
+    /// Its median step less its wait at collectives (its own work): what
+    /// is judged when ranks communicate.
+    OwnWork,
     /// Its median call of one brick.
     Brick {
         /// The brick.

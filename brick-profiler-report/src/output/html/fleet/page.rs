@@ -220,14 +220,27 @@ fn overview(r: &FleetReport) -> String {
                     format!("{}–{}", int(fewest), int(most))
                 },
             ),
-            (
-                term(Metric::StepTime, "Fleet median step"),
-                format!(
-                    "{} (median of the ranks' medians), MAD {}",
-                    duration(t.median_ns),
-                    duration(t.mad_ns)
-                ),
-            ),
+            if r.time.has_communication() {
+                (
+                    term(Metric::StepTime, "Fleet median own work"),
+                    format!(
+                        "{} (median over ranks of their median step less their wait at \
+                         collectives: with a synchronous collective every step lasts as long \
+                         as the slowest rank's, so ranks are judged by their own work), MAD {}",
+                        duration(t.median_ns),
+                        duration(t.mad_ns)
+                    ),
+                )
+            } else {
+                (
+                    term(Metric::StepTime, "Fleet median step"),
+                    format!(
+                        "{} (median of the ranks' medians), MAD {}",
+                        duration(t.median_ns),
+                        duration(t.mad_ns)
+                    ),
+                )
+            },
             (
                 term(Metric::Straggler, "Straggler threshold"),
                 format!(
@@ -258,9 +271,11 @@ fn overview(r: &FleetReport) -> String {
 fn breakdown(r: &FleetReport) -> String {
     let pooled = r.charts.breakdown.iter().any(|b| b.ranks > 1);
     let mut s = note(&format!(
-        "Each rank's {}: its phases, then the time outside any phase (host work between \
-         phases, waits). The dashed line is the fleet's median step, the dotted one the \
-         straggler threshold: a straggler's extra time shows as the segment that grew.{}",
+        "Each rank's {}: its phases (a collective as its transfer), then the time outside \
+         any phase (host work between phases), then its wait at collectives for slower ranks. \
+         The dashed line is the fleet's median, the dotted one the straggler threshold (of own \
+         work, the bar up to the wait, when ranks communicate): a straggler's extra time shows \
+         as the segment that grew.{}",
         term(Metric::StepSplit, "median step split by phase"),
         if pooled {
             " Bars of several ranks show their mean; each straggler keeps a bar of its own."
@@ -268,11 +283,20 @@ fn breakdown(r: &FleetReport) -> String {
             ""
         }
     ));
+    s.push_str(&note(&escape::html(&capitalized(&r.time.summary()))));
     s.push_str("<figure class=\"scroll\">\n");
     s.push_str(&bars::chart(r));
     s.push_str("</figure>\n<h3>Phases across ranks</h3>\n");
     s.push_str(&tables::phases(&r.phases));
     s
+}
+
+/// `text` with its first letter upper-case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 fn spread(r: &FleetReport) -> String {
