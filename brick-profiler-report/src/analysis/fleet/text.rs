@@ -33,12 +33,20 @@ fn time_cells(r: &RankTime) -> [String; 5] {
             .as_ref()
             .map_or_else(|| DASH.to_owned(), |c| duration(f(c)))
     };
+    // A step the profile gives no wall time for is not split: no zeros.
+    let split = |ns: f64| {
+        if r.unsplit_ns > 0.0 {
+            DASH.to_owned()
+        } else {
+            duration(ns)
+        }
+    };
     [
-        duration(r.compute_ns),
+        split(r.compute_ns),
         comm(|c| c.total_ns),
         comm(|c| c.transfer_ns),
         comm(|c| c.waiting_ns),
-        duration(r.outside_ns),
+        split(r.outside_ns),
     ]
 }
 

@@ -10,7 +10,7 @@ use crate::base::escape::{self, visible};
 use crate::base::glossary::Metric;
 use crate::base::plot::{Anchor, Svg};
 use crate::base::textfmt::{DASH, duration, fixed, int, signed_pct};
-use crate::output::html::parts::{note, num_cell, th};
+use crate::output::html::parts::{note, num_cell, num_cell_if, th};
 
 /// Bricks listed at most (the JSON has them all).
 pub(super) const BRICKS_SHOWN: usize = 30;
@@ -225,11 +225,13 @@ pub(super) fn ranks(report: &FleetReport, run_dir: &str) -> String {
                 |ns| num_cell(ns, &duration(ns), ""),
             )
         };
+        // A step the profile gives no wall time for is not split.
+        let has_split = t.unsplit_ns <= 0.0;
         let split = [
-            num_cell(t.compute_ns, &duration(t.compute_ns), ""),
+            num_cell_if(has_split, t.compute_ns, duration, ""),
             comm(t.communication.map(|c| c.total_ns)),
             comm(t.communication.map(|c| c.waiting_ns)),
-            num_cell(t.outside_ns, &duration(t.outside_ns), ""),
+            num_cell_if(has_split, t.outside_ns, duration, ""),
         ];
         let straggler = stragglers.binary_search(&r.rank).is_ok();
         let vs = if median > 0.0 {
