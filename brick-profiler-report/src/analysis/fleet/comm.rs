@@ -1,6 +1,7 @@
 //! Where each rank's median step went by kind, as Holistic Trace Analysis
 //! splits time: compute (phases that are no collective), communication
-//! (phases whose names mark a collective, [`is_collective`]) split into
+//! (phases whose names mark a collective, the straggler rule's
+//! [`is_collective`](crate::analysis::straggler::is_collective)) split into
 //! transfer and waiting for slower ranks, and outside any phase. A
 //! collective's transfer is the fleet's fastest rank's time at it: that
 //! rank arrived last and waited for no one; every other rank's time beyond
@@ -10,59 +11,9 @@
 use serde::Serialize;
 
 use super::breakdown::StepBreakdown;
+use crate::analysis::straggler::{fastest_at_collectives, is_collective};
 use crate::base::escape::visible;
 use crate::base::textfmt::duration;
-
-/// Name fragments of collectives, matched in the name lowercased with `_`,
-/// `-` and spaces removed: `all_reduce`, `AllReduce` and `nccl:all-reduce`
-/// all hold `allreduce`.
-const COLLECTIVE_FRAGMENTS: [&str; 6] = [
-    "allreduce",
-    "allgather",
-    "reducescatter",
-    "alltoall",
-    "nccl",
-    "gloo",
-];
-
-/// Words that mark a collective or a point-to-point transfer only as a
-/// whole word of the name (split at anything not a letter or digit):
-/// `c10d::broadcast` but not `BroadcastAdd`, `send` but not `sender`.
-const COLLECTIVE_WORDS: [&str; 8] = [
-    "broadcast",
-    "barrier",
-    "send",
-    "recv",
-    "isend",
-    "irecv",
-    "sendrecv",
-    "p2p",
-];
-
-/// Whether a phase or brick named `name` is communication: its name,
-/// lowercased with `_`, `-` and spaces removed, holds a collective's name
-/// (`allreduce`, `allgather`, `reducescatter`, `alltoall`) or a
-/// communication library's (`nccl`, `gloo`, as Holistic Trace Analysis
-/// finds NCCL kernels), or one of its words is `broadcast`, `barrier`,
-/// `send`, `recv`, `isend`, `irecv`, `sendrecv` or `p2p`.
-#[must_use]
-pub fn is_collective(name: &str) -> bool {
-    let squeezed: String = name
-        .chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect();
-    COLLECTIVE_FRAGMENTS.iter().any(|f| squeezed.contains(f))
-        || words(name).any(|w| COLLECTIVE_WORDS.contains(&w.as_str()))
-}
-
-/// The words of `name`, lowercased: split at anything not a letter or
-/// digit (`_` included), so `BroadcastAdd` is one word.
-fn words(name: &str) -> impl Iterator<Item = String> + '_ {
-    name.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-}
 
 /// One rank's communication per median step: the time in its collective
 /// phases, split into transfer and waiting.
@@ -138,15 +89,19 @@ impl TimeSplit {
             .filter(|&i| is_collective(phases[i]))
             .collect();
         let has_all = |has: &[&str]| collective.iter().all(|&i| has.contains(&phases[i]));
-        let transfer: Vec<(u32, f64)> = collective
+        let times: Vec<(u32, Vec<Option<f64>>)> = splits
             .iter()
-            .filter_map(|&i| {
-                splits
-                    .iter()
-                    .filter(|(_, has)| has.contains(&phases[i]))
-                    .map(|(b, _)| (b.first_rank, b.phases_ns.get(i).copied().unwrap_or(0.0)))
-                    .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+            .map(|(b, has)| {
+                let at = |&i: &usize| {
+                    has.contains(&phases[i])
+                        .then(|| b.phases_ns.get(i).copied().unwrap_or(0.0))
+                };
+                (b.first_rank, collective.iter().map(at).collect())
             })
+            .collect();
+        let transfer: Vec<(u32, f64)> = fastest_at_collectives(&times)
+            .into_iter()
+            .flatten()
             .collect();
         let mut missing = Vec::new();
         let ranks = splits
@@ -253,40 +208,6 @@ impl TimeSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn collectives_are_told_by_name_and_look_alikes_are_not() {
-        for name in [
-            "allreduce",
-            "all_reduce",
-            "AllReduce",
-            "ncclDevKernel_AllGather_RING_LL",
-            "nccl:all-reduce",
-            "reduce_scatter",
-            "c10d::broadcast",
-            "barrier",
-            "isend",
-            "dist.recv",
-            "Gloo allgather",
-            "AllToAll",
-            "p2p",
-        ] {
-            assert!(is_collective(name), "{name}");
-        }
-        for name in [
-            "forward",
-            "opt",
-            "BroadcastAdd",
-            "sender_queue",
-            "descend",
-            "MatMul",
-            "reduce",
-            "receiver",
-            "embed_bwd",
-        ] {
-            assert!(!is_collective(name), "{name}");
-        }
-    }
 
     fn split(
         rank: u32,

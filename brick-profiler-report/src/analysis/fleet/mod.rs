@@ -17,7 +17,7 @@ mod spread;
 mod text;
 
 pub use breakdown::{BREAKDOWN_MAX_BARS, StepBreakdown};
-pub use comm::{Communication, RankTime, TimeSplit, is_collective};
+pub use comm::{Communication, RankTime, TimeSplit};
 pub use error::{FleetError, RankProblem, RankRange};
 pub use heat::{HEAT_MAX_COLUMNS, HEAT_MAX_ROWS, HeatMap, HeatRow};
 pub use read::rank_profile_at;
