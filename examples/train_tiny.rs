@@ -5,6 +5,7 @@
 //! cargo run --release --example train_tiny                 # defaults: 4 layers, 200 steps
 //! cargo run --release --example train_tiny -- --help       # sizes, steps, output directory
 //! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --out run  # 4 ranks
+//! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --allreduce --out run
 //! ```
 //!
 //! The model lives in `examples/tiny-transformer`: every kernel (forward and
@@ -28,7 +29,10 @@
 //! for Prometheus to scrape (port 0 picks a free port; the address is
 //! printed), and `--pushgateway URL` pushes them to a Pushgateway every
 //! `--push-interval` seconds and once more at exit. With `--ranks N`, rank r
-//! serves on the `--metrics` port plus r.
+//! serves on the `--metrics` port plus r; `--allreduce` makes the ranks data
+//! parallel: each trains on its own batches and every step they average
+//! their gradients over loopback TCP (the phase `allreduce`), so a slow
+//! rank makes the others wait, as in DDP.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -249,6 +253,9 @@ fn held_out_loss(model: &mut Model, cfg: &Config) -> f32 {
 /// A bad configuration, or a report that cannot be written.
 pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.config()?;
+    if args.allreduce && args.reduce_server.is_none() {
+        return Err("--allreduce needs --ranks N (the ranks average their gradients)".into());
+    }
     if let Some((brick, factor)) = &args.slow {
         tiny_transformer::slowdown::plant(brick, *factor)?;
     }
@@ -285,9 +292,6 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
 
     let slow = ranks::is_slow(args);
     let identity = profiler::rank_identity();
-    if args.allreduce && args.reduce_server.is_none() {
-        return Err("--allreduce needs --ranks N (the ranks average their gradients)".into());
-    }
     let mut reduce = args
         .reduce_server
         .as_deref()

@@ -275,3 +275,85 @@ impl Client {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Client, Server};
+    use tiny_transformer::{Config, Params};
+
+    /// Gradients of the tiny model, every value `v`.
+    fn grads(v: f32) -> Params {
+        let mut p = Params::zeros(&Config::tiny());
+        p.tensors_mut().into_iter().for_each(|t| t.fill(v));
+        p
+    }
+
+    #[test]
+    fn every_rank_gets_the_mean_of_all_ranks_gradients_each_step() {
+        let server = Server::start(3).expect("server");
+        let addr = server.addr().to_string();
+        let ranks: Vec<_> = (0..3u32)
+            .map(|rank| {
+                let addr = addr.clone();
+                std::thread::spawn(move || {
+                    let mut client = Client::connect(&addr, rank).expect("connects");
+                    let mut seen = Vec::new();
+                    for step in 0..2u32 {
+                        // Ranks 0, 1, 2 send 1, 2, 6 (then 10 more): mean 3 (13).
+                        let v = [1.0, 2.0, 6.0][rank as usize] + 10.0 * step as f32;
+                        let mut g = grads(v);
+                        client.all_reduce(&mut g).expect("reduced");
+                        seen.push(
+                            g.tensors()
+                                .iter()
+                                .flat_map(|t| t.iter())
+                                .copied()
+                                .collect::<Vec<f32>>(),
+                        );
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for rank in ranks {
+            let seen = rank.join().expect("rank thread");
+            assert!(seen[0].iter().all(|&v| (v - 3.0).abs() < 1e-6));
+            assert!(seen[1].iter().all(|&v| (v - 13.0).abs() < 1e-6));
+        }
+        assert_eq!(server.join(), Ok(2), "two steps reduced");
+    }
+
+    #[test]
+    fn a_rank_that_leaves_early_fails_the_server_and_the_others_by_name() {
+        let server = Server::start(2).expect("server");
+        let addr = server.addr().to_string();
+        let gone = Client::connect(&addr, 1).expect("connects");
+        let stays = std::thread::spawn(move || {
+            let mut client = Client::connect(&addr, 0).expect("connects");
+            client.all_reduce(&mut grads(1.0))
+        });
+        // Rank 1 never sends a step: it closes while rank 0 waits.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(gone);
+        let err = stays.join().expect("rank thread").expect_err("no answer");
+        assert!(err.starts_with("rank 0: all-reduce:"), "{err}");
+        let err = server.join().expect_err("the server fails");
+        assert!(err.contains("1 of 2 ranks closed at step 0"), "{err}");
+    }
+
+    #[test]
+    fn no_server_is_an_error_naming_the_rank_and_the_address() {
+        // A port just freed: nothing listens there.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .to_string();
+        let err = Client::connect(&addr, 3).err().expect("refused");
+        assert!(
+            err.starts_with(&format!("rank 3: all-reduce server {addr}:")),
+            "{err}"
+        );
+        let err = Client::connect("nowhere", 1).err().expect("not an address");
+        assert!(err.contains("all-reduce address `nowhere`"), "{err}");
+    }
+}

@@ -36,7 +36,7 @@ pub struct RankStats {
     /// Its wait at collective phases per step (its mean time per step at
     /// each beyond the fastest rank's), ns; `None` when no rank records a
     /// collective phase or this one lacks one the others have.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_ns: Option<f64>,
 }
 
@@ -58,7 +58,7 @@ pub struct RankReport {
     pub step_threshold: Threshold,
     /// The collective phases the ranks record (empty: stragglers are
     /// judged by median step).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub collectives: Vec<String>,
     /// Ranks whose median step stands out, by rank.
     pub stragglers: Vec<Straggler>,
