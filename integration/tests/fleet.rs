@@ -11,7 +11,7 @@
 //! of their own). The planted one waits three times its training, and at
 //! least 0.5 s, every step: four times the median or more.
 
-use profiler_integration::{run_ranks, run_ranks_with};
+use profiler_integration::run_ranks_with;
 use profiler_report::fleet::{FleetReport, FleetSettings};
 use profiler_report::straggler::{StragglerIn, StragglerRule};
 
