@@ -154,10 +154,7 @@ fn overview(r: &FleetReport) -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
-            note(&format!(
-                "Every other rank waits for it at each collective: up to {} over the fleet's median.",
-                pct(r.worst_excess() * 100.0)
-            ))
+            note(&straggler_note(r))
         );
     }
     if !r.problems.is_empty() {
@@ -266,6 +263,42 @@ fn overview(r: &FleetReport) -> String {
     s.push_str("<h3>Stragglers</h3>\n");
     s.push_str(&tables::stragglers(r));
     s
+}
+
+/// What the stragglers cost the others: with a collective, the others'
+/// measured wait; without one, the wait they would have at one.
+fn straggler_note(r: &FleetReport) -> String {
+    let stragglers = r.straggler_ranks();
+    let waits: Vec<f64> = r
+        .time
+        .ranks
+        .iter()
+        .filter(|t| stragglers.binary_search(&t.rank).is_err())
+        .filter_map(|t| t.communication.map(|c| c.waiting_ns))
+        .collect();
+    if waits.is_empty() {
+        return format!(
+            "Every other rank waits for it at each collective: up to {} over the fleet's median.",
+            pct(r.worst_excess() * 100.0)
+        );
+    }
+    let wait = crate::analysis::straggler::median(&waits);
+    let step = r.median_step_ns();
+    format!(
+        "The other ranks wait for it at {}: a median of {} per step waiting for slower ranks \
+         ({} of the fleet's median step {}, over {} ranks); its own work is up to {} over the \
+         fleet's median.",
+        escape::html(&r.time.collectives.join(", ")),
+        duration(wait),
+        if step > 0.0 {
+            pct(100.0 * wait / step)
+        } else {
+            DASH.to_owned()
+        },
+        duration(step),
+        int(waits.len() as u64),
+        pct(r.worst_excess() * 100.0)
+    )
 }
 
 fn breakdown(r: &FleetReport) -> String {

@@ -178,6 +178,22 @@ fn a_collective_shows_as_transfer_and_waiting_in_the_bars_and_the_rank_table() {
     }
     assert!(page.contains("straggler threshold own work (step less waiting)"));
     assert!(page.contains("Fleet median own work"));
+    // The others' wait, up front: 60% - 5% of a step of about 10.2 ms.
+    let waits: Vec<f64> = report
+        .time
+        .ranks
+        .iter()
+        .filter(|t| t.rank != 2)
+        .filter_map(|t| t.communication.map(|c| c.waiting_ns))
+        .collect();
+    assert_eq!(waits.len(), 3);
+    let wait = crate::base::textfmt::duration(crate::analysis::straggler::median(&waits));
+    assert!(
+        page.contains(&format!(
+            "The other ranks wait for it at allreduce: a median of {wait} per step"
+        )),
+        "{wait}"
+    );
 
     // Without a collective: said so, and dashes where the split would be.
     let plain = tempfile::tempdir().unwrap();
