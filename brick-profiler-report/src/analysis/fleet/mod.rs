@@ -30,4 +30,6 @@ pub use spread::{
 };
 
 #[cfg(test)]
+mod comm_tests;
+#[cfg(test)]
 mod tests;
