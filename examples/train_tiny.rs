@@ -5,6 +5,7 @@
 //! cargo run --release --example train_tiny                 # defaults: 4 layers, 200 steps
 //! cargo run --release --example train_tiny -- --help       # sizes, steps, output directory
 //! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --out run  # 4 ranks
+//! cargo run --release --example train_tiny -- --ranks 4 --slow-rank 2 --allreduce --out run
 //! ```
 //!
 //! The model lives in `examples/tiny-transformer`: every kernel (forward and
@@ -28,7 +29,10 @@
 //! for Prometheus to scrape (port 0 picks a free port; the address is
 //! printed), and `--pushgateway URL` pushes them to a Pushgateway every
 //! `--push-interval` seconds and once more at exit. With `--ranks N`, rank r
-//! serves on the `--metrics` port plus r.
+//! serves on the `--metrics` port plus r; `--allreduce` makes the ranks data
+//! parallel: each trains on its own batches and every step they average
+//! their gradients over loopback TCP (the phase `allreduce`), so a slow
+//! rank makes the others wait, as in DDP.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -48,6 +52,8 @@ static ALLOC: profiler::alloc::Tracking<std::alloc::System> =
     profiler::alloc::Tracking::new(std::alloc::System);
 
 // Reached by path, so the test that includes this file finds it too.
+#[path = "train_tiny/allreduce.rs"]
+mod allreduce;
 #[path = "train_tiny/ranks.rs"]
 mod ranks;
 #[path = "train_tiny/reports.rs"]
@@ -146,6 +152,14 @@ pub(crate) struct Args {
     /// Start N processes, one rank each, writing into --out/rank-NNNNN/.
     #[arg(long, value_name = "N")]
     pub(crate) ranks: Option<u32>,
+    /// With --ranks: average the ranks' gradients every step over loopback
+    /// TCP (a synchronous all-reduce, the phase `allreduce`), each rank
+    /// training on its own batches, as data parallelism does.
+    #[arg(long)]
+    pub(crate) allreduce: bool,
+    /// The all-reduce server a rank joins (set by --ranks --allreduce).
+    #[arg(long, hide = true, value_name = "ADDR")]
+    pub(crate) reduce_server: Option<String>,
     /// The rank that waits three times its training time, and at least
     /// 0.5 s, every step (a straggler to find).
     #[arg(long, value_name = "R")]
@@ -239,6 +253,9 @@ fn held_out_loss(model: &mut Model, cfg: &Config) -> f32 {
 /// A bad configuration, or a report that cannot be written.
 pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.config()?;
+    if args.allreduce && args.reduce_server.is_none() {
+        return Err("--allreduce needs --ranks N (the ranks average their gradients)".into());
+    }
     if let Some((brick, factor)) = &args.slow {
         tiny_transformer::slowdown::plant(brick, *factor)?;
     }
@@ -274,6 +291,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
     let metrics = live_metrics(config, args).enable();
 
     let slow = ranks::is_slow(args);
+    let identity = profiler::rank_identity();
+    let mut reduce = args
+        .reduce_server
+        .as_deref()
+        .map(|addr| allreduce::Client::connect(addr, identity.rank))
+        .transpose()?;
     let mut losses = Vec::new();
     let mut window = (Instant::now(), 0u64);
     for step in 0..args.steps {
@@ -281,13 +304,35 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
             // The execution graph of the last step: its scopes and bricks.
             profiler::Config::new().execution_graph(true).apply();
         }
-        let batch = Batch::generate(&cfg, step);
-        let step_guard = profiler::step(tokens_per_step);
-        let started = Instant::now();
-        let loss = model.train_step(&batch);
-        if slow {
-            ranks::extra_work(started.elapsed());
-        }
+        let step_guard;
+        let started;
+        let loss = if let Some(reduce) = reduce.as_mut() {
+            // Each rank trains on its own batches; the averaged gradients
+            // keep the ranks' weights equal.
+            let batch = Batch::generate(
+                &cfg,
+                step * u64::from(identity.world_size) + u64::from(identity.rank),
+            );
+            step_guard = profiler::step(tokens_per_step);
+            started = Instant::now();
+            // The slow rank's extra time comes before the collective, so
+            // the others wait for it there.
+            model.train_step_with(&batch, |grads| {
+                if slow {
+                    ranks::extra_work(started.elapsed());
+                }
+                reduce.all_reduce(grads)
+            })?
+        } else {
+            let batch = Batch::generate(&cfg, step);
+            step_guard = profiler::step(tokens_per_step);
+            started = Instant::now();
+            let loss = model.train_step(&batch);
+            if slow {
+                ranks::extra_work(started.elapsed());
+            }
+            loss
+        };
         // Recorded inside the step, so each sample sits on its step in the
         // trace; a counter costs about as much as a brick call.
         profiler::counter("loss", f64::from(loss));

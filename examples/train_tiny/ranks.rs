@@ -4,17 +4,18 @@
 //! writing into its own `rank-NNNNN/` of `--out`; `--slow-rank R` makes
 //! rank R do extra work every step, so a straggler can be seen. With
 //! `--metrics HOST:PORT`, rank r serves on `HOST:PORT+r` (port 0 stays 0:
-//! each rank picks a free port), since the ranks share this machine.
+//! each rank picks a free port), since the ranks share this machine. With
+//! `--allreduce` the launcher also runs the ranks' all-reduce server.
 
 use std::error::Error;
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::Args;
+use super::{Args, allreduce};
 
 /// Options the launcher sets per rank, each taking a value.
-const PER_RANK: [&str; 3] = ["--ranks", "--out", "--metrics"];
+const PER_RANK: [&str; 4] = ["--ranks", "--out", "--metrics", "--reduce-server"];
 
 /// The command line given to every rank: this run's, less the options the
 /// launcher sets per rank (`--ranks`: each rank is one process; `--out`:
@@ -100,6 +101,10 @@ pub(crate) fn launch(args: &Args, world: u32) -> Result<(), Box<dyn Error>> {
         "train_tiny: {world} ranks, run {run_id}, into {}",
         args.out.display()
     );
+    let server = args
+        .allreduce
+        .then(|| allreduce::Server::start(world))
+        .transpose()?;
     let mut children: Vec<(u32, Child)> = Vec::new();
     for (rank, metrics) in (0..world).zip(metrics) {
         let dir = args.out.join(format!("rank-{rank:05}"));
@@ -114,6 +119,11 @@ pub(crate) fn launch(args: &Args, world: u32) -> Result<(), Box<dyn Error>> {
         if let Some(addr) = metrics {
             command.arg("--metrics").arg(addr);
         }
+        if let Some(server) = &server {
+            command
+                .arg("--reduce-server")
+                .arg(server.addr().to_string());
+        }
         let child = command
             .env("RANK", rank.to_string())
             .env("WORLD_SIZE", world.to_string())
@@ -125,11 +135,23 @@ pub(crate) fn launch(args: &Args, world: u32) -> Result<(), Box<dyn Error>> {
         children.push((rank, child));
     }
     let mut failed = Vec::new();
+    if let Some(server) = &server {
+        // A rank that fails before it joins the all-reduce would keep the
+        // server waiting for it: the first failure lets the server go.
+        if until_one_fails(&mut children)? {
+            server.abandon();
+        }
+    }
     for (rank, mut child) in children {
         let status = child.wait()?;
         if !status.success() {
             failed.push(format!("rank {rank} ({status})"));
         }
+    }
+    if let Some(server) = server
+        && let Err(e) = server.join()
+    {
+        failed.push(e);
     }
     if !failed.is_empty() {
         return Err(format!("failed: {}", failed.join(", ")).into());
@@ -139,6 +161,25 @@ pub(crate) fn launch(args: &Args, world: u32) -> Result<(), Box<dyn Error>> {
         args.out.display()
     );
     Ok(())
+}
+
+/// Waits until every rank of `children` has ended (false) or one
+/// has failed (true), polling; the ranks are not reaped.
+fn until_one_fails(children: &mut [(u32, Child)]) -> Result<bool, Box<dyn Error>> {
+    loop {
+        let mut running = false;
+        for (_, child) in children.iter_mut() {
+            match child.try_wait()? {
+                Some(status) if !status.success() => return Ok(true),
+                Some(_) => {}
+                None => running = true,
+            }
+        }
+        if !running {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Each rank's stdout goes to `train.log` in its directory, so the ranks'

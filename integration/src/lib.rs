@@ -95,7 +95,22 @@ pub const RUN_WARMUP: u64 = 2;
 /// # Errors
 /// The run's own message when it cannot start or a rank fails.
 pub fn run_ranks(exe: &Path, out: &Path, ranks: u32, slow: Option<u32>) -> Result<(), String> {
+    run_ranks_with(exe, out, ranks, slow, &[])
+}
+
+/// [`run_ranks`] with `extra` arguments for the job (`--allreduce`).
+///
+/// # Errors
+/// The run's own message when it cannot start or a rank fails.
+pub fn run_ranks_with(
+    exe: &Path,
+    out: &Path,
+    ranks: u32,
+    slow: Option<u32>,
+    extra: &[&str],
+) -> Result<(), String> {
     let mut cmd = std::process::Command::new(exe);
+    cmd.args(extra);
     let (steps, warmup) = (RUN_STEPS.to_string(), RUN_WARMUP.to_string());
     cmd.args(["--ranks", &ranks.to_string(), "--out"])
         .arg(out)

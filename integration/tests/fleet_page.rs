@@ -1,5 +1,5 @@
 //! The fleet page in a real browser, headless Chromium: the main job's
-//! 4-rank run with a slow rank, and a generated run of 1,024 ranks x 200
+//! 4-rank run with a slow rank and the gradient all-reduce, and a generated run of 1,024 ranks x 200
 //! steps. Each page loads with no console error, every chart has its data
 //! points, the heat map is at least 600 px wide at a 1400 px window and its
 //! tooltip names rank, step and time; the 1,024-rank page stays under
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use profiler::profile::PhaseStats;
 use profiler::{BrickCategory, BrickStats, Profile};
-use profiler_integration::{program, run_ranks, wait_for};
+use profiler_integration::{program, run_ranks_with, wait_for};
 use profiler_report::fleet::{FleetReport, FleetSettings};
 use profiler_report::html::FleetPage;
 
@@ -96,6 +96,8 @@ window.addEventListener("load", function () {
   var result = {
     errors: window.__errors,
     bars: n("svg.fleet-bars rect.seg"),
+    waits: n("svg.fleet-bars rect.seg.comm-wait"),
+    transfers: n("svg.fleet-bars rect.seg.comm-transfer"),
     boxes: n("svg.fleet-spread rect.box"),
     outliers: n("svg.fleet-spread circle.outlier"),
     heat_paths: n("svg.fleet-heat path.cells"),
@@ -195,12 +197,20 @@ fn assert_charts(found: &Found, ranks: u64) {
 #[test]
 fn the_four_rank_page_loads_with_every_chart_in_chromium() {
     let dir = tempfile::tempdir().expect("temp dir");
-    run_ranks(EXE.as_ref(), dir.path(), 4, Some(2)).expect("the 4-rank run succeeds");
+    run_ranks_with(EXE.as_ref(), dir.path(), 4, Some(2), &["--allreduce"])
+        .expect("the 4-rank run succeeds");
     let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).expect("fleet");
     let page = FleetPage::new(&report).render();
     let shot = shots().join("fleet-4-ranks.png");
     let found = load(dir.path(), &page, &shot, 2_400);
     assert_charts(&found, 4);
+    // The all-reduce: every rank's bar has its transfer, and the three
+    // ranks that wait for rank 2 their wait.
+    assert_eq!(found.count("transfers"), 4, "{:?}", found.0);
+    assert!(found.count("waits") >= 3, "{:?}", found.0);
+    for column in [">Communication</th>", ">Waiting</th>"] {
+        assert!(page.contains(column), "{column}");
+    }
     // The main job's ranks each link their report, trace and profile.
     for file in ["report.html", "trace.json", "profile.json"] {
         assert!(

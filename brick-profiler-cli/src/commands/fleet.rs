@@ -1,5 +1,6 @@
 //! `fleet`: a distributed run's directory (`rank-NNNNN/profile.json` per
-//! rank) across ranks: step times, stragglers, imbalance, absent ranks.
+//! rank) across ranks: step times, stragglers, imbalance, absent ranks,
+//! each rank's step by kind (compute, communication, waiting).
 //! Exits 1 when a straggler is further above the median than `--fail-above`.
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,13 @@ use crate::output::{is_stdout, write_file};
 #[command(
     after_help = "A rank is a straggler when its median step time, or its median call of a brick \
 holding at least --min-brick-share of the brick time, is above the median over ranks by more than \
---mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 200%, its part of its own rank's step against the median rank's). Each profile is read by the \
+--mad-k robust deviations (1.4826 x MAD) and by at least --min-excess (a brick: at least 200%, its part of its own rank's step against the median rank's). \
+When the ranks record a collective phase (a name holding allreduce, allgather, reduce_scatter, alltoall, \
+nccl or gloo, or the word broadcast, barrier, send, recv, isend, irecv, sendrecv or p2p), every step \
+lasts as long as the slowest rank's, so ranks are judged by their own work: median step less their \
+wait at the collectives (their time there beyond the fastest rank's). Each rank's median step is \
+also split into compute, communication (transfer, waiting for slower ranks) and outside any phase. \
+Each profile is read by the \
 same reader as every other command (a FIFO or device is refused, the schema version is checked), \
 for its aggregates only (never the timelines), so memory grows with ranks x (steps + bricks). \
 Rank directories that are missing (counted as ranges), unreadable, of an unsupported schema, \

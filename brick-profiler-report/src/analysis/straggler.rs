@@ -2,7 +2,9 @@
 //! rank report and the fleet report): a rank stands out when its
 //! value is above the median over ranks by more than `k` robust deviations
 //! (1.4826 x MAD) and by a minimum share. With the medians, the median
-//! absolute deviation and quantiles it rests on.
+//! absolute deviation and quantiles it rests on, and which phases are
+//! collectives: with one, a rank's wait there is no work of its own, and
+//! ranks are judged by the rest of their step.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +42,89 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[at.min(sorted.len() - 1)]
 }
 
+/// Name fragments of collectives, matched in the name lowercased with `_`,
+/// `-` and spaces removed: `all_reduce`, `AllReduce` and `nccl:all-reduce`
+/// all hold `allreduce`.
+const COLLECTIVE_FRAGMENTS: [&str; 6] = [
+    "allreduce",
+    "allgather",
+    "reducescatter",
+    "alltoall",
+    "nccl",
+    "gloo",
+];
+
+/// Words that mark a collective or a point-to-point transfer only as a
+/// whole word of the name (split at anything not a letter or digit):
+/// `c10d::broadcast` but not `BroadcastAdd`, `send` but not `sender`.
+const COLLECTIVE_WORDS: [&str; 8] = [
+    "broadcast",
+    "barrier",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "sendrecv",
+    "p2p",
+];
+
+/// Whether a phase or brick named `name` is communication: its name,
+/// lowercased with `_`, `-` and spaces removed, holds a collective's name
+/// (`allreduce`, `allgather`, `reducescatter`, `alltoall`) or a
+/// communication library's (`nccl`, `gloo`, as Holistic Trace Analysis
+/// finds NCCL kernels), or one of its words is `broadcast`, `barrier`,
+/// `send`, `recv`, `isend`, `irecv`, `sendrecv` or `p2p`.
+#[must_use]
+pub fn is_collective(name: &str) -> bool {
+    let squeezed: String = name
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect();
+    COLLECTIVE_FRAGMENTS.iter().any(|f| squeezed.contains(f))
+        || words(name).any(|w| COLLECTIVE_WORDS.contains(&w.as_str()))
+}
+
+/// The words of `name`, lowercased: split at anything not a letter or
+/// digit (`_` included), so `BroadcastAdd` is one word.
+fn words(name: &str) -> impl Iterator<Item = String> + '_ {
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// At each collective, the fastest rank's time and that rank (the lowest
+/// on a tie), of `times` (`(rank, time per step at each collective, None
+/// where the rank lacks it)`); `None` for a collective no rank ran. That
+/// rank arrived last and waited for no one: its time is the transfer, and
+/// any other rank's time beyond it is waiting for slower ranks.
+pub(crate) fn fastest_at_collectives(times: &[(u32, Vec<Option<f64>>)]) -> Vec<Option<(u32, f64)>> {
+    let collectives = times.iter().map(|(_, t)| t.len()).max().unwrap_or(0);
+    (0..collectives)
+        .map(|c| {
+            times
+                .iter()
+                .filter_map(|(rank, t)| Some((*rank, (*t.get(c)?)?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+        })
+        .collect()
+}
+
+/// Each rank's wait at collectives (`None` for a rank that lacks one the
+/// others ran): its time at each beyond the fastest rank's, summed.
+pub(crate) fn collective_waits(times: &[(u32, Vec<Option<f64>>)]) -> Vec<Option<f64>> {
+    let fastest = fastest_at_collectives(times);
+    times
+        .iter()
+        .map(|(_, t)| {
+            t.iter()
+                .zip(&fastest)
+                .map(|(own, fast)| Some((own.as_ref()? - fast.map_or(0.0, |f| f.1)).max(0.0)))
+                .sum()
+        })
+        .collect()
+}
+
 /// The rule's settings: how stragglers are told apart from noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StragglerRule {
@@ -70,6 +155,24 @@ impl StragglerRule {
     /// threshold they were judged by.
     #[must_use]
     pub fn step_stragglers(&self, medians: &[(u32, f64)]) -> (Threshold, Vec<Straggler>) {
+        self.stragglers_in(medians, &StragglerIn::Step)
+    }
+
+    /// The ranks whose own work stands out among `own` (`(rank, median
+    /// step less its wait at collectives, ns)`): with a synchronous
+    /// collective every rank's step lasts as long as the slowest's, and
+    /// only the time a rank did not spend waiting for the others tells it
+    /// apart.
+    #[must_use]
+    pub fn own_work_stragglers(&self, own: &[(u32, f64)]) -> (Threshold, Vec<Straggler>) {
+        self.stragglers_in(own, &StragglerIn::OwnWork)
+    }
+
+    fn stragglers_in(
+        &self,
+        medians: &[(u32, f64)],
+        what: &StragglerIn,
+    ) -> (Threshold, Vec<Straggler>) {
         let values: Vec<f64> = medians.iter().map(|&(_, m)| m).collect();
         let threshold = self.threshold(&values);
         let mut out: Vec<Straggler> = medians
@@ -77,7 +180,7 @@ impl StragglerRule {
             .filter(|&&(_, m)| threshold.exceeded_by(m))
             .map(|&(rank, m)| Straggler {
                 rank,
-                what: StragglerIn::Step,
+                what: what.clone(),
                 value_ns: m,
                 threshold,
                 excess: threshold.excess(m),
@@ -94,6 +197,9 @@ impl StragglerRule {
 pub enum StragglerIn {
     /// Its median step time.
     Step,
+    /// Its median step less its wait at collectives (its own work): what
+    /// is judged when ranks communicate.
+    OwnWork,
     /// Its median call of one brick.
     Brick {
         /// The brick.
@@ -162,6 +268,40 @@ impl Threshold {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collectives_are_told_by_name_and_look_alikes_are_not() {
+        for name in [
+            "allreduce",
+            "all_reduce",
+            "AllReduce",
+            "ncclDevKernel_AllGather_RING_LL",
+            "nccl:all-reduce",
+            "reduce_scatter",
+            "c10d::broadcast",
+            "barrier",
+            "isend",
+            "dist.recv",
+            "Gloo allgather",
+            "AllToAll",
+            "p2p",
+        ] {
+            assert!(is_collective(name), "{name}");
+        }
+        for name in [
+            "forward",
+            "opt",
+            "BroadcastAdd",
+            "sender_queue",
+            "descend",
+            "MatMul",
+            "reduce",
+            "receiver",
+            "embed_bwd",
+        ] {
+            assert!(!is_collective(name), "{name}");
+        }
+    }
 
     #[test]
     fn median_and_mad_ignore_one_slow_rank() {

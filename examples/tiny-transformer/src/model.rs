@@ -125,6 +125,23 @@ impl Model {
     /// `lm_bwd`, `norm_bwd`, `blk_bwd`, `embed_bwd`, `opt`), each a profiler phase, and
     /// every block runs inside a layer scope with its index and direction.
     pub fn train_step(&mut self, batch: &Batch) -> f32 {
+        match self.train_step_with(batch, |_| Ok::<(), std::convert::Infallible>(())) {
+            Ok(loss) => loss,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Model::train_step`] with `before_update` run on the gradients between the
+    /// backward phases and the optimizer: data parallelism averages them across ranks
+    /// there. When it fails, the step ends without an update and its error is returned.
+    ///
+    /// # Errors
+    /// The error of `before_update`.
+    pub fn train_step_with<E>(
+        &mut self,
+        batch: &Batch,
+        before_update: impl FnOnce(&mut Params) -> Result<(), E>,
+    ) -> Result<f32, E> {
         self.check_batch(batch);
         let n_layers = self.cfg.n_layers;
 
@@ -171,11 +188,13 @@ impl Model {
         self.embed_backward(batch);
         drop(p);
 
+        before_update(&mut self.grads)?;
+
         let p = phase("opt"); // Adam update
         self.optim.step(&mut self.params, &self.grads);
         drop(p);
 
-        loss
+        Ok(loss)
     }
 
     /// Mean cross-entropy loss of `batch` without computing gradients or updating anything.

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::breakdown::{StepBreakdown, bars};
+use super::comm::TimeSplit;
 use super::error::{FleetError, RankProblem, RankRange};
 use super::heat::HeatMap;
 use super::read::{Names, PROFILE_FILE, REPORT_FILE, RankData, RunDir, TRACE_FILE, read_run_dir};
@@ -100,8 +101,13 @@ pub struct FleetReport {
     pub problems: Vec<RankProblem>,
     /// The rule's settings.
     pub settings: FleetSettings,
-    /// The step-time threshold (median of the ranks' medians).
+    /// The straggler threshold over the ranks' median steps, or, when the
+    /// fleet communicates (`time` has a collective), over their own work:
+    /// median step less the wait at collectives.
     pub step_threshold: Threshold,
+    /// Each rank's median step by kind: compute, communication (transfer,
+    /// waiting for slower ranks), outside any phase.
+    pub time: TimeSplit,
     /// Step times per rank.
     pub ranks: Vec<RankSteps>,
     /// Ranks that stand out, by rank.
@@ -173,6 +179,14 @@ impl FleetReport {
         ranks
     }
 
+    /// The fleet's median step: the median of the ranks' median steps
+    /// (the straggler threshold's median is of own work when ranks
+    /// communicate).
+    #[must_use]
+    pub fn median_step_ns(&self) -> f64 {
+        median(&self.ranks.iter().map(|r| r.median_ns).collect::<Vec<_>>())
+    }
+
     /// The largest excess of any straggler (0 without one).
     #[must_use]
     pub fn worst_excess(&self) -> f64 {
@@ -181,10 +195,41 @@ impl FleetReport {
 
     pub(crate) fn of(run: RunDir, settings: FleetSettings) -> Self {
         let ranks: Vec<RankSteps> = run.ranks.iter().map(rank_steps).collect();
-        let medians: Vec<(u32, f64)> = ranks.iter().map(|r| (r.rank, r.median_ns)).collect();
-        let (step_threshold, mut stragglers) = settings.rule.step_stragglers(&medians);
+        let analysed = run.ranks.len();
+        let phases = per_step(&run.ranks, run.names.len(), |d| &d.phases);
+        let phases = imbalances(&phases, &run.names, analysed);
+        let phase_names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+        let splits: Vec<(StepBreakdown, Vec<&str>)> = run
+            .ranks
+            .iter()
+            .zip(&ranks)
+            .map(|(d, r)| {
+                let has = d.phases.iter().map(|&(n, _)| run.names.get(n)).collect();
+                (
+                    StepBreakdown::of(d, r.median_ns, &run.names, &phase_names),
+                    has,
+                )
+            })
+            .collect();
+        let time = TimeSplit::of(&splits, &phase_names);
+        // With a collective, every rank's step lasts as long as the
+        // slowest's: ranks are judged by their own work, their median step
+        // less their wait at the collective.
+        let judged: Vec<(u32, f64)> = if time.has_communication() {
+            time.ranks
+                .iter()
+                .map(|t| (t.rank, t.own_work_ns()))
+                .collect()
+        } else {
+            ranks.iter().map(|r| (r.rank, r.median_ns)).collect()
+        };
+        let (step_threshold, mut stragglers) = if time.has_communication() {
+            settings.rule.own_work_stragglers(&judged)
+        } else {
+            settings.rule.step_stragglers(&judged)
+        };
         let bricks = per_step(&run.ranks, run.names.len(), |d| &d.bricks);
-        let step_of: HashMap<u32, f64> = ranks.iter().map(|r| (r.rank, r.median_ns)).collect();
+        let step_of: HashMap<u32, f64> = judged.into_iter().collect();
         stragglers.extend(brick_stragglers(
             &run,
             &bricks,
@@ -193,22 +238,14 @@ impl FleetReport {
             &settings,
         ));
         stragglers.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.excess.total_cmp(&a.excess)));
-        let phases = per_step(&run.ranks, run.names.len(), |d| &d.phases);
-        let analysed = run.ranks.len();
         let bricks_by_mean = imbalances(&bricks, &run.names, analysed);
-        let phases = imbalances(&phases, &run.names, analysed);
         let mut straggler_ranks: Vec<u32> = stragglers.iter().map(|s| s.rank).collect();
         straggler_ranks.dedup();
-        let charts = FleetCharts::of(
-            &run,
-            &ranks,
-            &phases,
-            &bricks,
-            &bricks_by_mean,
-            &straggler_ranks,
-        );
+        let splits = splits.into_iter().map(|(b, _)| b).collect();
+        let charts = FleetCharts::of(&run, splits, &bricks, &bricks_by_mean, &straggler_ranks);
         Self {
             heat: HeatMap::of(&run.ranks),
+            time,
             charts,
             bricks: bricks_by_mean,
             phases,
@@ -228,19 +265,11 @@ impl FleetReport {
 impl FleetCharts {
     fn of(
         run: &RunDir,
-        ranks: &[RankSteps],
-        phases: &[Imbalance],
+        splits: Vec<StepBreakdown>,
         per_step: &[Vec<(u32, f64)>],
         bricks: &[Imbalance],
         stragglers: &[u32],
     ) -> Self {
-        let phase_names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
-        let splits = run
-            .ranks
-            .iter()
-            .zip(ranks)
-            .map(|(d, r)| StepBreakdown::of(d, r.median_ns, &run.names, &phase_names))
-            .collect();
         let (boxes, slow_steps, slow_step_count) = step_boxes(&run.ranks, stragglers);
         let ids: HashMap<&str, usize> = (0..run.names.len())
             .map(|i| (run.names.get(i as u32), i))

@@ -10,7 +10,7 @@ use super::*;
 use crate::analysis::straggler::StragglerIn;
 
 /// A rank's profile: 20 steps of `step_ns` (+/- 1%), two bricks.
-fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {
+pub(super) fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {
     let mut p = Profile::empty();
     p.run.rank = Some(rank);
     p.run.world_size = Some(world);
@@ -40,13 +40,13 @@ fn profile(rank: u32, world: u32, run_id: &str, step_ns: u64) -> Profile {
     p
 }
 
-fn write(dir: &Path, name: &str, p: &Profile) {
+pub(super) fn write(dir: &Path, name: &str, p: &Profile) {
     let rank_dir = dir.join(name);
     std::fs::create_dir_all(&rank_dir).unwrap();
     std::fs::write(rank_dir.join("profile.json"), p.to_json()).unwrap();
 }
 
-fn run(dir: &Path, world: u32, slow: Option<u32>) {
+pub(super) fn run(dir: &Path, world: u32, slow: Option<u32>) {
     for r in 0..world {
         let ns = if Some(r) == slow {
             25_000_000

@@ -1,14 +1,16 @@
 //! [`FleetReport`] as a terminal table, Markdown and JSON: the verdict
 //! first (stragglers and the threshold), then absent ranks and problems,
-//! step times per rank, and the most imbalanced bricks and phases.
+//! step times per rank, each rank's step by kind (compute, communication,
+//! waiting, outside any phase), and the most imbalanced bricks and phases.
 
 use std::fmt;
 
+use super::comm::{Communication, RankTime};
 use super::error::{RankProblem, RankRange};
 use super::report::{FleetReport, Imbalance, RankSteps};
 use crate::analysis::straggler::{Straggler, StragglerIn};
 use crate::base::escape::{markdown, visible};
-use crate::base::textfmt::{duration, fixed, pct, pretty_json};
+use crate::base::textfmt::{DASH, duration, fixed, pct, pretty_json};
 
 /// Bricks and phases shown in the text reports (the JSON has all).
 const SHOWN: usize = 10;
@@ -18,8 +20,34 @@ const RANK_ROWS: usize = 32;
 fn what(s: &Straggler) -> String {
     match &s.what {
         StragglerIn::Step => "median step".to_owned(),
+        StragglerIn::OwnWork => "own work (median step less its wait at collectives)".to_owned(),
         StragglerIn::Brick { brick } => format!("brick {} (median call)", visible(brick)),
     }
+}
+
+/// A rank's columns: compute, communication, transfer, waiting, outside
+/// (a dash where not measured).
+fn time_cells(r: &RankTime) -> [String; 5] {
+    let comm = |f: fn(&Communication) -> f64| {
+        r.communication
+            .as_ref()
+            .map_or_else(|| DASH.to_owned(), |c| duration(f(c)))
+    };
+    // A step the profile gives no wall time for is not split: no zeros.
+    let split = |ns: f64| {
+        if r.unsplit_ns > 0.0 {
+            DASH.to_owned()
+        } else {
+            duration(ns)
+        }
+    };
+    [
+        split(r.compute_ns),
+        comm(|c| c.total_ns),
+        comm(|c| c.transfer_ns),
+        comm(|c| c.waiting_ns),
+        split(r.outside_ns),
+    ]
 }
 
 impl FleetReport {
@@ -27,8 +55,13 @@ impl FleetReport {
     #[must_use]
     pub fn verdict(&self) -> String {
         let t = &self.step_threshold;
+        let judged = if self.time.has_communication() {
+            "median own work (step less wait at collectives)"
+        } else {
+            "median step"
+        };
         let rule = format!(
-            "median step {}, MAD {}, threshold {} (median + max({} x 1.4826 x MAD, {} of median))",
+            "{judged} {}, MAD {}, threshold {} (median + max({} x 1.4826 x MAD, {} of median))",
             duration(t.median_ns),
             duration(t.mad_ns),
             duration(t.threshold_ns),
@@ -52,6 +85,15 @@ impl FleetReport {
             .enumerate()
             .filter(move |(i, r)| *i < RANK_ROWS || stragglers.binary_search(&r.rank).is_ok())
             .map(|(_, r)| r)
+    }
+
+    /// Time rows of the ranks shown.
+    fn shown_times(&self) -> impl Iterator<Item = &RankTime> {
+        let shown: Vec<u32> = self.shown_ranks().map(|r| r.rank).collect();
+        self.time
+            .ranks
+            .iter()
+            .filter(move |t| shown.binary_search(&t.rank).is_ok())
     }
 
     /// The report as Markdown.
@@ -98,6 +140,12 @@ impl FleetReport {
                 duration(r.p90_ns),
                 duration(r.max_ns)
             ));
+        }
+        out.push_str(&format!("\n{}\n\n", markdown(&self.time.summary())));
+        out.push_str("| rank | compute | communication | transfer | waiting | outside |\n|---:|---:|---:|---:|---:|---:|\n");
+        for t in self.shown_times() {
+            let [a, b, c, d, e] = time_cells(t);
+            out.push_str(&format!("| {} | {a} | {b} | {c} | {d} | {e} |\n", t.rank));
         }
         for (title, rows) in [("brick", &self.bricks), ("phase", &self.phases)] {
             out.push_str(&format!(
@@ -197,6 +245,16 @@ impl fmt::Display for FleetReport {
                 duration(r.p90_ns),
                 duration(r.max_ns)
             )?;
+        }
+        writeln!(f, "\n{}", self.time.summary())?;
+        writeln!(
+            f,
+            "{:>6} {:>10} {:>13} {:>10} {:>10} {:>10}",
+            "rank", "compute", "communication", "transfer", "waiting", "outside"
+        )?;
+        for t in self.shown_times() {
+            let [a, b, c, d, e] = time_cells(t);
+            writeln!(f, "{:>6} {a:>10} {b:>13} {c:>10} {d:>10} {e:>10}", t.rank)?;
         }
         imbalance_rows(f, "brick", &self.bricks)?;
         imbalance_rows(f, "phase", &self.phases)

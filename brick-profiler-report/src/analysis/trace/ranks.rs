@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::nesting::sorted_events;
 use super::types::balance;
-use crate::analysis::straggler::{Straggler, StragglerRule, Threshold, median};
+use crate::analysis::straggler::{
+    Straggler, StragglerRule, Threshold, collective_waits, is_collective, median,
+};
 use crate::model::trace_error::TraceError;
 
 /// Busy time and step times of one rank.
@@ -31,6 +33,11 @@ pub struct RankStats {
     pub min_step_ns: Option<u64>,
     /// Longest sampled step, ns.
     pub max_step_ns: Option<u64>,
+    /// Its wait at collective phases per step (its mean time per step at
+    /// each beyond the fastest rank's), ns; `None` when no rank records a
+    /// collective phase or this one lacks one the others have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_ns: Option<f64>,
 }
 
 /// Load balance and stragglers across ranks.
@@ -46,8 +53,13 @@ pub struct RankReport {
     /// The straggler rule's settings.
     pub rule: StragglerRule,
     /// The step-time threshold, over the median steps of the ranks with
-    /// step samples.
+    /// step samples; when the ranks record a collective phase, over their
+    /// own work (median step less `waiting_ns`).
     pub step_threshold: Threshold,
+    /// The collective phases the ranks record (empty: stragglers are
+    /// judged by median step).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<String>,
     /// Ranks whose median step stands out, by rank.
     pub stragglers: Vec<Straggler>,
 }
@@ -55,10 +67,42 @@ pub struct RankReport {
 impl RankReport {
     /// The report of ranked profiles; stragglers are the ranks whose median
     /// step stands out among the ranks with step samples, by `rule` (the
-    /// fleet report's rule).
+    /// fleet report's rule), or, when they record a collective phase, whose
+    /// own work (median step less the wait at collectives) does.
     #[must_use]
     pub fn new(ranked: &[(u32, &Profile)], rule: StragglerRule) -> Self {
-        let ranks: Vec<RankStats> = ranked.iter().map(|(r, p)| rank_stats(*r, p)).collect();
+        let mut ranks: Vec<RankStats> = ranked.iter().map(|(r, p)| rank_stats(*r, p)).collect();
+        let mut collectives: Vec<String> = ranked
+            .iter()
+            .flat_map(|(_, p)| p.phases.iter().map(|ph| ph.name.clone()))
+            .filter(|name| is_collective(name))
+            .collect();
+        collectives.sort();
+        collectives.dedup();
+        let times: Vec<(u32, Vec<Option<f64>>)> = ranked
+            .iter()
+            .map(|(r, p)| {
+                let steps = p.steps.count.max(1) as f64;
+                let at = |c: &String| {
+                    let ns = p
+                        .phases
+                        .iter()
+                        .filter(|ph| &ph.name == c)
+                        .map(|ph| ph.in_steps_ns)
+                        .sum::<u64>();
+                    p.phases
+                        .iter()
+                        .any(|ph| &ph.name == c)
+                        .then_some(ns as f64 / steps)
+                };
+                (*r, collectives.iter().map(at).collect())
+            })
+            .collect();
+        if !collectives.is_empty() {
+            for (stats, wait) in ranks.iter_mut().zip(collective_waits(&times)) {
+                stats.waiting_ns = wait;
+            }
+        }
         let ratio = |values: Vec<f64>| {
             if values.len() < 2 {
                 0.0
@@ -70,15 +114,23 @@ impl RankReport {
         let step_imbalance_ratio = ratio(ranks.iter().filter_map(|r| r.median_step_ns).collect());
         let medians: Vec<(u32, f64)> = ranks
             .iter()
-            .filter_map(|r| r.median_step_ns.map(|m| (r.rank, m)))
+            .filter_map(|r| {
+                r.median_step_ns
+                    .map(|m| (r.rank, m - r.waiting_ns.unwrap_or(0.0)))
+            })
             .collect();
-        let (step_threshold, stragglers) = rule.step_stragglers(&medians);
+        let (step_threshold, stragglers) = if collectives.is_empty() {
+            rule.step_stragglers(&medians)
+        } else {
+            rule.own_work_stragglers(&medians)
+        };
         Self {
             ranks,
             busy_imbalance_ratio,
             step_imbalance_ratio,
             rule,
             step_threshold,
+            collectives,
             stragglers,
         }
     }
@@ -145,6 +197,7 @@ fn rank_stats(rank: u32, profile: &Profile) -> RankStats {
         mean_step_ns: mean,
         min_step_ns: samples.iter().min().copied(),
         max_step_ns: samples.iter().max().copied(),
+        waiting_ns: None,
     }
 }
 
@@ -168,6 +221,47 @@ fn busy_ns(profile: &Profile) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::straggler::StragglerIn;
+
+    /// A rank of 10 steps of 100 ms, with `allreduce` taking `comm_ms` of
+    /// each.
+    fn ddp_rank(comm_ms: u64) -> Profile {
+        let mut p = Profile::empty();
+        p.steps.samples_ns = vec![100_000_000; 10];
+        p.steps.count = 10;
+        p.phases = vec![profiler_core::profile::PhaseStats {
+            name: "allreduce".into(),
+            count: 10,
+            total_ns: comm_ms * 10_000_000,
+            min_ns: 0,
+            max_ns: 0,
+            in_steps_ns: comm_ms * 10_000_000,
+            latency: Default::default(),
+        }];
+        p
+    }
+
+    #[test]
+    fn the_merged_trace_judges_communicating_ranks_by_their_own_work() {
+        // Equal steps; rank 2 arrives last (5 ms at the collective), the
+        // others wait 75 ms for it.
+        let profiles: Vec<Profile> = [80, 80, 5, 81].map(ddp_rank).into();
+        let ranked: Vec<(u32, &Profile)> = (0..4).zip(&profiles).collect();
+        let report = RankReport::new(&ranked, StragglerRule::default());
+        assert_eq!(report.collectives, ["allreduce"]);
+        assert_eq!(report.ranks[0].waiting_ns, Some(75e6));
+        assert_eq!(report.ranks[2].waiting_ns, Some(0.0));
+        let named: Vec<u32> = report.stragglers.iter().map(|s| s.rank).collect();
+        assert_eq!(named, [2], "{report:?}");
+        assert_eq!(report.stragglers[0].what, StragglerIn::OwnWork);
+        // Without the collective the same steps name no one.
+        let mut plain = profiles.clone();
+        plain.iter_mut().for_each(|p| p.phases.clear());
+        let ranked: Vec<(u32, &Profile)> = (0..4).zip(&plain).collect();
+        let report = RankReport::new(&ranked, StragglerRule::default());
+        assert!(report.stragglers.is_empty() && report.collectives.is_empty());
+        assert_eq!(report.ranks[0].waiting_ns, None);
+    }
 
     #[test]
     fn ranks_from_file_names() {

@@ -1,6 +1,7 @@
 //! Where each rank's step went: one stacked bar per rank (or pooled ranks)
-//! of its median step split by phase, then outside any phase, with the
-//! fleet's median and the straggler threshold marked.
+//! of its median step split by phase (a collective as its transfer), then
+//! outside any phase, then the wait at collectives for slower ranks, with
+//! the fleet's median and the straggler threshold marked.
 
 use std::fmt::Write as _;
 
@@ -32,6 +33,8 @@ fn css() -> String {
 .fleet-bars text.ref { fill: var(--muted); }
 .fleet-bars text.ref.threshold { fill: var(--bad); }
 .fleet-bars g.bar:hover rect { stroke: var(--fg); stroke-width: 0.6; }
+.fleet-bars .comm-transfer { fill: #1f4e79; }
+.fleet-bars .comm-wait { fill: var(--fg); fill-opacity: 0.72; }
 ",
     );
     for (i, fill) in PHASE_FILLS.iter().enumerate() {
@@ -104,16 +107,21 @@ pub(super) fn chart(report: &FleetReport) -> String {
         );
         bar(&mut svg, report, b, &x, y, bar_h);
     }
+    let judged = if report.time.has_communication() {
+        " own work (step less waiting)"
+    } else {
+        ""
+    };
     let refs = [
         (
             t.median_ns,
             "ref",
-            format!("fleet median {}", duration(t.median_ns)),
+            format!("fleet median{judged} {}", duration(t.median_ns)),
         ),
         (
             t.threshold_ns,
             "ref threshold",
-            format!("straggler threshold {}", duration(t.threshold_ns)),
+            format!("straggler threshold{judged} {}", duration(t.threshold_ns)),
         ),
     ];
     for (k, (ns, class, text)) in refs.iter().enumerate() {
@@ -134,17 +142,39 @@ fn bar(svg: &mut Svg, report: &FleetReport, b: &StepBreakdown, x: &LinearAxis, y
             DASH.to_owned()
         }
     };
-    let mut parts: Vec<(String, &str, f64)> = report
-        .phases
-        .iter()
-        .zip(&b.phases_ns)
-        .enumerate()
-        .map(|(i, (p, &ns))| (format!("seg {}", phase_class(i)), p.name.as_str(), ns))
-        .collect();
-    parts.push(("seg outside".to_owned(), "outside any phase", b.outside_ns));
+    // A collective's time is its transfer, in its place among the phases,
+    // and the wait for slower ranks, last: the bar up to the wait is the
+    // rank's own work, what the straggler threshold judges.
+    let mut parts: Vec<(String, String, f64)> = Vec::new();
+    let mut waits: Vec<(String, String, f64)> = Vec::new();
+    for (i, (p, &ns)) in report.phases.iter().zip(&b.phases_ns).enumerate() {
+        let name = visible(&p.name);
+        match report.time.transfer_of(&p.name) {
+            Some(fastest) => {
+                let transfer = fastest.min(ns);
+                parts.push((
+                    "seg comm-transfer".to_owned(),
+                    format!("{name}: transfer (the fastest rank's time at it)"),
+                    transfer,
+                ));
+                waits.push((
+                    "seg comm-wait".to_owned(),
+                    format!("{name}: waiting for slower ranks"),
+                    ns - transfer,
+                ));
+            }
+            None => parts.push((format!("seg {}", phase_class(i)), name.into_owned(), ns)),
+        }
+    }
+    parts.push((
+        "seg outside".to_owned(),
+        "outside any phase".to_owned(),
+        b.outside_ns,
+    ));
+    parts.extend(waits);
     parts.push((
         "seg unsplit".to_owned(),
-        "not split (the profile records no step wall time)",
+        "not split (the profile records no step wall time)".to_owned(),
         b.unsplit_ns,
     ));
     svg.open_group("bar", None);
@@ -156,17 +186,16 @@ fn bar(svg: &mut Svg, report: &FleetReport, b: &StepBreakdown, x: &LinearAxis, y
         let (x0, x1) = (x.px(at / 1e6), x.px((at + ns) / 1e6));
         at += ns;
         let tip = format!(
-            "{who} · {}: {} ({} of its median step {})",
-            visible(name),
+            "{who} · {name}: {} ({} of its median step {})",
             duration(ns),
             share(ns),
             duration(b.median_ns)
         );
         svg.rect(x0, y, (x1 - x0).max(0.5), h, &class, Some(&tip));
     }
-    let median = report.step_threshold.median_ns;
+    let median = report.median_step_ns();
     let vs = if median > 0.0 {
-        format!(" ({}× fleet median)", fixed(b.median_ns / median, 2))
+        format!(" ({}× fleet median step)", fixed(b.median_ns / median, 2))
     } else {
         String::new()
     };
@@ -185,16 +214,31 @@ fn bar(svg: &mut Svg, report: &FleetReport, b: &StepBreakdown, x: &LinearAxis, y
     svg.close_group();
 }
 
-/// A swatch per phase, then outside any phase, on as many lines as they
-/// need.
+/// A swatch for communication and waiting (when recorded), outside any
+/// phase, then each phase, on one line.
 fn legend(svg: &mut Svg, report: &FleetReport) {
-    let mut items: Vec<(String, String)> = report
-        .phases
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (phase_class(i), visible(&p.name).into_owned()))
-        .collect();
+    // Communication, waiting and outside first: a long list of phases
+    // may not fit on the line.
+    let mut items: Vec<(String, String)> = Vec::new();
+    if report.time.has_communication() {
+        items.push((
+            "comm-transfer".to_owned(),
+            "communication: transfer".to_owned(),
+        ));
+        items.push((
+            "comm-wait".to_owned(),
+            "waiting for slower ranks".to_owned(),
+        ));
+    }
     items.push(("outside".to_owned(), "outside any phase".to_owned()));
+    items.extend(
+        report
+            .phases
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| report.time.transfer_of(&p.name).is_none())
+            .map(|(i, p)| (phase_class(i), visible(&p.name).into_owned())),
+    );
     let (mut lx, ly) = (LEFT, 6.0);
     for (class, name) in items {
         let w = 30.0 + 7.0 * name.chars().count().min(40) as f64;

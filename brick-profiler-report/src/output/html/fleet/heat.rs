@@ -75,7 +75,7 @@ fn row_label(first: u32, last: u32) -> String {
 /// The heat map's SVG and the JSON of its cells' values for the tooltip.
 pub(super) fn chart(report: &FleetReport) -> (String, String) {
     let heat = &report.heat;
-    let median = report.step_threshold.median_ns;
+    let median = report.median_step_ns();
     let (cw, ch) = cells(heat);
     let plot_h = ch * heat.rows.len() as f64;
     let height = TOP + plot_h + BOTTOM;

@@ -154,10 +154,7 @@ fn overview(r: &FleetReport) -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
-            note(&format!(
-                "Every other rank waits for it at each collective: up to {} over the fleet's median.",
-                pct(r.worst_excess() * 100.0)
-            ))
+            note(&straggler_note(r))
         );
     }
     if !r.problems.is_empty() {
@@ -220,14 +217,27 @@ fn overview(r: &FleetReport) -> String {
                     format!("{}–{}", int(fewest), int(most))
                 },
             ),
-            (
-                term(Metric::StepTime, "Fleet median step"),
-                format!(
-                    "{} (median of the ranks' medians), MAD {}",
-                    duration(t.median_ns),
-                    duration(t.mad_ns)
-                ),
-            ),
+            if r.time.has_communication() {
+                (
+                    term(Metric::StepTime, "Fleet median own work"),
+                    format!(
+                        "{} (median over ranks of their median step less their wait at \
+                         collectives: with a synchronous collective every step lasts as long \
+                         as the slowest rank's, so ranks are judged by their own work), MAD {}",
+                        duration(t.median_ns),
+                        duration(t.mad_ns)
+                    ),
+                )
+            } else {
+                (
+                    term(Metric::StepTime, "Fleet median step"),
+                    format!(
+                        "{} (median of the ranks' medians), MAD {}",
+                        duration(t.median_ns),
+                        duration(t.mad_ns)
+                    ),
+                )
+            },
             (
                 term(Metric::Straggler, "Straggler threshold"),
                 format!(
@@ -255,12 +265,50 @@ fn overview(r: &FleetReport) -> String {
     s
 }
 
+/// What the stragglers cost the others: with a collective, the others'
+/// measured wait; without one, the wait they would have at one.
+fn straggler_note(r: &FleetReport) -> String {
+    let stragglers = r.straggler_ranks();
+    let waits: Vec<f64> = r
+        .time
+        .ranks
+        .iter()
+        .filter(|t| stragglers.binary_search(&t.rank).is_err())
+        .filter_map(|t| t.communication.map(|c| c.waiting_ns))
+        .collect();
+    if waits.is_empty() {
+        return format!(
+            "Every other rank waits for it at each collective: up to {} over the fleet's median.",
+            pct(r.worst_excess() * 100.0)
+        );
+    }
+    let wait = crate::analysis::straggler::median(&waits);
+    let step = r.median_step_ns();
+    format!(
+        "The other ranks wait for it at {}: a median of {} per step waiting for slower ranks \
+         ({} of the fleet's median step {}, over {} ranks); its own work is up to {} over the \
+         fleet's median.",
+        escape::html(&r.time.collectives.join(", ")),
+        duration(wait),
+        if step > 0.0 {
+            pct(100.0 * wait / step)
+        } else {
+            DASH.to_owned()
+        },
+        duration(step),
+        int(waits.len() as u64),
+        pct(r.worst_excess() * 100.0)
+    )
+}
+
 fn breakdown(r: &FleetReport) -> String {
     let pooled = r.charts.breakdown.iter().any(|b| b.ranks > 1);
     let mut s = note(&format!(
-        "Each rank's {}: its phases, then the time outside any phase (host work between \
-         phases, waits). The dashed line is the fleet's median step, the dotted one the \
-         straggler threshold: a straggler's extra time shows as the segment that grew.{}",
+        "Each rank's {}: its phases (a collective as its transfer), then the time outside \
+         any phase (host work between phases), then its wait at collectives for slower ranks. \
+         The dashed line is the fleet's median, the dotted one the straggler threshold (of own \
+         work, the bar up to the wait, when ranks communicate): a straggler's extra time shows \
+         as the segment that grew.{}",
         term(Metric::StepSplit, "median step split by phase"),
         if pooled {
             " Bars of several ranks show their mean; each straggler keeps a bar of its own."
@@ -268,11 +316,20 @@ fn breakdown(r: &FleetReport) -> String {
             ""
         }
     ));
+    s.push_str(&note(&escape::html(&capitalized(&r.time.summary()))));
     s.push_str("<figure class=\"scroll\">\n");
     s.push_str(&bars::chart(r));
     s.push_str("</figure>\n<h3>Phases across ranks</h3>\n");
     s.push_str(&tables::phases(&r.phases));
     s
+}
+
+/// `text` with its first letter upper-case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 fn spread(r: &FleetReport) -> String {

@@ -42,7 +42,12 @@ fn who(b: &RankBox) -> String {
 /// The box plot of `report`'s step times.
 pub(super) fn chart(report: &FleetReport) -> String {
     let c = &report.charts;
-    let t = &report.step_threshold;
+    // Step times against the fleet's median step; the straggler threshold
+    // is of step times only when no collective makes ranks judged by their
+    // own work.
+    let median = report.median_step_ns();
+    let threshold =
+        (!report.time.has_communication()).then_some(report.step_threshold.threshold_ns);
     let n = c.boxes.len().max(1) as f64;
     // The axis reaches the whiskers and the threshold with room to spare;
     // slower steps sit on its top edge, their times in their tooltips.
@@ -50,7 +55,7 @@ pub(super) fn chart(report: &FleetReport) -> String {
         .boxes
         .iter()
         .map(|b| b.whisker_ns)
-        .fold(t.threshold_ns, f64::max)
+        .fold(threshold.unwrap_or(median), f64::max)
         * 1.3
         / 1e6;
     // From 0, unless every box sits far above it: then from below the
@@ -130,21 +135,19 @@ pub(super) fn chart(report: &FleetReport) -> String {
         let class = if above { "outlier above" } else { "outlier" };
         svg.circle(cx, py, 3.0, class, Some(&tip));
     }
-    frame.y_lines(
-        &mut svg,
-        &[
-            (
-                t.median_ns / 1e6,
-                "ref",
-                format!("fleet median {}", duration(t.median_ns)),
-            ),
-            (
-                t.threshold_ns / 1e6,
-                "ref threshold",
-                format!("threshold {}", duration(t.threshold_ns)),
-            ),
-        ],
-    );
+    let mut lines = vec![(
+        median / 1e6,
+        "ref",
+        format!("fleet median {}", duration(median)),
+    )];
+    if let Some(threshold) = threshold {
+        lines.push((
+            threshold / 1e6,
+            "ref threshold",
+            format!("threshold {}", duration(threshold)),
+        ));
+    }
+    frame.y_lines(&mut svg, &lines);
     svg.finish()
 }
 

@@ -10,7 +10,7 @@ use crate::base::escape::{self, visible};
 use crate::base::glossary::Metric;
 use crate::base::plot::{Anchor, Svg};
 use crate::base::textfmt::{DASH, duration, fixed, int, signed_pct};
-use crate::output::html::parts::{note, num_cell, th};
+use crate::output::html::parts::{note, num_cell, num_cell_if, th};
 
 /// Bricks listed at most (the JSON has them all).
 pub(super) const BRICKS_SHOWN: usize = 30;
@@ -37,6 +37,9 @@ pub(super) fn stragglers(report: &FleetReport) -> String {
     for x in &report.stragglers {
         let what = match &x.what {
             StragglerIn::Step => "median step".to_owned(),
+            StragglerIn::OwnWork => {
+                "own work (median step less its wait at collectives)".to_owned()
+            }
             StragglerIn::Brick { brick } => format!("brick {} (median call)", escape::html(brick)),
         };
         let _ = writeln!(
@@ -182,10 +185,17 @@ fn strip_svg(strip: &BrickStrip) -> String {
     svg.finish()
 }
 
-/// Every rank: its step times against the fleet median, and links to its
+/// Column titles of the rank table's time by kind.
+const COMPUTE: &str = "time per median step in phases that are no collective";
+const COMM: &str = "time per median step in collective phases: transfer and waiting";
+const WAIT: &str = "communication beyond the fleet's fastest rank's: waiting for slower ranks";
+const OUTSIDE: &str = "host time per median step in no phase";
+
+/// Every rank: its step times against the fleet median, its median step
+/// by kind (compute, communication, waiting, outside any phase), and links to its
 /// files (`run_dir` leads from the page to the run directory).
 pub(super) fn ranks(report: &FleetReport, run_dir: &str) -> String {
-    let median = report.step_threshold.median_ns;
+    let median = report.median_step_ns();
     let stragglers = report.straggler_ranks();
     let link = |path: &str, text: &str| {
         format!(
@@ -196,11 +206,33 @@ pub(super) fn ranks(report: &FleetReport, run_dir: &str) -> String {
     let mut s = format!(
         "<table class=\"data sortable fleet-ranks\">\n<thead><tr><th>Rank</th><th>Host</th>\
          <th class=\"num\">Steps</th>{}<th class=\"num\">p10</th><th class=\"num\">p90</th>\
-         <th class=\"num\">Slowest</th><th class=\"num\">vs fleet median</th><th>Files</th></tr></thead>\n<tbody>\n",
+         <th class=\"num\">Slowest</th><th class=\"num\">vs fleet median</th>\
+         <th class=\"num\" title=\"{COMPUTE}\">Compute</th><th class=\"num\" title=\"{COMM}\">Communication</th>\
+         <th class=\"num\" title=\"{WAIT}\">Waiting</th><th class=\"num\" title=\"{OUTSIDE}\">Outside any phase</th>\
+         <th>Files</th></tr></thead>\n<tbody>\n",
         th("Median step", "num", Some(Metric::StepTime)),
     );
     let files = &report.charts.files;
-    for (r, f) in report.ranks.iter().zip(files) {
+    let no_comm = if report.time.has_communication() {
+        "this rank lacks a collective phase the fleet has"
+    } else {
+        "no collective phase recorded: not measured"
+    };
+    for ((r, f), t) in report.ranks.iter().zip(files).zip(&report.time.ranks) {
+        let comm = |v: Option<f64>| {
+            v.map_or_else(
+                || format!("<td class=\"num\" data-v=\"0\" title=\"{no_comm}\">{DASH}</td>"),
+                |ns| num_cell(ns, &duration(ns), ""),
+            )
+        };
+        // A step the profile gives no wall time for is not split.
+        let has_split = t.unsplit_ns <= 0.0;
+        let split = [
+            num_cell_if(has_split, t.compute_ns, duration, ""),
+            comm(t.communication.map(|c| c.total_ns)),
+            comm(t.communication.map(|c| c.waiting_ns)),
+            num_cell_if(has_split, t.outside_ns, duration, ""),
+        ];
         let straggler = stragglers.binary_search(&r.rank).is_ok();
         let vs = if median > 0.0 {
             r.median_ns / median - 1.0
@@ -220,7 +252,7 @@ pub(super) fn ranks(report: &FleetReport, run_dir: &str) -> String {
         ];
         let _ = writeln!(
             s,
-            "<tr{}><td data-v=\"{}\">{}{}</td><td>{}</td>{}{}{}{}{}{}<td>{}</td></tr>",
+            "<tr{}><td data-v=\"{}\">{}{}</td><td>{}</td>{}{}{}{}{}{}{}<td>{}</td></tr>",
             if straggler {
                 " class=\"straggler\""
             } else {
@@ -240,6 +272,7 @@ pub(super) fn ranks(report: &FleetReport, run_dir: &str) -> String {
             num_cell(r.p90_ns, &duration(r.p90_ns), ""),
             num_cell(r.max_ns, &duration(r.max_ns), ""),
             num_cell(vs, &signed_pct(vs), ""),
+            split.concat(),
             links.join(" · ")
         );
     }

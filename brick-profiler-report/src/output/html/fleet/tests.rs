@@ -141,3 +141,70 @@ fn a_large_fleet_is_pooled_and_stays_small() {
     assert_eq!(page.matches("profile.json\">profile</a>").count(), 300);
     assert!(page.len() < 600_000, "{} bytes", page.len());
 }
+
+/// Rank 2 computes 75% of the step longer; the others wait for it at a
+/// synchronous `allreduce`.
+#[test]
+fn a_collective_shows_as_transfer_and_waiting_in_the_bars_and_the_rank_table() {
+    let dir = tempfile::tempdir().unwrap();
+    for r in 0..4 {
+        let mut p = profile(r, 4, 10_000_000, 12, "node0", "MatMul");
+        let total = p.steps.total_ns;
+        // forward 30%, then an allreduce of 5% (rank 2) or 60% (the others).
+        p.phases.truncate(1);
+        let mut comm = p.phases[0].clone();
+        comm.name = "allreduce".into();
+        comm.in_steps_ns = total * if r == 2 { 5 } else { 60 } / 100;
+        comm.total_ns = comm.in_steps_ns;
+        p.phases.push(comm);
+        write(dir.path(), r, &p);
+    }
+    let report = FleetReport::from_dir(dir.path(), FleetSettings::default()).unwrap();
+    assert_eq!(report.straggler_ranks(), [2]);
+    let page = FleetPage::new(&report).render();
+    // Three ranks wait; rank 2 does not (no segment for a zero wait).
+    assert_eq!(page.matches("<rect class=\"seg comm-wait\"").count(), 3);
+    assert_eq!(page.matches("<rect class=\"seg comm-transfer\"").count(), 4);
+    assert!(page.contains("allreduce: waiting for slower ranks: "));
+    assert!(page.contains(">waiting for slower ranks</text>"), "legend");
+    assert!(page.contains(">communication: transfer</text>"), "legend");
+    for column in [
+        ">Compute</th>",
+        ">Communication</th>",
+        ">Waiting</th>",
+        ">Outside any phase</th>",
+    ] {
+        assert!(page.contains(column), "{column}");
+    }
+    assert!(page.contains("straggler threshold own work (step less waiting)"));
+    assert!(page.contains("Fleet median own work"));
+    // The others' wait, up front: 60% - 5% of a step of about 10.2 ms.
+    let waits: Vec<f64> = report
+        .time
+        .ranks
+        .iter()
+        .filter(|t| t.rank != 2)
+        .filter_map(|t| t.communication.map(|c| c.waiting_ns))
+        .collect();
+    assert_eq!(waits.len(), 3);
+    let wait = crate::base::textfmt::duration(crate::analysis::straggler::median(&waits));
+    assert!(
+        page.contains(&format!(
+            "The other ranks wait for it at allreduce: a median of {wait} per step"
+        )),
+        "{wait}"
+    );
+
+    // Without a collective: said so, and dashes where the split would be.
+    let plain = tempfile::tempdir().unwrap();
+    let report = run(plain.path(), 4, 12, "node0", "MatMul");
+    let page = FleetPage::new(&report).render();
+    assert!(!page.contains("comm-wait\""));
+    assert!(page.contains("no collective phase recorded"));
+    assert_eq!(
+        page.matches("title=\"no collective phase recorded: not measured\">")
+            .count(),
+        8,
+        "communication and waiting of 4 ranks"
+    );
+}
