@@ -54,8 +54,9 @@ impl ProfileDiff {
         let c = &self.criteria;
         format!(
             "a change counts only when its whole {:.0}% interval lies beyond ±{:.0}% (raised per \
-             row to the baselines' spread when there are several; critical beyond {:.0}%), with \
-             at least {} samples per side",
+             row to twice the baselines' spread when there are several, and to 4x for calls \
+             under 2 µs; critical beyond {:.0}%), with at least {} samples per side; with five \
+             times that, each side's fastest fifth is compared",
             (1.0 - c.alpha) * 100.0,
             c.threshold * 100.0,
             c.critical * 100.0,
