@@ -1,6 +1,6 @@
 //! Diffing on a shared machine: waits for a core only add time, so a change
 //! is judged on each side's fastest fifth of calls; the baselines' spread
-//! sets a floor of twice itself; a call of a microsecond or two has a floor
+//! sets a floor of 1.5 times itself; a call of a microsecond or two has a floor
 //! of its own; phases are judged on their histograms, with the step's
 //! guards for wall time.
 

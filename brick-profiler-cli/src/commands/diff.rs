@@ -1,6 +1,6 @@
 //! `diff`: a new run against one or more baselines, measure by measure;
 //! a change counts only when its whole interval lies beyond the threshold
-//! (raised to a noise floor of twice the baselines' spread). Exits 1 on a regression or when
+//! (raised to a noise floor of 1.5 times the baselines' spread). Exits 1 on a regression or when
 //! nothing could be judged, 0 otherwise.
 
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ only adds time; for throughput, the highest fifth). Verdicts: slower (or lower t
 --threshold; faster likewise; no change when it lies within; inconclusive when it crosses; not \
 enough samples below --min-samples or without a distribution. With several baselines (the last \
 runs on main), they are pooled and their spread sets a noise floor for each measure: \
-threshold = max(--threshold, 2 x (max - min) / median of the baselines' centres); a call under \
+threshold = max(--threshold, 1.5 x (max - min) / median of the baselines' centres); a call under \
 2 us has a floor of 4 x --threshold. Bricks are judged \
 relative to the run-wide shift (the median change of the bricks, when at least five have an \
 interval), so a machine slower as a whole flags no brick while one brick that moves against the \

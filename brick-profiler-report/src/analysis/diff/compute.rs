@@ -3,8 +3,8 @@
 //! interval for its relative change (Hodges-Lehmann with the Mann-Whitney
 //! interval over each side's fastest fifth when it has enough calls, or a
 //! z-interval of means for moments); it is a regression only when the whole
-//! interval lies beyond the threshold, raised to a noise floor of twice the
-//! baselines' own spread when there are several. Phases, like the step, are
+//! interval lies beyond the threshold, raised to a noise floor of 1.5 times
+//! the baselines' own spread when there are several. Phases, like the step, are
 //! wall time: they fail only with the bricks' time.
 
 use std::collections::HashMap;

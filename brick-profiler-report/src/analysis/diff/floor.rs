@@ -1,5 +1,5 @@
 //! The noise floors a row's threshold is raised to on a noisy machine:
-//! twice the baselines' spread, and for a short call a multiple of the
+//! 1.5 times the baselines' spread, and for a short call a multiple of the
 //! given threshold; and the words that say which one a row was judged
 //! against.
 
@@ -7,8 +7,10 @@ use super::model::{Criteria, Metric};
 
 /// A row's threshold is at least this many times the baselines' spread:
 /// the range of a few runs understates how far the next one may fall (a
-/// fourth run falls outside the range of three half the time).
-pub(super) const SPREAD_FLOOR: f64 = 2.0;
+/// fourth run falls outside the range of three half the time). Not more:
+/// one baseline taken while a build ran beside it widens the range, and
+/// twice it hid a planted 15% slowdown in 2 of 20 comparisons.
+pub(super) const SPREAD_FLOOR: f64 = 1.5;
 
 /// Calls shorter than this (the baselines' centre, ns) are judged against
 /// at least [`SHORT_CALL_FLOOR`] times the threshold.

@@ -4,7 +4,7 @@
 //! the step times and the per-step throughput. Each measure gets an
 //! interval for its relative change and a [`Change`]: a regression only
 //! when the whole interval lies beyond the threshold, raised to a noise
-//! floor of twice the baselines' own spread when there are several. On a
+//! floor of 1.5 times the baselines' own spread when there are several. On a
 //! shared machine a wait for a core only adds time, so with enough calls
 //! each side's fastest fifth is compared. Memory per brick (bytes
 //! and allocations per call, peak bytes) is compared too. Renderers for

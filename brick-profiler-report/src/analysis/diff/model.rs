@@ -106,7 +106,7 @@ pub struct RowDiff {
     /// without one.
     pub interval: Option<(f64, f64)>,
     /// The threshold this row was judged against: the largest of the given
-    /// one, twice the baselines' spread, and for a call under 2 µs four
+    /// one, 1.5 times the baselines' spread, and for a call under 2 µs four
     /// times the given one.
     pub threshold: f64,
     /// Relative spread of the baselines' centres (max - min over their
@@ -158,7 +158,7 @@ pub struct MemoryDiff {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Criteria {
     /// Relative change an interval must lie wholly beyond to count (raised
-    /// per row to twice the baselines' spread, and to four times itself for
+    /// per row to 1.5 times the baselines' spread, and to four times itself for
     /// a call under 2 µs).
     pub threshold: f64,
     /// Relative worsening (the estimate) that makes a regression critical.

@@ -54,7 +54,7 @@ impl ProfileDiff {
         let c = &self.criteria;
         format!(
             "a change counts only when its whole {:.0}% interval lies beyond ±{:.0}% (raised per \
-             row to twice the baselines' spread when there are several, and to 4x for calls \
+             row to 1.5x the baselines' spread when there are several, and to 4x for calls \
              under 2 µs; critical beyond {:.0}%), with at least {} samples per side; with five \
              times that, each side's fastest fifth is compared",
             (1.0 - c.alpha) * 100.0,
