@@ -8,11 +8,12 @@
 //! between runs (two shared cores in CI), which the gate must absorb; each
 //! run has a generous deadline that only detects a hang.
 //!
-//! Measured on a shared 2-core VM with a build looping beside it (load
-//! average 4 to 13): 0 false alarms and 20 of 20 detections with 5
-//! baselines; before each side was judged on its fastest fifth, 1 to 3
-//! false alarms and 17 to 20 detections (docs/ci.md lists every series).
-//! Its 45 runs take about 90 s of CPU time.
+//! Measured on a shared 2-core VM, lightly loaded and with a build
+//! looping beside it (load average up to 13): 0 false alarms and 20 of 20
+//! detections in each series with 5 baselines; before each side was
+//! judged on its fastest fifth, 1 to 3 false alarms and 17 to 20
+//! detections (docs/ci.md lists every series). Its 45 runs take about
+//! 90 s of CPU time (113 s of wall time lightly loaded).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
