@@ -276,7 +276,9 @@ fn the_baselines_spread_raises_the_threshold() {
     let r = &two.bricks[0];
     let spread = r.baseline_spread.unwrap();
     assert!(spread > 0.15 && spread < 0.25, "{spread}");
-    assert_eq!(r.threshold, spread);
+    // The range of a few runs understates the next run's: the floor is
+    // half as much again.
+    assert_eq!(r.threshold, 1.5 * spread);
     assert_ne!(r.change, Change::Regression, "{two}");
     assert_eq!(r.samples, (1000, 500), "the baselines are pooled");
     assert!(r.detail.contains("the 2 baselines' spread"), "{}", r.detail);

@@ -1,6 +1,6 @@
 //! `diff`: a new run against one or more baselines, measure by measure;
 //! a change counts only when its whole interval lies beyond the threshold
-//! (raised to the baselines' spread). Exits 1 on a regression or when
+//! (raised to a noise floor of 1.5 times the baselines' spread). Exits 1 on a regression or when
 //! nothing could be judged, 0 otherwise.
 
 use std::path::PathBuf;
@@ -20,15 +20,18 @@ use crate::output::{Format, emit};
 histograms of saved profiles, each launch of an ncu export, the mean and standard deviation of an \
 nsys summary), and the step times and per-step throughput when the runs have them. Each measure \
 gets an interval for its relative change: the Hodges-Lehmann shift with its Mann-Whitney \
-confidence interval at 1 - --alpha (widened by the histogram's bucket width), or a z-interval of \
-the means for nsys. Verdicts: slower (or lower throughput) when the whole interval lies beyond \
+confidence interval at 1 - --alpha, or a z-interval of the means for nsys. With at least five \
+times --min-samples calls a side, only each side's fastest fifth is compared (a wait for a core \
+only adds time; for throughput, the highest fifth). Verdicts: slower (or lower throughput) when the whole interval lies beyond \
 --threshold; faster likewise; no change when it lies within; inconclusive when it crosses; not \
 enough samples below --min-samples or without a distribution. With several baselines (the last \
-runs on main), they are pooled and their spread raises the threshold of each measure: \
-threshold = max(--threshold, (max - min) / median of the baselines' centres). Bricks are judged \
+runs on main), they are pooled and their spread sets a noise floor for each measure: \
+threshold = max(--threshold, 1.5 x (max - min) / median of the baselines' centres); a call under \
+2 us has a floor of 4 x --threshold. Bricks are judged \
 relative to the run-wide shift (the median change of the bricks, when at least five have an \
 interval), so a machine slower as a whole flags no brick while one brick that moves against the \
-rest does; a step time or throughput that moved with every brick is inconclusive, not failed \
+rest does; a step time, throughput or phase that moved with every brick, or without the \
+bricks' time per step, is inconclusive, not failed \
 (--absolute judges bricks by their own change). Memory (bytes and \
 allocations per call, peak bytes) is counted exactly and compared against floors.
 

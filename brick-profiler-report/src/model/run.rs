@@ -10,6 +10,7 @@
 use profiler_core::alloc::BrickMemory;
 use profiler_core::hardware::Precision;
 use profiler_core::profile::{PhaseStats, ProfileSummary, RunInfo, StepSummary};
+use profiler_core::stats::LatencyHistogram;
 use profiler_core::{BrickStats, Profile};
 use serde::{Deserialize, Serialize};
 
@@ -266,6 +267,7 @@ impl RunSummary {
                 .iter()
                 .map(|p| OpSummary {
                     calls: Some(p.count),
+                    distribution: phase_distribution(p),
                     ..OpSummary::total(p.name.clone(), p.total_ns)
                 })
                 .collect(),
@@ -317,20 +319,8 @@ fn step_notes(steps: &StepSummary) -> Vec<String> {
 /// Without a histogram, a single call or calls that all took the same time
 /// are still exact.
 fn brick_distribution(b: &BrickStats) -> Distribution {
-    let (min, max) = (b.min_ns.min(b.max_ns), b.max_ns);
     if !b.latency.buckets.is_empty() {
-        let ranges: Vec<(f64, f64, u64)> = b
-            .latency
-            .buckets
-            .iter()
-            .filter(|k| k.count > 0)
-            .map(|k| {
-                let lo = k.lo_ns.clamp(min, max) as f64;
-                let hi = k.hi_ns.saturating_sub(1).max(k.lo_ns).clamp(min, max) as f64;
-                (lo, hi, k.count)
-            })
-            .collect();
-        return Distribution::Histogram { buckets: ranges };
+        return narrowed(&b.latency, b.min_ns.min(b.max_ns), b.max_ns);
     }
     if b.count == 1 || (b.count > 0 && b.min_ns == b.max_ns) {
         let each = if b.count == 1 {
@@ -341,6 +331,36 @@ fn brick_distribution(b: &BrickStats) -> Distribution {
         return Distribution::Weighted(vec![(each, b.count)]);
     }
     Distribution::Unknown
+}
+
+/// A phase's histogram of occurrences, narrowed by its extremes when the
+/// profile has them; unknown without a histogram (profiles before schema
+/// 1.4 keep totals and counts only).
+fn phase_distribution(p: &PhaseStats) -> Distribution {
+    if p.latency.buckets.is_empty() {
+        return Distribution::Unknown;
+    }
+    let (min, max) = if p.max_ns > 0 {
+        (p.min_ns.min(p.max_ns), p.max_ns)
+    } else {
+        (0, u64::MAX)
+    };
+    narrowed(&p.latency, min, max)
+}
+
+/// Bucket ranges (last nanosecond inclusive) clamped to `[min, max]`.
+fn narrowed(h: &LatencyHistogram, min: u64, max: u64) -> Distribution {
+    let buckets = h
+        .buckets
+        .iter()
+        .filter(|k| k.count > 0)
+        .map(|k| {
+            let lo = k.lo_ns.clamp(min, max) as f64;
+            let hi = k.hi_ns.saturating_sub(1).max(k.lo_ns).clamp(min, max) as f64;
+            (lo, hi, k.count)
+        })
+        .collect();
+    Distribution::Histogram { buckets }
 }
 
 #[cfg(test)]

@@ -57,12 +57,15 @@ fn finite(x: f64) -> Option<Value> {
 
 impl ProfileDiff {
     /// The new run in the Bencher Metric Format: per brick a `latency`
-    /// (median ns per call) with `lower_value`/`upper_value` from the
+    /// (ns per call: the centre the row was judged on, the median of the
+    /// fastest fifth of calls when each side had enough, else the median
+    /// call) with `lower_value`/`upper_value` from the
     /// interval of the change applied to the baseline median, its
     /// `throughput` (FLOP/s) and `efficiency` (fraction of the hardware's
     /// peak) when it counts FLOPs and the peak is known, `step` with
-    /// `latency` and `throughput` (tokens/s), `phase:<name>` with its mean
-    /// `latency`, and per brick with memory `peak-bytes`.
+    /// `latency` and `throughput` (tokens/s), `phase:<name>` with its
+    /// `latency` (bounds when judged on a histogram), and per brick with
+    /// memory `peak-bytes`.
     #[must_use]
     pub fn to_bmf(&self) -> String {
         let mut root: BTreeMap<String, Map<String, Value>> = BTreeMap::new();

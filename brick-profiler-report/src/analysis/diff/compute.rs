@@ -1,13 +1,15 @@
 //! [`compute_diff`]: judges every brick, phase, the step time and the
 //! throughput of a new run against one or more baselines. Each row gets an
 //! interval for its relative change (Hodges-Lehmann with the Mann-Whitney
-//! interval, or a z-interval of means for moments); it is a regression only
-//! when the whole interval lies beyond the threshold, raised to the
-//! baselines' own spread when there are several.
+//! interval over each side's fastest fifth when it has enough calls, or a
+//! z-interval of means for moments); it is a regression only when the whole
+//! interval lies beyond the threshold, raised to a noise floor of 1.5 times
+//! the baselines' own spread when there are several. Phases, like the step, are
+//! wall time: they fail only with the bricks' time.
 
 use std::collections::HashMap;
 
-use super::judge::{Sample, decide, judge, judge_op};
+use super::judge::{Sample, decide, fast_center, judge, judge_op};
 use super::memory::memory_rows;
 use super::model::{Change, Criteria, Metric, ProfileDiff, RowDiff};
 use crate::base::textfmt::signed_pct;
@@ -64,7 +66,7 @@ pub fn compute_diff(
         ));
     }
     let speeds = if c.relative_to_run {
-        baseline_speeds(&olds, &common)
+        baseline_speeds(&olds, &common, c.min_samples as u64)
     } else {
         vec![1.0; olds.len()]
     };
@@ -78,11 +80,15 @@ pub fn compute_diff(
             row
         })
         .collect();
-    let phases = phase_rows(baselines, new, &c);
+    let mut phases = phase_rows(baselines, new, &c);
     let mut step_time = step_rows(baselines, new, &c, &mut notes);
     let mut throughput = throughput_row(baselines, new, &c);
-    let busy = busy_change(&olds, baselines, &news, new, &common);
-    for r in step_time.iter_mut().chain(&mut throughput) {
+    let busy = busy_change(&olds, baselines, &news, new, &common, c.min_samples as u64);
+    for r in step_time
+        .iter_mut()
+        .chain(&mut throughput)
+        .chain(&mut phases)
+    {
         outside_the_bricks(r, busy);
         if baselines.len() == 1 {
             one_baseline(r);
@@ -93,7 +99,11 @@ pub fn compute_diff(
         for r in &mut bricks {
             relative_to_run(r, m, baselines.len(), &c);
         }
-        for r in step_time.iter_mut().chain(&mut throughput) {
+        for r in step_time
+            .iter_mut()
+            .chain(&mut throughput)
+            .chain(&mut phases)
+        {
             whole_run_moved(r, m, &c);
         }
     }
@@ -151,11 +161,12 @@ fn calls_per_step_note(
     }
 }
 
-/// Phases in the new run and every baseline. Phases keep totals and counts
-/// only, so they get a mean and no interval.
+/// Phases in the new run and every baseline, each judged on its histogram
+/// of occurrences (a profile without one gives a mean and no interval). A
+/// phase is wall time, like the step: [`compute_diff`] then applies the
+/// step's guards to it.
 fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<RowDiff> {
-    let mut rows: Vec<RowDiff> = new
-        .phases
+    new.phases
         .iter()
         .filter(|p| p.calls.unwrap_or(0) > 0)
         .filter_map(|p| {
@@ -169,13 +180,7 @@ fn phase_rows(baselines: &[RunSummary], new: &RunSummary, c: &Criteria) -> Vec<R
                 .collect::<Option<_>>()?;
             (!olds.is_empty()).then(|| judge_op(&p.name, Metric::Phase, &olds, &[], p, c))
         })
-        .collect();
-    for r in &mut rows {
-        r.detail = "not enough samples: phases keep totals and counts only, no per-occurrence \
-                    distribution: no interval"
-            .to_owned();
-    }
-    rows
+        .collect()
 }
 
 fn steps_of(s: &RunSummary) -> Sample {
@@ -269,7 +274,7 @@ fn relative_to_run(r: &mut RowDiff, m: f64, runs: usize, c: &Criteria) {
     decide(r, runs, c);
 }
 
-/// A step time or throughput that got worse with every brick alike: the
+/// A step time, throughput or phase that got worse with every brick alike: the
 /// machine slower as a whole, or a change that touches every brick; one
 /// comparison cannot tell which, so it is inconclusive, not failed.
 fn whole_run_moved(r: &mut RowDiff, m: f64, c: &Criteria) {
@@ -287,11 +292,11 @@ fn whole_run_moved(r: &mut RowDiff, m: f64, c: &Criteria) {
 }
 
 /// Each baseline's machine speed against the first: the median, over the
-/// bricks in every run, of the brick's centre over its centre in the
-/// first baseline (1 for each with fewer than [`MIN_BRICKS_FOR_SHIFT`]
+/// bricks in every run, of the brick's centre (of its fastest fifth, as
+/// the rows are judged) over its centre in the first baseline (1 for each with fewer than [`MIN_BRICKS_FOR_SHIFT`]
 /// bricks). Dividing by it keeps a baseline taken on a slower moment of
 /// the machine from widening the pool and the spread.
-fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str]) -> Vec<f64> {
+fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str], min: u64) -> Vec<f64> {
     let Some(first) = olds.first() else {
         return Vec::new();
     };
@@ -300,10 +305,7 @@ fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str]) -> Vec<f
             let mut ratios: Vec<f64> = common
                 .iter()
                 .filter_map(|name| {
-                    let (a, b) = (
-                        Sample::of(first[name]).center(),
-                        Sample::of(o[name]).center(),
-                    );
+                    let (a, b) = (fast_center(first[name], min), fast_center(o[name], min));
                     (a > 0.0 && b > 0.0).then(|| b / a)
                 })
                 .collect();
@@ -316,8 +318,8 @@ fn baseline_speeds(olds: &[HashMap<&str, &OpSummary>], common: &[&str]) -> Vec<f
         .collect()
 }
 
-/// The relative change of the bricks' time per step (each brick's centre
-/// times its calls per step, summed over the bricks in every run), new
+/// The relative change of the bricks' time per step (each brick's centre,
+/// of its fastest fifth as the rows are judged, times its calls per step, summed over the bricks in every run), new
 /// against the baselines' mean; `None` without steps or bricks.
 fn busy_change(
     olds: &[HashMap<&str, &OpSummary>],
@@ -325,6 +327,7 @@ fn busy_change(
     news: &HashMap<&str, &OpSummary>,
     new: &RunSummary,
     common: &[&str],
+    min: u64,
 ) -> Option<f64> {
     let busy = |ops: &HashMap<&str, &OpSummary>, run: &RunSummary| -> Option<f64> {
         let steps = run.steps.filter(|&s| s > 0)? as f64;
@@ -333,7 +336,7 @@ fn busy_change(
                 .iter()
                 .map(|name| {
                     let op = ops[name];
-                    Sample::of(op).center() * op.calls.unwrap_or(0) as f64 / steps
+                    fast_center(op, min) * op.calls.unwrap_or(0) as f64 / steps
                 })
                 .sum(),
         )
@@ -348,7 +351,7 @@ fn busy_change(
     (old > 0.0 && !common.is_empty()).then(|| new / old - 1.0)
 }
 
-/// A step time or throughput judged worse while the bricks' own time per
+/// A step time, throughput or phase judged worse while the bricks' own time per
 /// step did not move beyond the threshold: the extra wall time is outside
 /// the bricks, in waits for a core on a loaded machine (which a brick's
 /// median call shrugs off) or in code no brick covers. One comparison
@@ -367,7 +370,7 @@ fn outside_the_bricks(r: &mut RowDiff, busy: Option<f64>) {
     }
 }
 
-/// A step time or throughput judged worse against one baseline: wall time
+/// A step time, throughput or phase judged worse against one baseline: wall time
 /// includes every wait for a core, which moves with the machine's load far
 /// more than a brick's median call, and one run cannot say how much. So it
 /// is inconclusive, not failed, until several baselines measure that spread.

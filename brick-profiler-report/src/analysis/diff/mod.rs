@@ -3,8 +3,10 @@
 //! (latency histograms, individual launches, or Nsight Systems' moments),
 //! the step times and the per-step throughput. Each measure gets an
 //! interval for its relative change and a [`Change`]: a regression only
-//! when the whole interval lies beyond the threshold, raised to the
-//! baselines' own spread when there are several. Memory per brick (bytes
+//! when the whole interval lies beyond the threshold, raised to a noise
+//! floor of 1.5 times the baselines' own spread when there are several. On a
+//! shared machine a wait for a core only adds time, so with enough calls
+//! each side's fastest fifth is compared. Memory per brick (bytes
 //! and allocations per call, peak bytes) is compared too. Renderers for
 //! people (text, Markdown for a pull request, JSON) and for CI tools
 //! (Bencher Metric Format, github-action-benchmark, JUnit XML).
@@ -23,6 +25,7 @@
 
 mod ci;
 mod compute;
+mod floor;
 mod interval;
 mod judge;
 mod memory;

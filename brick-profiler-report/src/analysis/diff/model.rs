@@ -86,22 +86,28 @@ pub struct RowDiff {
     pub name: String,
     /// What the row measures.
     pub metric: Metric,
-    /// Samples (calls, steps) of the baselines pooled, and of the new run.
+    /// Samples (calls, steps) of the baselines pooled, and of the new run
+    /// (all of them, also when only the fastest fifth was compared).
     pub samples: (u64, u64),
     /// Baseline centre (pooled over the baselines), in the metric's unit.
     pub old: f64,
     /// New centre.
     pub new: f64,
-    /// Which centre: `median` (distributions) or `mean` (moments, totals).
+    /// Which centre: `median` (distributions), `median of the fastest
+    /// fifth` (or `highest` for throughput: distributions with enough
+    /// samples, judged on that part) or `mean` (moments, totals).
     pub center: &'static str,
     /// Estimated relative change (Hodges-Lehmann shift over the baseline
-    /// median, or of the means); `None` when the baseline centre is 0.
+    /// centre, or of the means); `None` when the baseline centre is 0.
     pub relative: Option<f64>,
-    /// Interval of the relative change at the criteria's confidence,
-    /// widened by the histogram's binning error; `None` without one.
+    /// Interval of the relative change at the criteria's confidence, with
+    /// a histogram's calls spread evenly within their buckets (where in a
+    /// bucket a call fell is not known; its width is not added); `None`
+    /// without one.
     pub interval: Option<(f64, f64)>,
-    /// The threshold this row was judged against: the larger of the given
-    /// one and the baselines' spread.
+    /// The threshold this row was judged against: the largest of the given
+    /// one, 1.5 times the baselines' spread, and for a call under 2 µs four
+    /// times the given one.
     pub threshold: f64,
     /// Relative spread of the baselines' centres (max - min over their
     /// median), when there were several.
@@ -152,7 +158,8 @@ pub struct MemoryDiff {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Criteria {
     /// Relative change an interval must lie wholly beyond to count (raised
-    /// per row to the baselines' spread).
+    /// per row to 1.5 times the baselines' spread, and to four times itself for
+    /// a call under 2 µs).
     pub threshold: f64,
     /// Relative worsening (the estimate) that makes a regression critical.
     pub critical: f64,

@@ -5,6 +5,7 @@
 
 use std::fmt::{self, Write as _};
 
+use super::floor::{SHORT_CALL_FLOOR, SHORT_CALL_NS, SPREAD_FLOOR};
 use super::model::{Change, MemoryDiff, Metric, ProfileDiff, RowDiff};
 use crate::base::escape;
 use crate::base::textfmt::{DASH, bytes, duration, pretty_json, signed_pct};
@@ -54,10 +55,13 @@ impl ProfileDiff {
         let c = &self.criteria;
         format!(
             "a change counts only when its whole {:.0}% interval lies beyond ±{:.0}% (raised per \
-             row to the baselines' spread when there are several; critical beyond {:.0}%), with \
-             at least {} samples per side",
+             row to {SPREAD_FLOOR}x the baselines' spread when there are several, and to \
+             {SHORT_CALL_FLOOR}x for calls under {:.0} µs; critical beyond {:.0}%), with at least \
+             {} samples per side; with five times that, each side's fastest fifth is compared \
+             and its median is the row's centre",
             (1.0 - c.alpha) * 100.0,
             c.threshold * 100.0,
+            SHORT_CALL_NS / 1e3,
             c.critical * 100.0,
             c.min_samples
         )
