@@ -245,6 +245,12 @@ pub(crate) fn kind_cat(kind: EventKind) -> &'static str {
     }
 }
 
+/// The counter of an op track's output sizes. Counters are per process:
+/// one series per thread.
+pub(crate) fn output_bytes_name(thread: u32) -> String {
+    format!("output bytes, thread {thread}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

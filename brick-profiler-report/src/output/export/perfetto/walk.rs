@@ -21,11 +21,9 @@ use super::proto::{
 };
 use super::sequence::{Interner, Packets, Sequence};
 use crate::analysis::trace::nesting::{nest, sorted_events};
-use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat};
+use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat, output_bytes_name};
 use crate::output::export::chrome::kineto::{self, STREAM};
-use crate::output::export::chrome::trace::{
-    OPS_TID_BASE, op_spans, op_tracks, output_bytes_name, thread_name,
-};
+use crate::output::export::chrome::trace::{OPS_TID_BASE, op_spans, op_tracks, thread_name};
 use crate::output::export::run_facts::{timeline_warning, warnings};
 
 /// What a track is, for its uuid.
