@@ -36,9 +36,9 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use profiler::hardware::{MemoryLevel, Precision};
+use profiler::profile::TraceFormat;
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
-use profiler_report::export::TraceFormat;
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory
@@ -270,7 +270,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         .run_name("train_tiny")
         .sync_mode(SyncMode::None) // CPU kernels finish before they return
         .schedule(Schedule::skip_warmup(args.warmup))
-        .trace_mode(true);
+        .trace_mode(true)
+        .trace_format(args.trace_format);
     let metrics = live_metrics(config, args).enable();
 
     let slow = ranks::is_slow(args);
@@ -348,7 +349,6 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         parity.as_ref(),
         &baselines,
         &args.out,
-        args.trace_format,
     )?;
     if let Ok(linger) = Duration::try_from_secs_f64(args.metrics_linger) {
         std::thread::sleep(linger);
