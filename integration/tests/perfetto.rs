@@ -2,8 +2,8 @@
 //! `perfetto`) decodes the `trace.pftrace` of a run of the main job, and it
 //! shows what the same run's `trace.json` shows: the same slices on the same
 //! tracks with the same names, categories, timestamps and durations to the
-//! nanosecond, nesting depths and args (less the rates the JSON derives from
-//! them), the same counter values, flows and warnings. The hostile-name
+//! nanosecond, nesting depths and args (the derived rates `gflop_per_s`,
+//! `gb_per_s`, `flop_per_byte` and `tokens_per_s` included), the same counter values, flows and warnings. The hostile-name
 //! fixture goes through both formats the same way, every name intact.
 
 use std::path::Path;
@@ -27,7 +27,6 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 CLEARED, NEEDS = 1, 2
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
 INCREMENTAL = 64
-DERIVED = {"gflop_per_s", "gb_per_s", "flop_per_byte", "tokens_per_s"}
 
 def fail(message):
     sys.exit(message)
@@ -153,7 +152,7 @@ def json_view(path):
             stack = stacks.setdefault(where, [])
             while stack and stack[-1] <= ts:
                 stack.pop()
-            args = {k: v for k, v in e.get("args", {}).items() if k not in DERIVED}
+            args = dict(e.get("args", {}))
             slices.append([names[where], e["name"], e["cat"], ts, dur, len(stack), args or None])
             by_track.setdefault(where, []).append((ts, e["name"]))
             stack.append(ts + dur)

@@ -46,10 +46,9 @@ pub struct PerfettoTraceSummary {
 ///   timer timed the bricks;
 /// - steps, phases, layers and bricks as nested slices (`TYPE_SLICE_BEGIN`
 ///   and `TYPE_SLICE_END`, same nesting and clamping, same category), their
-///   args as debug annotations; `ProfilerStep#N` slices for a rank. The
-///   rates the Chrome trace derives for viewers that cannot compute
-///   (`gflop_per_s`, `gb_per_s`, `flop_per_byte`, `tokens_per_s`) are left
-///   out: Perfetto's SQL derives them from the slice (`flops / dur`);
+///   args as debug annotations, the rates the Chrome trace derives
+///   (`gflop_per_s`, `gb_per_s`, `flop_per_byte`, `tokens_per_s`) included;
+///   `ProfilerStep#N` slices for a rank;
 /// - each device-timed brick's kernel on a `stream 7 (device 0)` track of
 ///   its launching thread (kernels of two threads never mis-nest), linked
 ///   by a flow (`flow_ids` on the brick, `terminating_flow_ids` on the

@@ -12,7 +12,6 @@ use profiler_core::trace::{
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
 use serde_json::{Value, json};
 
-use super::args::DERIVED;
 use super::proto::{
     CLOCK_INCREMENTAL, DebugAnnotation, Interned, SEQ_INCREMENTAL_STATE_CLEARED, TYPE_COUNTER,
     TYPE_SLICE_BEGIN, TYPE_SLICE_END, TracePacket,
@@ -328,10 +327,7 @@ fn chrome_view(profile: &Profile) -> Decoded {
                 }
                 let name = e["name"].as_str().expect("name").to_owned();
                 let cat = e["cat"].as_str().expect("cat").to_owned();
-                let mut args = e["args"].clone();
-                if let Value::Object(map) = &mut args {
-                    map.retain(|k, _| !DERIVED.contains(&k.as_str()));
-                }
+                let args = e["args"].clone();
                 out.slices
                     .push((track, name.clone(), cat, ts, dur, stack.len(), args));
                 slices_at
