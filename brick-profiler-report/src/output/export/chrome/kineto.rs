@@ -219,6 +219,21 @@ pub(crate) fn kernel_args(correlation: u64, start: &'static str) -> Args<'static
 pub(super) const KERNEL_START_CAPTURED: &str =
     "device clock as CUPTI recorded it, anchored to the host clock when the profile was taken";
 
+/// A captured activity's args as Kineto writes them, under correlation id
+/// `id`: device, stream, the id, and a kernel's grid and block.
+pub(crate) fn captured_args(event: &KernelEvent, id: u64) -> Args<'static> {
+    let shape = (event.kind == ActivityKind::Kernel).then_some((event.grid, event.block));
+    Args::Kernel {
+        device: event.device,
+        stream: event.stream,
+        correlation: id,
+        external_id: id,
+        start: KERNEL_START_CAPTURED,
+        grid: shape.map(|s| s.0),
+        block: shape.map(|s| s.1),
+    }
+}
+
 /// A captured activity as Kineto writes it, each event with its ts and dur
 /// (ns, `offset` added) for sorting: the slice on its device stream's
 /// track and, when its launch was captured, the `ac2g` flow from the
@@ -230,7 +245,6 @@ pub(super) fn captured<'a>(
 ) -> Vec<(u64, u64, Event<'a>)> {
     let tid = stream_tid(event.device, event.stream);
     let start = event.start_ns.saturating_add(offset);
-    let shape = (event.kind == ActivityKind::Kernel).then_some((event.grid, event.block));
     let slice = Event {
         name: Cow::Borrowed(&event.name),
         cat: Some(event.kind.kineto_category()),
@@ -239,15 +253,7 @@ pub(super) fn captured<'a>(
         dur: Some(us(event.dur_ns)),
         pid,
         tid,
-        args: Some(Args::Kernel {
-            device: event.device,
-            stream: event.stream,
-            correlation: id,
-            external_id: id,
-            start: KERNEL_START_CAPTURED,
-            grid: shape.map(|s| s.0),
-            block: shape.map(|s| s.1),
-        }),
+        args: Some(captured_args(event, id)),
         ..Event::default()
     };
     let mut out = vec![(start, event.dur_ns, slice)];

@@ -5,12 +5,12 @@
 //! entries, and counters. The Chrome trace's tracks, names, args and
 //! nesting are reused, so both formats show the same run.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Write};
 
 use profiler_core::Profile;
 use profiler_core::alloc::MemoryKind;
-use profiler_core::trace::EventKind;
+use profiler_core::trace::{EventKind, TimelineEvent};
 use serde::Serialize;
 
 use super::args::annotations;
@@ -34,6 +34,8 @@ enum Role {
     Counter = 3,
     /// The device stream of one launching thread.
     Stream = 4,
+    /// A captured device stream (by its tid, `kineto::stream_tid`).
+    DeviceStream = 5,
 }
 
 /// A track's uuid: unique per process, role and id (splitmix64 of the
@@ -53,7 +55,7 @@ struct Begin<'a, A> {
     name: &'a str,
     cat: &'static str,
     args: Option<A>,
-    flow: Option<u64>,
+    flows: Vec<u64>,
     terminates: Option<u64>,
 }
 
@@ -70,6 +72,17 @@ pub(super) struct Walk<'p, W: Write> {
     counters: u64,
     /// The timeline thread being walked: its track and sequence.
     thread: Option<(u64, Sequence)>,
+    /// Whether each brick gets a device side from the timer (not when
+    /// kernels were captured: they replace it, as in the Chrome trace).
+    device: bool,
+    /// Last correlation (flow) id given.
+    correlation: u64,
+    /// Captured kernels' flow ids, by launching thread: `(launch ns, id)`
+    /// in launch order.
+    launches: HashMap<u32, Vec<(u64, u64)>>,
+    /// Flow ids bound to a launching slice (the kernel's end of the flow
+    /// is written only for these).
+    bound: HashSet<u64>,
 }
 
 impl<'p, W: Write> Walk<'p, W> {
@@ -83,6 +96,14 @@ impl<'p, W: Write> Walk<'p, W> {
             process: uuid(pid, Role::Process, 0),
             counters: 0,
             thread: None,
+            device: profile.run.device_timer
+                && profile
+                    .device_kernels
+                    .as_ref()
+                    .is_none_or(|k| k.events.is_empty()),
+            correlation: 0,
+            launches: HashMap::new(),
+            bound: HashSet::new(),
         }
     }
 
@@ -91,6 +112,7 @@ impl<'p, W: Write> Walk<'p, W> {
         self.describe_tracks()?;
         self.warnings()?;
         self.timeline()?;
+        self.kernels()?;
         self.ops()?;
         self.counters()?;
         self.memory()?;
@@ -147,7 +169,7 @@ impl<'p, W: Write> Walk<'p, W> {
         // The device stream is no thread of the process: a named track per
         // launching thread, so kernels that threads launch at overlapping
         // times never mis-nest (slice ends close the track's last begin).
-        if profile.run.device_timer {
+        if self.device {
             let stream = kineto::stream_tid(0, STREAM);
             let (name, sort_index) = thread_name(profile, stream);
             for thread in &profile.timeline.threads {
@@ -165,6 +187,34 @@ impl<'p, W: Write> Walk<'p, W> {
                     },
                 )?;
             }
+        }
+        self.describe_device_streams()
+    }
+
+    /// One track per captured device stream, named as the Chrome trace's
+    /// (`stream S (device D)`).
+    fn describe_device_streams(&mut self) -> io::Result<()> {
+        let profile = self.profile;
+        let Some(kernels) = &profile.device_kernels else {
+            return Ok(());
+        };
+        let streams: BTreeSet<u64> = kernels
+            .events
+            .iter()
+            .map(|e| kineto::stream_tid(e.device, e.stream))
+            .collect();
+        for tid in streams {
+            let (name, sort_index) = thread_name(profile, tid);
+            self.seq.track(
+                &mut self.out,
+                TrackDescriptor {
+                    uuid: Some(uuid(self.pid, Role::DeviceStream, tid)),
+                    parent_uuid: Some(self.process),
+                    name: Some(name),
+                    sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
+                    ..TrackDescriptor::default()
+                },
+            )?;
         }
         Ok(())
     }
@@ -214,7 +264,7 @@ impl<'p, W: Write> Walk<'p, W> {
             name_iid: Some(i.name(b.name)),
             category_iids: vec![i.category(b.cat)],
             debug_annotations: b.args.map(|a| annotations(i, &a)).unwrap_or_default(),
-            flow_ids: b.flow.into_iter().collect(),
+            flow_ids: b.flows,
             terminating_flow_ids: b.terminates.into_iter().collect(),
             ..TrackEvent::default()
         })
@@ -242,14 +292,15 @@ impl<'p, W: Write> Walk<'p, W> {
     fn timeline(&mut self) -> io::Result<()> {
         let profile = self.profile;
         let ranked = profile.run.rank.is_some();
-        let device = profile.run.device_timer;
+        let device = self.device;
+        self.index_launches();
         let device_starts = kineto::device_starts_by_thread(profile);
         let categories: HashMap<&str, &'static str> = profile
             .bricks
             .iter()
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
-        let mut correlation = 0u64;
+        let mut correlation = self.correlation;
         for (k, thread) in profile.timeline.threads.iter().enumerate() {
             let track = uuid(self.pid, Role::Thread, u64::from(thread.thread));
             // Sequence 1 is the process's; each thread's follows.
@@ -263,6 +314,11 @@ impl<'p, W: Write> Walk<'p, W> {
             } else {
                 Vec::new()
             };
+            let mut owners = match self.launches.remove(&thread.thread) {
+                Some(launches) => launch_owners(&events, &launches),
+                None => HashMap::new(),
+            };
+            self.bound.extend(owners.values().flatten());
             let mut open: Vec<u64> = Vec::new();
             for (item, event) in events.iter().enumerate() {
                 let start = event.start_ns;
@@ -280,13 +336,13 @@ impl<'p, W: Write> Walk<'p, W> {
                 {
                     let args = Some(Args::Step { step });
                     let cat = "user_annotation";
-                    let (flow, terminates) = (None, None);
+                    let (flows, terminates) = (Vec::new(), None);
                     let b = Begin {
                         track,
                         name: &step_name,
                         cat,
                         args,
-                        flow,
+                        flows,
                         terminates,
                     };
                     self.begin(start, b)?;
@@ -299,12 +355,14 @@ impl<'p, W: Write> Walk<'p, W> {
                     flow = Some(correlation);
                 }
                 let cat = kind_cat(event.kind);
+                let mut flows: Vec<u64> = flow.into_iter().collect();
+                flows.extend(owners.remove(&item).unwrap_or_default());
                 let b = Begin {
                     track,
                     name,
                     cat,
                     args,
-                    flow,
+                    flows,
                     terminates: None,
                 };
                 self.begin(start, b)?;
@@ -321,7 +379,7 @@ impl<'p, W: Write> Walk<'p, W> {
                         name,
                         cat: "kernel",
                         args,
-                        flow: None,
+                        flows: Vec::new(),
                         terminates: Some(id),
                     };
                     self.begin(k_start, b)?;
@@ -332,6 +390,64 @@ impl<'p, W: Write> Walk<'p, W> {
             self.close(&mut open, track, u64::MAX)?;
         }
         self.thread = None;
+        self.correlation = correlation;
+        Ok(())
+    }
+
+    /// Gives each captured kernel its correlation id (after the timer's,
+    /// as the Chrome trace numbers them) and files those whose launch was
+    /// seen under their launching thread.
+    fn index_launches(&mut self) {
+        let Some(kernels) = &self.profile.device_kernels else {
+            return;
+        };
+        let base = self.correlation + self.timer_bricks();
+        for (i, e) in kernels.events.iter().enumerate() {
+            if let (Some(thread), Some(launch)) = (e.thread, e.launch_ns) {
+                let id = base + i as u64 + 1;
+                self.launches.entry(thread).or_default().push((launch, id));
+            }
+        }
+        for launches in self.launches.values_mut() {
+            launches.sort_unstable();
+        }
+    }
+
+    /// Bricks that get a device side from the timer (they take correlation
+    /// ids before the captured kernels).
+    fn timer_bricks(&self) -> u64 {
+        if !self.device {
+            return 0;
+        }
+        let threads = self.profile.timeline.threads.iter();
+        let bricks = threads.flat_map(|t| t.events.iter().filter(|e| e.kind == EventKind::Brick));
+        bricks.count() as u64
+    }
+
+    /// Captured kernels, copies and sets as slices on their stream's track,
+    /// with Kineto's args, each ending the flow from the slice that
+    /// launched it (when its launch fell inside one).
+    fn kernels(&mut self) -> io::Result<()> {
+        let profile = self.profile;
+        let Some(kernels) = &profile.device_kernels else {
+            return Ok(());
+        };
+        for event in &kernels.events {
+            self.correlation += 1;
+            let id = self.correlation;
+            let tid = kineto::stream_tid(event.device, event.stream);
+            let track = uuid(self.pid, Role::DeviceStream, tid);
+            let b = Begin {
+                track,
+                name: &event.name,
+                cat: event.kind.kineto_category(),
+                args: Some(kineto::captured_args(event, id)),
+                flows: Vec::new(),
+                terminates: self.bound.contains(&id).then_some(id),
+            };
+            self.begin(event.start_ns, b)?;
+            self.end(event.start_ns.saturating_add(event.dur_ns), track)?;
+        }
         Ok(())
     }
 
@@ -353,15 +469,14 @@ impl<'p, W: Write> Walk<'p, W> {
                 let e = &entries[indices[n.item]];
                 self.close(&mut open, track, n.start_ns)?;
                 let args = Some(Args::Op(OpArgs::of(e)));
-                let (flow, terminates) = (None, None);
                 let name = e.operation.as_str();
                 let b = Begin {
                     track,
                     name,
                     cat: "op",
                     args,
-                    flow,
-                    terminates,
+                    flows: Vec::new(),
+                    terminates: None,
                 };
                 self.begin(n.start_ns, b)?;
                 open.push(n.end_ns);
@@ -428,4 +543,34 @@ impl<'p, W: Write> Walk<'p, W> {
         }
         Ok(())
     }
+}
+
+/// The flow ids of `launches` (`(launch ns, id)` in launch order) by the
+/// walk index of the innermost of `events` (walk order) open at each
+/// launch, by the nesting rule of the walk; launches outside every slice
+/// have none.
+fn launch_owners(events: &[TimelineEvent], launches: &[(u64, u64)]) -> HashMap<usize, Vec<u64>> {
+    let mut owners: HashMap<usize, Vec<u64>> = HashMap::new();
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let mut next = 0;
+    for &(launch, id) in launches {
+        while let Some(event) = events.get(next).filter(|e| e.start_ns <= launch) {
+            while open.last().is_some_and(|&(_, end)| end <= event.start_ns) {
+                open.pop();
+            }
+            let mut end = event.start_ns.saturating_add(event.dur_ns);
+            if let Some(&(_, parent)) = open.last() {
+                end = end.min(parent);
+            }
+            open.push((next, end));
+            next += 1;
+        }
+        while open.last().is_some_and(|&(_, end)| end <= launch) {
+            open.pop();
+        }
+        if let Some(&(item, _)) = open.last() {
+            owners.entry(item).or_default().push(id);
+        }
+    }
+    owners
 }
