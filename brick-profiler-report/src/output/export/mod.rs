@@ -26,6 +26,8 @@ pub use chrome::ChromeTraceSummary;
 #[cfg(feature = "parquet")]
 pub use parquet::{PARQUET_FILES, write_parquet};
 pub use perfetto::{PerfettoTraceSummary, write_perfetto_trace_to};
-pub use ranks::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};
+pub use ranks::{
+    MergedTrace, merge_rank_files, merge_ranked, merge_ranks, write_ranked_perfetto_trace_to,
+};
 pub(crate) use run_facts::EXPORTER;
 pub use timeline::{TimelineFile, write_timeline};

@@ -67,6 +67,10 @@ pub(super) struct Walk<'p, W: Write> {
     out: Packets<W>,
     seq: Sequence,
     pid: u32,
+    /// The process track's name.
+    name: String,
+    /// Added to every time (aligns merged ranks).
+    offset: u64,
     process: u64,
     /// Counter tracks described so far (by their id).
     counters: u64,
@@ -85,14 +89,46 @@ pub(super) struct Walk<'p, W: Write> {
     bound: HashSet<u64>,
 }
 
+/// Where a walk puts its profile: the process (pid, name), how much later
+/// than the trace's time zero its times are (ns), its first packet
+/// sequence id and the last flow id given before it. A merged trace walks
+/// each rank's profile in turn, each continuing where the last one ended.
+pub(super) struct Process {
+    pub(super) pid: u32,
+    pub(super) name: String,
+    pub(super) offset: u64,
+    pub(super) first_seq: u32,
+    pub(super) correlation: u64,
+}
+
+impl Process {
+    /// A lone profile's process: its own pid and run name, at time zero.
+    pub(super) fn of(profile: &Profile) -> Self {
+        let name = if profile.run.name.is_empty() {
+            "process".to_owned()
+        } else {
+            profile.run.name.clone()
+        };
+        Self {
+            pid: profile.run.pid,
+            name,
+            offset: 0,
+            first_seq: 1,
+            correlation: 0,
+        }
+    }
+}
+
 impl<'p, W: Write> Walk<'p, W> {
-    pub(super) fn new(profile: &'p Profile, out: Packets<W>) -> Self {
-        let pid = profile.run.pid;
+    pub(super) fn new(profile: &'p Profile, out: Packets<W>, process: Process) -> Self {
+        let pid = process.pid;
         Self {
             profile,
             out,
-            seq: Sequence::new(1),
+            seq: Sequence::new(process.first_seq),
             pid,
+            name: process.name,
+            offset: process.offset,
             process: uuid(pid, Role::Process, 0),
             counters: 0,
             thread: None,
@@ -101,14 +137,15 @@ impl<'p, W: Write> Walk<'p, W> {
                     .device_kernels
                     .as_ref()
                     .is_none_or(|k| k.events.is_empty()),
-            correlation: 0,
+            correlation: process.correlation,
             launches: HashMap::new(),
             bound: HashSet::new(),
         }
     }
 
-    /// Writes the whole profile and returns the packets' writer.
-    pub(super) fn run(mut self) -> io::Result<Packets<W>> {
+    /// Writes the whole profile and returns the packets' writer, the next
+    /// free sequence id and the last flow id given.
+    pub(super) fn run(mut self) -> io::Result<(Packets<W>, u32, u64)> {
         self.describe_tracks()?;
         self.warnings()?;
         self.timeline()?;
@@ -116,23 +153,28 @@ impl<'p, W: Write> Walk<'p, W> {
         self.ops()?;
         self.counters()?;
         self.memory()?;
-        Ok(self.out)
+        let threads = self.profile.timeline.threads.len();
+        let next = self.thread_seq(threads);
+        Ok((self.out, next, self.correlation))
+    }
+
+    /// The sequence id of the `k`th timeline thread (the process's own
+    /// sequence comes first).
+    fn thread_seq(&self, k: usize) -> u32 {
+        let first = u64::from(self.seq.id());
+        u32::try_from(first + 1 + k as u64).unwrap_or(u32::MAX)
     }
 
     fn describe_tracks(&mut self) -> io::Result<()> {
         let profile = self.profile;
-        let name = if profile.run.name.is_empty() {
-            "process"
-        } else {
-            profile.run.name.as_str()
-        };
+        let name = self.name.clone();
         self.seq.track(
             &mut self.out,
             TrackDescriptor {
                 uuid: Some(self.process),
                 process: Some(ProcessDescriptor {
                     pid: Some(self.pid as i32),
-                    process_name: Some(name.to_owned()),
+                    process_name: Some(name),
                 }),
                 child_ordering: Some(ORDER_EXPLICIT),
                 ..TrackDescriptor::default()
@@ -255,7 +297,11 @@ impl<'p, W: Write> Walk<'p, W> {
             Some((own, seq)) if *own == track => seq,
             _ => &mut self.seq,
         };
-        seq.event(&mut self.out, (ts, track), event)
+        seq.event(
+            &mut self.out,
+            (ts.saturating_add(self.offset), track),
+            event,
+        )
     }
 
     fn begin<A: Serialize>(&mut self, ts: u64, b: Begin<'_, A>) -> io::Result<()> {
@@ -303,8 +349,7 @@ impl<'p, W: Write> Walk<'p, W> {
         let mut correlation = self.correlation;
         for (k, thread) in profile.timeline.threads.iter().enumerate() {
             let track = uuid(self.pid, Role::Thread, u64::from(thread.thread));
-            // Sequence 1 is the process's; each thread's follows.
-            let id = u32::try_from(k + 2).unwrap_or(u32::MAX);
+            let id = self.thread_seq(k);
             self.thread = Some((track, Sequence::thread(id, track)));
             let stream = uuid(self.pid, Role::Stream, u64::from(thread.thread));
             let events = sorted_events(&thread.events);
