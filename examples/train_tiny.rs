@@ -155,7 +155,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "BRICK=FACTOR", value_parser = slowdown)]
     pub(crate) slow: Option<(String, f64)>,
     /// Timeline file(s) to write: json (trace.json: HTA, chrome://tracing,
-    /// jq), perfetto (trace.pftrace: a twentieth of the size or less, for
+    /// jq), perfetto (trace.pftrace: a fifteenth of the size or less, for
     /// long runs in the Perfetto UI) or both.
     #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
     pub(crate) trace_format: TraceFormat,

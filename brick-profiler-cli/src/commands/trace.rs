@@ -62,7 +62,7 @@ enum TraceCommand {
         file: PathBuf,
     },
     /// Perfetto's protobuf trace (trace.pftrace): what `trace chrome`
-    /// writes, a twentieth of the size or less, streamed (for long runs).
+    /// writes, a fifteenth of the size or less, streamed (for long runs).
     #[command(
         after_help = "Example:\n  brick-profiler trace perfetto target/profile/profile.json -o trace.pftrace"
     )]

@@ -10,13 +10,13 @@ use serde::{Deserialize, Serialize};
 
 /// The timeline format(s) to write, as `--trace-format json|perfetto|both`
 /// names them: set with `Config::trace_format`, recorded in the profile's
-/// [`RunInfo::trace_format`](crate::profile::RunInfo::trace_format), honoured
+/// `RunInfo::trace_format`, honoured
 /// by the report crate's `write_timeline`.
 ///
 /// JSON (`trace.json`, written by `write_chrome_trace`) is read by
 /// Holistic Trace Analysis, `chrome://tracing`, `jq` and Perfetto;
 /// Perfetto's protobuf format (`trace.pftrace`, written by
-/// `write_perfetto_trace`) is a twentieth of the size or less and suits
+/// `write_perfetto_trace`) is a fifteenth of the size or less and suits
 /// long runs in the Perfetto UI.
 ///
 /// ```

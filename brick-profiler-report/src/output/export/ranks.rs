@@ -97,7 +97,7 @@ fn aligned<'p>(ranked: &[(u32, &'p Profile)]) -> Vec<(u32, &'p Profile, u64)> {
 
 /// Writes `(rank, profile)` pairs into `out` as one Perfetto trace
 /// (`trace.pftrace`, streamed as
-/// [`write_perfetto_trace_to`](crate::export::write_perfetto_trace_to)
+/// [`write_perfetto_trace_to`](super::perfetto::write_perfetto_trace_to)
 /// writes one profile): one process track per rank (pid = rank, named
 /// `rank N (host)`), holding that rank's threads, slices, kernels,
 /// counters and flows, times aligned as [`merge_ranked`] aligns them; the

@@ -23,8 +23,8 @@ pub struct TimelineFile {
 
 /// Writes the timeline of `profile` into `dir` in the format(s) its run
 /// recorded (`profile.run.trace_format`, set by `Config::trace_format`):
-/// `trace.json` ([`write_chrome_trace`](crate::write_chrome_trace)) and/or
-/// `trace.pftrace` ([`write_perfetto_trace`](crate::write_perfetto_trace)),
+/// `trace.json` ([`write_chrome_trace`]) and/or `trace.pftrace`
+/// ([`write_perfetto_trace`]),
 /// JSON first. Both are streamed.
 ///
 /// ```

@@ -122,7 +122,7 @@ pub fn write_perfetto_trace_to(
 /// Several ranks' profiles as one Perfetto trace, each `(rank, profile,
 /// offset ns)` one process (pid = rank) named `rank N (host)` (or `rank N`
 /// without a host), its times `offset` later than the trace's zero, as
-/// [`merge_ranked`](crate::export::merge_ranked) lays out the Chrome trace.
+/// `merge_ranked` lays out the Chrome trace.
 /// The warnings are each rank's, prefixed with `rank N: `.
 pub(crate) fn write_ranks_to(
     ranked: &[(u32, &Profile, u64)],
