@@ -72,6 +72,17 @@ pub(crate) enum Args<'a> {
         /// A captured kernel's block, as Kineto writes it.
         #[serde(skip_serializing_if = "Option::is_none")]
         block: Option<[u32; 3]>,
+        /// A captured kernel's registers per thread, when every call of its
+        /// name had the same (CUPTI's per-name rows), under Kineto's key.
+        #[serde(
+            rename = "registers per thread",
+            skip_serializing_if = "Option::is_none"
+        )]
+        registers: Option<u16>,
+        /// A captured kernel's shared memory per block (bytes), when every
+        /// call of its name had the same, under Kineto's key.
+        #[serde(rename = "shared memory", skip_serializing_if = "Option::is_none")]
+        shared_memory: Option<u32>,
     },
     /// `distributedInfo`-style facts on a `ProfilerStep#N` slice.
     Step {

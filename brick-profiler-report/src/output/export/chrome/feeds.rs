@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use profiler_core::Profile;
-use profiler_core::profile::KernelEvent;
+use profiler_core::profile::{DeviceKernels, KernelEvent};
 use profiler_core::trace::{CounterTrack, EventKind, ThreadTimeline, TimelineEvent};
 
 use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, output_bytes_name, us};
-use super::kineto;
+use super::kineto::{self, KernelResources};
 use super::order::{Feed, Timed, floors};
 use crate::analysis::trace::nesting::{Nested, sorted_events};
 
@@ -208,6 +208,7 @@ impl<'a> Feed<'a> for ThreadFeed<'a> {
 /// earlier, hence the suffix minima of their earliest times as bounds.
 pub(super) struct KernelFeed<'a> {
     events: &'a [KernelEvent],
+    resources: KernelResources<'a>,
     floors: Vec<u64>,
     next: usize,
     seq: u64,
@@ -217,12 +218,14 @@ pub(super) struct KernelFeed<'a> {
 }
 
 impl<'a> KernelFeed<'a> {
-    /// The feed of `events`; `correlation` is the last id given before them.
+    /// The feed of the captured `kernels`' events; `correlation` is the
+    /// last id given before them.
     pub(super) fn new(
-        events: &'a [KernelEvent],
+        kernels: &'a DeviceKernels,
         (pid, offset): (u32, u64),
         correlation: u64,
     ) -> Self {
+        let events = &kernels.events;
         let floors = floors(
             events
                 .iter()
@@ -230,6 +233,7 @@ impl<'a> KernelFeed<'a> {
         );
         Self {
             events,
+            resources: KernelResources::of(kernels),
             floors,
             next: 0,
             seq: 0,
@@ -249,7 +253,8 @@ impl<'a> Feed<'a> for KernelFeed<'a> {
             out,
             seq: &mut self.seq,
         };
-        for (ts, dur, e) in kineto::captured(event, self.correlation, (self.pid, self.offset)) {
+        let at = (self.pid, self.offset);
+        for (ts, dur, e) in kineto::captured(event, self.correlation, at, &self.resources) {
             out.push(ts, dur, e);
         }
         Some(self.floors[self.next].saturating_add(self.offset))

@@ -144,7 +144,7 @@ impl<'a> ChromeTrace<'a> {
             .iter()
             .map(|e| kineto::stream_tid(e.device, e.stream))
             .collect();
-        let feed = KernelFeed::new(&kernels.events, (pid, self.offset_ns), self.correlation);
+        let feed = KernelFeed::new(kernels, (pid, self.offset_ns), self.correlation);
         self.correlation += kernels.events.len() as u64;
         self.source(feed);
         tids

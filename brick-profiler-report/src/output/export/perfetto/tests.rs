@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use profiler_core::profile::{ActivityKind, DeviceKernels, KernelEvent};
+use profiler_core::profile::{
+    ActivityKind, BrickKernels, DeviceKernels, KernelEvent, KernelGroup, KernelRow,
+};
 use profiler_core::trace::{
     CounterSample, CounterTrack, DeviceStart, EventKind, RecordedExecutionTrace,
     RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent,
@@ -452,9 +454,35 @@ fn captured(mut p: Profile) -> Profile {
             kernel("gemm", ActivityKind::Kernel, (0, 7), (2_500, 100), Some(50)),
             kernel("set", ActivityKind::Memset, (0, 7), (3_000, 10), None),
         ],
+        // Registers agree between the brick's calls and the rest; shared
+        // memory does not, so it is withheld.
+        bricks: vec![BrickKernels {
+            brick: "MatMul".into(),
+            kernels: vec![row(Some(40), Some(5_120))],
+            ..BrickKernels::default()
+        }],
+        outside_bricks: KernelGroup {
+            kernels: vec![row(Some(40), Some(4_096))],
+            ..KernelGroup::default()
+        },
         ..DeviceKernels::default()
     });
     p
+}
+
+fn row(registers: Option<u16>, shared_bytes: Option<u32>) -> KernelRow {
+    KernelRow {
+        name: "gemm".into(),
+        kind: ActivityKind::Kernel,
+        calls: 1,
+        total_ns: 300,
+        min_ns: 300,
+        max_ns: 300,
+        grid: None,
+        block: None,
+        registers,
+        shared_bytes,
+    }
 }
 
 #[test]
@@ -472,6 +500,12 @@ fn captured_kernels_are_slices_on_their_streams_with_flows_from_the_launching_sl
     let gemm = ours.slices.iter().find(|s| s.1 == "gemm").expect("gemm");
     assert_eq!(gemm.6["grid"], json!([64, 2, 1]));
     assert_eq!(gemm.6["correlation"], 1);
+    assert_eq!(gemm.6["registers per thread"], 40);
+    assert!(
+        gemm.6.get("shared memory").is_none(),
+        "calls differed: {gemm:?}"
+    );
+    assert!(copy.6.get("registers per thread").is_none());
     // From the brick open at the launch (MatMul inside its layer), and from
     // the clamped brick for the copy; none from a launch outside slices.
     let flows: Vec<(&str, &str)> = ours

@@ -477,6 +477,7 @@ impl<'p, W: Write> Walk<'p, W> {
         let Some(kernels) = &profile.device_kernels else {
             return Ok(());
         };
+        let resources = kineto::KernelResources::of(kernels);
         for event in &kernels.events {
             self.correlation += 1;
             let id = self.correlation;
@@ -486,7 +487,7 @@ impl<'p, W: Write> Walk<'p, W> {
                 track,
                 name: &event.name,
                 cat: event.kind.kineto_category(),
-                args: Some(kineto::captured_args(event, id)),
+                args: Some(kineto::captured_args(event, id, &resources)),
                 flows: Vec::new(),
                 terminates: self.bound.contains(&id).then_some(id),
             };
