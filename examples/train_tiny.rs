@@ -40,9 +40,9 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use profiler::hardware::{MemoryLevel, Precision};
+use profiler::profile::TraceFormat;
 use profiler::{Schedule, sync::SyncMode};
 use profiler_metrics::WithMetrics;
-use profiler_report::export::TraceFormat;
 use tiny_transformer::{Batch, Config, Model};
 
 // Every allocation is charged to the brick that made it: the report's memory
@@ -169,7 +169,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "BRICK=FACTOR", value_parser = slowdown)]
     pub(crate) slow: Option<(String, f64)>,
     /// Timeline file(s) to write: json (trace.json: HTA, chrome://tracing,
-    /// jq), perfetto (trace.pftrace: a twentieth of the size or less, for
+    /// jq), perfetto (trace.pftrace: a fifteenth of the size or less, for
     /// long runs in the Perfetto UI) or both.
     #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
     pub(crate) trace_format: TraceFormat,
@@ -287,7 +287,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         .run_name("train_tiny")
         .sync_mode(SyncMode::None) // CPU kernels finish before they return
         .schedule(Schedule::skip_warmup(args.warmup))
-        .trace_mode(true);
+        .trace_mode(true)
+        .trace_format(args.trace_format);
     let metrics = live_metrics(config, args).enable();
 
     let slow = ranks::is_slow(args);
@@ -393,7 +394,6 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Box<dyn Error>> {
         parity.as_ref(),
         &baselines,
         &args.out,
-        args.trace_format,
     )?;
     if let Ok(linger) = Duration::try_from_secs_f64(args.metrics_linger) {
         std::thread::sleep(linger);

@@ -86,8 +86,9 @@ use profiler_report::{
 };
 // Perfetto's protobuf trace, streamed, and the choice of trace format.
 use profiler::fs::write_atomic_streamed;
+use profiler::profile::{TraceFormat, UnknownTraceFormat};
 use profiler_report::export::{
-    PerfettoTraceSummary, TraceFormat, UnknownTraceFormat, write_perfetto_trace_to,
+    PerfettoTraceSummary, TimelineFile, write_perfetto_trace_to, write_timeline,
 };
 use profiler_report::write_perfetto_trace;
 // Token generation: prefill and decode occurrences, the inference rows.

@@ -139,3 +139,46 @@ fn timeline_events_carry_their_arguments_and_counters_their_values() {
     assert!(loss.samples[0].t_ns <= loss.samples[1].t_ns);
     assert_eq!(profile.counters.counter_values_rejected, 1);
 }
+
+#[test]
+fn the_trace_format_set_in_config_is_the_profiles_and_the_report_writer_follows_it() {
+    use profiler::profile::TraceFormat;
+    let _lock = common::exclusive();
+    profiler::Config::new()
+        .trace_mode(true)
+        .trace_format(TraceFormat::Both)
+        .apply();
+    gate();
+    let profile = profiler::snapshot();
+    profiler::Config::new()
+        .trace_mode(false)
+        .trace_format(TraceFormat::Json)
+        .apply();
+    assert_eq!(profile.run.trace_format, TraceFormat::Both);
+    // Saved and read back, the choice stays; the default is left out.
+    let text = serde_json::to_string(&profile).unwrap();
+    assert!(text.contains("\"trace_format\":\"both\""), "{text}");
+    let back: profiler::Profile = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.run.trace_format, TraceFormat::Both);
+    assert_eq!(profiler::snapshot().run.trace_format, TraceFormat::Json);
+    let json = serde_json::to_string(&profiler::snapshot()).unwrap();
+    let at = json
+        .find("\"trace_format\":")
+        .map(|i| &json[i.saturating_sub(80)..i + 40]);
+    assert_eq!(at, None, "the default is not written");
+
+    let dir = std::env::temp_dir().join(format!("trace-format-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = profiler_report::export::write_timeline(&profile, &dir).unwrap();
+    let names: Vec<_> = files
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["trace.json", "trace.pftrace"]);
+    assert!(
+        files
+            .iter()
+            .all(|f| f.path.is_file() && f.warnings.is_empty())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

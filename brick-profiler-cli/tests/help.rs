@@ -5,7 +5,7 @@ mod common;
 
 use common::{golden, run};
 
-const SUBCOMMANDS: [&[&str]; 15] = [
+const SUBCOMMANDS: [&[&str]; 16] = [
     &["scorecard"],
     &["roofline"],
     &["parity"],
@@ -21,6 +21,7 @@ const SUBCOMMANDS: [&[&str]; 15] = [
     &["probe"],
     &["fleet"],
     &["trace", "perfetto"],
+    &["trace", "ranks"],
 ];
 
 #[test]

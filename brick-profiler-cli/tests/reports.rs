@@ -610,3 +610,41 @@ fn html_is_the_library_page_for_the_same_inputs() {
         assert!(actual.contains(&format!("<section id=\"{id}\">")), "{id}");
     }
 }
+
+#[test]
+fn trace_ranks_merges_into_json_perfetto_or_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut profiles = Vec::new();
+    for rank in 0..2u32 {
+        let mut p = Profile::read(root().join(PROFILE)).unwrap();
+        p.run.rank = Some(rank);
+        p.run.world_size = Some(2);
+        p.run.host = format!("node-{rank}");
+        let path = dir.path().join(format!("profile.rank{rank}.json"));
+        p.write(&path).unwrap();
+        files.push(path.to_str().unwrap().to_owned());
+        profiles.push(p);
+    }
+    let ranked: Vec<(u32, &Profile)> = (0..).zip(&profiles).collect();
+    let out = dir.path().join("merged");
+    let mut args = vec!["trace", "ranks", &files[0], &files[1]];
+    args.extend(["--trace-format", "both", "-o", out.to_str().unwrap()]);
+    run(&args).expect(0);
+    let json = std::fs::read_to_string(out.with_extension("json")).unwrap();
+    let expected = profiler_report::export::merge_ranked(&ranked, Default::default());
+    assert_eq!(json, expected.chrome_json);
+    let mut pftrace = Vec::new();
+    profiler_report::export::write_ranked_perfetto_trace_to(&ranked, &mut pftrace).unwrap();
+    assert_eq!(
+        std::fs::read(out.with_extension("pftrace")).unwrap(),
+        pftrace
+    );
+    // Two files need a name; one format goes to stdout as well.
+    let e = run(&["trace", "ranks", &files[0], "--trace-format", "both"]).expect(2);
+    assert!(e.stderr.contains("-o OUT"), "{}", e.stderr);
+    let one = run(&["trace", "ranks", &files[0], &files[1]])
+        .expect(0)
+        .stdout;
+    assert_eq!(one, expected.chrome_json);
+}

@@ -17,7 +17,6 @@ use profiler_report::{
 };
 
 use super::Args;
-use profiler_report::export::TraceFormat;
 
 /// The ceilings a run is judged against: saved once on a quiet machine,
 /// or measured now (and kept in every later snapshot).
@@ -284,8 +283,8 @@ pub(crate) fn parity(profile: &Profile, baselines: &[RunSummary]) -> Option<Pari
     }
 }
 
-/// Writes profile.json, trace.json and/or trace.pftrace (as `trace_format`
-/// says), flamegraph.svg, roofline.svg (and
+/// Writes profile.json, trace.json and/or trace.pftrace (as the profile's
+/// `run.trace_format` says), flamegraph.svg, roofline.svg (and
 /// roofline.json), parity.md/.json/.svg with a baseline, report.html,
 /// scorecard.json (usable as a baseline) and the Parquet tables
 /// (bricks, steps, layers, counters) into `out`.
@@ -296,7 +295,6 @@ pub(crate) fn write_reports(
     parity: Option<&Parity>,
     baselines: &[RunSummary],
     out: &Path,
-    trace_format: TraceFormat,
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     let path = |name: &str| out.join(name);
@@ -304,18 +302,12 @@ pub(crate) fn write_reports(
     let mut files = Vec::new();
     profile.write(path("profile.json"))?;
     files.push(path("profile.json"));
-    if trace_format.json() {
-        for warning in profiler_report::write_chrome_trace(profile, path("trace.json"))?.warnings {
-            println!("trace.json: {warning}");
+    for file in profiler_report::export::write_timeline(profile, out)? {
+        let name = file.path.file_name().unwrap_or_default().to_string_lossy();
+        for warning in &file.warnings {
+            println!("{name}: {warning}");
         }
-        files.push(path("trace.json"));
-    }
-    if trace_format.perfetto() {
-        let written = profiler_report::write_perfetto_trace(profile, path("trace.pftrace"))?;
-        for warning in written.warnings {
-            println!("trace.pftrace: {warning}");
-        }
-        files.push(path("trace.pftrace"));
+        files.push(file.path);
     }
     // Bricks, steps, layers and counters for DuckDB and `fleet`.
     files.extend(profiler_report::export::write_parquet(profile, out)?);
@@ -350,7 +342,7 @@ pub(crate) fn write_reports(
         .flamegraph()?
         .title("train_tiny")
         .scorecard(scorecard)
-        .trace_file(if trace_format.json() {
+        .trace_file(if profile.run.trace_format.json() {
             "trace.json"
         } else {
             "trace.pftrace"

@@ -2,8 +2,8 @@
 //! `perfetto`) decodes the `trace.pftrace` of a run of the main job, and it
 //! shows what the same run's `trace.json` shows: the same slices on the same
 //! tracks with the same names, categories, timestamps and durations to the
-//! nanosecond, nesting depths and args (less the rates the JSON derives from
-//! them), the same counter values, flows and warnings. The hostile-name
+//! nanosecond, nesting depths and args (the derived rates `gflop_per_s`,
+//! `gb_per_s`, `flop_per_byte` and `tokens_per_s` included), the same counter values, flows and warnings. The hostile-name
 //! fixture goes through both formats the same way, every name intact.
 
 use std::path::Path;
@@ -27,7 +27,6 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 CLEARED, NEEDS = 1, 2
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
 INCREMENTAL = 64
-DERIVED = {"gflop_per_s", "gb_per_s", "flop_per_byte", "tokens_per_s"}
 
 def fail(message):
     sys.exit(message)
@@ -153,7 +152,7 @@ def json_view(path):
             stack = stacks.setdefault(where, [])
             while stack and stack[-1] <= ts:
                 stack.pop()
-            args = {k: v for k, v in e.get("args", {}).items() if k not in DERIVED}
+            args = dict(e.get("args", {}))
             slices.append([names[where], e["name"], e["cat"], ts, dur, len(stack), args or None])
             by_track.setdefault(where, []).append((ts, e["name"]))
             stack.append(ts + dur)
@@ -278,4 +277,105 @@ fn hostile_names_decode_as_the_same_strings() {
     for name in fixture::hostile() {
         assert!(names.contains(&name.as_str()), "pftrace lost {name:?}");
     }
+}
+
+/// Decodes the merged `DIR/merged.pftrace` and reads `DIR/merged.json`:
+/// per pid, the process name and the number of slices in each; prints
+/// both as JSON.
+const RANKS_SCRIPT: &str = r##"
+import json, sys, zlib
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+def packets(path):
+    outer = pb.Trace()
+    with open(path, "rb") as f:
+        outer.ParseFromString(f.read())
+    for p in outer.packet:
+        if p.HasField("compressed_packets"):
+            inner = pb.Trace()
+            inner.ParseFromString(zlib.decompress(p.compressed_packets))
+            yield from inner.packet
+        else:
+            yield p
+
+d = sys.argv[1]
+processes, parent, pid_of, default, slices = {}, {}, {}, {}, {}
+for p in packets(d + "/merged.pftrace"):
+    sid = p.trusted_packet_sequence_id
+    if p.HasField("trace_packet_defaults"):
+        default[sid] = p.trace_packet_defaults.track_event_defaults.track_uuid
+    if p.HasField("track_descriptor"):
+        t = p.track_descriptor
+        if t.HasField("process"):
+            processes[t.process.pid] = t.process.process_name
+            pid_of[t.uuid] = t.process.pid
+        elif t.HasField("thread"):
+            pid_of[t.uuid] = t.thread.pid
+        else:
+            parent[t.uuid] = t.parent_uuid
+    if p.HasField("track_event") and p.track_event.type == 1:
+        e = p.track_event
+        track = e.track_uuid if e.HasField("track_uuid") else default[sid]
+        pid = pid_of.get(track, pid_of.get(parent.get(track)))
+        slices[pid] = slices.get(pid, 0) + 1
+with open(d + "/merged.json") as f:
+    events = json.load(f)["traceEvents"]
+json_slices, json_names = {}, {}
+for e in events:
+    if e["ph"] == "X":
+        json_slices[e["pid"]] = json_slices.get(e["pid"], 0) + 1
+    if e["ph"] == "M" and e["name"] == "process_name":
+        json_names[e["pid"]] = e["args"]["name"]
+print(json.dumps({
+    "processes": {str(k): v for k, v in sorted(processes.items())},
+    "slices": {str(k): v for k, v in sorted(slices.items())},
+    "json_slices": {str(k): v for k, v in sorted(json_slices.items())},
+    "json_names": {str(k): v for k, v in sorted(json_names.items())},
+}))
+"##;
+
+#[test]
+fn merged_ranks_decode_as_one_process_per_rank_with_the_json_merges_slices() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut profiles = Vec::new();
+    for rank in 0..3u32 {
+        let mut p = fixture::profile();
+        p.run.rank = Some(rank);
+        p.run.world_size = Some(3);
+        p.run.host = format!("node-{rank}");
+        p.run.started_at_unix_ns = 1_000_000_000 + u64::from(rank) * 5_000;
+        // Ranks differ in what they recorded: rank 2 kept half its events.
+        if rank == 2 {
+            let events = &mut p.timeline.threads[0].events;
+            events.truncate(events.len() / 2);
+        }
+        profiles.push(p);
+    }
+    let ranked: Vec<(u32, &profiler::Profile)> = (0..).zip(&profiles).collect();
+    let merged = profiler_report::export::merge_ranked(&ranked, Default::default());
+    std::fs::write(out.path().join("merged.json"), &merged.chrome_json).expect("merged.json");
+    let file = std::fs::File::create(out.path().join("merged.pftrace")).expect("merged.pftrace");
+    let file = std::io::BufWriter::new(file);
+    profiler_report::export::write_ranked_perfetto_trace_to(&ranked, file).expect("written");
+    let python = python().unwrap_or_else(|e| panic!("{e}"));
+    let done = Command::new(&python)
+        .args(["-c", RANKS_SCRIPT])
+        .arg(out.path())
+        .output()
+        .expect("python starts");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        !stderr.contains("No module named 'perfetto'"),
+        "the `perfetto` package is missing: .venv/bin/pip install -r requirements-ci.txt\n{stderr}"
+    );
+    assert!(done.status.success(), "decoding failed: {stderr}");
+    let found: serde_json::Value = serde_json::from_slice(&done.stdout).expect("JSON");
+    assert_eq!(
+        found["processes"],
+        serde_json::json!({"0": "rank 0 (node-0)", "1": "rank 1 (node-1)", "2": "rank 2 (node-2)"})
+    );
+    assert_eq!(found["slices"], found["json_slices"], "{found}");
+    let per_rank = found["slices"].as_object().expect("slices");
+    assert_eq!(per_rank.len(), 3, "{found}");
+    assert!(per_rank["2"].as_u64() < per_rank["0"].as_u64(), "{found}");
 }

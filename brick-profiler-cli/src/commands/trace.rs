@@ -1,14 +1,19 @@
-//! `trace`: the summary of an execution trace, and a saved profile (or an
+//! `trace`: the summary of an execution trace, a saved profile (or an
 //! execution trace) exported as a flamegraph, Chrome trace, Perfetto trace
-//! or speedscope file.
+//! or speedscope file, and the ranks of a distributed run merged into one
+//! Chrome and/or Perfetto trace.
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use profiler_core::Profile;
+use profiler_core::profile::TraceFormat;
 use profiler_core::trace::RecordedExecutionTrace;
-use profiler_report::export::write_perfetto_trace_to;
+use profiler_report::export::{
+    merge_ranked, write_perfetto_trace_to, write_ranked_perfetto_trace_to,
+};
 use profiler_report::input::Input;
+use profiler_report::straggler::StragglerRule;
 use profiler_report::trace::TraceSummary;
 use profiler_report::{chrome_trace_json, flamegraph_svg, folded_stacks, speedscope_json, trace};
 
@@ -57,13 +62,30 @@ enum TraceCommand {
         file: PathBuf,
     },
     /// Perfetto's protobuf trace (trace.pftrace): what `trace chrome`
-    /// writes, a twentieth of the size or less, streamed (for long runs).
+    /// writes, a fifteenth of the size or less, streamed (for long runs).
     #[command(
         after_help = "Example:\n  brick-profiler trace perfetto target/profile/profile.json -o trace.pftrace"
     )]
     Perfetto {
         /// A profile.json or an execution-trace JSON.
         file: PathBuf,
+    },
+    /// The ranks of a distributed run (one profile.json each) merged into
+    /// one timeline: a process per rank, times aligned on the earliest
+    /// start. `--trace-format both` writes OUT.json and OUT.pftrace (-o OUT
+    /// names them, without the extension).
+    #[command(
+        after_help = "Example:\n  brick-profiler trace ranks run/rank-*/profile.json --trace-format both -o merged"
+    )]
+    Ranks {
+        /// The ranks' profile.json files: a file's rank is its profile's
+        /// `run.rank`, else the number after `rank` in its name.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// json (Chrome's trace, for HTA and chrome://tracing), perfetto
+        /// (Perfetto's protobuf trace, for long runs) or both.
+        #[arg(long, default_value_t = TraceFormat::Json, value_parser = |s: &str| s.parse::<TraceFormat>())]
+        trace_format: TraceFormat,
     },
     /// speedscope JSON of a profile's trace-mode timeline.
     #[command(
@@ -156,6 +178,10 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
                 eprintln!("brick-profiler: `{}`: {warning}", file.display());
             }
         }
+        TraceCommand::Ranks {
+            files,
+            trace_format,
+        } => merged(files, *trace_format, cx.output.as_deref())?,
         TraceCommand::Speedscope { file } => match traced(file)? {
             Traced::Profile(p) => {
                 if p.timeline.event_count() == 0 {
@@ -176,4 +202,47 @@ pub(crate) fn run(args: &TraceArgs, cx: &Context) -> Result<Status, CliError> {
         },
     }
     Ok(Status::Ok)
+}
+
+/// Writes the merge of the ranks in `files` as `format` says: to `output`
+/// (stdout when absent) for one format, to `output` with the extensions
+/// `.json` and `.pftrace` for both.
+fn merged(files: &[PathBuf], format: TraceFormat, output: Option<&Path>) -> Result<(), CliError> {
+    let profiles = profiler_report::trace::read_rank_profiles(files).map_err(CliError::input)?;
+    let ranked: Vec<(u32, &Profile)> = profiles.iter().map(|(r, p)| (*r, p)).collect();
+    let (json, pftrace) = match (format, output) {
+        (TraceFormat::Both, Some(out)) if !crate::output::is_stdout(out) => (
+            Some(out.with_extension("json")),
+            Some(out.with_extension("pftrace")),
+        ),
+        (TraceFormat::Both, _) => {
+            return Err(CliError::Input(
+                "--trace-format both writes two files: pass -o OUT (OUT.json and OUT.pftrace)"
+                    .to_owned(),
+            ));
+        }
+        (TraceFormat::Json, out) => (
+            Some(out.map_or_else(|| "-".into(), Path::to_path_buf)),
+            None,
+        ),
+        (TraceFormat::Perfetto, out) => (
+            None,
+            Some(out.map_or_else(|| "-".into(), Path::to_path_buf)),
+        ),
+    };
+    if let Some(path) = json {
+        let merged = merge_ranked(&ranked, StragglerRule::default());
+        emit(&merged.chrome_json, Some(&path))?;
+    }
+    if let Some(path) = pftrace {
+        let mut warnings = Vec::new();
+        emit_streamed(Some(&path), true, |out| {
+            warnings = write_ranked_perfetto_trace_to(&ranked, out)?.warnings;
+            Ok(())
+        })?;
+        for warning in warnings {
+            eprintln!("brick-profiler: {warning}");
+        }
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::fmt;
 use super::switch;
 use crate::context::step;
 use crate::hardware::Hardware;
-use crate::profile::{Schedule, SyncMode};
+use crate::profile::{Schedule, SyncMode, TraceFormat};
 use crate::record::device::DeviceTimer;
 use crate::record::facts::run_facts;
 use crate::record::state::{self, SyncHook};
@@ -48,6 +48,7 @@ pub struct Config {
     l2_cache_hit_rate: Option<f32>,
     zero_copy: Option<bool>,
     subtract_overhead: Option<bool>,
+    trace_format: Option<TraceFormat>,
 }
 
 impl Config {
@@ -219,6 +220,14 @@ impl Config {
         self
     }
 
+    /// The timeline file(s) the run's reports write (default JSON only):
+    /// recorded in profiles as `run.trace_format`, which the report crate's
+    /// `write_timeline` honours. The runtime itself writes no files.
+    pub fn trace_format(mut self, format: TraceFormat) -> Self {
+        self.trace_format = Some(format);
+        self
+    }
+
     /// Applies the settings this configuration names.
     pub fn apply(self) {
         if let Some(capacity) = self.trace_capacity {
@@ -286,6 +295,9 @@ impl Config {
         if let Some(on) = self.subtract_overhead {
             facts.subtract_overhead = on;
         }
+        if let Some(format) = self.trace_format {
+            facts.trace_format = format;
+        }
     }
 
     /// Applies the settings, then turns recording on (see `enable()`).
@@ -327,6 +339,7 @@ impl fmt::Debug for Config {
             .field("l2_cache_hit_rate", &self.l2_cache_hit_rate)
             .field("zero_copy", &self.zero_copy)
             .field("subtract_overhead", &self.subtract_overhead)
+            .field("trace_format", &self.trace_format)
             .finish()
     }
 }

@@ -19,6 +19,7 @@ mod sites;
 pub(crate) mod steps;
 pub(crate) mod timeline;
 pub(crate) mod trace;
+mod trace_format;
 mod valid;
 
 pub use crate::clock::ClockSource;
@@ -53,4 +54,5 @@ pub(crate) use timeline::{
     CounterSample, CounterTrack, DeviceStart, EventKind, ThreadTimeline, Timeline, TimelineEvent,
 };
 pub(crate) use trace::{DEFAULT_ELEMENT_SIZE, RecordedExecutionTrace, RecordedTraceEntry};
+pub use trace_format::{TraceFormat, UnknownTraceFormat};
 pub use valid::InvalidValue;

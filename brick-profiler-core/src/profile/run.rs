@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::trace_format::TraceFormat;
+
 use crate::clock::ClockSource;
 use crate::hardware::{EarlierCeilings, Hardware};
 
@@ -72,6 +74,10 @@ pub struct RunInfo {
     /// Whether a device timer was installed.
     #[serde(default)]
     pub device_timer: bool,
+    /// The timeline file(s) the run's reports write (`Config::trace_format`);
+    /// left out of the file when it is the default, JSON.
+    #[serde(default, skip_serializing_if = "TraceFormat::is_default")]
+    pub trace_format: TraceFormat,
     /// How long device-timed bricks waited between their host launch and
     /// their device start; `None` when the timer gave no device starts
     /// (and in files written before this was recorded).

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::catalogue::BrickBottleneck;
 use crate::hardware::Hardware;
-use crate::profile::Overhead;
+use crate::profile::{Overhead, TraceFormat};
 
 /// Facts set by the user or measured once.
 #[derive(Default)]
@@ -31,6 +31,7 @@ pub(crate) struct RunFacts {
     pub(crate) rank: Option<u32>,
     pub(crate) world_size: Option<u32>,
     pub(crate) run_id: Option<String>,
+    pub(crate) trace_format: TraceFormat,
 }
 
 /// The moment recording (re)started, on every clock a profile needs.

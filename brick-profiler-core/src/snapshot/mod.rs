@@ -206,6 +206,7 @@ fn run_info(
         threads_seen: u32::try_from(totals.threads_seen).unwrap_or(u32::MAX),
         sync_mode: device.sync_mode,
         device_timer: device.device_timer,
+        trace_format: facts.trace_format,
         launch_gap: crate::sync::launch_gaps(),
         clock,
         overhead,

@@ -7,7 +7,8 @@
 //! [`write_perfetto_trace`](perfetto::write_perfetto_trace)): merged rank traces, the
 //! launches of an Nsight Compute import as text, Markdown and JSON, and
 //! (feature `parquet`) a profile's aggregates as Parquet tables; Perfetto's
-//! protobuf trace into any writer, and the [`TraceFormat`] choice.
+//! protobuf trace into any writer, and [`write_timeline`], the file(s) a
+//! profile's `run.trace_format` names.
 
 pub(crate) mod chrome;
 pub(crate) mod flamegraph;
@@ -18,13 +19,15 @@ pub(crate) mod perfetto;
 mod ranks;
 mod run_facts;
 pub(crate) mod speedscope;
-mod trace_format;
+mod timeline;
 
 pub use crate::output::nsight::{full_profiles_json, full_profiles_markdown, full_profiles_text};
 pub use chrome::ChromeTraceSummary;
 #[cfg(feature = "parquet")]
 pub use parquet::{PARQUET_FILES, write_parquet};
 pub use perfetto::{PerfettoTraceSummary, write_perfetto_trace_to};
-pub use ranks::{MergedTrace, merge_rank_files, merge_ranked, merge_ranks};
+pub use ranks::{
+    MergedTrace, merge_rank_files, merge_ranked, merge_ranks, write_ranked_perfetto_trace_to,
+};
 pub(crate) use run_facts::EXPORTER;
-pub use trace_format::{TraceFormat, UnknownTraceFormat};
+pub use timeline::{TimelineFile, write_timeline};

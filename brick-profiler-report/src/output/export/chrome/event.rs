@@ -72,6 +72,17 @@ pub(crate) enum Args<'a> {
         /// A captured kernel's block, as Kineto writes it.
         #[serde(skip_serializing_if = "Option::is_none")]
         block: Option<[u32; 3]>,
+        /// A captured kernel's registers per thread, when every call of its
+        /// name had the same (CUPTI's per-name rows), under Kineto's key.
+        #[serde(
+            rename = "registers per thread",
+            skip_serializing_if = "Option::is_none"
+        )]
+        registers: Option<u16>,
+        /// A captured kernel's shared memory per block (bytes), when every
+        /// call of its name had the same, under Kineto's key.
+        #[serde(rename = "shared memory", skip_serializing_if = "Option::is_none")]
+        shared_memory: Option<u32>,
     },
     /// `distributedInfo`-style facts on a `ProfilerStep#N` slice.
     Step {
@@ -243,6 +254,12 @@ pub(crate) fn kind_cat(kind: EventKind) -> &'static str {
         EventKind::Layer => "layer",
         EventKind::Brick => "brick",
     }
+}
+
+/// The counter of an op track's output sizes. Counters are per process:
+/// one series per thread.
+pub(crate) fn output_bytes_name(thread: u32) -> String {
+    format!("output bytes, thread {thread}")
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use profiler_core::Profile;
-use profiler_core::profile::{ActivityKind, KernelEvent};
+use profiler_core::profile::{ActivityKind, DeviceKernels, KernelEvent};
 use profiler_core::trace::{ThreadTimeline, TimelineEvent};
 use serde_json::json;
 
@@ -212,12 +212,71 @@ pub(crate) fn kernel_args(correlation: u64, start: &'static str) -> Args<'static
         start,
         grid: None,
         block: None,
+        registers: None,
+        shared_memory: None,
     }
 }
 
 /// What a captured kernel slice's start is.
 pub(super) const KERNEL_START_CAPTURED: &str =
     "device clock as CUPTI recorded it, anchored to the host clock when the profile was taken";
+
+/// Registers per thread and shared memory per block of each kernel name,
+/// where every call of the name (in every brick) had the same: CUPTI's
+/// records keep them per name and brick, not per activity, so a value that
+/// differed between calls is withheld rather than guessed.
+#[derive(Default)]
+pub(crate) struct KernelResources<'a>(HashMap<&'a str, (Option<u16>, Option<u32>)>);
+
+impl<'a> KernelResources<'a> {
+    /// The resources of the kernels of `kernels`.
+    pub(crate) fn of(kernels: &'a DeviceKernels) -> Self {
+        let groups = kernels.bricks.iter().map(|b| &b.kernels);
+        let groups = groups.chain([
+            &kernels.outside_bricks.kernels,
+            &kernels.unknown_launch.kernels,
+        ]);
+        let mut by_name: HashMap<&str, (Option<u16>, Option<u32>)> = HashMap::new();
+        for row in groups.flatten().filter(|r| r.kind == ActivityKind::Kernel) {
+            let seen = (row.registers, row.shared_bytes);
+            by_name
+                .entry(row.name.as_str())
+                .and_modify(|known| {
+                    known.0 = known.0.filter(|&r| Some(r) == seen.0);
+                    known.1 = known.1.filter(|&s| Some(s) == seen.1);
+                })
+                .or_insert(seen);
+        }
+        Self(by_name)
+    }
+}
+
+/// A captured activity's args as Kineto writes them, under correlation id
+/// `id`: device, stream, the id, and a kernel's grid, block, registers and
+/// shared memory (the last two from `resources`, when known).
+pub(crate) fn captured_args(
+    event: &KernelEvent,
+    id: u64,
+    resources: &KernelResources<'_>,
+) -> Args<'static> {
+    let kernel = event.kind == ActivityKind::Kernel;
+    let shape = kernel.then_some((event.grid, event.block));
+    let (registers, shared_memory) = match resources.0.get(event.name.as_str()) {
+        Some(&known) if kernel => known,
+        _ => (None, None),
+    };
+    Args::Kernel {
+        device: event.device,
+        stream: event.stream,
+        correlation: id,
+        external_id: id,
+        start: KERNEL_START_CAPTURED,
+        grid: shape.map(|s| s.0),
+        block: shape.map(|s| s.1),
+        registers,
+        shared_memory,
+    }
+}
 
 /// A captured activity as Kineto writes it, each event with its ts and dur
 /// (ns, `offset` added) for sorting: the slice on its device stream's
@@ -227,10 +286,10 @@ pub(super) fn captured<'a>(
     event: &'a KernelEvent,
     id: u64,
     (pid, offset): (u32, u64),
+    resources: &KernelResources<'_>,
 ) -> Vec<(u64, u64, Event<'a>)> {
     let tid = stream_tid(event.device, event.stream);
     let start = event.start_ns.saturating_add(offset);
-    let shape = (event.kind == ActivityKind::Kernel).then_some((event.grid, event.block));
     let slice = Event {
         name: Cow::Borrowed(&event.name),
         cat: Some(event.kind.kineto_category()),
@@ -239,15 +298,7 @@ pub(super) fn captured<'a>(
         dur: Some(us(event.dur_ns)),
         pid,
         tid,
-        args: Some(Args::Kernel {
-            device: event.device,
-            stream: event.stream,
-            correlation: id,
-            external_id: id,
-            start: KERNEL_START_CAPTURED,
-            grid: shape.map(|s| s.0),
-            block: shape.map(|s| s.1),
-        }),
+        args: Some(captured_args(event, id, resources)),
         ..Event::default()
     };
     let mut out = vec![(start, event.dur_ns, slice)];

@@ -1,12 +1,15 @@
 //! Chrome Trace Event JSON (the JSON Object Format) from a [`Profile`]:
 //! opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
 //!
-//! Events of one or more profiles are gathered in a [`ChromeTrace`](trace::ChromeTrace), nested
-//! per track with the rule of [`nesting`](crate::analysis::trace::nesting), then sorted and
-//! printed one event per line (diffable golden files).
+//! Events of one or more profiles are walked per track by a [`ChromeTrace`](trace::ChromeTrace),
+//! nested with the rule of [`nesting`](crate::analysis::trace::nesting), merged in time order
+//! as they are printed, one event per line (diffable golden files): memory is bounded by the
+//! tracks and their open slices, not by the events.
 
 pub(crate) mod event;
+mod feeds;
 pub(crate) mod kineto;
+mod order;
 pub(crate) mod trace;
 
 use std::path::Path;
@@ -84,7 +87,7 @@ pub(crate) use trace::ChromeTrace;
 /// ```
 #[must_use]
 pub fn chrome_trace_json(profile: &Profile) -> String {
-    render(profile).0
+    render(profile)
 }
 
 /// The trace of `profile`, gathered and ready to print.
@@ -101,10 +104,8 @@ fn gather(profile: &Profile) -> ChromeTrace<'_> {
 }
 
 /// The trace's JSON.
-fn render(profile: &Profile) -> (String, usize) {
-    let trace = gather(profile);
-    let events = trace.timed_events();
-    (trace.finish(&other(profile)), events)
+fn render(profile: &Profile) -> String {
+    gather(profile).finish(&other(profile))
 }
 
 fn other(profile: &Profile) -> SingleOther<'_> {
@@ -147,13 +148,15 @@ pub fn write_chrome_trace(
     path: impl AsRef<Path>,
 ) -> Result<ChromeTraceSummary, ExportError> {
     let path = path.as_ref();
-    let trace = gather(profile);
-    let events = trace.timed_events();
-    profiler_core::fs::write_atomic_streamed(path, |out| trace.write_to(out, &other(profile)))
-        .map_err(|source| ExportError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let mut events = 0;
+    profiler_core::fs::write_atomic_streamed(path, |out| {
+        events = gather(profile).write_to(out, &other(profile))?;
+        Ok(())
+    })
+    .map_err(|source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(ChromeTraceSummary {
         events,
         warnings: timeline_warning(profile).into_iter().collect(),

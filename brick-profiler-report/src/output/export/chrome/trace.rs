@@ -1,11 +1,12 @@
-//! [`ChromeTrace`]: the events of one or more profiles, gathered per track
+//! [`ChromeTrace`]: the events of one or more profiles, per track
 //! (timeline spans nested, `#[trace_op]` entries, counters, thread names,
-//! warnings), then sorted and printed one event per line.
+//! warnings), printed one event per line in time order as they are
+//! walked (see [`order`](super::order)).
 
 use std::borrow::Cow;
-use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
+use std::rc::Rc;
 
 use profiler_core::Profile;
 use profiler_core::alloc::MemoryKind;
@@ -13,21 +14,25 @@ use serde::Serialize;
 
 use profiler_core::trace::EventKind;
 
-use super::event::{Args, Event, OpArgs, SpanArgs, kind_cat, ns_of_us, us};
+use super::event::{Args, Event, ns_of_us};
+use super::feeds::{CounterFeed, KernelFeed, MemoryFeed, OpsFeed, Place, ThreadFeed};
 use super::kineto::{self, STREAM, STREAM_TID_BASE};
-use crate::analysis::trace::nesting::{event_spans, nest, sorted_events};
+use super::order::{Feed, Merged, Ordered};
+use crate::analysis::trace::nesting::nest;
 use crate::output::export::run_facts::{timeline_warning, warnings};
 
 /// Tid offset of the track that holds a thread's `#[trace_op]` entries
 /// (entries without a thread go to `OPS_TID_BASE` itself).
 pub(crate) const OPS_TID_BASE: u64 = 1_000_000;
 
-/// Events of one or more profiles, gathered before sorting and printing.
+/// Events of one or more profiles: metadata gathered, timed events as
+/// sources walked lazily and merged in order when printed.
 #[derive(Default)]
 pub(crate) struct ChromeTrace<'a> {
     meta: Vec<Event<'a>>,
-    /// `(ts ns, dur ns, event)`; sorted by ts, then longer first, when printed.
-    timed: Vec<(u64, u64, Event<'a>)>,
+    /// One per thread timeline, kernel list, op track, counter track and
+    /// memory kind, in the order their events break ties (see [`Merged`]).
+    sources: Vec<Ordered<'a>>,
     /// Added to the times of the profile being added (aligns merged ranks).
     offset_ns: u64,
     /// Kineto's top-level keys, written before `traceEvents`.
@@ -51,30 +56,16 @@ impl<'a> ChromeTrace<'a> {
         });
     }
 
-    fn complete_with(
-        &mut self,
-        name: &'a str,
-        cat: &'static str,
-        (start, end): (u64, u64),
-        (pid, tid): (u32, u64),
-        args: Option<Args<'a>>,
-    ) {
-        let (start, end) = (
-            start.saturating_add(self.offset_ns),
-            end.saturating_add(self.offset_ns),
-        );
-        let event = Event {
-            name: Cow::Borrowed(name),
-            cat: Some(cat),
-            ph: "X",
-            ts: Some(us(start)),
-            dur: Some(us(end - start)),
+    fn source(&mut self, feed: impl Feed<'a> + 'a) {
+        self.sources.push(Ordered::new(Box::new(feed)));
+    }
+
+    fn place(&self, pid: u32, tid: u64) -> Place {
+        Place {
             pid,
             tid,
-            args,
-            ..Event::default()
-        };
-        self.timed.push((start, end - start, event));
+            offset: self.offset_ns,
+        }
     }
 
     /// Adds a profile's events under process `pid` named `process_name`,
@@ -106,59 +97,36 @@ impl<'a> ChromeTrace<'a> {
     /// rank's trace, and device sides when a device timer gave the bricks'
     /// times. Returns the tids used.
     fn add_timeline(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
-        let category: HashMap<&str, &'static str> = profile
+        let categories: HashMap<&str, &'static str> = profile
             .bricks
             .iter()
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
+        let categories = Rc::new(categories);
         let mut tids: BTreeSet<u64> = BTreeSet::new();
-        let ranked = profile.run.rank.is_some();
         // Captured kernels replace the one slice per brick a timer gives.
         let device = profile.run.device_timer
             && profile
                 .device_kernels
                 .as_ref()
                 .is_none_or(|k| k.events.is_empty());
-        let device_starts = kineto::device_starts_by_thread(profile);
         for thread in &profile.timeline.threads {
-            let events = sorted_events(&thread.events);
-            let starts = kineto::device_starts_in_order(&device_starts, thread);
             let tid = u64::from(thread.thread);
-            for n in nest(&event_spans(&events)) {
-                let event = events[n.item];
-                let name = profile.timeline.name_of(&event);
-                let mut args = SpanArgs::of(&event, name, category.get(name).copied());
-                let at = (
-                    n.start_ns.saturating_add(self.offset_ns),
-                    n.end_ns.saturating_add(self.offset_ns),
-                );
-                if ranked
-                    && event.kind == EventKind::Step
-                    && let Some(step) = kineto::step_name(name)
-                {
-                    // Pushed before the step, so the equal slice encloses it.
-                    let e = kineto::profiler_step(step, at, (pid, tid));
-                    self.timed.push((at.0, at.1 - at.0, e));
-                }
-                if device && event.kind == EventKind::Brick {
-                    self.correlation += 1;
-                    args = Some(SpanArgs::correlated(args, self.correlation));
-                    let kernel = starts.get(n.item).copied().flatten().map(|start| {
-                        let start = start.saturating_add(self.offset_ns);
-                        (start, start.saturating_add(event.dur_ns))
-                    });
-                    let spans = (at, kernel);
-                    let sides = kineto::device_side(name, self.correlation, spans, (pid, tid));
-                    self.timed.extend(sides);
+            let place = self.place(pid, tid);
+            let feed = ThreadFeed::new(
+                profile,
+                Rc::clone(&categories),
+                thread,
+                (place, device, self.correlation),
+            );
+            self.source(feed);
+            if device {
+                let bricks = thread.events.iter().filter(|e| e.kind == EventKind::Brick);
+                let bricks = bricks.count() as u64;
+                self.correlation += bricks;
+                if bricks > 0 {
                     tids.insert(kineto::stream_tid(0, STREAM));
                 }
-                self.complete_with(
-                    name,
-                    kind_cat(event.kind),
-                    (n.start_ns, n.end_ns),
-                    (pid, tid),
-                    args.map(Args::Span),
-                );
             }
             tids.insert(tid);
         }
@@ -168,16 +136,17 @@ impl<'a> ChromeTrace<'a> {
     /// Captured kernels, copies and sets on one track per device stream,
     /// each with its flow from the launching brick. Returns the tids used.
     fn add_kernels(&mut self, profile: &'a Profile, pid: u32) -> BTreeSet<u64> {
-        let mut tids = BTreeSet::new();
         let Some(kernels) = &profile.device_kernels else {
-            return tids;
+            return BTreeSet::new();
         };
-        for event in &kernels.events {
-            self.correlation += 1;
-            let sides = kineto::captured(event, self.correlation, (pid, self.offset_ns));
-            tids.insert(kineto::stream_tid(event.device, event.stream));
-            self.timed.extend(sides);
-        }
+        let tids = kernels
+            .events
+            .iter()
+            .map(|e| kineto::stream_tid(e.device, e.stream))
+            .collect();
+        let feed = KernelFeed::new(kernels, (pid, self.offset_ns), self.correlation);
+        self.correlation += kernels.events.len() as u64;
+        self.source(feed);
         tids
     }
 
@@ -223,32 +192,18 @@ impl<'a> ChromeTrace<'a> {
         let mut tids = BTreeSet::new();
         for (thread, indices) in op_tracks(profile) {
             let tid = OPS_TID_BASE + u64::from(thread);
-            for n in nest(&op_spans(profile, &indices)) {
-                let e = &entries[indices[n.item]];
-                let args = Args::Op(OpArgs::of(e));
-                let at = (n.start_ns, n.end_ns);
-                self.complete_with(&e.operation, "op", at, (pid, tid), Some(args));
-                if with_bytes {
-                    let at = n.end_ns.saturating_add(self.offset_ns);
-                    self.timed.push((
-                        at,
-                        0,
-                        Event {
-                            name: Cow::Owned(output_bytes_name(thread)),
-                            cat: Some("memory"),
-                            ph: "C",
-                            ts: Some(us(at)),
-                            dur: None,
-                            pid,
-                            tid,
-                            args: Some(Args::Bytes {
-                                bytes: e.memory_bytes,
-                            }),
-                            ..Event::default()
-                        },
-                    ));
-                }
-            }
+            let nested = nest(&op_spans(profile, &indices));
+            let place = self.place(pid, tid);
+            self.source(OpsFeed {
+                profile,
+                indices,
+                nested,
+                with_bytes,
+                thread,
+                place,
+                next: 0,
+                seq: 0,
+            });
             tids.insert(tid);
         }
         tids
@@ -260,28 +215,7 @@ impl<'a> ChromeTrace<'a> {
     /// whichever thread wrote it.
     fn add_counters(&mut self, profile: &'a Profile, pid: u32) {
         for track in &profile.counter_tracks {
-            for sample in &track.samples {
-                // Saved files are validated on read; a value built in
-                // memory could still be NaN, which no viewer can draw.
-                if !sample.value.is_finite() {
-                    continue;
-                }
-                let at = sample.t_ns.saturating_add(self.offset_ns);
-                let event = Event {
-                    name: Cow::Borrowed(&track.name),
-                    cat: Some("counter"),
-                    ph: "C",
-                    ts: Some(us(at)),
-                    dur: None,
-                    pid,
-                    tid: u64::from(sample.thread),
-                    args: Some(Args::Value {
-                        value: sample.value,
-                    }),
-                    ..Event::default()
-                };
-                self.timed.push((at, 0, event));
-            }
+            self.source(CounterFeed::new(track, (pid, self.offset_ns)));
         }
     }
 
@@ -293,26 +227,13 @@ impl<'a> ChromeTrace<'a> {
             return;
         };
         for kind in MemoryKind::ALL {
-            let name = format!("live {} bytes", kind.name());
-            for (t_ns, bytes) in memory.live_over_run(kind) {
-                let at = t_ns.saturating_add(self.offset_ns);
-                let event = Event {
-                    name: Cow::Owned(name.clone()),
-                    cat: Some("memory"),
-                    ph: "C",
-                    ts: Some(us(at)),
-                    dur: None,
-                    pid,
-                    tid: 0,
-                    s: None,
-                    id: None,
-                    bp: None,
-                    args: Some(Args::Value {
-                        value: bytes as f64,
-                    }),
-                };
-                self.timed.push((at, 0, event));
-            }
+            let place = self.place(pid, 0);
+            self.source(MemoryFeed {
+                name: format!("live {} bytes", kind.name()),
+                live: memory.live_over_run(kind),
+                next: 0,
+                place,
+            });
         }
     }
 
@@ -335,13 +256,9 @@ impl<'a> ChromeTrace<'a> {
         self.header = kineto::header(profile);
     }
 
-    /// Timed events gathered so far (spans, ops and counters; no metadata).
-    pub(crate) fn timed_events(&self) -> usize {
-        self.timed.len()
-    }
-
     /// The JSON text: metadata and warnings first, then timed events by ts,
-    /// longer first (stable, so parents stay before equal children).
+    /// longer first (ties in the order the events were added, so parents
+    /// stay before equal children).
     pub(crate) fn finish<T: Serialize>(self, other_data: &T) -> String {
         let mut out = Vec::new();
         // Writing into a Vec cannot fail, and JSON text is UTF-8.
@@ -349,29 +266,39 @@ impl<'a> ChromeTrace<'a> {
         String::from_utf8(out).unwrap_or_default()
     }
 
-    /// [`finish`](Self::finish) into `out`, one event at a time: the text
-    /// is never held whole (the events are, to be sorted).
+    /// [`finish`](Self::finish) into `out`, one event at a time, merged
+    /// from the sources as it goes: neither the text nor the events are
+    /// ever held whole. Returns the timed events written (spans, ops,
+    /// counters and flows; no metadata).
     pub(crate) fn write_to<T: Serialize>(
-        mut self,
+        self,
         out: &mut dyn Write,
         other_data: &T,
-    ) -> std::io::Result<()> {
-        self.timed.sort_by_key(|(ts, dur, _)| (*ts, Reverse(*dur)));
+    ) -> std::io::Result<usize> {
         out.write_all(b"{")?;
         if let Some(header) = &self.header {
             out.write_all(header.as_bytes())?;
         }
         out.write_all(b"\"traceEvents\":[\n")?;
-        let events = self.meta.iter().chain(self.timed.iter().map(|(_, _, e)| e));
-        for (i, event) in events.enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for event in &self.meta {
+            if !std::mem::take(&mut first) {
                 out.write_all(b",\n")?;
             }
             serde_json::to_writer(&mut *out, event)?;
         }
+        let mut timed = 0;
+        for event in Merged::new(self.sources) {
+            if !std::mem::take(&mut first) {
+                out.write_all(b",\n")?;
+            }
+            serde_json::to_writer(&mut *out, &event)?;
+            timed += 1;
+        }
         out.write_all(b"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":")?;
         serde_json::to_writer(&mut *out, other_data)?;
-        out.write_all(b"\n}\n")
+        out.write_all(b"\n}\n")?;
+        Ok(timed)
     }
 }
 
@@ -399,12 +326,6 @@ pub(crate) fn op_spans(profile: &Profile, indices: &[usize]) -> Vec<(u64, u64, u
             (start, end, 0)
         })
         .collect()
-}
-
-/// The counter of an op track's output sizes. Counters are per process:
-/// one series per thread.
-pub(crate) fn output_bytes_name(thread: u32) -> String {
-    format!("output bytes, thread {thread}")
 }
 
 /// A track's name and sort index: a timeline thread's (its name, or

@@ -1,7 +1,7 @@
-//! A slice's args as debug annotations: the args the Chrome trace writes
-//! (serialised once through `serde_json`, so both formats carry the same
-//! keys and values) but for the rates derived from them, with interned keys
-//! and string values. Integers stay integers,
+//! A slice's args as debug annotations: the args the Chrome trace writes,
+//! the rates it derives included (serialised once through `serde_json`, so
+//! both formats carry the same keys and values), with interned keys and
+//! string values. Integers stay integers,
 //! floats doubles, arrays and objects nested annotations (empty ones as
 //! their JSON text, which nesting cannot tell from a missing value); a
 //! `null` (a NaN the JSON side cannot print) is a key without a value.
@@ -12,20 +12,13 @@ use serde_json::Value;
 use super::proto::DebugAnnotation;
 use super::sequence::Interner;
 
-/// Args the Chrome trace derives from others and the slice's duration
-/// (for viewers that cannot compute): left out here, where Perfetto's SQL
-/// computes them (`flops / dur`), as they would double a brick's size.
-pub(crate) const DERIVED: [&str; 4] = ["gflop_per_s", "gb_per_s", "flop_per_byte", "tokens_per_s"];
-
 /// The debug annotations of `args` (an object of the Chrome trace's
-/// `args`), less the [`DERIVED`] ones; none for anything else. String
-/// values are interned.
+/// `args`); none for anything else. String values are interned.
 pub(super) fn annotations(interner: &mut Interner, args: &impl Serialize) -> Vec<DebugAnnotation> {
     let Ok(Value::Object(map)) = serde_json::to_value(args) else {
         return Vec::new();
     };
     map.iter()
-        .filter(|(key, _)| !DERIVED.contains(&key.as_str()))
         .map(|(key, value)| {
             let annotation = match value {
                 Value::String(s) => DebugAnnotation {
@@ -81,11 +74,6 @@ mod tests {
         let args = serde_json::json!({"bytes": 7, "rate": 2.5, "shape": [[2, 3]], "dir": "forward", "none": [], "gb_per_s": 1.0});
         let out = annotations(&mut interner, &args);
         let forward = interner.value("forward");
-        let derived = interner.key("gb_per_s");
-        assert!(
-            out.iter().all(|a| a.name_iid != Some(derived)),
-            "derived rates left out"
-        );
         let mut find = |k: &str| {
             let id = interner.key(k);
             out.iter()
@@ -94,6 +82,11 @@ mod tests {
                 .expect(k)
         };
         assert_eq!(find("bytes").uint_value, Some(7));
+        assert_eq!(
+            find("gb_per_s").double_value,
+            Some(1.0),
+            "derived rates kept"
+        );
         assert_eq!(find("rate").double_value, Some(2.5));
         assert_eq!(find("dir").string_value_iid, Some(forward));
         let shape = find("shape");

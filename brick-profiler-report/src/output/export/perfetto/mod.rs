@@ -18,7 +18,7 @@ use profiler_core::Profile;
 use super::run_facts::timeline_warning;
 use crate::output::error::ExportError;
 use sequence::Packets;
-use walk::Walk;
+use walk::{Process, Walk};
 
 /// What [`write_perfetto_trace`] wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,10 +46,9 @@ pub struct PerfettoTraceSummary {
 ///   timer timed the bricks;
 /// - steps, phases, layers and bricks as nested slices (`TYPE_SLICE_BEGIN`
 ///   and `TYPE_SLICE_END`, same nesting and clamping, same category), their
-///   args as debug annotations; `ProfilerStep#N` slices for a rank. The
-///   rates the Chrome trace derives for viewers that cannot compute
-///   (`gflop_per_s`, `gb_per_s`, `flop_per_byte`, `tokens_per_s`) are left
-///   out: Perfetto's SQL derives them from the slice (`flops / dur`);
+///   args as debug annotations, the rates the Chrome trace derives
+///   (`gflop_per_s`, `gb_per_s`, `flop_per_byte`, `tokens_per_s`) included;
+///   `ProfilerStep#N` slices for a rank;
 /// - each device-timed brick's kernel on a `stream 7 (device 0)` track of
 ///   its launching thread (kernels of two threads never mis-nest), linked
 ///   by a flow (`flow_ids` on the brick, `terminating_flow_ids` on the
@@ -110,13 +109,52 @@ pub fn write_perfetto_trace_to(
     profile: &Profile,
     out: impl Write,
 ) -> std::io::Result<PerfettoTraceSummary> {
-    let written = Walk::new(profile, Packets::new(out)).run()?;
+    let (written, ..) = Walk::new(profile, Packets::new(out), Process::of(profile)).run()?;
     let (packets, events) = written.counts();
     written.finish()?;
     Ok(PerfettoTraceSummary {
         packets,
         events,
         warnings: timeline_warning(profile).into_iter().collect(),
+    })
+}
+
+/// Several ranks' profiles as one Perfetto trace, each `(rank, profile,
+/// offset ns)` one process (pid = rank) named `rank N (host)` (or `rank N`
+/// without a host), its times `offset` later than the trace's zero, as
+/// `merge_ranked` lays out the Chrome trace.
+/// The warnings are each rank's, prefixed with `rank N: `.
+pub(crate) fn write_ranks_to(
+    ranked: &[(u32, &Profile, u64)],
+    out: impl Write,
+) -> std::io::Result<PerfettoTraceSummary> {
+    let mut packets = Packets::new(out);
+    let (mut first_seq, mut correlation) = (1, 0);
+    let mut warnings = Vec::new();
+    for &(rank, profile, offset) in ranked {
+        let host = &profile.run.host;
+        let name = if host.is_empty() {
+            format!("rank {rank}")
+        } else {
+            format!("rank {rank} ({host})")
+        };
+        let process = Process {
+            pid: rank,
+            name,
+            offset,
+            first_seq,
+            correlation,
+        };
+        (packets, first_seq, correlation) = Walk::new(profile, packets, process).run()?;
+        let warning = timeline_warning(profile);
+        warnings.extend(warning.map(|w| format!("rank {rank}: {w}")));
+    }
+    let (packets_written, events) = packets.counts();
+    packets.finish()?;
+    Ok(PerfettoTraceSummary {
+        packets: packets_written,
+        events,
+        warnings,
     })
 }
 

@@ -195,6 +195,11 @@ impl Sequence {
         }
     }
 
+    /// The sequence's id.
+    pub(super) fn id(&self) -> u32 {
+        self.id
+    }
+
     /// A thread's sequence: events default to `track` and carry the delta
     /// from the previous timestamp (Perfetto's incremental clock), so they
     /// must come in time order; one that does not is written with its

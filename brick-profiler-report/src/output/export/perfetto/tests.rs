@@ -5,6 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use profiler_core::profile::{
+    ActivityKind, BrickKernels, DeviceKernels, KernelEvent, KernelGroup, KernelRow,
+};
 use profiler_core::trace::{
     CounterSample, CounterTrack, DeviceStart, EventKind, RecordedExecutionTrace,
     RecordedTraceEntry, ThreadTimeline, Timeline, TimelineEvent,
@@ -12,7 +15,6 @@ use profiler_core::trace::{
 use profiler_core::{BrickCategory, BrickStats, Direction, Profile};
 use serde_json::{Value, json};
 
-use super::args::DERIVED;
 use super::proto::{
     CLOCK_INCREMENTAL, DebugAnnotation, Interned, SEQ_INCREMENTAL_STATE_CLEARED, TYPE_COUNTER,
     TYPE_SLICE_BEGIN, TYPE_SLICE_END, TracePacket,
@@ -265,7 +267,7 @@ fn perfetto_view(packets: &[TracePacket]) -> Decoded {
                 let name = names[&e.name_iid.expect("name")].clone();
                 let cat = cats[&e.category_iids[0]].clone();
                 for &id in &e.flow_ids {
-                    starts.insert(id, (name.clone(), ts));
+                    assert!(starts.insert(id, (name.clone(), ts)).is_none(), "one start");
                 }
                 for &id in &e.terminating_flow_ids {
                     ends.insert(id, (name.clone(), ts));
@@ -328,10 +330,7 @@ fn chrome_view(profile: &Profile) -> Decoded {
                 }
                 let name = e["name"].as_str().expect("name").to_owned();
                 let cat = e["cat"].as_str().expect("cat").to_owned();
-                let mut args = e["args"].clone();
-                if let Value::Object(map) = &mut args {
-                    map.retain(|k, _| !DERIVED.contains(&k.as_str()));
-                }
+                let args = e["args"].clone();
                 out.slices
                     .push((track, name.clone(), cat, ts, dur, stack.len(), args));
                 slices_at
@@ -362,18 +361,19 @@ fn chrome_view(profile: &Profile) -> Decoded {
             _ => {}
         }
     }
-    // A flow point binds to the innermost slice starting at its time.
+    // A flow point binds to the innermost slice open at its time (one
+    // starting there included); a point outside every slice binds nowhere
+    // and its flow is not drawn.
     let slice_at = |(track, ts): &(_, u64)| {
-        let slices = &slices_at[track];
-        let s = slices
-            .iter()
-            .rev()
-            .find(|s| s.0 == *ts)
-            .expect("a slice at the flow");
-        (s.2.clone(), *ts)
+        let slices = slices_at.get(track)?;
+        let inside = |s: &&(u64, u64, String)| s.0 <= *ts && (*ts < s.1 || s.0 == *ts);
+        let s = slices.iter().rev().find(inside)?;
+        Some((s.2.clone(), s.0))
     };
     for (id, from) in &starts {
-        out.flows.push((slice_at(from), slice_at(&ends[id])));
+        if let (Some(from), Some(to)) = (slice_at(from), slice_at(&ends[id])) {
+            out.flows.push((from, to));
+        }
     }
     out.slices
         .sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
@@ -413,6 +413,107 @@ fn slices_counters_and_flows_match_the_chrome_trace() {
         "NaN left out"
     );
     assert_eq!(ours.counters["output bytes, thread 3"].len(), 2);
+}
+
+/// CUPTI's records, as a capturing timer leaves them: two kernels on one
+/// stream (one launched inside a brick, one inside nothing), a copy on
+/// another device's stream, and a kernel whose launch was not seen.
+fn captured(mut p: Profile) -> Profile {
+    let kernel =
+        |name: &str, kind, (device, stream), (start_ns, dur_ns), launch: Option<u64>| KernelEvent {
+            name: name.into(),
+            kind,
+            device,
+            stream,
+            correlation: 9,
+            start_ns,
+            dur_ns,
+            brick: None,
+            thread: launch.map(|_| 0),
+            launch_ns: launch,
+            grid: [64, 2, 1],
+            block: [256, 1, 1],
+        };
+    p.device_kernels = Some(DeviceKernels {
+        source: "cupti".into(),
+        events: vec![
+            kernel(
+                "gemm",
+                ActivityKind::Kernel,
+                (0, 7),
+                (1_800, 300),
+                Some(1_600),
+            ),
+            kernel(
+                "copy",
+                ActivityKind::Memcpy,
+                (1, 13),
+                (2_000, 50),
+                Some(5_100),
+            ),
+            kernel("gemm", ActivityKind::Kernel, (0, 7), (2_500, 100), Some(50)),
+            kernel("set", ActivityKind::Memset, (0, 7), (3_000, 10), None),
+        ],
+        // Registers agree between the brick's calls and the rest; shared
+        // memory does not, so it is withheld.
+        bricks: vec![BrickKernels {
+            brick: "MatMul".into(),
+            kernels: vec![row(Some(40), Some(5_120))],
+            ..BrickKernels::default()
+        }],
+        outside_bricks: KernelGroup {
+            kernels: vec![row(Some(40), Some(4_096))],
+            ..KernelGroup::default()
+        },
+        ..DeviceKernels::default()
+    });
+    p
+}
+
+fn row(registers: Option<u16>, shared_bytes: Option<u32>) -> KernelRow {
+    KernelRow {
+        name: "gemm".into(),
+        kind: ActivityKind::Kernel,
+        calls: 1,
+        total_ns: 300,
+        min_ns: 300,
+        max_ns: 300,
+        grid: None,
+        block: None,
+        registers,
+        shared_bytes,
+    }
+}
+
+#[test]
+fn captured_kernels_are_slices_on_their_streams_with_flows_from_the_launching_slice() {
+    let p = captured(profile());
+    let (ours, chrome) = (perfetto_view(&decode(&p)), chrome_view(&p));
+    assert_eq!(ours.slices, chrome.slices);
+    assert_eq!(ours.flows, chrome.flows);
+    let on = |track: &str| ours.slices.iter().filter(|s| s.0 == track).count();
+    assert_eq!(on("stream 7 (device 0)"), 3, "the timer's sides give way");
+    assert_eq!(on("stream 13 (device 1)"), 1);
+    let copy = ours.slices.iter().find(|s| s.1 == "copy").expect("copy");
+    assert_eq!((copy.2.as_str(), copy.3, copy.4), ("gpu_memcpy", 2_000, 50));
+    assert_eq!(copy.6["device"], 1);
+    let gemm = ours.slices.iter().find(|s| s.1 == "gemm").expect("gemm");
+    assert_eq!(gemm.6["grid"], json!([64, 2, 1]));
+    assert_eq!(gemm.6["correlation"], 1);
+    assert_eq!(gemm.6["registers per thread"], 40);
+    assert!(
+        gemm.6.get("shared memory").is_none(),
+        "calls differed: {gemm:?}"
+    );
+    assert!(copy.6.get("registers per thread").is_none());
+    // From the brick open at the launch (MatMul inside its layer), and from
+    // the clamped brick for the copy; none from a launch outside slices.
+    let flows: Vec<(&str, &str)> = ours
+        .flows
+        .iter()
+        .map(|(from, to)| (from.0.as_str(), to.0.as_str()))
+        .collect();
+    assert_eq!(flows, [("MatMul", "gemm"), ("MatMul", "copy")]);
 }
 
 #[test]

@@ -5,12 +5,12 @@
 //! entries, and counters. The Chrome trace's tracks, names, args and
 //! nesting are reused, so both formats show the same run.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Write};
 
 use profiler_core::Profile;
 use profiler_core::alloc::MemoryKind;
-use profiler_core::trace::EventKind;
+use profiler_core::trace::{EventKind, TimelineEvent};
 use serde::Serialize;
 
 use super::args::annotations;
@@ -21,11 +21,9 @@ use super::proto::{
 };
 use super::sequence::{Interner, Packets, Sequence};
 use crate::analysis::trace::nesting::{nest, sorted_events};
-use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat};
+use crate::output::export::chrome::event::{Args, OpArgs, SpanArgs, kind_cat, output_bytes_name};
 use crate::output::export::chrome::kineto::{self, STREAM};
-use crate::output::export::chrome::trace::{
-    OPS_TID_BASE, op_spans, op_tracks, output_bytes_name, thread_name,
-};
+use crate::output::export::chrome::trace::{OPS_TID_BASE, op_spans, op_tracks, thread_name};
 use crate::output::export::run_facts::{timeline_warning, warnings};
 
 /// What a track is, for its uuid.
@@ -36,6 +34,8 @@ enum Role {
     Counter = 3,
     /// The device stream of one launching thread.
     Stream = 4,
+    /// A captured device stream (by its tid, `kineto::stream_tid`).
+    DeviceStream = 5,
 }
 
 /// A track's uuid: unique per process, role and id (splitmix64 of the
@@ -55,7 +55,7 @@ struct Begin<'a, A> {
     name: &'a str,
     cat: &'static str,
     args: Option<A>,
-    flow: Option<u64>,
+    flows: Vec<u64>,
     terminates: Option<u64>,
 }
 
@@ -67,52 +67,114 @@ pub(super) struct Walk<'p, W: Write> {
     out: Packets<W>,
     seq: Sequence,
     pid: u32,
+    /// The process track's name.
+    name: String,
+    /// Added to every time (aligns merged ranks).
+    offset: u64,
     process: u64,
     /// Counter tracks described so far (by their id).
     counters: u64,
     /// The timeline thread being walked: its track and sequence.
     thread: Option<(u64, Sequence)>,
+    /// Whether each brick gets a device side from the timer (not when
+    /// kernels were captured: they replace it, as in the Chrome trace).
+    device: bool,
+    /// Last correlation (flow) id given.
+    correlation: u64,
+    /// Captured kernels' flow ids, by launching thread: `(launch ns, id)`
+    /// in launch order.
+    launches: HashMap<u32, Vec<(u64, u64)>>,
+    /// Flow ids bound to a launching slice (the kernel's end of the flow
+    /// is written only for these).
+    bound: HashSet<u64>,
+}
+
+/// Where a walk puts its profile: the process (pid, name), how much later
+/// than the trace's time zero its times are (ns), its first packet
+/// sequence id and the last flow id given before it. A merged trace walks
+/// each rank's profile in turn, each continuing where the last one ended.
+pub(super) struct Process {
+    pub(super) pid: u32,
+    pub(super) name: String,
+    pub(super) offset: u64,
+    pub(super) first_seq: u32,
+    pub(super) correlation: u64,
+}
+
+impl Process {
+    /// A lone profile's process: its own pid and run name, at time zero.
+    pub(super) fn of(profile: &Profile) -> Self {
+        let name = if profile.run.name.is_empty() {
+            "process".to_owned()
+        } else {
+            profile.run.name.clone()
+        };
+        Self {
+            pid: profile.run.pid,
+            name,
+            offset: 0,
+            first_seq: 1,
+            correlation: 0,
+        }
+    }
 }
 
 impl<'p, W: Write> Walk<'p, W> {
-    pub(super) fn new(profile: &'p Profile, out: Packets<W>) -> Self {
-        let pid = profile.run.pid;
+    pub(super) fn new(profile: &'p Profile, out: Packets<W>, process: Process) -> Self {
+        let pid = process.pid;
         Self {
             profile,
             out,
-            seq: Sequence::new(1),
+            seq: Sequence::new(process.first_seq),
             pid,
+            name: process.name,
+            offset: process.offset,
             process: uuid(pid, Role::Process, 0),
             counters: 0,
             thread: None,
+            device: profile.run.device_timer
+                && profile
+                    .device_kernels
+                    .as_ref()
+                    .is_none_or(|k| k.events.is_empty()),
+            correlation: process.correlation,
+            launches: HashMap::new(),
+            bound: HashSet::new(),
         }
     }
 
-    /// Writes the whole profile and returns the packets' writer.
-    pub(super) fn run(mut self) -> io::Result<Packets<W>> {
+    /// Writes the whole profile and returns the packets' writer, the next
+    /// free sequence id and the last flow id given.
+    pub(super) fn run(mut self) -> io::Result<(Packets<W>, u32, u64)> {
         self.describe_tracks()?;
         self.warnings()?;
         self.timeline()?;
+        self.kernels()?;
         self.ops()?;
         self.counters()?;
         self.memory()?;
-        Ok(self.out)
+        let threads = self.profile.timeline.threads.len();
+        let next = self.thread_seq(threads);
+        Ok((self.out, next, self.correlation))
+    }
+
+    /// The sequence id of the `k`th timeline thread (the process's own
+    /// sequence comes first).
+    fn thread_seq(&self, k: usize) -> u32 {
+        let first = u64::from(self.seq.id());
+        u32::try_from(first + 1 + k as u64).unwrap_or(u32::MAX)
     }
 
     fn describe_tracks(&mut self) -> io::Result<()> {
         let profile = self.profile;
-        let name = if profile.run.name.is_empty() {
-            "process"
-        } else {
-            profile.run.name.as_str()
-        };
+        let name = self.name.clone();
         self.seq.track(
             &mut self.out,
             TrackDescriptor {
                 uuid: Some(self.process),
                 process: Some(ProcessDescriptor {
                     pid: Some(self.pid as i32),
-                    process_name: Some(name.to_owned()),
+                    process_name: Some(name),
                 }),
                 child_ordering: Some(ORDER_EXPLICIT),
                 ..TrackDescriptor::default()
@@ -149,7 +211,7 @@ impl<'p, W: Write> Walk<'p, W> {
         // The device stream is no thread of the process: a named track per
         // launching thread, so kernels that threads launch at overlapping
         // times never mis-nest (slice ends close the track's last begin).
-        if profile.run.device_timer {
+        if self.device {
             let stream = kineto::stream_tid(0, STREAM);
             let (name, sort_index) = thread_name(profile, stream);
             for thread in &profile.timeline.threads {
@@ -167,6 +229,34 @@ impl<'p, W: Write> Walk<'p, W> {
                     },
                 )?;
             }
+        }
+        self.describe_device_streams()
+    }
+
+    /// One track per captured device stream, named as the Chrome trace's
+    /// (`stream S (device D)`).
+    fn describe_device_streams(&mut self) -> io::Result<()> {
+        let profile = self.profile;
+        let Some(kernels) = &profile.device_kernels else {
+            return Ok(());
+        };
+        let streams: BTreeSet<u64> = kernels
+            .events
+            .iter()
+            .map(|e| kineto::stream_tid(e.device, e.stream))
+            .collect();
+        for tid in streams {
+            let (name, sort_index) = thread_name(profile, tid);
+            self.seq.track(
+                &mut self.out,
+                TrackDescriptor {
+                    uuid: Some(uuid(self.pid, Role::DeviceStream, tid)),
+                    parent_uuid: Some(self.process),
+                    name: Some(name),
+                    sibling_order_rank: Some(i32::try_from(sort_index).unwrap_or(i32::MAX)),
+                    ..TrackDescriptor::default()
+                },
+            )?;
         }
         Ok(())
     }
@@ -207,7 +297,11 @@ impl<'p, W: Write> Walk<'p, W> {
             Some((own, seq)) if *own == track => seq,
             _ => &mut self.seq,
         };
-        seq.event(&mut self.out, (ts, track), event)
+        seq.event(
+            &mut self.out,
+            (ts.saturating_add(self.offset), track),
+            event,
+        )
     }
 
     fn begin<A: Serialize>(&mut self, ts: u64, b: Begin<'_, A>) -> io::Result<()> {
@@ -216,7 +310,7 @@ impl<'p, W: Write> Walk<'p, W> {
             name_iid: Some(i.name(b.name)),
             category_iids: vec![i.category(b.cat)],
             debug_annotations: b.args.map(|a| annotations(i, &a)).unwrap_or_default(),
-            flow_ids: b.flow.into_iter().collect(),
+            flow_ids: b.flows,
             terminating_flow_ids: b.terminates.into_iter().collect(),
             ..TrackEvent::default()
         })
@@ -244,18 +338,18 @@ impl<'p, W: Write> Walk<'p, W> {
     fn timeline(&mut self) -> io::Result<()> {
         let profile = self.profile;
         let ranked = profile.run.rank.is_some();
-        let device = profile.run.device_timer;
+        let device = self.device;
+        self.index_launches();
         let device_starts = kineto::device_starts_by_thread(profile);
         let categories: HashMap<&str, &'static str> = profile
             .bricks
             .iter()
             .map(|b| (b.name.as_str(), b.category.name()))
             .collect();
-        let mut correlation = 0u64;
+        let mut correlation = self.correlation;
         for (k, thread) in profile.timeline.threads.iter().enumerate() {
             let track = uuid(self.pid, Role::Thread, u64::from(thread.thread));
-            // Sequence 1 is the process's; each thread's follows.
-            let id = u32::try_from(k + 2).unwrap_or(u32::MAX);
+            let id = self.thread_seq(k);
             self.thread = Some((track, Sequence::thread(id, track)));
             let stream = uuid(self.pid, Role::Stream, u64::from(thread.thread));
             let events = sorted_events(&thread.events);
@@ -265,6 +359,11 @@ impl<'p, W: Write> Walk<'p, W> {
             } else {
                 Vec::new()
             };
+            let mut owners = match self.launches.remove(&thread.thread) {
+                Some(launches) => launch_owners(&events, &launches),
+                None => HashMap::new(),
+            };
+            self.bound.extend(owners.values().flatten());
             let mut open: Vec<u64> = Vec::new();
             for (item, event) in events.iter().enumerate() {
                 let start = event.start_ns;
@@ -282,13 +381,13 @@ impl<'p, W: Write> Walk<'p, W> {
                 {
                     let args = Some(Args::Step { step });
                     let cat = "user_annotation";
-                    let (flow, terminates) = (None, None);
+                    let (flows, terminates) = (Vec::new(), None);
                     let b = Begin {
                         track,
                         name: &step_name,
                         cat,
                         args,
-                        flow,
+                        flows,
                         terminates,
                     };
                     self.begin(start, b)?;
@@ -301,12 +400,14 @@ impl<'p, W: Write> Walk<'p, W> {
                     flow = Some(correlation);
                 }
                 let cat = kind_cat(event.kind);
+                let mut flows: Vec<u64> = flow.into_iter().collect();
+                flows.extend(owners.remove(&item).unwrap_or_default());
                 let b = Begin {
                     track,
                     name,
                     cat,
                     args,
-                    flow,
+                    flows,
                     terminates: None,
                 };
                 self.begin(start, b)?;
@@ -323,7 +424,7 @@ impl<'p, W: Write> Walk<'p, W> {
                         name,
                         cat: "kernel",
                         args,
-                        flow: None,
+                        flows: Vec::new(),
                         terminates: Some(id),
                     };
                     self.begin(k_start, b)?;
@@ -334,6 +435,65 @@ impl<'p, W: Write> Walk<'p, W> {
             self.close(&mut open, track, u64::MAX)?;
         }
         self.thread = None;
+        self.correlation = correlation;
+        Ok(())
+    }
+
+    /// Gives each captured kernel its correlation id (after the timer's,
+    /// as the Chrome trace numbers them) and files those whose launch was
+    /// seen under their launching thread.
+    fn index_launches(&mut self) {
+        let Some(kernels) = &self.profile.device_kernels else {
+            return;
+        };
+        let base = self.correlation + self.timer_bricks();
+        for (i, e) in kernels.events.iter().enumerate() {
+            if let (Some(thread), Some(launch)) = (e.thread, e.launch_ns) {
+                let id = base + i as u64 + 1;
+                self.launches.entry(thread).or_default().push((launch, id));
+            }
+        }
+        for launches in self.launches.values_mut() {
+            launches.sort_unstable();
+        }
+    }
+
+    /// Bricks that get a device side from the timer (they take correlation
+    /// ids before the captured kernels).
+    fn timer_bricks(&self) -> u64 {
+        if !self.device {
+            return 0;
+        }
+        let threads = self.profile.timeline.threads.iter();
+        let bricks = threads.flat_map(|t| t.events.iter().filter(|e| e.kind == EventKind::Brick));
+        bricks.count() as u64
+    }
+
+    /// Captured kernels, copies and sets as slices on their stream's track,
+    /// with Kineto's args, each ending the flow from the slice that
+    /// launched it (when its launch fell inside one).
+    fn kernels(&mut self) -> io::Result<()> {
+        let profile = self.profile;
+        let Some(kernels) = &profile.device_kernels else {
+            return Ok(());
+        };
+        let resources = kineto::KernelResources::of(kernels);
+        for event in &kernels.events {
+            self.correlation += 1;
+            let id = self.correlation;
+            let tid = kineto::stream_tid(event.device, event.stream);
+            let track = uuid(self.pid, Role::DeviceStream, tid);
+            let b = Begin {
+                track,
+                name: &event.name,
+                cat: event.kind.kineto_category(),
+                args: Some(kineto::captured_args(event, id, &resources)),
+                flows: Vec::new(),
+                terminates: self.bound.contains(&id).then_some(id),
+            };
+            self.begin(event.start_ns, b)?;
+            self.end(event.start_ns.saturating_add(event.dur_ns), track)?;
+        }
         Ok(())
     }
 
@@ -355,15 +515,14 @@ impl<'p, W: Write> Walk<'p, W> {
                 let e = &entries[indices[n.item]];
                 self.close(&mut open, track, n.start_ns)?;
                 let args = Some(Args::Op(OpArgs::of(e)));
-                let (flow, terminates) = (None, None);
                 let name = e.operation.as_str();
                 let b = Begin {
                     track,
                     name,
                     cat: "op",
                     args,
-                    flow,
-                    terminates,
+                    flows: Vec::new(),
+                    terminates: None,
                 };
                 self.begin(n.start_ns, b)?;
                 open.push(n.end_ns);
@@ -430,4 +589,34 @@ impl<'p, W: Write> Walk<'p, W> {
         }
         Ok(())
     }
+}
+
+/// The flow ids of `launches` (`(launch ns, id)` in launch order) by the
+/// walk index of the innermost of `events` (walk order) open at each
+/// launch, by the nesting rule of the walk; launches outside every slice
+/// have none.
+fn launch_owners(events: &[TimelineEvent], launches: &[(u64, u64)]) -> HashMap<usize, Vec<u64>> {
+    let mut owners: HashMap<usize, Vec<u64>> = HashMap::new();
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let mut next = 0;
+    for &(launch, id) in launches {
+        while let Some(event) = events.get(next).filter(|e| e.start_ns <= launch) {
+            while open.last().is_some_and(|&(_, end)| end <= event.start_ns) {
+                open.pop();
+            }
+            let mut end = event.start_ns.saturating_add(event.dur_ns);
+            if let Some(&(_, parent)) = open.last() {
+                end = end.min(parent);
+            }
+            open.push((next, end));
+            next += 1;
+        }
+        while open.last().is_some_and(|&(_, end)| end <= launch) {
+            open.pop();
+        }
+        if let Some(&(item, _)) = open.last() {
+            owners.entry(item).or_default().push(id);
+        }
+    }
+    owners
 }
