@@ -112,6 +112,15 @@ const CHILD_SPILLED: &str = "spill child: runs written";
 #[test]
 #[ignore = "the child process of a_signal_leaves_no_spill_file"]
 fn spilling_child_waits_for_a_signal() {
+    // A shell that starts a job in the background without job control
+    // makes it ignore SIGINT, and the disposition is inherited: restore the
+    // default so the signal under test ends this process wherever it runs.
+    #[cfg(unix)]
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        // SAFETY: installs the default disposition; no handler runs, and
+        // this test runs alone in its own process (`--test-threads=1`).
+        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    }
     let mut sorter = ExternalSort::new(4);
     for item in records(64) {
         sorter.push(item).unwrap();
@@ -173,7 +182,18 @@ fn a_signal_leaves_no_spill_file() {
             .status()
             .unwrap();
         assert!(killed.success());
-        let status = child.wait().unwrap();
+        // A generous deadline that only detects a child the signal did not end.
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("SIG{signal} did not end the spilling child");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         assert_eq!(status.signal(), Some(number), "{status:?}");
         assert_eq!(
             (during, files()),
