@@ -16,20 +16,11 @@ mod fixture;
 
 const EXE: &str = env!("CARGO_BIN_EXE_train_tiny");
 
-/// Decodes `DIR/trace.pftrace` (inflating `compressed_packets`, following
-/// each sequence's interning, default track and incremental clock) and
-/// `DIR/trace.json`, compares them, and prints what it found as JSON; a
-/// difference is an error naming the first items that differ.
-const SCRIPT: &str = r##"
+/// What both scripts start with: the schema, and every packet of a file
+/// with `compressed_packets` inflated in place.
+const PRELUDE: &str = r##"
 import json, sys, zlib
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-
-CLEARED, NEEDS = 1, 2
-BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
-INCREMENTAL = 64
-
-def fail(message):
-    sys.exit(message)
 
 def packets(path):
     outer = pb.Trace()
@@ -42,6 +33,20 @@ def packets(path):
             yield from inner.packet
         else:
             yield p
+"##;
+
+/// Decodes `DIR/trace.pftrace` (inflating `compressed_packets`, following
+/// each sequence's interning, default track and incremental clock) and
+/// `DIR/trace.json`, compares them, and prints what it found as JSON; a
+/// difference is an error naming the first items that differ.
+const SCRIPT: &str = r##"
+CLEARED, NEEDS = 1, 2
+BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
+INCREMENTAL = 64
+
+def fail(message):
+    sys.exit(message)
+
 
 def value(a):
     for field in ("uint_value", "int_value", "double_value", "string_value", "bool_value"):
@@ -201,7 +206,7 @@ print(json.dumps({
 fn compare(dir: &Path) -> serde_json::Value {
     let python = python().unwrap_or_else(|e| panic!("{e}"));
     let done = Command::new(&python)
-        .args(["-c", SCRIPT])
+        .args(["-c", &format!("{PRELUDE}{SCRIPT}")])
         .arg(dir)
         .output()
         .expect("python starts");
@@ -283,20 +288,6 @@ fn hostile_names_decode_as_the_same_strings() {
 /// per pid, the process name and the number of slices in each; prints
 /// both as JSON.
 const RANKS_SCRIPT: &str = r##"
-import json, sys, zlib
-from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-
-def packets(path):
-    outer = pb.Trace()
-    with open(path, "rb") as f:
-        outer.ParseFromString(f.read())
-    for p in outer.packet:
-        if p.HasField("compressed_packets"):
-            inner = pb.Trace()
-            inner.ParseFromString(zlib.decompress(p.compressed_packets))
-            yield from inner.packet
-        else:
-            yield p
 
 d = sys.argv[1]
 processes, parent, pid_of, default, slices = {}, {}, {}, {}, {}
@@ -359,7 +350,7 @@ fn merged_ranks_decode_as_one_process_per_rank_with_the_json_merges_slices() {
     profiler_report::export::write_ranked_perfetto_trace_to(&ranked, file).expect("written");
     let python = python().unwrap_or_else(|e| panic!("{e}"));
     let done = Command::new(&python)
-        .args(["-c", RANKS_SCRIPT])
+        .args(["-c", &format!("{PRELUDE}{RANKS_SCRIPT}")])
         .arg(out.path())
         .output()
         .expect("python starts");
