@@ -100,20 +100,21 @@ fn run(bricks: usize, per_step: usize) -> Profile {
         let name = u32::try_from(names.len()).unwrap_or(u32::MAX);
         names.push(format!("step {step}"));
         let step_at = events.len();
-        events.push(span(EventKind::Step, name, t, 0));
+        events.push(TimelineEvent::span(EventKind::Step, name, t, 0));
         for (phase, direction) in [(0, Direction::Forward), (1, Direction::Backward)] {
             let phase_at = events.len();
-            events.push(span(EventKind::Phase, phase, t, 0));
+            events.push(TimelineEvent::span(EventKind::Phase, phase, t, 0));
             for layer in 0..LAYERS {
                 let layer_at = events.len();
-                let mut scope = span(EventKind::Layer, 2 + layer, t, 0);
+                let mut scope = TimelineEvent::span(EventKind::Layer, 2 + layer, t, 0);
                 scope.layer = Some(layer);
                 scope.direction = Some(direction);
                 events.push(scope);
                 for k in 0..per_layer.min(left) {
                     let kind = k % BRICKS.len();
                     let dur = 2_000 + jitter();
-                    let mut call = span(EventKind::Brick, first_brick + kind as u32, t, dur);
+                    let mut call =
+                        TimelineEvent::span(EventKind::Brick, first_brick + kind as u32, t, dur);
                     call.layer = Some(layer);
                     call.direction = Some(direction);
                     call.elements = 4_096 * (kind as u64 + 1);
@@ -158,20 +159,6 @@ fn run(bricks: usize, per_step: usize) -> Profile {
     };
     p.counter_tracks = vec![track("loss", loss), track("tokens_per_s", rate)];
     p
-}
-
-fn span(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> TimelineEvent {
-    TimelineEvent {
-        kind,
-        name,
-        start_ns,
-        dur_ns,
-        layer: None,
-        direction: None,
-        elements: 0,
-        bytes: 0,
-        flops: 0,
-    }
 }
 
 /// Size (bytes), seconds and peak heap above the start (bytes) of `write`.

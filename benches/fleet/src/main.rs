@@ -81,11 +81,21 @@ fn rank_profile(rank: u32, args: &Args) -> Profile {
         let start = t;
         for b in 0..args.bricks {
             let ns = brick_ns(b, step);
-            events.push(event(EventKind::Brick, first_brick + b as u32, t, ns));
+            events.push(TimelineEvent::span(
+                EventKind::Brick,
+                first_brick + b as u32,
+                t,
+                ns,
+            ));
             totals[b as usize] += ns;
             t += ns;
         }
-        events.push(event(EventKind::Step, step as u32, start, t - start));
+        events.push(TimelineEvent::span(
+            EventKind::Step,
+            step as u32,
+            start,
+            t - start,
+        ));
         p.steps.samples_ns.push(t - start);
         p.steps.samples_index.push(step);
     }
@@ -116,20 +126,6 @@ fn rank_profile(rank: u32, args: &Args) -> Profile {
         ..Timeline::default()
     };
     p
-}
-
-fn event(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> TimelineEvent {
-    TimelineEvent {
-        kind,
-        name,
-        start_ns,
-        dur_ns,
-        layer: None,
-        direction: None,
-        elements: 0,
-        bytes: 0,
-        flops: 0,
-    }
 }
 
 fn generate(args: &Args) -> Result<(), String> {

@@ -66,6 +66,26 @@ pub struct TimelineEvent {
     pub flops: u64,
 }
 
+impl TimelineEvent {
+    /// A span with no layer, direction or amounts: `kind` named by
+    /// `name` (an index into [`Timeline::names`]) from `start_ns` for
+    /// `dur_ns`.
+    #[must_use]
+    pub const fn span(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> Self {
+        Self {
+            kind,
+            name,
+            start_ns,
+            dur_ns,
+            layer: None,
+            direction: None,
+            elements: 0,
+            bytes: 0,
+            flops: 0,
+        }
+    }
+}
+
 #[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's signature")]
 fn is_zero(v: &u64) -> bool {
     *v == 0

@@ -263,17 +263,7 @@ mod tests {
     #[test]
     fn timeline_bricks_take_the_step_open_on_any_thread() {
         use profiler_core::trace::{ThreadTimeline, TimelineEvent};
-        let ev = |kind, name, start_ns, dur_ns| TimelineEvent {
-            kind,
-            name,
-            start_ns,
-            dur_ns,
-            layer: None,
-            direction: None,
-            elements: 0,
-            bytes: 0,
-            flops: 0,
-        };
+        let ev = TimelineEvent::span;
         let timeline = Timeline {
             names: vec!["step 5".into(), "step 6".into(), "Gemm".into()],
             threads: vec![

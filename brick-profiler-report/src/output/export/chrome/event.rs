@@ -267,17 +267,7 @@ mod tests {
     use super::*;
 
     fn event(kind: EventKind, dur_ns: u64) -> TimelineEvent {
-        TimelineEvent {
-            kind,
-            name: 0,
-            start_ns: 0,
-            dur_ns,
-            layer: None,
-            direction: None,
-            elements: 0,
-            bytes: 0,
-            flops: 0,
-        }
+        TimelineEvent::span(kind, 0, 0, dur_ns)
     }
 
     #[test]

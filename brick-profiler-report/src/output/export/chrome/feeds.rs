@@ -422,17 +422,7 @@ mod tests {
     use crate::output::export::chrome::chrome_trace_json;
 
     fn brick(start_ns: u64, dur_ns: u64) -> TimelineEvent {
-        TimelineEvent {
-            kind: EventKind::Brick,
-            name: 0,
-            start_ns,
-            dur_ns,
-            layer: None,
-            direction: None,
-            elements: 0,
-            bytes: 0,
-            flops: 0,
-        }
+        TimelineEvent::span(EventKind::Brick, 0, start_ns, dur_ns)
     }
 
     /// Device sides that start before their brick and long after the next

@@ -27,20 +27,6 @@ use crate::output::export::chrome::chrome_trace_json;
 /// and duration (ns), depth on its track, args.
 type Slice = (String, String, String, u64, u64, usize, Value);
 
-fn event(kind: EventKind, name: u32, start_ns: u64, dur_ns: u64) -> TimelineEvent {
-    TimelineEvent {
-        kind,
-        name,
-        start_ns,
-        dur_ns,
-        layer: None,
-        direction: None,
-        elements: 0,
-        bytes: 0,
-        flops: 0,
-    }
-}
-
 /// A rank's run with a device timer: steps, a phase, a layer, bricks (one
 /// overshooting its phase, one with a device start), counters (one NaN),
 /// two threads and `#[trace_op]` entries with output sizes.
@@ -61,26 +47,26 @@ fn profile() -> Profile {
         "step 1",
         "Soft\0max",
     ];
-    let mut brick = event(EventKind::Brick, 2, 1_500, 700);
+    let mut brick = TimelineEvent::span(EventKind::Brick, 2, 1_500, 700);
     brick.flops = 8_000;
     brick.bytes = 1_000;
     brick.elements = 10;
-    let mut layer = event(EventKind::Layer, 3, 1_200, 2_000);
+    let mut layer = TimelineEvent::span(EventKind::Layer, 3, 1_200, 2_000);
     layer.layer = Some(0);
     layer.direction = Some(Direction::Forward);
-    let mut step = event(EventKind::Step, 0, 1_000, 10_000);
+    let mut step = TimelineEvent::span(EventKind::Step, 0, 1_000, 10_000);
     step.elements = 64;
     let main = vec![
         step,
-        event(EventKind::Phase, 1, 1_100, 5_000),
+        TimelineEvent::span(EventKind::Phase, 1, 1_100, 5_000),
         layer,
         brick,
         // Overshoots the phase (ends at 6_100): clamped to it.
-        event(EventKind::Brick, 2, 5_000, 2_000),
-        event(EventKind::Brick, 5, 7_000, 0),
-        event(EventKind::Step, 4, 11_000, 3_000),
+        TimelineEvent::span(EventKind::Brick, 2, 5_000, 2_000),
+        TimelineEvent::span(EventKind::Brick, 5, 7_000, 0),
+        TimelineEvent::span(EventKind::Step, 4, 11_000, 3_000),
     ];
-    let other = vec![event(EventKind::Brick, 5, 20_000, 4_000)];
+    let other = vec![TimelineEvent::span(EventKind::Brick, 5, 20_000, 4_000)];
     p.timeline = Timeline {
         names: names.iter().map(|n| (*n).to_owned()).collect(),
         threads: vec![
